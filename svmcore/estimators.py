@@ -1,0 +1,183 @@
+"""scikit-learn estimators over the solver registry.
+
+``SVMClassifier(solver="pegasos", ...)`` behaves like scikit-learn's SVC / LinearSVC: any two
+labels, ``C`` with SVC's meaning (solvers in the λ-form use λ = 1/(C·n), so both have the same
+minimiser), ``decision_function``, ``predict``, ``score``. Three or more classes are fitted
+one-vs-rest (one binary solver per class, as LinearSVC does).
+
+Fitted attributes: ``classes_``, ``n_features_in_``, ``solver_`` (the trained solver, binary) or
+``solvers_`` (one per class), ``history_`` (the training trace as a list of dicts), ``n_iter_``;
+linear primal solvers add ``coef_`` and ``intercept_``; kernel solvers ``support_``,
+``support_vectors_``, ``dual_coef_`` (y_i·β_i of the support vectors) and ``intercept_``.
+"""
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils import check_random_state
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from .run import TrainingRun
+from .solvers import get_solver
+
+# estimator parameter -> default; passed on to the solver when it declares the parameter
+_SHARED = {
+    "kernel": "linear", "C": 1.0, "gamma": "scale", "degree": 3, "coef0": 0.0,
+    "epochs": 10.0, "batch_size": 1, "schedule": "pegasos", "eta0": 1.0,
+    "fit_intercept": True, "averaging": None,
+}
+
+
+def resolve_gamma(gamma, X) -> float:
+    """scikit-learn's meaning: "scale" = 1/(d·Var(X)), "auto" = 1/d, or a positive number."""
+    d = X.shape[1]
+    if isinstance(gamma, str):
+        if gamma == "auto":
+            return 1.0 / d
+        if gamma == "scale":
+            if sp.issparse(X):
+                var = X.multiply(X).mean() - X.mean() ** 2
+            else:
+                var = X.var()
+            return 1.0 / (d * var) if var > 0 else 1.0
+        raise ValueError(f"gamma must be 'scale', 'auto' or a number > 0, got {gamma!r}")
+    if isinstance(gamma, bool) or not isinstance(gamma, numbers.Real) or not gamma > 0:
+        raise ValueError(f"gamma must be 'scale', 'auto' or a number > 0, got {gamma!r}")
+    return float(gamma)
+
+
+class SVMClassifier(ClassifierMixin, BaseEstimator):
+    """A binary (or one-vs-rest) SVM trained by any registered svmcore solver.
+
+    Parameters
+    ----------
+    solver : str, default="pegasos"
+        A name from ``svmcore.list_solvers()``.
+    kernel : {"linear", "rbf", "poly"}, default="linear"
+    C : float, default=1.0
+        As in SVC: weight of the summed hinge losses against ½‖w‖². λ-form solvers (Pegasos)
+        run with λ = 1/(C·n).
+    gamma : "scale", "auto" or float, default="scale"
+        Kernel width, with scikit-learn's meaning of "scale" and "auto".
+    degree, coef0 : polynomial kernel (γ⟨x, z⟩ + coef0)^degree.
+    epochs : float, default=10
+        Passes over the data for stochastic solvers (iterations = epochs·n / batch_size).
+    batch_size : int, default=1
+        Mini-batch size k.
+    schedule : str, default="pegasos"
+        Step-size schedule (see ``svmcore.schedules``); ``eta0`` is its η0 where it has one.
+    fit_intercept : bool, default=True
+        Learn an unregularised bias b.
+    averaging : None, float in (0, 1] or int, default=None
+        Iterate averaging: last iterate, the final ρ fraction, or the final N iterations.
+    random_state : int, RandomState or None
+        Seeds the sample order; the same seed gives bit-identical models.
+    solver_params : dict or None
+        Further parameters of the chosen solver (see its ``params``).
+    """
+
+    def __init__(self, solver="pegasos", kernel="linear", C=1.0, gamma="scale", degree=3,
+                 coef0=0.0, epochs=10.0, batch_size=1, schedule="pegasos", eta0=1.0,
+                 fit_intercept=True, averaging=None, random_state=None, solver_params=None):
+        self.solver = solver
+        self.kernel = kernel
+        self.C = C
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.epochs = epochs
+        self.batch_size = batch_size
+        self.schedule = schedule
+        self.eta0 = eta0
+        self.fit_intercept = fit_intercept
+        self.averaging = averaging
+        self.random_state = random_state
+        self.solver_params = solver_params
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
+
+    # ------------------------------------------------------------------------------ fit
+    def _solver_kwargs(self, X) -> dict:
+        cls = get_solver(self.solver)
+        kw = {}
+        for name, default in _SHARED.items():
+            value = getattr(self, name)
+            if name in cls.params:
+                kw[name] = resolve_gamma(value, X) if name == "gamma" else value
+            elif not _same(value, default):
+                raise ValueError(f"solver {self.solver!r} has no parameter {name!r} "
+                                 f"(it takes {sorted(cls.params)})")
+        kw.update(self.solver_params or {})
+        if "batch_size" in kw and isinstance(kw["batch_size"], numbers.Integral):
+            if not 1 <= kw["batch_size"] <= X.shape[0]:
+                raise ValueError(f"batch_size must be in [1, n_samples={X.shape[0]}], "
+                                 f"got {kw['batch_size']}")
+        return kw
+
+    def fit(self, X, y):
+        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64)
+        check_classification_targets(y)
+        self.classes_ = np.unique(y)
+        if self.classes_.shape[0] < 2:
+            raise ValueError("SVMClassifier needs samples of at least two classes; "
+                             f"the data contain only one class: {self.classes_[0]!r}")
+        kw = self._solver_kwargs(X)
+        cls = get_solver(self.solver)
+        seed = check_random_state(self.random_state).randint(np.iinfo(np.int32).max)
+        targets = ([self.classes_[1]] if self.classes_.shape[0] == 2 else list(self.classes_))
+        self.solvers_, histories = [], []
+        for c in targets:
+            yy = np.where(y == c, 1.0, -1.0)
+            run = TrainingRun(cls(**kw), X, yy, seed=seed, per_decade=5).run()
+            if run.solver.diverged:
+                raise ValueError(f"training diverged: {run.message}")
+            self.solvers_.append(run.solver)
+            histories.append(run.trace_dicts())
+        self.history_ = histories[0] if len(histories) == 1 else histories
+        self.n_iter_ = max(s.t for s in self.solvers_)
+        self._export_model()
+        return self
+
+    def _export_model(self):
+        s0 = self.solvers_[0]
+        if len(self.solvers_) == 1:
+            self.solver_ = s0
+        if not getattr(s0, "kernelized", True):
+            self.coef_ = np.vstack([s.coef_ for s in self.solvers_])
+            self.intercept_ = np.array([s.intercept_ for s in self.solvers_])
+        else:
+            self.intercept_ = np.array([s.intercept_ for s in self.solvers_])
+            if len(self.solvers_) == 1:
+                support, coef, _ = s0._support_coef()
+                self.support_ = support.astype(np.int32)
+                self.dual_coef_ = coef[None, :]
+                self.support_vectors_ = s0.X.take(support).to_scipy()
+
+    # ------------------------------------------------------------------------------ predict
+    def decision_function(self, X):
+        check_is_fitted(self)
+        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
+        scores = np.column_stack([s.decision_function(X) for s in self.solvers_])
+        return scores[:, 0] if scores.shape[1] == 1 else scores
+
+    def predict(self, X):
+        scores = self.decision_function(X)
+        if scores.ndim == 1:
+            return self.classes_[(scores >= 0).astype(int)]
+        return self.classes_[np.argmax(scores, axis=1)]
+
+
+def _same(a, b) -> bool:
+    """Is an estimator parameter still at its default (numbers compare by value)?"""
+    if a is None or b is None or isinstance(a, (str, bool)) or isinstance(b, (str, bool)):
+        return a is b or (type(a) is type(b) and a == b)
+    if isinstance(a, numbers.Real) and isinstance(b, numbers.Real):
+        return float(a) == float(b)
+    return False

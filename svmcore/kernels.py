@@ -1,0 +1,269 @@
+"""Kernels: integer codes, compiled value / row / block functions, dense and CSR input.
+
+Kernel codes and their parameter array ``kp = [gamma, coef0, degree]`` (the same convention as
+scikit-learn's ``sklearn.metrics.pairwise``):
+
+=========  ======  =====================================
+code       name    k(x, z)
+=========  ======  =====================================
+0          linear  ⟨x, z⟩
+1          rbf     exp(−γ ‖x − z‖²)
+2          poly    (γ ⟨x, z⟩ + coef0) ** degree
+=========  ======  =====================================
+
+Data reach the compiled code as a :class:`Rows` bundle of flat arrays, one layout for dense and
+sparse input, so each compiled function has exactly one signature:
+
+* ``dense``   float64 (n, d) C-contiguous, or a (0, d) placeholder when the data are sparse;
+* ``data, indices, indptr``  a canonical CSR matrix (float64, int32, int32, sorted indices), or
+  empty placeholders when the data are dense;
+* ``sqnorm``  ‖x_i‖² of every row (the RBF kernel uses ‖x−z‖² = ‖x‖² + ‖z‖² − 2⟨x, z⟩);
+* ``sparse``  a bool saying which of the two representations holds the data.
+
+Two matrices that meet in one kernel call (train rows and test rows) always share the
+representation: :func:`as_rows` converts the second to the first one's layout.
+"""
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+import scipy.sparse as sp
+
+from ._jit import njit
+
+LINEAR, RBF, POLY = 0, 1, 2
+KERNEL_CODES = {"linear": LINEAR, "rbf": RBF, "poly": POLY}
+KERNEL_NAMES = {v: k for k, v in KERNEL_CODES.items()}
+
+
+class Rows(NamedTuple):
+    """A data matrix in the flat layout the compiled code takes (see the module docstring)."""
+
+    dense: np.ndarray
+    data: np.ndarray
+    indices: np.ndarray
+    indptr: np.ndarray
+    sqnorm: np.ndarray
+    sparse: bool
+
+    @property
+    def n(self) -> int:
+        return self.sqnorm.shape[0]
+
+    @property
+    def d(self) -> int:
+        return self.dense.shape[1]
+
+    def take(self, idx: np.ndarray) -> "Rows":
+        """The rows ``idx`` as a new bundle (same representation)."""
+        idx = np.asarray(idx, dtype=np.int64)
+        if self.sparse:
+            m = sp.csr_matrix((self.data, self.indices, self.indptr), shape=(self.n, self.d))
+            return as_rows(m[idx])
+        return as_rows(self.dense[idx])
+
+    def to_scipy(self):
+        """The matrix as scipy CSR (sparse) or a NumPy array (dense)."""
+        if self.sparse:
+            return sp.csr_matrix((self.data, self.indices, self.indptr), shape=(self.n, self.d))
+        return self.dense
+
+
+_EMPTY_F = np.zeros(0, dtype=np.float64)
+_EMPTY_I = np.zeros(0, dtype=np.int32)
+_ONE_PTR = np.zeros(1, dtype=np.int32)
+
+
+def as_rows(X, sparse: bool | None = None, n_features: int | None = None) -> Rows:
+    """Normalise ``X`` (array-like or scipy sparse) to a :class:`Rows` bundle.
+
+    ``sparse`` forces the representation (None keeps the input's). The result owns writable,
+    C-ordered float64 / int32 arrays, so every compiled function sees one type signature.
+    """
+    if isinstance(X, Rows):
+        if sparse is None or sparse == X.sparse:
+            return X
+        X = X.to_scipy()
+    is_sp = sp.issparse(X)
+    if sparse is None:
+        sparse = is_sp
+    if sparse:
+        M = sp.csr_matrix(X, dtype=np.float64, copy=True)
+        if n_features is not None and M.shape[1] < n_features:
+            M.resize((M.shape[0], n_features))
+        M.sum_duplicates()
+        M.eliminate_zeros()
+        M.sort_indices()
+        data = np.ascontiguousarray(M.data, dtype=np.float64)
+        indices = np.ascontiguousarray(M.indices, dtype=np.int32)
+        indptr = np.ascontiguousarray(M.indptr, dtype=np.int32)
+        sq = np.asarray(M.multiply(M).sum(axis=1), dtype=np.float64).ravel().copy()
+        dense = np.zeros((0, M.shape[1]), dtype=np.float64)
+        return Rows(dense, data, indices, indptr, sq, True)
+    A = X.toarray() if is_sp else np.asarray(X)
+    A = np.array(A, dtype=np.float64, order="C", copy=True)
+    if A.ndim != 2:
+        raise ValueError(f"expected a 2-D matrix, got shape {A.shape}")
+    if n_features is not None and A.shape[1] < n_features:
+        A = np.hstack([A, np.zeros((A.shape[0], n_features - A.shape[1]))])
+    sq = np.einsum("ij,ij->i", A, A)
+    return Rows(A, _EMPTY_F, _EMPTY_I, _ONE_PTR, np.ascontiguousarray(sq), False)
+
+
+def kernel_params(kernel: str, gamma: float = 1.0, coef0: float = 0.0, degree: float = 3.0):
+    """(code, kp) for a kernel name and its parameters."""
+    if kernel not in KERNEL_CODES:
+        raise ValueError(f"kernel must be one of {sorted(KERNEL_CODES)}, got {kernel!r}")
+    return KERNEL_CODES[kernel], np.array([gamma, coef0, degree], dtype=np.float64)
+
+
+# --------------------------------------------------------------------------- compiled core
+
+
+@njit
+def _finish(code, kp, dot, sqa, sqb):
+    """Turn an inner product into a kernel value."""
+    if code == 0:
+        return dot
+    if code == 1:
+        d2 = sqa + sqb - 2.0 * dot
+        if d2 < 0.0:
+            d2 = 0.0
+        return math.exp(-kp[0] * d2)
+    return (kp[0] * dot + kp[1]) ** kp[2]
+
+
+@njit
+def row_dot(Ad, Adata, Aind, Aptr, asp, i, Bd, Bdata, Bind, Bptr, j):
+    """⟨A_i, B_j⟩ for two matrices in the same representation (sorted CSR merge when sparse)."""
+    if not asp:
+        s = 0.0
+        for f in range(Ad.shape[1]):
+            s += Ad[i, f] * Bd[j, f]
+        return s
+    p, pe = Aptr[i], Aptr[i + 1]
+    q, qe = Bptr[j], Bptr[j + 1]
+    s = 0.0
+    while p < pe and q < qe:
+        a = Aind[p]
+        b = Bind[q]
+        if a == b:
+            s += Adata[p] * Bdata[q]
+            p += 1
+            q += 1
+        elif a < b:
+            p += 1
+        else:
+            q += 1
+    return s
+
+
+@njit
+def kernel_value(code, kp, Ad, Adata, Aind, Aptr, Asq, asp, i, Bd, Bdata, Bind, Bptr, Bsq, j):
+    """k(A_i, B_j)."""
+    dot = row_dot(Ad, Adata, Aind, Aptr, asp, i, Bd, Bdata, Bind, Bptr, j)
+    return _finish(code, kp, dot, Asq[i], Bsq[j])
+
+
+@njit
+def kernel_row(code, kp, Ad, Adata, Aind, Aptr, Asq, asp, i,
+               Bd, Bdata, Bind, Bptr, Bsq, idx, out):
+    """out[m] = k(A_i, B_idx[m]) for m < len(idx); returns the number of kernel evaluations.
+
+    Sparse rows: A_i is scattered once into a dense work vector, so each value costs O(nnz(B_j)).
+    """
+    m = idx.shape[0]
+    if not asp:
+        d = Ad.shape[1]
+        for k in range(m):
+            j = idx[k]
+            s = 0.0
+            for f in range(d):
+                s += Ad[i, f] * Bd[j, f]
+            out[k] = _finish(code, kp, s, Asq[i], Bsq[j])
+        return m
+    d = Ad.shape[1]
+    work = np.zeros(d)
+    for p in range(Aptr[i], Aptr[i + 1]):
+        work[Aind[p]] = Adata[p]
+    for k in range(m):
+        j = idx[k]
+        s = 0.0
+        for q in range(Bptr[j], Bptr[j + 1]):
+            s += work[Bind[q]] * Bdata[q]
+        out[k] = _finish(code, kp, s, Asq[i], Bsq[j])
+    return m
+
+
+@njit
+def kernel_block(code, kp, Ad, Adata, Aind, Aptr, Asq, asp, Bd, Bdata, Bind, Bptr, Bsq):
+    """The full kernel matrix K[i, j] = k(A_i, B_j), shape (n_A, n_B)."""
+    nA = Asq.shape[0]
+    nB = Bsq.shape[0]
+    K = np.empty((nA, nB))
+    idx = np.arange(nB)
+    for i in range(nA):
+        kernel_row(code, kp, Ad, Adata, Aind, Aptr, Asq, asp, i, Bd, Bdata, Bind, Bptr, Bsq,
+                   idx, K[i])
+    return K
+
+
+@njit
+def kernel_expansion(code, kp, Ad, Adata, Aind, Aptr, Asq, asp,
+                     Bd, Bdata, Bind, Bptr, Bsq, idx, coef, out):
+    """out[i] = Σ_m coef[m] · k(A_i, B_idx[m]) for every row i of A (decision values of a
+    kernel expansion over the support vectors ``idx``). Returns the kernel evaluations done."""
+    nA = Asq.shape[0]
+    m = idx.shape[0]
+    row = np.empty(m)
+    for i in range(nA):
+        kernel_row(code, kp, Ad, Adata, Aind, Aptr, Asq, asp, i, Bd, Bdata, Bind, Bptr, Bsq,
+                   idx, row)
+        s = 0.0
+        for k in range(m):
+            s += coef[k] * row[k]
+        out[i] = s
+    return nA * m
+
+
+@njit
+def linear_scores(Ad, Adata, Aind, Aptr, asp, w, out):
+    """out[i] = ⟨A_i, w⟩ for a dense weight vector w."""
+    n = out.shape[0]
+    if asp:
+        for i in range(n):
+            s = 0.0
+            for p in range(Aptr[i], Aptr[i + 1]):
+                s += Adata[p] * w[Aind[p]]
+            out[i] = s
+    else:
+        d = Ad.shape[1]
+        for i in range(n):
+            s = 0.0
+            for f in range(d):
+                s += Ad[i, f] * w[f]
+            out[i] = s
+
+
+# --------------------------------------------------------------------------- public wrappers
+
+
+def _split(R: Rows):
+    return R.dense, R.data, R.indices, R.indptr, R.sqnorm, R.sparse
+
+
+def kernel_matrix(X, Y=None, kernel: str = "rbf", gamma: float = 1.0, coef0: float = 0.0,
+                  degree: float = 3.0) -> np.ndarray:
+    """K(X, Y) computed by the compiled core (the function the tests compare with
+    ``sklearn.metrics.pairwise``). ``Y`` takes ``X``'s representation."""
+    A = as_rows(X)
+    B = A if Y is None else as_rows(Y, sparse=A.sparse, n_features=A.d)
+    code, kp = kernel_params(kernel, gamma, coef0, degree)
+    return kernel_block(code, kp, *_split(A), *_split(B)[:5])
+
+
+def rows_args(R: Rows):
+    """The flat argument tuple (dense, data, indices, indptr, sqnorm, sparse) of a bundle."""
+    return _split(R)

@@ -1,0 +1,214 @@
+"""A training run: a solver, its data and a trace, advanced by a time or iteration budget.
+
+The trace is recorded at a fixed, log-spaced sequence of iteration checkpoints (1, 2, …, 10, then
+about 20 per decade) and never elsewhere, so a run's trace does not depend on how it was
+chunked: the app (time-budgeted ticks), the benchmarks and the estimators all produce the same
+rows for the same seed. Only the ``time`` column, the solver's own wall time with compilation
+excluded (a warm-up runs once per process), differs between runs.
+"""
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import asdict, dataclass
+
+import numpy as np
+import scipy.sparse as sp
+
+from .objectives import error_rate
+from .solvers import get_solver
+from .solvers.base import Solver
+
+_WARM: set = set()
+
+
+def warmup(solver: Solver) -> None:
+    """Compile (or load from the on-disk cache) the code ``solver`` will run, on a tiny problem,
+    so that no measured time includes compilation. Done once per process per configuration."""
+    key = (solver.name, tuple(sorted((k, repr(v)) for k, v in solver.p.items())))
+    if key in _WARM:
+        return
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(8, 2))
+    y = np.array([1.0, -1.0] * 4)
+    params = dict(solver.p)
+    if "batch_size" in params:
+        params["batch_size"] = 1
+    for sparse in (False, True):
+        s = type(solver)(**params)
+        s.init(sp.csr_matrix(X) if sparse else X, y, seed=0)
+        s.step(3)
+        s.decision_function(X if not sparse else sp.csr_matrix(X))
+        s.snapshot()
+    _WARM.add(key)
+
+
+def checkpoints_after(t: int, per_decade: int = 20) -> int:
+    """The next trace checkpoint strictly after iteration t: 1..10, then ``per_decade`` points
+    per decade at round(10^(k/per_decade))."""
+    if t < 10:
+        return t + 1
+    k = math.floor(per_decade * math.log10(t) + 1e-9) + 1
+    while True:
+        c = int(round(10 ** (k / per_decade)))
+        if c > t:
+            return c
+        k += 1
+
+
+@dataclass
+class TraceRow:
+    iteration: int
+    time: float
+    objective: float
+    train_error: float
+    test_error: float
+    n_sv: int
+    kernel_evals: int
+    dual_objective: float | None = None
+    gap: float | None = None
+
+
+class TrainingRun:
+    """Advance a solver by budgets and record its trace.
+
+    ``max_iter`` (default: the solver's planned horizon, if it has one) ends the run; so do the
+    solver's own stopping rule, divergence, and ``max_seconds`` of solver time.
+    """
+
+    def __init__(self, solver: Solver | str, X, y, X_test=None, y_test=None, *, seed: int = 0,
+                 max_iter: int | None = None, max_seconds: float | None = None,
+                 per_decade: int = 20, **params):
+        if isinstance(solver, str):
+            solver = get_solver(solver)(**params)
+        elif params:
+            raise ValueError("pass parameters either to the solver or to the run, not both")
+        self.solver = solver
+        warmup(solver)
+        solver.init(X, y, seed=seed)
+        self.X_test = None if X_test is None else solver.rows_like_train(X_test)
+        self.y_test = None if y_test is None else np.asarray(y_test, dtype=np.float64)
+        self.max_iter = max_iter if max_iter is not None else getattr(solver, "horizon", None)
+        self.max_seconds = max_seconds
+        self.per_decade = int(per_decade)
+        self.solver_time = 0.0
+        self.trace: list[TraceRow] = []
+        self._chunk = 1
+        self._next_ckpt = 1
+        self.message = ""
+        self._record()
+
+    # ------------------------------------------------------------------------------ state
+    @property
+    def t(self) -> int:
+        return self.solver.t
+
+    @property
+    def done(self) -> bool:
+        s = self.solver
+        return bool(s.converged or s.diverged or (self.max_iter is not None and s.t >= self.max_iter)
+                    or (self.max_seconds is not None and self.solver_time >= self.max_seconds))
+
+    @property
+    def status(self) -> str:
+        s = self.solver
+        if s.diverged:
+            return "diverged"
+        if s.converged:
+            return "converged"
+        if self.max_iter is not None and s.t >= self.max_iter:
+            return "finished"
+        if self.max_seconds is not None and self.solver_time >= self.max_seconds:
+            return "time cap"
+        return "running"
+
+    def _record(self) -> None:
+        s = self.solver
+        snap = s.snapshot()
+        if not math.isfinite(snap.objective):
+            # keep the last finite row; say what happened
+            self.message = s.message or "the objective became NaN or infinite"
+            return
+        test_err = float("nan")
+        if self.X_test is not None and self.X_test.n > 0:
+            test_err = error_rate(s._decision_rows(self.X_test), self.y_test)
+        self.trace.append(TraceRow(
+            iteration=s.t, time=self.solver_time, objective=float(snap.objective),
+            train_error=float(snap.extra.get("train_error", float("nan"))),
+            test_error=test_err, n_sv=int(snap.n_sv), kernel_evals=int(snap.kernel_evals),
+            dual_objective=snap.dual_objective, gap=snap.gap))
+        self.last_snapshot = snap
+
+    def _step(self, n: int) -> int:
+        t0 = time.perf_counter()
+        done = self.solver.step(n)
+        self.solver_time += time.perf_counter() - t0
+        return done
+
+    def _advance_once(self, n: int) -> int:
+        """Up to n iterations, stopping at the next checkpoint to record it."""
+        if self.done:
+            return 0
+        while self._next_ckpt <= self.t:
+            self._next_ckpt = checkpoints_after(self._next_ckpt, self.per_decade)
+        limit = self._next_ckpt - self.t
+        if self.max_iter is not None:
+            limit = min(limit, self.max_iter - self.t)
+        m = max(0, min(n, limit))
+        done = self._step(m) if m > 0 else 0
+        if self.t >= self._next_ckpt or self.done:
+            if not self.trace or self.trace[-1].iteration != self.t or self.solver.diverged:
+                self._record()
+            self._next_ckpt = checkpoints_after(self.t, self.per_decade)
+        if self.solver.diverged and not self.message:
+            self.message = self.solver.message
+        return done
+
+    # ------------------------------------------------------------------------------ drive
+    def advance_iters(self, n: int) -> int:
+        """Exactly n iterations (fewer if the run ends first); returns those done."""
+        total = 0
+        while total < n and not self.done:
+            d = self._advance_once(n - total)
+            if d == 0 and self.solver.diverged:
+                break
+            total += d
+        return total
+
+    def advance(self, budget_s: float = 0.1) -> int:
+        """Iterations for about ``budget_s`` seconds of solver time (chunk sizes adapt)."""
+        start = time.perf_counter()
+        total = 0
+        while not self.done:
+            t0 = time.perf_counter()
+            d = self._advance_once(self._chunk)
+            dt = time.perf_counter() - t0
+            total += d
+            if d == 0:
+                break
+            if d >= self._chunk and dt < budget_s / 8:
+                self._chunk = min(self._chunk * 2, 1 << 24)
+            elif dt > budget_s / 2 and self._chunk > 1:
+                self._chunk //= 2
+            if time.perf_counter() - start >= budget_s:
+                break
+        return total
+
+    def run(self) -> "TrainingRun":
+        """Advance until done (requires ``max_iter``, ``max_seconds`` or a stopping rule)."""
+        if self.max_iter is None and self.max_seconds is None and self.solver.stochastic:
+            raise ValueError("run() needs max_iter or max_seconds for a solver without a stopping rule")
+        while not self.done:
+            if self.advance_iters(1 << 20) == 0:
+                break
+        return self
+
+    def trace_dicts(self) -> list[dict]:
+        return [asdict(r) for r in self.trace]
+
+    def trace_columns(self) -> dict[str, np.ndarray]:
+        rows = self.trace_dicts()
+        if not rows:
+            return {}
+        return {k: np.array([r[k] if r[k] is not None else np.nan for r in rows], dtype=float)
+                for k in rows[0]}

@@ -1,0 +1,29 @@
+"""The explicit solver registry: name -> class.
+
+Every module in this package that defines a solver adds it here by hand (a test checks that
+no solver class is left out), so ``list_solvers()`` is the one list the app, the estimators and
+the benchmarks iterate over.
+"""
+from __future__ import annotations
+
+from .base import ParamSpec, Snapshot, Solver
+from .pegasos import PegasosSolver
+
+REGISTRY: dict[str, type[Solver]] = {
+    PegasosSolver.name: PegasosSolver,
+}
+
+
+def list_solvers() -> list[str]:
+    """Names of the registered solvers."""
+    return list(REGISTRY)
+
+
+def get_solver(name: str) -> type[Solver]:
+    try:
+        return REGISTRY[name]
+    except KeyError:
+        raise ValueError(f"unknown solver {name!r}; registered: {list_solvers()}") from None
+
+
+__all__ = ["REGISTRY", "ParamSpec", "Snapshot", "Solver", "get_solver", "list_solvers"]

@@ -1,0 +1,339 @@
+"""The solver contract shared by every algorithm, the estimators, the app and the benchmarks.
+
+A solver is a small Python object around plain NumPy state arrays and one compiled ``_chunk``
+function::
+
+    s = get_solver("pegasos")(C=1.0, kernel="rbf", gamma=0.5)
+    s.init(X, y, seed=0)          # allocate state (y in {-1, +1}); no training
+    s.step(1000)                  # 1000 iterations inside one numba call
+    s.decision_function(X_test)
+    s.snapshot()                  # t, objective(s), #SV, support indices, cost counters
+
+Parameters are declared once as :class:`ParamSpec` entries; they drive validation here, the
+widgets of the app and the documentation. Randomness is drawn in Python from
+``np.random.default_rng(seed)`` (:class:`SampleStream`) and handed to the compiled code, so a
+run does not depend on how it is chunked, and two solvers with the same seed see the same
+sample order.
+"""
+from __future__ import annotations
+
+import math
+import numbers
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..kernels import KERNEL_CODES, Rows, as_rows, kernel_params
+from ..schedules import SCHEDULE_CODES, Schedule
+
+
+# --------------------------------------------------------------------------- parameters
+
+
+@dataclass(frozen=True)
+class ParamSpec:
+    """One solver parameter: default, kind, valid range and help text.
+
+    kind: ``"float"``, ``"int"``, ``"bool"``, ``"choice"`` or ``"averaging"``.
+    ``low``/``high`` bound the valid range (``low_open``/``high_open`` make a bound strict);
+    ``ui`` is the slider range the app offers (within the valid range), ``log`` a log slider.
+    """
+
+    default: Any
+    kind: str
+    help: str
+    low: float | None = None
+    high: float | None = None
+    low_open: bool = False
+    high_open: bool = False
+    choices: tuple = ()
+    ui: tuple | None = None
+    log: bool = False
+
+    def range_text(self) -> str:
+        if self.kind == "choice":
+            return "one of " + ", ".join(repr(c) for c in self.choices)
+        if self.kind == "bool":
+            return "True or False"
+        if self.kind == "averaging":
+            return "None, a float in (0, 1] or an int ≥ 1"
+        lo = "-∞" if self.low is None else f"{self.low:g}"
+        hi = "∞" if self.high is None else f"{self.high:g}"
+        lb = "(" if (self.low is None or self.low_open) else "["
+        hb = ")" if (self.high is None or self.high_open) else "]"
+        return f"in {lb}{lo}, {hi}{hb}"
+
+    def validate(self, name: str, value):
+        """Return the value coerced to its kind, or raise ValueError naming the parameter."""
+        bad = ValueError(f"{name} must be {self.range_text()}, got {value!r}")
+        if self.kind == "choice":
+            if value not in self.choices:
+                raise bad
+            return value
+        if self.kind == "bool":
+            if not isinstance(value, (bool, np.bool_)):
+                raise bad
+            return bool(value)
+        if self.kind == "averaging":
+            return validate_averaging(value, name)
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+            raise bad
+        if self.kind == "int":
+            if float(value) != int(value):
+                raise bad
+            value = int(value)
+        else:
+            value = float(value)
+        if not math.isfinite(value):
+            raise bad
+        if self.low is not None and (value < self.low or (self.low_open and value == self.low)):
+            raise bad
+        if self.high is not None and (value > self.high or (self.high_open and value == self.high)):
+            raise bad
+        return value
+
+
+def validate_averaging(value, name: str = "averaging"):
+    """``None`` (last iterate), a float ρ in (0, 1] (the final ρ fraction of the planned
+    iterations) or an int N ≥ 1 (the final N iterations)."""
+    if value is None:
+        return None
+    if isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{name} must be None, a float in (0, 1] or an int ≥ 1, got {value!r}")
+    if isinstance(value, numbers.Integral):
+        if value < 1:
+            raise ValueError(f"{name} as an int counts iterations and must be ≥ 1, got {value}")
+        return int(value)
+    if isinstance(value, numbers.Real):
+        if not (0.0 < float(value) <= 1.0):
+            raise ValueError(f"{name} as a float is a fraction and must be in (0, 1], got {value}")
+        return float(value)
+    raise ValueError(f"{name} must be None, a float in (0, 1] or an int ≥ 1, got {value!r}")
+
+
+def averaging_start(averaging, horizon: int) -> int:
+    """First iteration (1-based) whose iterate enters the average, for a planned ``horizon``.
+
+    ``None`` gives a start beyond any reachable t (no averaging: the last iterate is used).
+    A float ρ averages the final ⌈ρ·T⌉ iterates, an int N the final N (all if N ≥ T).
+    When a run goes past its horizon, the average simply keeps growing.
+    """
+    if averaging is None:
+        return np.iinfo(np.int64).max
+    T = max(int(horizon), 1)
+    if isinstance(averaging, float):
+        m = max(1, math.ceil(averaging * T))
+    else:
+        m = averaging
+    return max(1, T - m + 1)
+
+
+# Parameters most solvers share; a solver lists the ones it uses in its own ``params``.
+C_SPEC = ParamSpec(1.0, "float", "Regularisation C as in scikit-learn's SVC: larger C fits the "
+                   "training data harder. Pegasos-type solvers use λ = 1/(C·n).",
+                   low=0.0, low_open=True, ui=(1e-3, 1e3), log=True)
+KERNEL_SPEC = ParamSpec("linear", "choice", "Kernel k(x, z).", choices=tuple(KERNEL_CODES))
+GAMMA_SPEC = ParamSpec(1.0, "float", "Kernel width γ: rbf exp(−γ‖x−z‖²), poly (γ⟨x,z⟩+c0)^d.",
+                       low=0.0, low_open=True, ui=(1e-3, 1e3), log=True)
+DEGREE_SPEC = ParamSpec(3, "int", "Degree of the polynomial kernel.", low=1, high=10, ui=(1, 6))
+COEF0_SPEC = ParamSpec(1.0, "float", "Constant c0 of the polynomial kernel.", low=-1e6, high=1e6,
+                       ui=(0.0, 5.0))
+EPOCHS_SPEC = ParamSpec(10.0, "float", "Planned passes over the data (iterations = epochs·n / "
+                        "batch size); sets the averaging window and the estimator's run length.",
+                        low=0.0, low_open=True, high=1e5, ui=(0.1, 100.0), log=True)
+AVERAGING_SPEC = ParamSpec(None, "averaging", "Iterate averaging: None = last iterate; a float "
+                           "ρ in (0, 1] = mean of the final ρ fraction of the planned iterations; "
+                           "an int N = mean of the final N iterations.")
+SCHEDULE_SPEC = ParamSpec("pegasos", "choice", "Step-size schedule η_t.",
+                          choices=tuple(SCHEDULE_CODES))
+ETA0_SPEC = ParamSpec(1.0, "float", "η0 of the sqrt, constant and invscaling schedules.",
+                      low=0.0, low_open=True, high=1e12, ui=(1e-4, 1e2), log=True)
+SEED_FREE = ()
+
+
+# --------------------------------------------------------------------------- sampling
+
+
+class SampleStream:
+    """Training-example indices drawn from ``np.random.default_rng(seed)`` in fixed blocks.
+
+    ``mode="iid"`` draws uniformly with replacement (as in the Pegasos analysis);
+    ``mode="permutation"`` walks through a fresh random permutation every epoch. Blocks are
+    drawn independently of how callers slice them, so ``take(1000)`` equals ten ``take(100)``.
+    """
+
+    def __init__(self, n: int, seed: int, mode: str = "iid", block: int = 8192):
+        if mode not in ("iid", "permutation"):
+            raise ValueError(f"sampling must be 'iid' or 'permutation', got {mode!r}")
+        self.n, self.mode = int(n), mode
+        self.block = int(block) if mode == "iid" else int(n)
+        self.rng = np.random.default_rng(seed)
+        self._buf = np.empty(0, dtype=np.int64)
+        self._pos = 0
+
+    def _refill(self):
+        if self.mode == "iid":
+            self._buf = self.rng.integers(0, self.n, size=self.block, dtype=np.int64)
+        else:
+            self._buf = self.rng.permutation(self.n).astype(np.int64)
+        self._pos = 0
+
+    def take(self, m: int) -> np.ndarray:
+        out = np.empty(m, dtype=np.int64)
+        got = 0
+        while got < m:
+            if self._pos >= self._buf.shape[0]:
+                self._refill()
+            r = min(m - got, self._buf.shape[0] - self._pos)
+            out[got:got + r] = self._buf[self._pos:self._pos + r]
+            self._pos += r
+            got += r
+        return out
+
+
+# --------------------------------------------------------------------------- snapshot
+
+
+@dataclass
+class Snapshot:
+    """What a solver reports about its current model.
+
+    ``objective`` is the primal objective of the problem the solver solves, in the form named by
+    ``objective_name`` (for the L1-SVM: λ-form with λ = 1/(C n), see svmcore.objectives).
+    ``support`` are training indices with a non-zero coefficient (kernel solvers) or with
+    y_i f(x_i) ≤ 1 (linear primal solvers, whose optimal dual variables can only be non-zero there).
+    """
+
+    t: int
+    objective: float
+    n_sv: int
+    support: np.ndarray
+    kernel_evals: int
+    objective_name: str = "primal"
+    dual_objective: float | None = None
+    gap: float | None = None
+    converged: bool = False
+    diverged: bool = False
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def iterations(self) -> int:
+        return self.t
+
+
+# --------------------------------------------------------------------------- solver
+
+
+class Solver:
+    """Base class: parameter validation, data normalisation and shared bookkeeping.
+
+    Subclasses set the class attributes and implement ``_setup``, ``step``,
+    ``_decision_rows`` (decision values for a :class:`Rows` bundle) and ``snapshot``.
+    """
+
+    name: ClassVar[str] = ""
+    title: ClassVar[str] = ""
+    paper: ClassVar[str] = ""
+    formulation: ClassVar[str] = ""     # LaTeX: the problem solved
+    update_rule: ClassVar[str] = ""     # LaTeX: one iteration
+    params: ClassVar[dict[str, ParamSpec]] = {}
+    kernels: ClassVar[tuple[str, ...]] = tuple(KERNEL_CODES)   # kernels the solver supports
+    stochastic: ClassVar[bool] = True
+
+    def __init__(self, **params):
+        unknown = sorted(set(params) - set(self.params))
+        if unknown:
+            raise ValueError(f"{self.name}: unknown parameter(s) {unknown}; "
+                             f"valid: {sorted(self.params)}")
+        values = {k: spec.default for k, spec in self.params.items()}
+        values.update(params)
+        self.p = {k: self.params[k].validate(k, v) for k, v in values.items()}
+        if "kernel" in self.p and self.p["kernel"] not in self.kernels:
+            raise ValueError(f"{self.name} supports kernel in {list(self.kernels)}, "
+                             f"got {self.p['kernel']!r}")
+        self.t = 0
+        self.kernel_evals = 0
+        self.diverged = False
+        self.message = ""
+        self._ready = False
+
+    # ---- data ----------------------------------------------------------------------------
+    def init(self, X, y, seed: int = 0) -> None:
+        """Take the training set (labels must be ±1) and allocate the state; no training."""
+        self.X = as_rows(X)
+        y = np.asarray(y, dtype=np.float64).ravel()
+        if y.shape[0] != self.X.n:
+            raise ValueError(f"X has {self.X.n} rows but y has {y.shape[0]} labels")
+        if self.X.n < 2:
+            raise ValueError("need at least 2 training points")
+        if not np.all(np.isin(y, (-1.0, 1.0))):
+            raise ValueError("solver labels must be -1 or +1 (the estimators map any two labels)")
+        self._check_finite(self.X)
+        self.y = np.ascontiguousarray(y)
+        self.n, self.d = self.X.n, self.X.d
+        self.seed = int(seed)
+        self.t = 0
+        self.kernel_evals = 0
+        self.diverged = False
+        self.message = ""
+        if "kernel" in self.p:
+            self.kcode, self.kp = kernel_params(self.p["kernel"], self.p.get("gamma", 1.0),
+                                                self.p.get("coef0", 0.0),
+                                                self.p.get("degree", 3))
+        self._setup()
+        self._ready = True
+
+    @staticmethod
+    def _check_finite(R: Rows):
+        vals = R.data if R.sparse else R.dense
+        if not np.all(np.isfinite(vals)):
+            raise ValueError("X contains NaN or infinity")
+
+    def rows_like_train(self, X) -> Rows:
+        """``X`` in the training data's representation (dense or CSR) and width."""
+        R = as_rows(X, sparse=self.X.sparse, n_features=self.d)
+        if R.d != self.d:
+            raise ValueError(f"X has {R.d} features, the solver was initialised with {self.d}")
+        return R
+
+    def decision_function(self, X) -> np.ndarray:
+        self._require_ready()
+        return self._decision_rows(self.rows_like_train(X))
+
+    def _require_ready(self):
+        if not self._ready:
+            raise RuntimeError(f"{self.name}: call init(X, y, seed) first")
+
+    @property
+    def converged(self) -> bool:
+        """True when the solver's own stopping rule has fired (stochastic solvers: never)."""
+        return False
+
+    # ---- helpers for subclasses ----------------------------------------------------------
+    @property
+    def schedule(self) -> Schedule:
+        return Schedule(self.p.get("schedule", "pegasos"), self.p.get("eta0", 1.0))
+
+    def _mark_diverged(self, what: str):
+        self.diverged = True
+        self.message = (f"{self.name} diverged at iteration {self.t}: {what}. "
+                        "Use a smaller step size (eta0) or the default schedule.")
+
+    # ---- to implement --------------------------------------------------------------------
+    def _setup(self) -> None:
+        raise NotImplementedError
+
+    def step(self, n: int) -> int:
+        raise NotImplementedError
+
+    def _decision_rows(self, R: Rows) -> np.ndarray:
+        raise NotImplementedError
+
+    def snapshot(self) -> Snapshot:
+        raise NotImplementedError
+
+
+def is_sparse_input(X) -> bool:
+    return sp.issparse(X) or (isinstance(X, Rows) and X.sparse)

@@ -1,0 +1,396 @@
+r"""Pegasos: primal estimated sub-gradient solver (Shalev-Shwartz, Singer & Srebro, ICML 2007).
+
+Minimises the λ-form of the L1-SVM primal
+
+    P(w, b) = λ/2 ‖w‖² + (1/n) Σ_i max(0, 1 − y_i (⟨w, x_i⟩ + b)),     λ = 1 / (C n).
+
+Iteration t (paper, Sec. 2): draw a mini-batch A_t of k indices i.i.d. from {1..n}; A_t⁺ are the
+batch points with y_i f(x_i) < 1 under the current model; then
+
+    w ← (1 − η_t λ) w + (η_t / k) Σ_{i∈A_t⁺} y_i x_i,        η_t = 1/(λ t) by default,
+    w ← min(1, 1/(√λ ‖w‖)) · w                              (optional projection onto ‖w‖ ≤ 1/√λ).
+
+Linear kernel: w is stored as w = a·v with a scalar a (the paper's (v, a, ν) triplet), so the
+shrink step costs O(1) and an update O(nnz(x_i)); ‖w‖² is maintained incrementally for the
+projection. Iterate averaging uses the same trick: the running sum of iterates is U + B·v, so an
+averaged run is still O(nnz) per update.
+
+Other kernels ("kernelized Pegasos", paper Sec. 4): the iterate is kept in the dual,
+w = Σ_j β_j y_j φ(x_j), with β = a·γ scaled the same way. With the pegasos schedule β_j equals
+α_j / (λ (t−1) k) where α_j counts how often x_j was a violator — the paper's α counts, which the
+snapshot reports. A margin costs one kernel evaluation per support vector.
+
+Choices where the paper is silent or loose (each is tested):
+
+* The paper's kernel listing scales by 1/(λ t) where its linear recursion gives 1/(λ (t−1)) for the
+  same iterate; we follow the linear recursion, so the dual form with a linear kernel produces
+  exactly the iterates of the primal form (tests/test_pegasos.py checks this).
+* At t = 1 with η_1 = 1/λ the shrink factor is 0: the model is reset to 0 exactly.
+* The bias (``fit_intercept=True``) is unregularised and updated by b ← b + (η_t/k) Σ_{A_t⁺} y_i
+  (the sub-gradient step of the paper's Sec. 4 variant); it is not projected. With η_t = 1/(λt)
+  early bias steps are large, which is why it is off by default.
+* Mini-batches are drawn with replacement (``sampling="iid"``, the analysed setting) or as
+  epoch-wise permutations (``sampling="permutation"``).
+* Projection for kernels uses the exact incremental ‖w‖² (k + k² kernel evaluations per update).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .._jit import njit
+from ..kernels import kernel_expansion, kernel_row, kernel_value, linear_scores, rows_args
+from ..objectives import error_rate, lam_from_C, primal_objective
+from ..schedules import step_size
+from .base import (AVERAGING_SPEC, C_SPEC, COEF0_SPEC, DEGREE_SPEC, EPOCHS_SPEC, ETA0_SPEC,
+                   GAMMA_SPEC, KERNEL_SPEC, SCHEDULE_SPEC, ParamSpec, SampleStream, Snapshot,
+                   Solver, averaging_start)
+
+# scalar state slots (float64 array `sc`)
+_A, _VSQ, _B, _BSUM_AVG, _BIAS_SUM, _N_AVG, _WSQ = 0, 1, 2, 3, 4, 5, 6
+# integer state slots (int64 array `ic`)
+_T, _KEVALS, _NSV, _DIVERGED = 0, 1, 2, 3
+
+_RENORM = 1e-9
+
+
+@njit
+def _linear_chunk(Xd, Xdata, Xind, Xptr, Xsq, sparse, y, idx, n_steps, k,
+                  v, U, sc, ic, code, sparams, lam, project, fit_b, t_avg0, viol):
+    """n_steps Pegasos iterations on w = a·v (primal). Returns the steps done."""
+    d = v.shape[0]
+    for s in range(n_steps):
+        t = ic[_T] + 1
+        eta = step_size(code, sparams, t)
+        a = sc[_A]
+        b = sc[_B]
+        # 1. violators of the current model
+        nv = 0
+        for r in range(k):
+            i = idx[s * k + r]
+            if sparse:
+                dot = 0.0
+                for p in range(Xptr[i], Xptr[i + 1]):
+                    dot += Xdata[p] * v[Xind[p]]
+            else:
+                dot = 0.0
+                for f in range(d):
+                    dot += Xd[i, f] * v[f]
+            if y[i] * (a * dot + b) < 1.0:
+                viol[nv] = i
+                nv += 1
+        # 2. shrink: w <- (1 - eta*lam) w
+        shrink = 1.0 - eta * lam
+        a *= shrink
+        if a == 0.0:
+            # exact reset (t = 1 under the pegasos schedule); keep the running sum U + B v intact
+            if sc[_BSUM_AVG] != 0.0:
+                for f in range(d):
+                    U[f] += sc[_BSUM_AVG] * v[f]
+            for f in range(d):
+                v[f] = 0.0
+            sc[_VSQ] = 0.0
+            a = 1.0
+        elif abs(a) < _RENORM:
+            for f in range(d):
+                v[f] *= a
+            sc[_VSQ] *= a * a
+            sc[_BSUM_AVG] /= a
+            a = 1.0
+        # 3. add the violators: v += c x_i with c = eta y_i / (k a)
+        Bs = sc[_BSUM_AVG]
+        for r in range(nv):
+            i = viol[r]
+            c = eta * y[i] / (k * a)
+            if sparse:
+                dot = 0.0
+                for p in range(Xptr[i], Xptr[i + 1]):
+                    dot += Xdata[p] * v[Xind[p]]
+                for p in range(Xptr[i], Xptr[i + 1]):
+                    v[Xind[p]] += c * Xdata[p]
+                    if Bs != 0.0:
+                        U[Xind[p]] -= Bs * c * Xdata[p]
+            else:
+                dot = 0.0
+                for f in range(d):
+                    dot += Xd[i, f] * v[f]
+                for f in range(d):
+                    v[f] += c * Xd[i, f]
+                    if Bs != 0.0:
+                        U[f] -= Bs * c * Xd[i, f]
+            sc[_VSQ] += 2.0 * c * dot + c * c * Xsq[i]
+            if fit_b:
+                b += eta * y[i] / k
+        # 4. projection onto ||w|| <= 1/sqrt(lam)
+        wsq = a * a * sc[_VSQ]
+        if project and wsq * lam > 1.0:
+            a *= 1.0 / math.sqrt(lam * wsq)
+        sc[_A] = a
+        sc[_B] = b
+        ic[_T] = t
+        # 5. running sum of iterates: S = U + B v
+        if t >= t_avg0:
+            sc[_BSUM_AVG] += a
+            sc[_BIAS_SUM] += b
+            sc[_N_AVG] += 1.0
+        if not (math.isfinite(a) and math.isfinite(sc[_VSQ]) and math.isfinite(b)):
+            ic[_DIVERGED] = 1
+            return s + 1
+    return n_steps
+
+
+@njit
+def _kernel_chunk(code, kp, Xd, Xdata, Xind, Xptr, Xsq, sparse, y, idx, n_steps, k,
+                  gam, U, counts, sv, sc, ic, scode, sparams, lam, project, fit_b, t_avg0,
+                  viol, vmarg, row):
+    """n_steps kernelized Pegasos iterations on β = a·γ (dual). Returns the steps done."""
+    for s in range(n_steps):
+        t = ic[_T] + 1
+        eta = step_size(scode, sparams, t)
+        a = sc[_A]
+        b = sc[_B]
+        nsv = ic[_NSV]
+        svi = sv[:nsv]
+        # 1. violators: f(x_i) = a Σ_j γ_j y_j K(x_j, x_i) + b
+        nv = 0
+        for r in range(k):
+            i = idx[s * k + r]
+            g = 0.0
+            if nsv > 0:
+                kernel_row(code, kp, Xd, Xdata, Xind, Xptr, Xsq, sparse, i,
+                           Xd, Xdata, Xind, Xptr, Xsq, svi, row)
+                ic[_KEVALS] += nsv
+                for m in range(nsv):
+                    j = svi[m]
+                    g += gam[j] * y[j] * row[m]
+                g *= a
+            if y[i] * (g + b) < 1.0:
+                viol[nv] = i
+                vmarg[nv] = g
+                nv += 1
+        # 2. shrink
+        shrink = 1.0 - eta * lam
+        a *= shrink
+        sc[_WSQ] *= shrink * shrink
+        if a == 0.0:
+            Bs = sc[_BSUM_AVG]
+            for m in range(nsv):
+                j = svi[m]
+                U[j] += Bs * gam[j]
+                gam[j] = 0.0
+            sc[_WSQ] = 0.0
+            ic[_NSV] = 0
+            a = 1.0
+        elif abs(a) < _RENORM:
+            for m in range(nsv):
+                gam[svi[m]] *= a
+            sc[_BSUM_AVG] /= a
+            a = 1.0
+        # 3. add violators: β_i += eta/k, i.e. γ_i += eta / (k a)
+        cb = eta / k
+        for r in range(nv):
+            i = viol[r]
+            if project:
+                # <w_current, φ(x_i)> = shrink * g_i + contributions of earlier batch violators
+                gcur = shrink * vmarg[r]
+                for q in range(r):
+                    l = viol[q]
+                    gcur += cb * y[l] * kernel_value(code, kp, Xd, Xdata, Xind, Xptr, Xsq,
+                                                     sparse, l, Xd, Xdata, Xind, Xptr, Xsq, i)
+                    ic[_KEVALS] += 1
+                kii = kernel_value(code, kp, Xd, Xdata, Xind, Xptr, Xsq, sparse, i,
+                                   Xd, Xdata, Xind, Xptr, Xsq, i)
+                ic[_KEVALS] += 1
+                sc[_WSQ] += 2.0 * cb * y[i] * gcur + cb * cb * kii
+            if gam[i] == 0.0:
+                sv[ic[_NSV]] = i
+                ic[_NSV] += 1
+            c = cb / a
+            gam[i] += c
+            U[i] -= sc[_BSUM_AVG] * c
+            counts[i] += 1.0
+            if fit_b:
+                b += eta * y[i] / k
+        # 4. projection
+        if project and sc[_WSQ] * lam > 1.0:
+            f = 1.0 / math.sqrt(lam * sc[_WSQ])
+            a *= f
+            sc[_WSQ] *= f * f
+        sc[_A] = a
+        sc[_B] = b
+        ic[_T] = t
+        if t >= t_avg0:
+            sc[_BSUM_AVG] += a
+            sc[_BIAS_SUM] += b
+            sc[_N_AVG] += 1.0
+        if not (math.isfinite(a) and math.isfinite(b)):
+            ic[_DIVERGED] = 1
+            return s + 1
+    return n_steps
+
+
+class PegasosSolver(Solver):
+    __doc__ = __doc__
+    name = "pegasos"
+    title = "Pegasos"
+    paper = "Shalev-Shwartz, Singer & Srebro (2007), Pegasos: Primal Estimated sub-GrAdient SOlver for SVM"
+    formulation = (r"\min_{w,b}\ \frac{\lambda}{2}\|w\|^2 + \frac{1}{n}\sum_{i=1}^n "
+                   r"\max\{0,\ 1 - y_i(\langle w, x_i\rangle + b)\},\qquad \lambda=\frac{1}{Cn}")
+    update_rule = (r"w_{t+1} = \Pi_{\|w\|\le 1/\sqrt{\lambda}}\Big[(1-\eta_t\lambda)\,w_t + "
+                   r"\frac{\eta_t}{k}\sum_{i\in A_t^+} y_i x_i\Big],\quad \eta_t=\frac{1}{\lambda t}")
+    params = {
+        "C": C_SPEC,
+        "kernel": KERNEL_SPEC,
+        "gamma": GAMMA_SPEC,
+        "degree": DEGREE_SPEC,
+        "coef0": COEF0_SPEC,
+        "epochs": EPOCHS_SPEC,
+        "batch_size": ParamSpec(1, "int", "Mini-batch size k (examples per iteration).",
+                                low=1, high=1_000_000, ui=(1, 256), log=True),
+        "schedule": SCHEDULE_SPEC,
+        "eta0": ETA0_SPEC,
+        "projection": ParamSpec(True, "bool", "Project w onto the ball ‖w‖ ≤ 1/√λ after each step."),
+        "fit_intercept": ParamSpec(False, "bool", "Learn an unregularised bias b."),
+        "averaging": AVERAGING_SPEC,
+        "sampling": ParamSpec("iid", "choice", "Mini-batches drawn with replacement (iid, as in "
+                              "the paper) or from an epoch-wise random permutation.",
+                              choices=("iid", "permutation")),
+        "dual": ParamSpec(False, "bool", "Use the kernelized (dual) form even for the linear "
+                          "kernel (the same iterates, to compare costs)."),
+    }
+
+    # ---------------------------------------------------------------------------------- setup
+    def _setup(self):
+        p = self.p
+        k = p["batch_size"]
+        if k > self.n:
+            raise ValueError(f"batch_size must be in [1, n={self.n}], got {k}")
+        self.k = k
+        self.lam = lam_from_C(p["C"], self.n)
+        self.kernelized = p["kernel"] != "linear" or p["dual"]
+        self.horizon = max(1, math.ceil(p["epochs"] * self.n / k))
+        self.t_avg0 = averaging_start(p["averaging"], self.horizon)
+        self.sched = self.schedule
+        self.sparams = self.sched.params(self.lam, p["C"])
+        self.stream = SampleStream(self.n, self.seed, p["sampling"])
+        self.sc = np.zeros(7)
+        self.sc[_A] = 1.0
+        self.ic = np.zeros(4, dtype=np.int64)
+        self.viol = np.zeros(k, dtype=np.int64)
+        if self.kernelized:
+            n = self.n
+            self.gam = np.zeros(n)
+            self.U = np.zeros(n)
+            self.counts = np.zeros(n)
+            self.sv = np.zeros(n, dtype=np.int64)
+            self.vmarg = np.zeros(k)
+            self.row = np.zeros(n)
+        else:
+            self.v = np.zeros(self.d)
+            self.U = np.zeros(self.d)
+
+    # ----------------------------------------------------------------------------------- step
+    def step(self, n: int) -> int:
+        """Run n iterations (n mini-batches) in one compiled call; returns the iterations done."""
+        self._require_ready()
+        n = int(n)
+        if n <= 0 or self.diverged:
+            return 0
+        idx = self.stream.take(n * self.k)
+        X = rows_args(self.X)
+        p = self.p
+        if self.kernelized:
+            done = _kernel_chunk(self.kcode, self.kp, *X, self.y, idx, n, self.k, self.gam,
+                                 self.U, self.counts, self.sv, self.sc, self.ic, self.sched.code,
+                                 self.sparams, self.lam, p["projection"], p["fit_intercept"],
+                                 self.t_avg0, self.viol, self.vmarg, self.row)
+        else:
+            done = _linear_chunk(*X, self.y, idx, n, self.k, self.v, self.U, self.sc, self.ic,
+                                 self.sched.code, self.sparams, self.lam, p["projection"],
+                                 p["fit_intercept"], self.t_avg0, self.viol)
+        self.t = int(self.ic[_T])
+        self.kernel_evals = int(self.ic[_KEVALS])
+        if self.ic[_DIVERGED]:
+            self._mark_diverged("the weights became NaN or infinite")
+        return int(done)
+
+    # ---------------------------------------------------------------------------------- model
+    @property
+    def averaging_active(self) -> bool:
+        return self.sc[_N_AVG] > 0
+
+    def model(self):
+        """(coefficients, b): w (linear) or β over all training points (kernel), averaged if
+        the averaging window has started, else the last iterate."""
+        if self.kernelized:
+            vec = self.gam
+        else:
+            vec = self.v
+        if self.averaging_active:
+            m = self.sc[_N_AVG]
+            return (self.U + self.sc[_BSUM_AVG] * vec) / m, self.sc[_BIAS_SUM] / m
+        return self.sc[_A] * vec, float(self.sc[_B])
+
+    @property
+    def coef_(self) -> np.ndarray:
+        if self.kernelized:
+            raise AttributeError("coef_ exists only for the linear primal form")
+        return self.model()[0]
+
+    @property
+    def intercept_(self) -> float:
+        return float(self.model()[1])
+
+    @property
+    def alpha_counts(self) -> np.ndarray:
+        """How often each example was a violator (the paper's α; kernel form only)."""
+        return self.counts
+
+    def _support_coef(self):
+        beta, b = self.model()
+        support = np.flatnonzero(beta != 0.0)
+        return support, beta[support] * self.y[support], b
+
+    def _decision_rows(self, R):
+        out = np.zeros(R.n)
+        if self.kernelized:
+            support, coef, b = self._support_coef()
+            if support.size:
+                kernel_expansion(self.kcode, self.kp, *rows_args(R), *rows_args(self.X)[:5],
+                                 support, np.ascontiguousarray(coef), out)
+            return out + b
+        w, b = self.model()
+        linear_scores(*rows_args(R)[:4], R.sparse, w, out)
+        return out + b
+
+    def w_sqnorm(self) -> float:
+        """‖w‖² of the reported model (exact, from the coefficients)."""
+        if not self.kernelized:
+            w, _ = self.model()
+            return float(w @ w)
+        support, coef, _ = self._support_coef()
+        if support.size == 0:
+            return 0.0
+        S = self.X.take(support)
+        from ..kernels import kernel_block
+        K = kernel_block(self.kcode, self.kp, *rows_args(S), *rows_args(S)[:5])
+        return float(coef @ K @ coef)
+
+    def snapshot(self) -> Snapshot:
+        self._require_ready()
+        scores = self._decision_rows(self.X)
+        margins = self.y * scores
+        obj = primal_objective(scores, self.y, self.w_sqnorm(), lam=self.lam)
+        if self.kernelized:
+            support = self._support_coef()[0]
+        else:
+            support = np.flatnonzero(margins <= 1.0)
+        return Snapshot(
+            t=self.t, objective=obj, n_sv=int(support.size), support=support,
+            kernel_evals=self.kernel_evals, objective_name="primal L1-SVM, λ-form",
+            diverged=self.diverged,
+            extra={"train_error": error_rate(scores, self.y), "lam": self.lam,
+                   "eta": float(self.sched.values([max(self.t, 1)], self.lam, self.p["C"])[0]),
+                   "averaging_active": bool(self.averaging_active)},
+        )
