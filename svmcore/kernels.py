@@ -31,7 +31,7 @@ from typing import NamedTuple
 import numpy as np
 import scipy.sparse as sp
 
-from ._jit import njit
+from ._jit import njit, njit_reduce
 
 LINEAR, RBF, POLY = 0, 1, 2
 KERNEL_CODES = {"linear": LINEAR, "rbf": RBF, "poly": POLY}
@@ -122,6 +122,33 @@ def kernel_params(kernel: str, gamma: float = 1.0, coef0: float = 0.0, degree: f
 # --------------------------------------------------------------------------- compiled core
 
 
+@njit_reduce
+def dense_dot(A, i, v):
+    """⟨A_i, v⟩ for a dense row and a dense vector (vectorised sum; see svmcore._jit)."""
+    s = 0.0
+    for f in range(A.shape[1]):
+        s += A[i, f] * v[f]
+    return s
+
+
+@njit_reduce
+def dense_rows_dot(A, i, B, j):
+    """⟨A_i, B_j⟩ for two dense rows."""
+    s = 0.0
+    for f in range(A.shape[1]):
+        s += A[i, f] * B[j, f]
+    return s
+
+
+@njit_reduce
+def sparse_dot(data, ind, ptr, i, v):
+    """⟨A_i, v⟩ for a CSR row and a dense vector."""
+    s = 0.0
+    for p in range(ptr[i], ptr[i + 1]):
+        s += data[p] * v[ind[p]]
+    return s
+
+
 @njit
 def _finish(code, kp, dot, sqa, sqb):
     """Turn an inner product into a kernel value."""
@@ -139,10 +166,7 @@ def _finish(code, kp, dot, sqa, sqb):
 def row_dot(Ad, Adata, Aind, Aptr, asp, i, Bd, Bdata, Bind, Bptr, j):
     """⟨A_i, B_j⟩ for two matrices in the same representation (sorted CSR merge when sparse)."""
     if not asp:
-        s = 0.0
-        for f in range(Ad.shape[1]):
-            s += Ad[i, f] * Bd[j, f]
-        return s
+        return dense_rows_dot(Ad, i, Bd, j)
     p, pe = Aptr[i], Aptr[i + 1]
     q, qe = Bptr[j], Bptr[j + 1]
     s = 0.0
@@ -176,13 +200,9 @@ def kernel_row(code, kp, Ad, Adata, Aind, Aptr, Asq, asp, i,
     """
     m = idx.shape[0]
     if not asp:
-        d = Ad.shape[1]
         for k in range(m):
             j = idx[k]
-            s = 0.0
-            for f in range(d):
-                s += Ad[i, f] * Bd[j, f]
-            out[k] = _finish(code, kp, s, Asq[i], Bsq[j])
+            out[k] = _finish(code, kp, dense_rows_dot(Ad, i, Bd, j), Asq[i], Bsq[j])
         return m
     d = Ad.shape[1]
     work = np.zeros(d)
@@ -190,10 +210,7 @@ def kernel_row(code, kp, Ad, Adata, Aind, Aptr, Asq, asp, i,
         work[Aind[p]] = Adata[p]
     for k in range(m):
         j = idx[k]
-        s = 0.0
-        for q in range(Bptr[j], Bptr[j + 1]):
-            s += work[Bind[q]] * Bdata[q]
-        out[k] = _finish(code, kp, s, Asq[i], Bsq[j])
+        out[k] = _finish(code, kp, sparse_dot(Bdata, Bind, Bptr, j, work), Asq[i], Bsq[j])
     return m
 
 
@@ -234,17 +251,10 @@ def linear_scores(Ad, Adata, Aind, Aptr, asp, w, out):
     n = out.shape[0]
     if asp:
         for i in range(n):
-            s = 0.0
-            for p in range(Aptr[i], Aptr[i + 1]):
-                s += Adata[p] * w[Aind[p]]
-            out[i] = s
+            out[i] = sparse_dot(Adata, Aind, Aptr, i, w)
     else:
-        d = Ad.shape[1]
         for i in range(n):
-            s = 0.0
-            for f in range(d):
-                s += Ad[i, f] * w[f]
-            out[i] = s
+            out[i] = dense_dot(Ad, i, w)
 
 
 # --------------------------------------------------------------------------- public wrappers

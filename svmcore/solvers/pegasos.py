@@ -40,7 +40,8 @@ import math
 import numpy as np
 
 from .._jit import njit
-from ..kernels import kernel_expansion, kernel_row, kernel_value, linear_scores, rows_args
+from ..kernels import (dense_dot, kernel_expansion, kernel_row, kernel_value, linear_scores,
+                       rows_args, sparse_dot)
 from ..objectives import error_rate, lam_from_C, primal_objective
 from ..schedules import step_size
 from .base import (AVERAGING_SPEC, C_SPEC, COEF0_SPEC, DEGREE_SPEC, EPOCHS_SPEC, ETA0_SPEC,
@@ -57,7 +58,7 @@ _RENORM = 1e-9
 
 @njit
 def _linear_chunk(Xd, Xdata, Xind, Xptr, Xsq, sparse, y, idx, n_steps, k,
-                  v, U, sc, ic, code, sparams, lam, project, fit_b, t_avg0, viol):
+                  v, U, sc, ic, code, sparams, lam, project, fit_b, t_avg0, viol, vdot):
     """n_steps Pegasos iterations on w = a·v (primal). Returns the steps done."""
     d = v.shape[0]
     for s in range(n_steps):
@@ -70,20 +71,19 @@ def _linear_chunk(Xd, Xdata, Xind, Xptr, Xsq, sparse, y, idx, n_steps, k,
         for r in range(k):
             i = idx[s * k + r]
             if sparse:
-                dot = 0.0
-                for p in range(Xptr[i], Xptr[i + 1]):
-                    dot += Xdata[p] * v[Xind[p]]
+                dot = sparse_dot(Xdata, Xind, Xptr, i, v)
             else:
-                dot = 0.0
-                for f in range(d):
-                    dot += Xd[i, f] * v[f]
+                dot = dense_dot(Xd, i, v)
             if y[i] * (a * dot + b) < 1.0:
                 viol[nv] = i
+                vdot[nv] = dot
                 nv += 1
         # 2. shrink: w <- (1 - eta*lam) w
         shrink = 1.0 - eta * lam
         a *= shrink
+        v_same = True          # is v still the vector the margins were computed with?
         if a == 0.0:
+            v_same = False
             # exact reset (t = 1 under the pegasos schedule); keep the running sum U + B v intact
             if sc[_BSUM_AVG] != 0.0:
                 for f in range(d):
@@ -93,6 +93,7 @@ def _linear_chunk(Xd, Xdata, Xind, Xptr, Xsq, sparse, y, idx, n_steps, k,
             sc[_VSQ] = 0.0
             a = 1.0
         elif abs(a) < _RENORM:
+            v_same = False
             for f in range(d):
                 v[f] *= a
             sc[_VSQ] *= a * a
@@ -103,21 +104,24 @@ def _linear_chunk(Xd, Xdata, Xind, Xptr, Xsq, sparse, y, idx, n_steps, k,
         for r in range(nv):
             i = viol[r]
             c = eta * y[i] / (k * a)
+            # <v, x_i> at the current v: the margin's dot while v is unchanged (first violator)
+            if v_same and r == 0:
+                dot = vdot[0]
+            elif sparse:
+                dot = sparse_dot(Xdata, Xind, Xptr, i, v)
+            else:
+                dot = dense_dot(Xd, i, v)
             if sparse:
-                dot = 0.0
-                for p in range(Xptr[i], Xptr[i + 1]):
-                    dot += Xdata[p] * v[Xind[p]]
                 for p in range(Xptr[i], Xptr[i + 1]):
                     v[Xind[p]] += c * Xdata[p]
-                    if Bs != 0.0:
+                if Bs != 0.0:
+                    for p in range(Xptr[i], Xptr[i + 1]):
                         U[Xind[p]] -= Bs * c * Xdata[p]
             else:
-                dot = 0.0
-                for f in range(d):
-                    dot += Xd[i, f] * v[f]
                 for f in range(d):
                     v[f] += c * Xd[i, f]
-                    if Bs != 0.0:
+                if Bs != 0.0:
+                    for f in range(d):
                         U[f] -= Bs * c * Xd[i, f]
             sc[_VSQ] += 2.0 * c * dot + c * c * Xsq[i]
             if fit_b:
@@ -278,6 +282,7 @@ class PegasosSolver(Solver):
         self.sc[_A] = 1.0
         self.ic = np.zeros(4, dtype=np.int64)
         self.viol = np.zeros(k, dtype=np.int64)
+        self.vdot = np.zeros(k)
         if self.kernelized:
             n = self.n
             self.gam = np.zeros(n)
@@ -308,7 +313,7 @@ class PegasosSolver(Solver):
         else:
             done = _linear_chunk(*X, self.y, idx, n, self.k, self.v, self.U, self.sc, self.ic,
                                  self.sched.code, self.sparams, self.lam, p["projection"],
-                                 p["fit_intercept"], self.t_avg0, self.viol)
+                                 p["fit_intercept"], self.t_avg0, self.viol, self.vdot)
         self.t = int(self.ic[_T])
         self.kernel_evals = int(self.ic[_KEVALS])
         if self.ic[_DIVERGED]:
@@ -368,7 +373,8 @@ class PegasosSolver(Solver):
         """‖w‖² of the reported model (exact, from the coefficients)."""
         if not self.kernelized:
             w, _ = self.model()
-            return float(w @ w)
+            with np.errstate(over="ignore", invalid="ignore"):
+                return float(w @ w)
         support, coef, _ = self._support_coef()
         if support.size == 0:
             return 0.0

@@ -1,0 +1,22 @@
+"""``python -m svmcore.bench <benchmark> [options]``; ``--help`` after a name shows its options."""
+from __future__ import annotations
+
+import importlib
+import sys
+
+BENCHMARKS = {
+    "pegasos-linear": "svmcore.bench.pegasos_linear",
+}
+
+
+def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if not argv or argv[0] not in BENCHMARKS:
+        print("usage: python -m svmcore.bench {" + ",".join(BENCHMARKS) + "} [options]")
+        return 2
+    importlib.import_module(BENCHMARKS[argv[0]]).main(argv[1:])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,73 @@
+"""Kernels against sklearn.metrics.pairwise, dense and CSR, to 1e-10."""
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.metrics.pairwise import linear_kernel, polynomial_kernel, rbf_kernel
+
+from svmcore.kernels import (as_rows, kernel_expansion, kernel_matrix, kernel_params, kernel_row,
+                             kernel_value, rows_args)
+
+rng = np.random.default_rng(0)
+A = rng.normal(size=(40, 7))
+A[rng.random(A.shape) < 0.5] = 0.0          # sparse-ish, so CSR rows have gaps
+B = rng.normal(size=(25, 7))
+B[rng.random(B.shape) < 0.6] = 0.0
+
+CASES = [
+    ("linear", {}, lambda X, Y: linear_kernel(X, Y)),
+    ("rbf", {"gamma": 0.37}, lambda X, Y: rbf_kernel(X, Y, gamma=0.37)),
+    ("poly", {"gamma": 0.5, "coef0": 1.5, "degree": 3},
+     lambda X, Y: polynomial_kernel(X, Y, degree=3, gamma=0.5, coef0=1.5)),
+]
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize("kernel,kw,ref", CASES)
+def test_kernel_matrix_matches_sklearn(kernel, kw, ref, sparse):
+    X, Y = (sp.csr_matrix(A), sp.csr_matrix(B)) if sparse else (A, B)
+    K = kernel_matrix(X, Y, kernel=kernel, **kw)
+    np.testing.assert_allclose(K, ref(A, B), rtol=1e-10, atol=1e-10)
+    K2 = kernel_matrix(X, kernel=kernel, **kw)
+    np.testing.assert_allclose(K2, ref(A, A), rtol=1e-10, atol=1e-10)
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize("kernel,kw,ref", CASES)
+def test_value_row_and_expansion(kernel, kw, ref, sparse):
+    RA = as_rows(sp.csr_matrix(A) if sparse else A)
+    RB = as_rows(B, sparse=sparse)
+    code, kp = kernel_params(kernel, **kw)
+    Kref = ref(A, B)
+    # value
+    assert abs(kernel_value(code, kp, *rows_args(RA), 3, *rows_args(RB)[:5], 7) - Kref[3, 7]) < 1e-10
+    # row over a subset of B, in a chosen order
+    idx = np.array([5, 0, 24, 11], dtype=np.int64)
+    out = np.zeros(4)
+    m = kernel_row(code, kp, *rows_args(RA), 9, *rows_args(RB)[:5], idx, out)
+    assert m == 4
+    np.testing.assert_allclose(out, Kref[9, idx], rtol=1e-10, atol=1e-10)
+    # expansion: Σ_m coef_m K(A_i, B_idx[m])
+    coef = np.array([0.5, -1.0, 2.0, 0.25])
+    res = np.zeros(RA.n)
+    evals = kernel_expansion(code, kp, *rows_args(RA), *rows_args(RB)[:5], idx, coef, res)
+    assert evals == RA.n * 4
+    np.testing.assert_allclose(res, Kref[:, idx] @ coef, rtol=1e-10, atol=1e-10)
+
+
+def test_rows_normalises_types():
+    X = sp.csr_matrix(A.astype(np.float32))
+    X.indices = X.indices.astype(np.int64)
+    X.indptr = X.indptr.astype(np.int64)
+    R = as_rows(X)
+    assert R.sparse and R.data.dtype == np.float64
+    assert R.indices.dtype == np.int32 and R.indptr.dtype == np.int32
+    np.testing.assert_allclose(R.sqnorm, (A.astype(np.float32).astype(float) ** 2).sum(1))
+    D = as_rows(np.asfortranarray(A.astype(np.float32)))
+    assert D.dense.flags.c_contiguous and D.dense.dtype == np.float64 and not D.sparse
+    # a dense query against sparse training data takes the sparse layout
+    assert as_rows(B, sparse=True).sparse
+
+
+def test_unknown_kernel_is_a_value_error():
+    with pytest.raises(ValueError, match="kernel must be one of"):
+        kernel_params("sigmoid")

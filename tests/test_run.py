@@ -1,0 +1,101 @@
+"""Training runs: log-spaced checkpoints, traces independent of chunking, stopping."""
+import importlib
+import inspect
+import pkgutil
+
+import numpy as np
+import pytest
+from sklearn.datasets import make_moons
+
+import svmcore.solvers as solvers_pkg
+from svmcore.run import TrainingRun, checkpoints_after
+from svmcore.solvers import REGISTRY
+from svmcore.solvers.base import Solver
+
+
+def _data():
+    X, y = make_moons(300, noise=0.25, random_state=0)
+    return X[:200], 2.0 * y[:200] - 1, X[200:], 2.0 * y[200:] - 1
+
+
+def test_checkpoints_are_log_spaced():
+    seq, t = [], 0
+    while t < 10_000:
+        t = checkpoints_after(t)
+        seq.append(t)
+    assert seq[:10] == list(range(1, 11))
+    assert 10_000 in seq and 100 in seq and 1000 in seq
+    assert len([c for c in seq if 1000 < c <= 10_000]) == 20
+    assert all(b > a for a, b in zip(seq, seq[1:]))
+
+
+def _strip(run):
+    return [{k: v for k, v in r.items() if k != "time"} for r in run.trace_dicts()]
+
+
+@pytest.mark.parametrize("kernel", ["linear", "rbf"])
+def test_trace_does_not_depend_on_chunking(kernel):
+    X, y, Xt, yt = _data()
+    kw = dict(C=1.0, kernel=kernel, gamma=1.0, epochs=5)
+    a = TrainingRun("pegasos", X, y, Xt, yt, seed=4, **kw)
+    a.run()
+    b = TrainingRun("pegasos", X, y, Xt, yt, seed=4, **kw)
+    while not b.done:
+        b.advance(budget_s=0.002)
+    c = TrainingRun("pegasos", X, y, Xt, yt, seed=4, **kw)
+    while not c.done:
+        c.advance_iters(37)
+    np.testing.assert_equal(_strip(a), _strip(b))
+    np.testing.assert_equal(_strip(a), _strip(c))
+    assert a.trace[-1].iteration == a.max_iter == 1000 and a.status == "finished"
+    assert np.isfinite(a.trace[-1].test_error) and a.trace[-1].test_error < 0.3
+    times = [r.time for r in b.trace]
+    assert times == sorted(times)
+
+
+def test_divergence_keeps_the_last_finite_row():
+    X, y, Xt, yt = _data()
+    run = TrainingRun("pegasos", X, y, Xt, yt, seed=0, schedule="constant", eta0=1e12,
+                      projection=False)
+    for _ in range(50):
+        run.advance(0.01)
+        if run.done:
+            break
+    assert run.status == "diverged" and run.done
+    assert "diverged" in run.message
+    assert all(np.isfinite(r.objective) for r in run.trace)
+
+
+def test_time_cap_stops_the_run():
+    X, y, Xt, yt = _data()
+    run = TrainingRun("pegasos", X, y, seed=0, max_iter=10**12, max_seconds=0.05,
+                      kernel="rbf", gamma=1.0)
+    run.run()
+    assert run.status == "time cap" and run.solver_time >= 0.05
+
+
+def test_every_solver_class_is_registered():
+    found = {}
+    for mod in pkgutil.iter_modules(solvers_pkg.__path__):
+        m = importlib.import_module(f"svmcore.solvers.{mod.name}")
+        for _, cls in inspect.getmembers(m, inspect.isclass):
+            if issubclass(cls, Solver) and cls is not Solver and cls.__module__ == m.__name__:
+                found[cls.name] = cls
+    assert found, "no solver classes found"
+    for name, cls in found.items():
+        assert REGISTRY.get(name) is cls, f"{cls.__name__} ({name!r}) is not in the registry"
+
+
+@pytest.mark.parametrize("name", sorted(REGISTRY))
+def test_every_solver_runs_a_tiny_problem(name):
+    X, y, Xt, yt = _data()
+    cls = REGISTRY[name]
+    kw = {"kernel": "rbf", "gamma": 1.0} if "rbf" in cls.kernels else {}
+    run = TrainingRun(name, X, y, Xt, yt, seed=0, max_iter=500, **kw)
+    run.run()
+    snap = run.solver.snapshot()
+    assert np.isfinite(snap.objective) and snap.t > 0
+    assert np.all(np.isfinite(run.solver.decision_function(Xt)))
+    for spec_name, spec in cls.params.items():
+        assert spec.help, f"{name}.{spec_name} has no help text"
+    assert cls.formulation and cls.update_rule and cls.paper and cls.__doc__
