@@ -68,11 +68,75 @@ def pegasos_kernel_reference(K, y, lam, idx):
 # as a step along (y_i, −y_j) clipped to the box; full Q matrix, no cache.
 
 
+def _smo_sets(y, a, C):
+    up = ((y > 0) & (a < C)) | ((y < 0) & (a > 0))
+    low = ((y > 0) & (a > 0)) | ((y < 0) & (a < C))
+    return up, low
+
+
+def _last_argmax(v, mask):
+    idx = np.flatnonzero(mask)
+    vals = v[idx]
+    return int(idx[np.flatnonzero(vals == vals.max())[-1]])
+
+
+def smo_wss2_select(Q, QD, y, C, a, G, tol=1e-3, tau=1e-12, i=None):
+    """WSS 2 at (α, G). Returns (i, j, crit) with crit = (−y G, the second-order scores of
+    every candidate j, +inf elsewhere) for tie checks, or None when m(α) − M(α) ≤ tol.
+    Ties go to the last index (LIBSVM's ``>=`` / ``<=`` scans). ``i`` forces the first index."""
+    v = -y * G
+    up, low = _smo_sets(y, a, C)
+    if not up.any() or not low.any():
+        return None
+    if i is None:
+        i = _last_argmax(v, up)
+    m, M = v[i], v[low].min()
+    if m - M <= tol:
+        return None
+    cand = low & (v < m)
+    if not cand.any():
+        return None
+    bt = m - v                                                  # b_it = −y_i G_i + y_t G_t
+    at = QD[i] + QD - 2.0 * y[i] * y * np.asarray(Q[i], dtype=float)   # K_ii + K_tt − 2 K_it
+    at = np.where(at > 0, at, tau)
+    score = np.full(len(y), np.inf)
+    score[cand] = -bt[cand] ** 2 / at[cand]
+    j = _last_argmax(-score, cand)
+    return i, j, (v, score)
+
+
+def smo_pair_update(Q, QD, y, C, a, G, i, j, tau=1e-12):
+    """Minimise f exactly along α_i += y_i s, α_j −= y_j s within the box. Returns new (α, G)."""
+    a = a.copy()
+    v = -y * G
+    bij = v[i] - v[j]
+    aij = QD[i] + QD[j] - 2.0 * y[i] * y[j] * float(Q[i][j])
+    s = bij / (aij if aij > 0 else tau)
+    lo_i, hi_i = sorted(((0 - a[i]) * y[i], (C - a[i]) * y[i]))
+    lo_j, hi_j = sorted(((a[j] - 0) * y[j], (a[j] - C) * y[j]))
+    s = min(max(s, lo_i, lo_j), hi_i, hi_j)
+    ai = min(max(a[i] + y[i] * s, 0.0), C)
+    aj = min(max(a[j] - y[j] * s, 0.0), C)
+    dai, daj = ai - a[i], aj - a[j]
+    a[i], a[j] = ai, aj
+    G = G + (np.asarray(Q[i], dtype=float) * dai + np.asarray(Q[j], dtype=float) * daj)
+    return a, G
+
+
+def smo_kkt_bias(y, C, a, G):
+    """b = −mean(y G) over free α, else minus the midpoint of the bounds (LIBSVM calculate_rho)."""
+    yG = y * G
+    free = (a > 0) & (a < C)
+    if free.any():
+        return float(-yG[free].mean())
+    ub = np.min(yG[((a >= C) & (y < 0)) | ((a <= 0) & (y > 0))], initial=np.inf)
+    lb = np.max(yG[((a >= C) & (y > 0)) | ((a <= 0) & (y < 0))], initial=-np.inf)
+    return float(-0.5 * (ub + lb))
+
+
 def smo_wss2_reference(K, y, C, tol=1e-3, max_iter=100_000, tau=1e-12, q_dtype=np.float64):
-    """SMO on min ½αᵀQα − eᵀα, 0 ≤ α ≤ C, yᵀα = 0 with Q = yyᵀ∘K. Ties are broken towards the
-    last index (LIBSVM's ``>=`` / ``<=`` scans). ``q_dtype=np.float32`` stores Q as LIBSVM does.
-    Returns (α, G, b, pairs) with pairs the list of working pairs (i, j), b from the KKT rule
-    (mean over free α, else midpoint of the bounds)."""
+    """SMO on min ½αᵀQα − eᵀα, 0 ≤ α ≤ C, yᵀα = 0 with Q = yyᵀ∘K, from α = 0.
+    ``q_dtype=np.float32`` stores Q as LIBSVM does (Qfloat). Returns (α, G, b, pairs)."""
     y = np.asarray(y, dtype=float)
     n = y.shape[0]
     Q = (np.outer(y, y) * K).astype(q_dtype)
@@ -80,49 +144,289 @@ def smo_wss2_reference(K, y, C, tol=1e-3, max_iter=100_000, tau=1e-12, q_dtype=n
     a = np.zeros(n)
     G = -np.ones(n)
     pairs = []
-
-    def last_argmax(v, mask):
-        idx = np.flatnonzero(mask)
-        vals = v[idx]
-        return idx[np.flatnonzero(vals == vals.max())[-1]]
-
     for _ in range(max_iter):
-        v = -y * G
-        up = ((y > 0) & (a < C)) | ((y < 0) & (a > 0))
-        low = ((y > 0) & (a > 0)) | ((y < 0) & (a < C))
-        if not up.any() or not low.any():
+        sel = smo_wss2_select(Q, QD, y, C, a, G, tol, tau)
+        if sel is None:
             break
-        i = last_argmax(v, up)
-        m, M = v[i], v[low].min()
-        if m - M <= tol:
-            break
-        cand = low & (v < m)
-        if not cand.any():
-            break
-        bt = m - v                                     # b_it = −y_i G_i + y_t G_t
-        at = QD[i] + QD - 2.0 * y[i] * y * Q[i].astype(float)    # K_ii + K_tt − 2 K_it
-        at = np.where(at > 0, at, tau)
-        score = np.full(n, np.inf)
-        score[cand] = -bt[cand] ** 2 / at[cand]
-        j = last_argmax(-score, cand)
-        # step s along α_i += y_i s, α_j −= y_j s, clipped to keep both in [0, C]
-        s = bt[j] / at[j]
-        lo_i, hi_i = sorted(((0 - a[i]) * y[i], (C - a[i]) * y[i]))
-        lo_j, hi_j = sorted(((a[j] - 0) * y[j], (a[j] - C) * y[j]))
-        s = min(max(s, lo_i, lo_j), hi_i, hi_j)
-        ai, aj = a[i] + y[i] * s, a[j] - y[j] * s
-        ai, aj = min(max(ai, 0.0), C), min(max(aj, 0.0), C)
-        dai, daj = ai - a[i], aj - a[j]
-        a[i], a[j] = ai, aj
-        G = G + Q[i].astype(float) * dai + Q[j].astype(float) * daj
-        pairs.append((int(i), int(j)))
-    yG = y * G
-    free = (a > 0) & (a < C)
-    if free.any():
-        b = -yG[free].mean()
-    else:
-        ub = np.min(yG[((a >= C) & (y < 0)) | ((a <= 0) & (y > 0))], initial=np.inf)
-        lb = np.max(yG[((a >= C) & (y > 0)) | ((a <= 0) & (y < 0))], initial=-np.inf)
-        b = -0.5 * (ub + lb)
-    return a, G, b, pairs
+        i, j, _ = sel
+        a, G = smo_pair_update(Q, QD, y, C, a, G, i, j, tau)
+        pairs.append((i, j))
+    return a, G, smo_kkt_bias(y, C, a, G), pairs
 # End SMO section
+
+
+# ============================================================================ Online kernel (tests/test_online_kernel.py)
+# Begin online-kernel section: NORMA (List 1), Pegaz (List 2) and OL SVM (Lists 3a / 3b) of
+# Kecman & Melki (2016), transcribed line by line on a full Gram matrix K. ``order`` is the
+# sequence of visited indices (the paper's shuffled dataset walked in order, cycled or reshuffled
+# per epoch — the caller builds it), ``eta(t)`` the step size (default: the paper's C·√(2/t)).
+# ``cached=False`` computes the violator quantity as the listings 1–2 write it, y_i k(x_i,:)·α;
+# ``cached=True`` keeps the output vector o = Kα over all training points (List 3). ``rule`` is
+# the margin test: "<=" (Lists 1–2) or "<" (List 3). The bias (eqs. 6–7) enters the margin as
+# o_i + b and is updated by b += η y_i under the same test. ``avg_start`` (1-based) averages
+# the iterates α_t for t ≥ avg_start. Every function returns (α, b, margins) where margins[t-1]
+# is the viol value seen at iteration t.
+
+
+def _kecman(C):
+    return lambda t: C * np.sqrt(2.0 / t)
+
+
+def _viol_test(v, rule):
+    return v <= 1.0 if rule == "<=" else v < 1.0
+
+
+def _count_literal(stats, coef):
+    """Literal form: one kernel value per non-zero coefficient of the current model."""
+    if stats is not None:
+        stats["literal_evals"] = stats.get("literal_evals", 0) + int(np.count_nonzero(coef))
+
+
+def _count_column(stats, changed, n):
+    """Cached form: one kernel column (n values) per step whose coefficient change is non-zero."""
+    if stats is not None:
+        stats["cached_evals"] = stats.get("cached_evals", 0) + (n if changed else 0)
+
+
+class _Avg:
+    def __init__(self, n, start):
+        self.start, self.S, self.Sb, self.m = start, np.zeros(n), 0.0, 0
+
+    def add(self, t, alpha, b):
+        if self.start is not None and t >= self.start:
+            self.S += alpha
+            self.Sb += b
+            self.m += 1
+
+    def result(self, alpha, b):
+        return (self.S / self.m, self.Sb / self.m) if self.m else (alpha, b)
+
+
+def norma_reference(K, y, C, order, eta=None, cached=False, rule="<=", fit_intercept=False,
+                    avg_start=None, update="set", stats=None):
+    """List 1 (NORMA). α_i = η y_i *sets* the coefficient of the current example on a violation;
+    every other coefficient is multiplied by (1 − η/C); α_i itself is left unchanged when x_i
+    is not a violator. ``update="add"`` is Kivinen, Smola & Williamson (2004): all coefficients
+    shrink, then α_i += η y_i on a violation."""
+    n = len(y)
+    eta = _kecman(C) if eta is None else eta
+    alpha, b, o = np.zeros(n), 0.0, np.zeros(n)
+    I = np.arange(n)
+    avg, margins = _Avg(n, avg_start), []
+    for t, i in enumerate(order, start=1):
+        e = eta(t)
+        viol = y[i] * ((o[i] if cached else K[i, :] @ alpha) + b)
+        margins.append(viol)
+        _count_literal(stats, alpha)
+        old = alpha.copy()
+        if update == "set":
+            I_noti = I != i
+            alpha[I_noti] = (1.0 - e / C) * alpha[I_noti]
+            if _viol_test(viol, rule):
+                alpha[i] = e * y[i]
+        else:
+            alpha = (1.0 - e / C) * alpha
+            if _viol_test(viol, rule):
+                alpha[i] = alpha[i] + e * y[i]
+        if _viol_test(viol, rule) and fit_intercept:
+            b += e * y[i]
+        # o = Kα: the shrink scales o, the change of α_i against the shrunk model adds a column
+        col = alpha[i] - (1.0 - e / C) * old[i]
+        if cached:
+            o = (1.0 - e / C) * o + col * K[:, i]
+        _count_column(stats, col != 0.0, n)
+        avg.add(t, alpha, b)
+    return (*avg.result(alpha, b), np.array(margins))
+
+
+def pegaz_reference(K, y, C, order, eta=None, cached=False, rule="<=", fit_intercept=False,
+                    avg_start=None, stats=None):
+    """List 2 (Pegaz): α = η β before the margin, β_i += y_i on a violation, α = η β at the end.
+    The iterate after step t (averaged, and returned at the end) is η_t β_t."""
+    n = len(y)
+    eta = _kecman(C) if eta is None else eta
+    beta, b, g = np.zeros(n), 0.0, np.zeros(n)          # g = Kβ (the cached form)
+    avg, margins = _Avg(n, avg_start), []
+    e = 1.0
+    for t, i in enumerate(order, start=1):
+        e = eta(t)
+        alpha = e * beta
+        viol = y[i] * ((e * g[i] if cached else K[i, :] @ alpha) + b)
+        margins.append(viol)
+        _count_literal(stats, beta)
+        _count_column(stats, _viol_test(viol, rule), n)
+        if _viol_test(viol, rule):
+            beta[i] = beta[i] + y[i]
+            if cached:
+                g = g + y[i] * K[:, i]
+            if fit_intercept:
+                b += e * y[i]
+        avg.add(t, e * beta, b)
+    alpha = e * beta if len(order) else beta
+    return (*avg.result(alpha, b), np.array(margins))
+
+
+def olsvm_reference(K, y, C, order, variant="hinge", eta=None, cached=True, rule="<",
+                    fit_intercept=False, avg_start=None, stats=None):
+    """List 3b (variant="hinge") or List 3a (variant="regularized"), with the output vector o
+    (cached=True, the listings) or with the margin recomputed as K[i]·α (cached=False). In 3a the
+    second test (viol > 1) is read as an ``elseif``: it shrinks α_i when x_i is outside the
+    margin; viol == 1 exactly changes nothing."""
+    n = len(y)
+    eta = _kecman(C) if eta is None else eta
+    alpha, b, o = np.zeros(n), 0.0, np.zeros(n)
+    avg, margins = _Avg(n, avg_start), []
+    for t, i in enumerate(order, start=1):
+        e = eta(t)
+        viol = y[i] * ((o[i] if cached else K[i, :] @ alpha) + b)
+        margins.append(viol)
+        _count_literal(stats, alpha)
+        old = alpha[i]
+        if variant == "hinge":
+            if _viol_test(viol, rule):
+                o = o + e * y[i] * K[:, i]
+                alpha[i] = alpha[i] + e * y[i]
+                if fit_intercept:
+                    b += e * y[i]
+        else:
+            if _viol_test(viol, rule):
+                o = o + e * (y[i] - alpha[i] / C) * K[:, i]
+                alpha[i] = (1.0 - e / C) * alpha[i] + e * y[i]
+                if fit_intercept:
+                    b += e * y[i]
+            elif viol > 1.0:
+                o = o - e * alpha[i] * K[:, i] / C
+                alpha[i] = (1.0 - e / C) * alpha[i]
+        _count_column(stats, alpha[i] != old, n)
+        avg.add(t, alpha, b)
+    return (*avg.result(alpha, b), np.array(margins))
+
+
+def nobias_svm_optimum(K, y, C, sweeps=4000, tol=1e-12):
+    """The minimiser of ½‖o‖² + C Σ max(0, 1 − y_i o(x_i)) with o = Σ α_j k(·, x_j) and no bias,
+    by exact coordinate ascent on its dual max Σa − ½aᵀQa, 0 ≤ a ≤ C (Q = yyᵀ∘K; no equality
+    constraint without a bias). Returns the expansion coefficients α = y∘a."""
+    n = len(y)
+    Q = np.outer(y, y) * K
+    a = np.zeros(n)
+    for _ in range(sweeps):
+        change = 0.0
+        for i in range(n):
+            new = min(max(a[i] - (Q[i] @ a - 1.0) / Q[i, i], 0.0), C)
+            change = max(change, abs(new - a[i]))
+            a[i] = new
+        if change < tol:
+            break
+    return y * a
+# End online-kernel section
+
+
+# ============================================================================ SFW / MSFW (tests/test_frank_wolfe.py)
+# Begin SFW section: Ouyang & Gray (2010), Algorithms 1-4, on a dense A = K∘yyᵀ + yyᵀ + I/(2C) and
+# a dense α (no scaling trick, g over S by the listing's update rules, q by eq. 3.10).
+
+
+def sfw_reference(K, y, C, p0, stream, away=False):
+    """SFW (away=False) or MSFW (away=True) fed ``stream`` after α = e(p0).
+
+    Returns (α, g, q, S, log) where g holds the maintained gradient for the indices in S (in the
+    order they joined) and log is one (vertex, kind, λ, −q) tuple per iteration.
+    """
+    y = np.asarray(y, dtype=float)
+    n = y.shape[0]
+    A = np.outer(y, y) * (K + 1.0) + np.eye(n) / (2.0 * C)
+    alpha = np.zeros(n)
+    alpha[p0] = 1.0
+    S = [p0]
+    g = {p0: -2.0 * A[p0, p0]}
+    q = A[p0, p0]
+    log = []
+    for k in stream:
+        k = int(k)
+        added = False
+        if k not in g:
+            gk = -2.0 * A[k] @ alpha                      # eq. 3.8 with α_k = 0
+            if gk >= max(g[p] for p in S):
+                S.append(k)
+                g[k] = gk
+                added = True
+        pt = k if added else max(S, key=lambda p: (g[p], -S.index(p)))
+        kind = "toward"
+        if away:
+            supp = [p for p in S if alpha[p] > 0]
+            pa = min(supp, key=lambda p: (g[p], S.index(p)))
+            ag = -2.0 * q                                  # αᵀ∇f = −2αᵀAα
+            dt = g[pt] - ag                                # d_tᵀ∇f, d_t = e(p_t) − α
+            da = ag - g[pa]                                # d_aᵀ∇f, d_a = α − e(p_a)
+            if alpha[pa] < 1.0 and not dt >= da:
+                kind = "away"
+        if kind == "toward":
+            p = pt
+            lam = 1.0 - (g[p] / 2 + A[p, p]) / (q + g[p] + A[p, p])
+            lam = min(max(lam, 0.0), 1.0)
+            q = (1 - lam) ** 2 * q - lam * (1 - lam) * g[p] + lam ** 2 * A[p, p]
+            for m in S:
+                g[m] = (1 - lam) * g[m] - 2 * lam * A[m, p]
+            e = np.zeros(n)
+            e[p] = 1.0
+            alpha = (1 - lam) * alpha + lam * e
+        else:
+            p = pa
+            lmax = alpha[p] / (1 - alpha[p])
+            lam = (g[p] / 2 + A[p, p]) / (q + g[p] + A[p, p]) - 1.0
+            lam = min(max(lam, 0.0), lmax)
+            q = (1 + lam) ** 2 * q + lam * (1 + lam) * g[p] + lam ** 2 * A[p, p]
+            for m in S:
+                g[m] = (1 + lam) * g[m] + 2 * lam * A[m, p]
+            e = np.zeros(n)
+            e[p] = 1.0
+            alpha = (1 + lam) * alpha - lam * e
+            if lam == lmax:
+                alpha[p] = 0.0
+        log.append((p, kind, lam, -q))
+    return alpha, np.array([g[p] for p in S]), q, S, log
+
+
+def simplex_qp_optimum(A):
+    """min αᵀAα over the unit simplex (A symmetric positive definite), solved independently:
+    Clarabel's interior point method, then the support it finds is polished exactly (the KKT
+    system A_SS α_S = μ·1, 1ᵀα_S = 1) and the KKT conditions are checked on all coordinates.
+    Returns (α*, αᵀAα at α*)."""
+    import clarabel
+    import scipy.sparse as sp
+
+    n = A.shape[0]
+    P = sp.csc_matrix(np.triu(2.0 * A))
+    Acon = sp.csc_matrix(np.vstack([np.ones((1, n)), -np.eye(n)]))
+    b = np.concatenate([[1.0], np.zeros(n)])
+    st = clarabel.DefaultSettings()
+    st.verbose = False
+    st.tol_gap_abs = st.tol_gap_rel = st.tol_feas = 1e-12
+    sol = clarabel.DefaultSolver(P, np.zeros(n), Acon, b,
+                                 [clarabel.ZeroConeT(1), clarabel.NonnegativeConeT(n)], st).solve()
+    a = np.maximum(np.array(sol.x), 0.0)
+    supp = np.flatnonzero(a > 1e-9 * a.max())
+    for _ in range(20):                       # active-set polish: drop negatives, add violators
+        m = supp.size
+        M = np.zeros((m + 1, m + 1))
+        M[:m, :m] = A[np.ix_(supp, supp)]
+        M[:m, m] = -1.0
+        M[m, :m] = 1.0
+        rhs = np.zeros(m + 1)
+        rhs[m] = 1.0
+        z = np.linalg.solve(M, rhs)
+        if np.any(z[:m] < 0):
+            supp = supp[z[:m] >= 0]
+            continue
+        a = np.zeros(n)
+        a[supp] = z[:m]
+        grad = A @ a                              # KKT: (Aα)_i ≥ μ everywhere, = μ on the support
+        viol = np.flatnonzero(grad < z[m] * (1 - 1e-12))
+        if viol.size == 0:
+            break
+        supp = np.union1d(supp, viol[np.argmin(grad[viol])])
+    grad = A @ a
+    mu = a @ grad
+    assert np.all(grad >= mu * (1 - 1e-9)) and abs(a.sum() - 1) < 1e-12 and a.min() >= 0
+    return a, float(a @ A @ a)
+# End SFW section

@@ -8,9 +8,11 @@ from __future__ import annotations
 
 from .base import ParamSpec, Snapshot, Solver
 from .pegasos import PegasosSolver
+from .smo import SMOSolver
 
 REGISTRY: dict[str, type[Solver]] = {
     PegasosSolver.name: PegasosSolver,
+    SMOSolver.name: SMOSolver,
 }
 
 

@@ -1,0 +1,431 @@
+r"""SMO with second-order working-set selection (LIBSVM's solver for C-SVC).
+
+Minimises the L1-SVM dual in the C-form
+
+    min_α  f(α) = ½ αᵀQα − eᵀα     s.t.  0 ≤ α_i ≤ C,  yᵀα = 0,     Q_ij = y_i y_j K(x_i, x_j),
+
+keeping the gradient G = ∇f(α) = Qα − e up to date. One iteration (Fan, Chen & Lin 2005, WSS 2;
+LIBSVM ``Solver::select_working_set`` and ``Solver::Solve``):
+
+    I_up  = {t : y_t = +1, α_t < C  or  y_t = −1, α_t > 0},
+    I_low = {t : y_t = +1, α_t > 0  or  y_t = −1, α_t < C},
+    i = argmax_{t ∈ I_up} −y_t G_t                                   (m(α) = that maximum)
+    j = argmin_{t ∈ I_low, −y_t G_t < m(α)}  −b_it² / a_it,         (M(α) = min_{I_low} −y_t G_t)
+        b_it = −y_i G_i + y_t G_t > 0,  a_it = K_ii + K_tt − 2 K_it  (τ = 1e-12 if a_it ≤ 0)
+    (α_i, α_j) ← clip to the box of (α_i + y_i b_ij / a_ij, α_j − y_j b_ij / a_ij) along yᵀα = const
+    G ← G + Q_{:,i} Δα_i + Q_{:,j} Δα_j
+
+and stops when m(α) − M(α) ≤ tol (LIBSVM's ``eps``, 1e-3). The bias is taken from the KKT
+conditions as LIBSVM's ``calculate_rho`` does: b = −mean(y_i G_i) over the free α_i
+(0 < α_i < C), or, if none is free, minus the midpoint of the interval the bounded ones allow.
+The model is f(x) = Σ_i y_i α_i K(x_i, x) + b.
+
+Papers: Fan, Chen & Lin (2005), "Working set selection using second order information for training
+support vector machines", JMLR 6; Platt (1998), "Sequential minimal optimization" (the two-variable
+analytic step); Chang & Lin, LIBSVM (the clipping, the τ safeguard and the bias rule used here).
+
+What differs from LIBSVM / the papers, and why:
+
+* No shrinking (LIBSVM's default heuristic). The iterates are exactly those of WSS 2 on the full
+  problem, every step is visible in the app, and a chunk is plain O(n) work per iteration. On
+  large problems with few free α shrinking would save time; it is not needed for correctness.
+* Rows of Q are cached in float64 (LIBSVM stores Qfloat = float32), so the iterates follow
+  WSS 2 in double precision; results agree with scikit-learn's SVC to the stopping tolerance.
+* The cache is a fixed (slots × n) float64 array with an LRU list kept in plain index arrays
+  (``slot_of``, ``row_of``, ``prev``/``next``), all inside the compiled chunk; slots =
+  ⌊cache_mb·2²⁰ / (8 n)⌋ capped to [2, n] (two rows must fit: Q_i and Q_j of one step).
+* The stopping test is applied at the start of an iteration (before the pair is updated), as in
+  LIBSVM; ``step`` stops early when it fires and ``converged`` becomes True. The test is
+  m − M ≤ tol (LIBSVM: < eps, the same up to exact ties).
+* ``kernel_evals`` counts every kernel value computed: the n diagonal values K_ii at ``init`` and
+  n per cache miss (a full row); cache hits are free. Decision values on new data are not counted.
+* Ties in the two scans go to the last index, as in LIBSVM (``>=`` / ``<=``). scikit-learn's SVC
+  hands LIBSVM the labels negated for a binary problem (its first class becomes +1), so from
+  α = 0, where every −y_t G_t ties, it walks another path to the same optimum: iteration counts
+  differ by a few percent; dual objectives agree to ~1e-8 relative (tests/test_smo.py).
+* As in LIBSVM, row Q_i is fetched before the stopping test, so the final (converging) check
+  may cost one row.
+* If only one class is present (no free α and one bound empty) the bias is the finite bound.
+* The snapshot needs no kernel evaluations: f(x_i) = y_i (G_i + 1) + b and αᵀQα = αᵀ(G + e).
+  It reports the primal and dual in the λ-form (λ = 1/(C n), divide the C-form by C n) so they are
+  comparable with Pegasos; their difference is the duality gap (≥ 0 for any b).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .._jit import njit
+from ..kernels import kernel_expansion, kernel_row, kernel_value, rows_args
+from ..objectives import error_rate, lam_from_C, primal_objective
+from .base import (C_SPEC, COEF0_SPEC, DEGREE_SPEC, GAMMA_SPEC, KERNEL_SPEC, ParamSpec, Snapshot,
+                   Solver)
+
+TAU = 1e-12
+
+# integer state slots (int64 array `ic`)
+_T, _KEVALS, _CONV, _PI, _PJ, _HITS, _MISSES = 0, 1, 2, 3, 4, 5, 6
+_NIC = 7
+
+
+# --------------------------------------------------------------------------- compiled core
+
+
+@njit
+def _diag(code, kp, Xd, Xdata, Xind, Xptr, Xsq, sparse, out):
+    """out[i] = K(x_i, x_i); returns the kernel evaluations done (n)."""
+    n = out.shape[0]
+    for i in range(n):
+        out[i] = kernel_value(code, kp, Xd, Xdata, Xind, Xptr, Xsq, sparse, i,
+                              Xd, Xdata, Xind, Xptr, Xsq, i)
+    return n
+
+
+@njit
+def _lru_unlink(s, prev, nxt):
+    p = prev[s]
+    q = nxt[s]
+    nxt[p] = q
+    prev[q] = p
+
+
+@njit
+def _lru_push_front(s, head, prev, nxt):
+    """Insert slot s right after the sentinel ``head`` (most recently used)."""
+    q = nxt[head]
+    nxt[head] = s
+    prev[s] = head
+    nxt[s] = q
+    prev[q] = s
+
+
+@njit
+def _get_row(i, code, kp, Xd, Xdata, Xind, Xptr, Xsq, sparse, y, allidx,
+             cache, slot_of, row_of, prev, nxt, ic):
+    """The cache slot holding row i of Q, computing it (n kernel values) on a miss."""
+    head = cache.shape[0]                 # sentinel index of the LRU ring
+    s = slot_of[i]
+    if s >= 0:
+        ic[_HITS] += 1
+        _lru_unlink(s, prev, nxt)
+        _lru_push_front(s, head, prev, nxt)
+        return s
+    s = prev[head]                        # least recently used slot
+    old = row_of[s]
+    if old >= 0:
+        slot_of[old] = -1
+    row_of[s] = i
+    slot_of[i] = s
+    row = cache[s]
+    ic[_KEVALS] += kernel_row(code, kp, Xd, Xdata, Xind, Xptr, Xsq, sparse, i,
+                              Xd, Xdata, Xind, Xptr, Xsq, allidx, row)
+    yi = y[i]
+    for k in range(row.shape[0]):
+        row[k] *= yi * y[k]
+    ic[_MISSES] += 1
+    _lru_unlink(s, prev, nxt)
+    _lru_push_front(s, head, prev, nxt)
+    return s
+
+
+@njit
+def _smo_chunk(code, kp, Xd, Xdata, Xind, Xptr, Xsq, sparse, y, C, tol, n_steps,
+               alpha, G, QD, allidx, cache, slot_of, row_of, prev, nxt, ic):
+    """Up to n_steps SMO iterations (WSS 2 + analytic pair update); returns the iterations done.
+    Sets ic[_CONV] when the maximal violating pair gap m − M is ≤ tol."""
+    n = alpha.shape[0]
+    done = 0
+    while done < n_steps:
+        if ic[_CONV]:
+            break
+        # ---- select i: maximal violator in I_up
+        Gmax = -np.inf
+        ii = -1
+        for t in range(n):
+            if y[t] > 0.0:
+                if alpha[t] < C:
+                    if -G[t] >= Gmax:
+                        Gmax = -G[t]
+                        ii = t
+            else:
+                if alpha[t] > 0.0:
+                    if G[t] >= Gmax:
+                        Gmax = G[t]
+                        ii = t
+        if ii < 0:
+            ic[_CONV] = 1
+            break
+        si = _get_row(ii, code, kp, Xd, Xdata, Xind, Xptr, Xsq, sparse, y, allidx,
+                      cache, slot_of, row_of, prev, nxt, ic)
+        Qi = cache[si]
+        # ---- select j: second-order gain over I_low
+        Gmax2 = -np.inf
+        jj = -1
+        obj_min = np.inf
+        yi = y[ii]
+        QDi = QD[ii]
+        for t in range(n):
+            if y[t] > 0.0:
+                if alpha[t] > 0.0:
+                    gd = Gmax + G[t]
+                    if G[t] >= Gmax2:
+                        Gmax2 = G[t]
+                    if gd > 0.0:
+                        quad = QDi + QD[t] - 2.0 * yi * Qi[t]
+                        if quad > 0.0:
+                            od = -(gd * gd) / quad
+                        else:
+                            od = -(gd * gd) / TAU
+                        if od <= obj_min:
+                            jj = t
+                            obj_min = od
+            else:
+                if alpha[t] < C:
+                    gd = Gmax - G[t]
+                    if -G[t] >= Gmax2:
+                        Gmax2 = -G[t]
+                    if gd > 0.0:
+                        quad = QDi + QD[t] + 2.0 * yi * Qi[t]
+                        if quad > 0.0:
+                            od = -(gd * gd) / quad
+                        else:
+                            od = -(gd * gd) / TAU
+                        if od <= obj_min:
+                            jj = t
+                            obj_min = od
+        if Gmax + Gmax2 <= tol or jj < 0:
+            ic[_CONV] = 1
+            break
+        sj = _get_row(jj, code, kp, Xd, Xdata, Xind, Xptr, Xsq, sparse, y, allidx,
+                      cache, slot_of, row_of, prev, nxt, ic)
+        Qj = cache[sj]              # LRU with ≥ 2 slots: row ii (most recent) was not evicted
+        # ---- analytic two-variable update (LIBSVM Solver::Solve)
+        ai_old = alpha[ii]
+        aj_old = alpha[jj]
+        ai = ai_old
+        aj = aj_old
+        if y[ii] != y[jj]:
+            quad = QD[ii] + QD[jj] + 2.0 * Qi[jj]
+            if quad <= 0.0:
+                quad = TAU
+            delta = (-G[ii] - G[jj]) / quad
+            diff = ai - aj
+            ai += delta
+            aj += delta
+            if diff > 0.0:
+                if aj < 0.0:
+                    aj = 0.0
+                    ai = diff
+            else:
+                if ai < 0.0:
+                    ai = 0.0
+                    aj = -diff
+            if diff > 0.0:          # C_i − C_j = 0
+                if ai > C:
+                    ai = C
+                    aj = C - diff
+            else:
+                if aj > C:
+                    aj = C
+                    ai = C + diff
+        else:
+            quad = QD[ii] + QD[jj] - 2.0 * Qi[jj]
+            if quad <= 0.0:
+                quad = TAU
+            delta = (G[ii] - G[jj]) / quad
+            s = ai + aj
+            ai -= delta
+            aj += delta
+            if s > C:
+                if ai > C:
+                    ai = C
+                    aj = s - C
+            else:
+                if aj < 0.0:
+                    aj = 0.0
+                    ai = s
+            if s > C:
+                if aj > C:
+                    aj = C
+                    ai = s - C
+            else:
+                if ai < 0.0:
+                    ai = 0.0
+                    aj = s
+        alpha[ii] = ai
+        alpha[jj] = aj
+        dai = ai - ai_old
+        daj = aj - aj_old
+        for k in range(n):
+            G[k] += Qi[k] * dai + Qj[k] * daj
+        ic[_T] += 1
+        ic[_PI] = ii
+        ic[_PJ] = jj
+        done += 1
+    return done
+
+
+# --------------------------------------------------------------------------- NumPy helpers
+
+
+def kkt_bias(alpha, G, y, C) -> float:
+    """b = −ρ with ρ from LIBSVM's ``calculate_rho``: mean of y_i G_i over free α_i, else the
+    midpoint of [lb, ub] given by the bounded ones."""
+    yG = y * G
+    upper = alpha >= C
+    lower = alpha <= 0.0
+    free = ~(upper | lower)
+    if free.any():
+        return -float(yG[free].mean())
+    ub_mask = (upper & (y < 0)) | (lower & (y > 0))
+    lb_mask = (upper & (y > 0)) | (lower & (y < 0))
+    ub = float(yG[ub_mask].min()) if ub_mask.any() else math.inf
+    lb = float(yG[lb_mask].max()) if lb_mask.any() else -math.inf
+    if math.isinf(ub) and math.isinf(lb):
+        return 0.0
+    if math.isinf(ub):
+        return -lb
+    if math.isinf(lb):
+        return -ub
+    return -0.5 * (ub + lb)
+
+
+def max_violation(alpha, G, y, C) -> float:
+    """m(α) − M(α) with m = max_{I_up} −y_t G_t, M = min_{I_low} −y_t G_t (0 if a set is empty)."""
+    v = -y * G
+    up = ((y > 0) & (alpha < C)) | ((y < 0) & (alpha > 0.0))
+    low = ((y > 0) & (alpha > 0.0)) | ((y < 0) & (alpha < C))
+    if not up.any() or not low.any():
+        return 0.0
+    return float(v[up].max() - v[low].min())
+
+
+# --------------------------------------------------------------------------- public class
+
+
+class SMOSolver(Solver):
+    __doc__ = __doc__
+    name = "smo"
+    title = "SMO (LIBSVM, second-order WSS)"
+    paper = ("Fan, Chen & Lin (2005), Working set selection using second order information for "
+             "training SVM, JMLR 6; Platt (1998), Sequential minimal optimization")
+    formulation = (r"\min_{\alpha}\ \tfrac12\,\alpha^\top Q\alpha - e^\top\alpha\quad"
+                   r"\text{s.t. } 0\le\alpha_i\le C,\ y^\top\alpha=0,\qquad "
+                   r"Q_{ij}=y_iy_jK(x_i,x_j)")
+    update_rule = (r"i=\arg\max_{t\in I_{up}} -y_tG_t,\quad "
+                   r"j=\arg\min_{t\in I_{low},\,-y_tG_t<-y_iG_i} -\frac{b_{it}^2}{a_{it}},\quad "
+                   r"\alpha_i \mathrel{+}= y_i\frac{b_{ij}}{a_{ij}},\ "
+                   r"\alpha_j \mathrel{-}= y_j\frac{b_{ij}}{a_{ij}}\ (\text{clipped}),\quad "
+                   r"G \mathrel{+}= Q_{:i}\Delta\alpha_i + Q_{:j}\Delta\alpha_j;\ "
+                   r"b_{it}=-y_iG_i+y_tG_t,\ a_{it}=\max(K_{ii}+K_{tt}-2K_{it},\tau)")
+    params = {
+        "C": C_SPEC,
+        "kernel": KERNEL_SPEC,
+        "gamma": GAMMA_SPEC,
+        "degree": DEGREE_SPEC,
+        "coef0": COEF0_SPEC,
+        "tol": ParamSpec(1e-3, "float", "Stop when the maximal violating pair gap m(α) − M(α) "
+                         "is ≤ tol (LIBSVM's eps).", low=0.0, low_open=True, high=1e3,
+                         ui=(1e-6, 1e-1), log=True),
+        "cache_mb": ParamSpec(200.0, "float", "Memory bound of the kernel-row cache in MB "
+                              "(at least two rows are always kept).", low=0.0, low_open=True,
+                              high=1e6, ui=(0.01, 4000.0), log=True),
+        "max_iter": ParamSpec(10_000_000, "int", "Stop after this many SMO iterations.",
+                              low=1, high=10**12, ui=(100, 10_000_000), log=True),
+    }
+    stochastic = False
+    kernelized = True
+
+    # ---------------------------------------------------------------------------------- setup
+    def _setup(self):
+        n = self.n
+        p = self.p
+        self.C = p["C"]
+        self.lam = lam_from_C(self.C, n)
+        self.horizon = int(p["max_iter"])
+        self.alpha = np.zeros(n)
+        self.G = -np.ones(n)
+        self.QD = np.empty(n)
+        X = rows_args(self.X)
+        self.ic = np.zeros(_NIC, dtype=np.int64)
+        self.ic[_PI] = self.ic[_PJ] = -1
+        self.ic[_KEVALS] = _diag(self.kcode, self.kp, *X, self.QD)
+        self.kernel_evals = int(self.ic[_KEVALS])
+        slots = int(p["cache_mb"] * 2**20 // (8 * n))
+        self.slots = max(2, min(n, slots))
+        self.cache = np.empty((self.slots, n))
+        self.slot_of = -np.ones(n, dtype=np.int64)
+        self.row_of = -np.ones(self.slots, dtype=np.int64)
+        # LRU ring over slots 0..slots-1 with sentinel `slots`; initially 0 is MRU, last is LRU
+        order = np.arange(self.slots + 1)
+        self.nxt = np.roll(order, -1).astype(np.int64)
+        self.prev = np.roll(order, 1).astype(np.int64)
+        self.allidx = np.arange(n, dtype=np.int64)
+
+    # ----------------------------------------------------------------------------------- step
+    def step(self, n: int) -> int:
+        """Run up to n SMO iterations in one compiled call; returns the iterations done
+        (fewer when the stopping rule fires or max_iter is reached)."""
+        self._require_ready()
+        n = min(int(n), self.horizon - self.t)
+        if n <= 0 or self.converged:
+            return 0
+        done = _smo_chunk(self.kcode, self.kp, *rows_args(self.X), self.y, self.C,
+                          self.p["tol"], n, self.alpha, self.G, self.QD, self.allidx,
+                          self.cache, self.slot_of, self.row_of, self.prev, self.nxt, self.ic)
+        self.t = int(self.ic[_T])
+        self.kernel_evals = int(self.ic[_KEVALS])
+        return int(done)
+
+    @property
+    def converged(self) -> bool:
+        return bool(self._ready and self.ic[_CONV])
+
+    # ---------------------------------------------------------------------------------- model
+    @property
+    def intercept_(self) -> float:
+        return kkt_bias(self.alpha, self.G, self.y, self.C)
+
+    def _support_coef(self):
+        support = np.flatnonzero(self.alpha > 0.0)
+        return support, self.alpha[support] * self.y[support], self.intercept_
+
+    def _decision_rows(self, R):
+        out = np.zeros(R.n)
+        support, coef, b = self._support_coef()
+        if support.size:
+            kernel_expansion(self.kcode, self.kp, *rows_args(R), *rows_args(self.X)[:5],
+                             support, np.ascontiguousarray(coef), out)
+        return out + b
+
+    def train_scores(self) -> np.ndarray:
+        """f(x_i) on the training set from the gradient, without kernel evaluations."""
+        return self.y * (self.G + 1.0) + self.intercept_
+
+    def dual_objective_C(self) -> float:
+        """D_C(α) = eᵀα − ½ αᵀQα (from G: αᵀQα = αᵀ(G + e))."""
+        aQa = float(self.alpha @ (self.G + 1.0))
+        return float(self.alpha.sum()) - 0.5 * aQa
+
+    def snapshot(self) -> Snapshot:
+        self._require_ready()
+        a, G, y, C = self.alpha, self.G, self.y, self.C
+        b = kkt_bias(a, G, y, C)
+        scores = y * (G + 1.0) + b
+        wsq = max(float(a @ (G + 1.0)), 0.0)
+        obj = primal_objective(scores, y, wsq, lam=self.lam)
+        dual = (float(a.sum()) - 0.5 * wsq) / (C * self.n)
+        support = np.flatnonzero(a > 0.0)
+        n_free = int(np.count_nonzero((a > 0.0) & (a < C)))
+        return Snapshot(
+            t=self.t, objective=obj, n_sv=int(support.size), support=support,
+            kernel_evals=self.kernel_evals, objective_name="primal L1-SVM, λ-form",
+            dual_objective=dual, gap=obj - dual, converged=self.converged,
+            extra={"working_pair": (int(self.ic[_PI]), int(self.ic[_PJ])),
+                   "max_violation": max_violation(a, G, y, C),
+                   "train_error": error_rate(scores, y), "b": b, "lam": self.lam,
+                   "n_free": n_free, "n_bound": int(support.size) - n_free,
+                   "cache_slots": self.slots, "cache_hits": int(self.ic[_HITS]),
+                   "cache_misses": int(self.ic[_MISSES])},
+        )

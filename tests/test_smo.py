@@ -1,0 +1,352 @@
+"""SMO with WSS 2 (svmcore.solvers.smo) against scikit-learn's SVC (LIBSVM), closed-form cases
+and the slow NumPy reference in tests/reference.py."""
+import warnings
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.metrics.pairwise import linear_kernel, polynomial_kernel, rbf_kernel
+from sklearn.svm import SVC
+
+from reference import smo_kkt_bias, smo_pair_update, smo_wss2_reference, smo_wss2_select
+from svmcore import solvers
+from svmcore.objectives import primal_objective
+from svmcore.run import TrainingRun
+from svmcore.solvers.smo import SMOSolver
+
+DATASETS = {          # name: (file, n_features)
+    "heart": ("heart/heart_scale.xz", 13),
+    "breast-cancer": ("breast-cancer/breast-cancer_scale.xz", 10),
+    "diabetes": ("diabetes/diabetes_scale.xz", 8),
+}
+
+
+@pytest.fixture(scope="module")
+def real(data_folder):
+    from svmcore.data import read_libsvm
+    out = {}
+    for name, (f, d) in DATASETS.items():
+        X, y = read_libsvm(data_folder / f, n_features=d)
+        out[name] = (X.toarray(), np.where(y == y.max(), 1.0, -1.0))
+    return out
+
+
+def _fit(X, y, **params):
+    s = SMOSolver(**params)
+    s.init(X, y)
+    while not s.converged:
+        assert s.step(1 << 20) > 0 or s.converged
+    return s
+
+
+def _gram(X, kernel, gamma):
+    return rbf_kernel(X, X, gamma=gamma) if kernel == "rbf" else linear_kernel(X, X)
+
+
+def _svc_dual(m, K):
+    """D_C = Σα − ½ Σ (y α)_i (y α)_j K_ij from SVC's dual_coef_ (= y_i α_i up to one sign)."""
+    c = np.asarray(m.dual_coef_).ravel()
+    sv = m.support_
+    return np.abs(c).sum() - 0.5 * c @ K[np.ix_(sv, sv)] @ c
+
+
+# --------------------------------------------------------------------------- against SVC
+
+
+@pytest.mark.parametrize("kernel", ["rbf", "linear"])
+@pytest.mark.parametrize("name", list(DATASETS))
+def test_matches_svc_on_real_data(real, name, kernel):
+    X, y = real[name]
+    perm = np.random.default_rng(0).permutation(len(y))
+    ntr = int(0.7 * len(y))
+    tr, te = perm[:ntr], perm[ntr:]
+    gamma = 1.0 / X.shape[1]
+    s = _fit(X[tr], y[tr], C=1.0, kernel=kernel, gamma=gamma, tol=1e-3)
+    m = SVC(C=1.0, kernel=kernel, gamma=gamma, tol=1e-3).fit(X[tr], y[tr])
+    K = _gram(X[tr], kernel, gamma)
+    d_svc = _svc_dual(m, K)
+    d_smo = s.dual_objective_C()
+    # α in the box, yᵀα = 0, D from G equals D from the Gram matrix
+    assert s.alpha.min() >= 0.0 and s.alpha.max() <= 1.0
+    assert abs(s.alpha @ y[tr]) < 1e-10
+    beta = s.alpha * y[tr]
+    assert d_smo == pytest.approx(s.alpha.sum() - 0.5 * beta @ K @ beta, rel=1e-10)
+    assert abs(d_smo - d_svc) <= 1e-5 * abs(d_svc)            # measured ≤ 7e-8 relative
+    sup, sup_svc = set(s.snapshot().support), set(m.support_)
+    assert len(sup ^ sup_svc) <= max(2, len(sup_svc) // 100)  # measured 0 (1 on diabetes-linear)
+    # b is pinned down only to about the stopping tolerance (m − M ≤ 1e-3) on each side
+    assert abs(s.intercept_ - m.intercept_[0]) <= 3e-3        # measured ≤ 1.5e-3
+    agree = np.mean(np.sign(s.decision_function(X[te])) == np.sign(m.decision_function(X[te])))
+    assert agree >= 0.995
+    assert s.snapshot().extra["max_violation"] <= 1e-3
+
+
+def test_svmguide1_reference_numbers(data_folder):
+    """REFERENCE.md: SVC with C=1, σ=20 has 97.00% test accuracy and 513 SVs on svmguide1."""
+    from svmcore.data import read_libsvm
+    X, y = read_libsvm(data_folder / "svmguide1" / "svmguide1.xz", n_features=4)
+    Xt, yt = read_libsvm(data_folder / "svmguide1" / "svmguide1.t.xz", n_features=4)
+    y, yt = np.where(y > 0, 1.0, -1.0), np.where(yt > 0, 1.0, -1.0)
+    s = _fit(X, y, C=1.0, kernel="rbf", gamma=1.0 / (2 * 20.0**2))
+    acc = np.mean(np.where(s.decision_function(Xt) >= 0, 1.0, -1.0) == yt)
+    assert abs(acc - 0.97) <= 0.0025                          # measured 0.9700
+    assert abs(s.snapshot().n_sv - 513) <= 10                 # measured 510
+
+
+@pytest.mark.parametrize("kernel", ["rbf", "linear"])
+def test_every_step_follows_the_numpy_reference(real, kernel):
+    """Lockstep against the slow NumPy WSS 2 (full Q, no cache): from the solver's state before
+    each step, the reference picks the same pair (or one tied to 1e-12 in its criterion: free
+    α share −y_t G_t = b at the optimum, so near-ties are normal late in a run) and its update
+    gives the same α and G."""
+    from svmcore.kernels import kernel_matrix
+    X, y = real["heart"]
+    gamma = 1.0 / X.shape[1]
+    K = kernel_matrix(X, kernel=kernel, gamma=gamma)   # the bits the solver sees
+    np.testing.assert_allclose(K, _gram(X, kernel, gamma), atol=1e-12)
+    s = SMOSolver(C=1.0, kernel=kernel, gamma=gamma)
+    s.init(X, y)
+    np.testing.assert_allclose(s.QD, np.diag(K), rtol=1e-14)
+    Q, QD = np.outer(y, y) * K, s.QD.copy()      # K_ii from kernel_value, as the solver has it
+    ties = 0
+    while True:
+        a0, G0 = s.alpha.copy(), s.G.copy()
+        sel = smo_wss2_select(Q, QD, y, 1.0, a0, G0, tol=1e-3)
+        done = s.step(1)
+        if sel is None:
+            assert done == 0 and s.converged
+            break
+        assert done == 1
+        i, j = s.snapshot().extra["working_pair"]
+        if (i, j) != sel[:2]:
+            ties += 1
+            v = sel[2][0]
+            assert abs(v[i] - v[sel[0]]) <= 1e-12         # i: a maximal violator too
+            _, jr, (_, score) = smo_wss2_select(Q, QD, y, 1.0, a0, G0, tol=1e-3, i=i)
+            assert abs(score[j] - score[jr]) <= 1e-12 * abs(score[jr])
+        a1, G1 = smo_pair_update(Q, QD, y, 1.0, a0, G0, i, j)
+        np.testing.assert_allclose(s.alpha, a1, rtol=0, atol=1e-14)
+        np.testing.assert_allclose(s.G, G1, rtol=0, atol=1e-12)
+    assert s.t > 100 and ties <= s.t // 20             # measured: 162 / 0 ties (rbf), 1023 / 0 (linear)
+    assert s.intercept_ == pytest.approx(smo_kkt_bias(y, 1.0, s.alpha, s.G), abs=1e-14)
+
+
+def test_non_psd_kernel_uses_tau_and_terminates():
+    """Polynomial kernel with coef0 < 0 is indefinite: a_ij ≤ 0 happens, τ keeps steps finite."""
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(60, 3))
+    y = np.where(X[:, 0] + 0.3 * rng.normal(size=60) > 0, 1.0, -1.0)
+    K = polynomial_kernel(X, X, degree=3, gamma=1.0, coef0=-2.0)
+    a_all = np.diag(K)[:, None] + np.diag(K)[None, :] - 2 * K
+    assert (a_all <= 0).sum() > 0 and np.linalg.eigvalsh(K).min() < 0
+    s = _fit(X, y, C=1.0, kernel="poly", gamma=1.0, coef0=-2.0, degree=3, max_iter=100_000)
+    a, _, b, pairs = smo_wss2_reference(K, y, 1.0)
+    assert s.converged and s.t == len(pairs)
+    np.testing.assert_allclose(s.alpha, a, atol=1e-8)
+    assert np.all((s.alpha >= 0) & (s.alpha <= 1.0)) and abs(s.alpha @ y) < 1e-10
+
+
+# --------------------------------------------------------------------------- closed form
+
+
+def test_two_points_closed_form():
+    """x = 3 (y=+1), x = 1 (y=−1), linear: w = 1, b = −2, α = (½, ½), one SMO step."""
+    X = np.array([[3.0], [1.0]])
+    y = np.array([1.0, -1.0])
+    s = SMOSolver(C=10.0, kernel="linear")
+    s.init(X, y)
+    assert s.step(1) == 1 and not s.converged
+    np.testing.assert_allclose(s.alpha, [0.5, 0.5], atol=1e-15)
+    assert s.intercept_ == pytest.approx(-2.0, abs=1e-14)
+    assert s.step(5) == 0 and s.converged
+    snap = s.snapshot()
+    assert snap.extra["working_pair"] == (0, 1)
+    assert snap.extra["max_violation"] == pytest.approx(0.0, abs=1e-14)
+    # λ-form: P = D = D_C / (C n) = 0.5 / 20
+    assert snap.objective == pytest.approx(0.5 / 20, abs=1e-15)
+    assert snap.dual_objective == pytest.approx(0.5 / 20, abs=1e-15)
+    np.testing.assert_allclose(s.decision_function(np.array([[2.0], [5.0]])), [0.0, 3.0],
+                               atol=1e-14)
+
+
+def test_two_points_box_bound_and_midpoint_bias():
+    """Same points, C = 0.2 < ½: α = (C, C), no free α: b is the midpoint of [−1.4, −0.2]."""
+    X = np.array([[3.0], [1.0]])
+    y = np.array([1.0, -1.0])
+    s = _fit(X, y, C=0.2, kernel="linear")
+    np.testing.assert_allclose(s.alpha, [0.2, 0.2], atol=1e-15)
+    assert s.intercept_ == pytest.approx(-0.8, abs=1e-14)
+    snap = s.snapshot()
+    assert snap.gap == pytest.approx(0.0, abs=1e-14)           # P_C = D_C = 0.32
+    assert snap.objective == pytest.approx(0.32 / 0.4, abs=1e-14)
+    assert snap.extra["n_free"] == 0 and snap.n_sv == 2
+
+
+def test_four_points_separable():
+    """SVs (1,1) and (1,−1): w = (0, 1), b = 0, α = ½ on them and 0 elsewhere, D_C = ½."""
+    X = np.array([[1.0, 1.0], [-2.0, 2.0], [1.0, -1.0], [0.0, -3.0]])
+    y = np.array([1.0, 1.0, -1.0, -1.0])
+    for Xin in (X, sp.csr_matrix(X)):
+        s = _fit(Xin, y, C=100.0, kernel="linear", tol=1e-12)
+        np.testing.assert_allclose(s.alpha, [0.5, 0, 0.5, 0], atol=1e-12)
+        assert s.intercept_ == pytest.approx(0.0, abs=1e-12)
+        assert s.dual_objective_C() == pytest.approx(0.5, abs=1e-12)
+        assert list(s.snapshot().support) == [0, 2]
+        sup, coef, b = s._support_coef()
+        np.testing.assert_allclose(coef, [0.5, -0.5], atol=1e-12)
+
+
+# --------------------------------------------------------------------------- engine properties
+
+
+def test_chunking_is_bit_identical(real):
+    X, y = real["diabetes"]
+    runs = []
+    for chunks in ([1] * 400, [400], [7] * 57 + [1], [3, 100, 297]):
+        s = SMOSolver(C=1.0, kernel="rbf", gamma=0.125, cache_mb=0.1, tol=1e-6)  # 17 slots
+        s.init(X, y)
+        for c in chunks:
+            s.step(c)
+        assert s.t == 400 and not s.converged
+        runs.append(s)
+    for s in runs[1:]:
+        np.testing.assert_array_equal(s.alpha, runs[0].alpha)
+        np.testing.assert_array_equal(s.G, runs[0].G)
+        np.testing.assert_array_equal(s.ic, runs[0].ic)
+        np.testing.assert_array_equal(s.cache, runs[0].cache)
+        assert s.kernel_evals == runs[0].kernel_evals
+
+
+def test_cache_bound_changes_cost_not_result(real):
+    X, y = real["diabetes"]
+    n = len(y)
+    big = _fit(X, y, C=1.0, kernel="rbf", gamma=0.125, cache_mb=200)
+    assert big.slots == n                       # the whole Q fits: each row computed once
+    misses = big.snapshot().extra["cache_misses"]
+    assert big.kernel_evals == n + n * misses and misses <= n
+    for mb in (1e-6, 0.05):
+        small = _fit(X, y, C=1.0, kernel="rbf", gamma=0.125, cache_mb=mb)
+        assert small.cache.nbytes <= max(mb * 2**20, 2 * 8 * n)
+        assert small.slots == max(2, int(mb * 2**20 // (8 * n)))
+        np.testing.assert_array_equal(small.alpha, big.alpha)
+        np.testing.assert_array_equal(small.G, big.G)
+        assert small.t == big.t
+        assert small.kernel_evals > big.kernel_evals
+    assert small.snapshot().extra["cache_hits"] > 0
+
+
+def test_gap_and_violation_go_down_and_converged_fires(real):
+    X, y = real["heart"]
+    s = SMOSolver(C=1.0, kernel="rbf", gamma=1.0 / 13)
+    s.init(X, y)
+    first = s.snapshot()
+    assert first.objective == pytest.approx(1.0) and first.dual_objective == 0.0
+    assert first.gap == pytest.approx(1.0) and first.extra["max_violation"] == pytest.approx(2.0)
+    duals, gaps, viols = [], [], []
+    while True:
+        done = s.step(1)
+        snap = s.snapshot()
+        if done == 0:
+            break
+        assert not snap.converged
+        duals.append(snap.dual_objective)
+        gaps.append(snap.gap)
+        viols.append(snap.extra["max_violation"])
+    assert snap.converged and s.converged and snap.extra["max_violation"] <= 1e-3
+    assert viols[-2] > 1e-3                       # it fired as soon as m − M ≤ tol
+    assert np.all(np.diff(duals) > 0)             # every SMO step increases the dual strictly
+    assert min(gaps) >= -1e-12                    # weak duality
+    assert gaps[-1] < 1e-3 * first.gap
+    q = len(gaps) // 4                            # decreasing trend, quarter by quarter
+    assert max(gaps[q:2 * q]) < max(gaps[:q]) and max(gaps[3 * q:]) < max(gaps[q:2 * q])
+    assert max(viols[3 * q:]) < max(viols[:q])
+    assert s.step(10) == 0 and s.t == len(gaps)   # converged: nothing more to do
+
+
+def test_snapshot_matches_explicit_objectives(real):
+    X, y = real["breast-cancer"]
+    C, gamma = 2.0, 0.1
+    s = SMOSolver(C=C, kernel="rbf", gamma=gamma)
+    s.init(X, y)
+    s.step(30)
+    n = len(y)
+    K = rbf_kernel(X, X, gamma=gamma)
+    beta = s.alpha * y
+    b = s.intercept_
+    f = K @ beta + b
+    snap = s.snapshot()
+    wsq = beta @ K @ beta
+    assert snap.objective == pytest.approx(primal_objective(f, y, wsq, C=C) / (C * n), rel=1e-10)
+    assert snap.dual_objective == pytest.approx((s.alpha.sum() - 0.5 * wsq) / (C * n), rel=1e-10)
+    assert snap.gap == pytest.approx(snap.objective - snap.dual_objective)
+    np.testing.assert_allclose(s.decision_function(X), f, atol=1e-10)
+    np.testing.assert_allclose(s.train_scores(), f, atol=1e-10)
+    assert snap.extra["train_error"] == np.mean(np.where(f >= 0, 1, -1) != y)
+    assert snap.extra["b"] == b and snap.n_sv == np.count_nonzero(s.alpha)
+    assert snap.kernel_evals == s.kernel_evals and snap.t == 30
+
+
+def test_kernel_eval_counting_and_sparse_input(real):
+    X, y = real["heart"]
+    n = len(y)
+    s = SMOSolver(C=1.0, kernel="rbf", gamma=0.1)
+    s.init(X, y)
+    assert s.kernel_evals == n                   # the diagonal
+    s.step(1)
+    assert s.kernel_evals == 3 * n               # rows i and j
+    d = _fit(X, y, C=1.0, kernel="rbf", gamma=0.1)
+    c = _fit(sp.csr_matrix(X), y, C=1.0, kernel="rbf", gamma=0.1)
+    assert abs(d.dual_objective_C() - c.dual_objective_C()) <= 1e-6 * d.dual_objective_C()
+    np.testing.assert_allclose(c.decision_function(sp.csr_matrix(X)), d.decision_function(X),
+                               atol=1e-3)
+
+
+def test_max_iter_and_params():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(50, 2))
+    y = np.where(X[:, 0] > 0, 1.0, -1.0)
+    s = SMOSolver(C=1e3, kernel="rbf", gamma=1.0, max_iter=5, tol=1e-9)
+    s.init(X, y)
+    assert s.horizon == 5
+    assert s.step(100) == 5 and s.step(1) == 0 and s.t == 5 and not s.converged
+    run = TrainingRun(SMOSolver(C=1.0, kernel="linear", max_iter=7, tol=1e-9), X, y)
+    run.run()
+    assert run.status == "finished" and run.t == 7
+    for bad in ({"cache_mb": 0.0}, {"tol": -1.0}, {"max_iter": 0}, {"shrinking": True}):
+        with pytest.raises(ValueError):
+            SMOSolver(**bad)
+    assert SMOSolver.stochastic is False and SMOSolver.kernelized is True
+    assert SMOSolver.name == "smo" and "Fan" in SMOSolver.paper
+    assert SMOSolver.__doc__.lstrip().startswith("SMO")
+
+
+def test_training_run_and_estimator(monkeypatch, real):
+    monkeypatch.setitem(solvers.REGISTRY, "smo", SMOSolver)
+    from svmcore.estimators import SVMClassifier
+    X, y = real["breast-cancer"]
+    labels = np.where(y > 0, 4, 2)               # the file's own labels
+    run = TrainingRun("smo", X, y, C=1.0, kernel="rbf", gamma=0.1).run()
+    assert run.status == "converged"
+    its = [r.iteration for r in run.trace]
+    assert its == sorted(set(its)) and its[-1] == run.t
+    m = SVMClassifier(solver="smo", kernel="rbf", gamma=0.1, C=1.0).fit(X, labels)
+    ref = SVC(kernel="rbf", gamma=0.1, C=1.0).fit(X, labels)
+    assert np.mean(m.predict(X) == ref.predict(X)) >= 0.995
+    assert abs(m.intercept_[0] - ref.intercept_[0]) < 3e-3
+    assert set(m.support_) == set(ref.support_)
+    order = np.argsort(m.support_)
+    ref_coef = dict(zip(ref.support_, ref.dual_coef_.ravel()))
+    np.testing.assert_allclose(m.dual_coef_.ravel()[order],
+                               [ref_coef[i] for i in np.sort(m.support_)], atol=5e-3)
+    np.testing.assert_allclose(m.decision_function(X), ref.decision_function(X), atol=5e-3)
+
+
+def test_estimator_contract(monkeypatch):
+    from sklearn.utils.estimator_checks import check_estimator
+    from svmcore.estimators import SVMClassifier
+    monkeypatch.setitem(solvers.REGISTRY, "smo", SMOSolver)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        results = check_estimator(SVMClassifier(solver="smo", kernel="rbf"), on_fail=None)
+    failed = [(r["check_name"], r["exception"]) for r in results if r["status"] == "failed"]
+    assert not failed
