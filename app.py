@@ -1,0 +1,36 @@
+"""svmcore app — router only: page config, numba warm-up once per server, navigation.
+
+Run with ``streamlit run app.py``. Each page lives in ``pages/`` and is thin: it reads widgets,
+calls svmcore and draws the figures of svmcore.viz.
+"""
+from __future__ import annotations
+
+import streamlit as st
+
+st.set_page_config(page_title="svmcore", page_icon="🧮", layout="wide")
+
+
+@st.cache_resource(show_spinner="Compiling the solvers (once per server)…")
+def _warm_up() -> str | None:
+    """Compile (or load from numba's disk cache) the code the pages run, once per server.
+
+    Returns an error message instead of raising, so a failure is shown, not a traceback.
+    """
+    try:
+        from svmcore.run import warmup
+        from svmcore.solvers import get_solver
+
+        for kernel in ("linear", "rbf"):
+            warmup(get_solver("pegasos")(kernel=kernel))
+    except Exception as exc:  # noqa: BLE001 - shown to the user, the app goes on
+        return f"{type(exc).__name__}: {exc}"
+    return None
+
+
+_warm_error = _warm_up()
+if _warm_error:
+    st.error(f"Warming up the solvers failed — training may be slow or fail: {_warm_error}")
+
+st.navigation([
+    st.Page("pages/playground.py", title="Playground", icon="🎛️", default=True),
+]).run()
