@@ -131,7 +131,7 @@ class TrainingRun:
             return
         test_err = float("nan")
         if self.X_test is not None and self.X_test.n > 0:
-            test_err = error_rate(s._decision_rows(self.X_test), self.y_test)
+            test_err = error_rate(s.decision_function(self.X_test), self.y_test)
         self.trace.append(TraceRow(
             iteration=s.t, time=self.solver_time, objective=float(snap.objective),
             train_error=float(snap.extra.get("train_error", float("nan"))),
@@ -162,7 +162,20 @@ class TrainingRun:
             self._next_ckpt = checkpoints_after(self.t, self.per_decade)
         if self.solver.diverged and not self.message:
             self.message = self.solver.message
+        elif self.done and not self.message:
+            self.message = self._end_message()
         return done
+
+    def _end_message(self) -> str:
+        status = self.status
+        if status == "converged":
+            return f"{self.solver.name} converged at iteration {self.t}: its stopping rule fired."
+        if status == "finished":
+            return f"{self.solver.name} finished the planned {self.max_iter} iterations."
+        if status == "time cap":
+            return (f"stopped after {self.solver_time:.1f} s of training (the time cap); "
+                    "use fewer epochs or a smaller dataset")
+        return ""
 
     # ------------------------------------------------------------------------------ drive
     def advance_iters(self, n: int) -> int:
@@ -175,18 +188,20 @@ class TrainingRun:
             total += d
         return total
 
-    def advance(self, budget_s: float = 0.1) -> int:
-        """Iterations for about ``budget_s`` seconds of solver time (chunk sizes adapt)."""
+    def advance(self, budget_s: float = 0.1, max_iters: int | None = None) -> int:
+        """Iterations for about ``budget_s`` seconds of solver time (chunk sizes adapt), and at
+        most ``max_iters`` of them (a page that wants a run to unfold slowly caps both)."""
         start = time.perf_counter()
         total = 0
-        while not self.done:
+        while not self.done and (max_iters is None or total < max_iters):
             t0 = time.perf_counter()
-            d = self._advance_once(self._chunk)
+            want = self._chunk if max_iters is None else min(self._chunk, max_iters - total)
+            d = self._advance_once(want)
             dt = time.perf_counter() - t0
             total += d
             if d == 0:
                 break
-            if d >= self._chunk and dt < budget_s / 8:
+            if dt < budget_s / 8:
                 self._chunk = min(self._chunk * 2, 1 << 24)
             elif dt > budget_s / 2 and self._chunk > 1:
                 self._chunk //= 2

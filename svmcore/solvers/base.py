@@ -26,6 +26,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..kernels import KERNEL_CODES, Rows, as_rows, kernel_params
+from ..objectives import lam_from_C
 from ..schedules import SCHEDULE_CODES, Schedule
 
 
@@ -39,6 +40,8 @@ class ParamSpec:
     kind: ``"float"``, ``"int"``, ``"bool"``, ``"choice"`` or ``"averaging"``.
     ``low``/``high`` bound the valid range (``low_open``/``high_open`` make a bound strict);
     ``ui`` is the slider range the app offers (within the valid range), ``log`` a log slider.
+    ``when = (other, values)`` says the parameter only matters when parameter ``other`` takes one
+    of ``values`` (gamma only for rbf/poly kernels); ``advanced`` puts it under "more options".
     """
 
     default: Any
@@ -51,6 +54,15 @@ class ParamSpec:
     choices: tuple = ()
     ui: tuple | None = None
     log: bool = False
+    when: tuple | None = None
+    advanced: bool = False
+
+    def applies(self, values: dict) -> bool:
+        """Does this parameter matter, given the other parameter values?"""
+        if self.when is None:
+            return True
+        other, allowed = self.when
+        return values.get(other) in allowed
 
     def range_text(self) -> str:
         if self.kind == "choice":
@@ -136,10 +148,12 @@ C_SPEC = ParamSpec(1.0, "float", "Regularisation C as in scikit-learn's SVC: lar
                    low=0.0, low_open=True, ui=(1e-3, 1e3), log=True)
 KERNEL_SPEC = ParamSpec("linear", "choice", "Kernel k(x, z).", choices=tuple(KERNEL_CODES))
 GAMMA_SPEC = ParamSpec(1.0, "float", "Kernel width γ: rbf exp(−γ‖x−z‖²), poly (γ⟨x,z⟩+c0)^d.",
-                       low=0.0, low_open=True, ui=(1e-3, 1e3), log=True)
-DEGREE_SPEC = ParamSpec(3, "int", "Degree of the polynomial kernel.", low=1, high=10, ui=(1, 6))
+                       low=0.0, low_open=True, ui=(1e-3, 1e3), log=True,
+                       when=("kernel", ("rbf", "poly")))
+DEGREE_SPEC = ParamSpec(3, "int", "Degree of the polynomial kernel.", low=1, high=10, ui=(1, 6),
+                        when=("kernel", ("poly",)))
 COEF0_SPEC = ParamSpec(1.0, "float", "Constant c0 of the polynomial kernel.", low=-1e6, high=1e6,
-                       ui=(0.0, 5.0))
+                       ui=(0.0, 5.0), when=("kernel", ("poly",)))
 EPOCHS_SPEC = ParamSpec(10.0, "float", "Planned passes over the data (iterations = epochs·n / "
                         "batch size); sets the averaging window and the estimator's run length.",
                         low=0.0, low_open=True, high=1e5, ui=(0.1, 100.0), log=True)
@@ -149,7 +163,8 @@ AVERAGING_SPEC = ParamSpec(None, "averaging", "Iterate averaging: None = last it
 SCHEDULE_SPEC = ParamSpec("pegasos", "choice", "Step-size schedule η_t.",
                           choices=tuple(SCHEDULE_CODES))
 ETA0_SPEC = ParamSpec(1.0, "float", "η0 of the sqrt, constant and invscaling schedules.",
-                      low=0.0, low_open=True, high=1e12, ui=(1e-4, 1e2), log=True)
+                      low=0.0, low_open=True, high=1e12, ui=(1e-4, 1e2), log=True,
+                      when=("schedule", ("sqrt", "constant", "invscaling")))
 SEED_FREE = ()
 
 
@@ -204,6 +219,8 @@ class Snapshot:
     ``objective_name`` (for the L1-SVM: λ-form with λ = 1/(C n), see svmcore.objectives).
     ``support`` are training indices with a non-zero coefficient (kernel solvers) or with
     y_i f(x_i) ≤ 1 (linear primal solvers, whose optimal dual variables can only be non-zero there).
+    ``coef`` (kernel expansions only) holds the expansion coefficient of each support vector,
+    f(x) = Σ_m coef_m k(x_{support_m}, x) + b; None when the model is not such an expansion.
     """
 
     t: int
@@ -216,6 +233,7 @@ class Snapshot:
     gap: float | None = None
     converged: bool = False
     diverged: bool = False
+    coef: np.ndarray | None = None
     extra: dict = field(default_factory=dict)
 
     @property
@@ -274,6 +292,8 @@ class Solver:
         self.y = np.ascontiguousarray(y)
         self.n, self.d = self.X.n, self.X.d
         self.seed = int(seed)
+        if "C" in self.p:
+            self.lam = lam_from_C(self.p["C"], self.n)
         self.t = 0
         self.kernel_evals = 0
         self.diverged = False
@@ -315,6 +335,14 @@ class Solver:
     @property
     def schedule(self) -> Schedule:
         return Schedule(self.p.get("schedule", "pegasos"), self.p.get("eta0", 1.0))
+
+    def step_sizes(self, t) -> np.ndarray:
+        """η_t this solver uses at iterations ``t`` (solvers with a ``schedule`` parameter, after
+        ``init``: λ = 1/(C n) depends on the data)."""
+        if "schedule" not in self.p:
+            raise AttributeError(f"{self.name} has no step-size schedule")
+        self._require_ready()
+        return self.schedule.values(t, self.lam, self.p["C"])
 
     def _mark_diverged(self, what: str):
         self.diverged = True

@@ -42,7 +42,7 @@ import numpy as np
 from .._jit import njit
 from ..kernels import (dense_dot, kernel_expansion, kernel_row, kernel_value, linear_scores,
                        rows_args, sparse_dot)
-from ..objectives import error_rate, lam_from_C, primal_objective
+from ..objectives import error_rate, primal_objective
 from ..schedules import step_size
 from .base import (AVERAGING_SPEC, C_SPEC, COEF0_SPEC, DEGREE_SPEC, EPOCHS_SPEC, ETA0_SPEC,
                    GAMMA_SPEC, KERNEL_SPEC, SCHEDULE_SPEC, ParamSpec, SampleStream, Snapshot,
@@ -254,14 +254,16 @@ class PegasosSolver(Solver):
                                 low=1, high=1_000_000, ui=(1, 256), log=True),
         "schedule": SCHEDULE_SPEC,
         "eta0": ETA0_SPEC,
-        "projection": ParamSpec(True, "bool", "Project w onto the ball ‖w‖ ≤ 1/√λ after each step."),
-        "fit_intercept": ParamSpec(False, "bool", "Learn an unregularised bias b."),
+        "projection": ParamSpec(True, "bool", "Project w onto the ball ‖w‖ ≤ 1/√λ after each step.",
+                                advanced=True),
+        "fit_intercept": ParamSpec(False, "bool", "Learn an unregularised bias b.", advanced=True),
         "averaging": AVERAGING_SPEC,
         "sampling": ParamSpec("iid", "choice", "Mini-batches drawn with replacement (iid, as in "
                               "the paper) or from an epoch-wise random permutation.",
-                              choices=("iid", "permutation")),
+                              choices=("iid", "permutation"), advanced=True),
         "dual": ParamSpec(False, "bool", "Use the kernelized (dual) form even for the linear "
-                          "kernel (the same iterates, to compare costs)."),
+                          "kernel (the same iterates, to compare costs).",
+                          when=("kernel", ("linear",)), advanced=True),
     }
 
     # ---------------------------------------------------------------------------------- setup
@@ -271,7 +273,6 @@ class PegasosSolver(Solver):
         if k > self.n:
             raise ValueError(f"batch_size must be in [1, n={self.n}], got {k}")
         self.k = k
-        self.lam = lam_from_C(p["C"], self.n)
         self.kernelized = p["kernel"] != "linear" or p["dual"]
         self.horizon = max(1, math.ceil(p["epochs"] * self.n / k))
         self.t_avg0 = averaging_start(p["averaging"], self.horizon)
@@ -388,15 +389,16 @@ class PegasosSolver(Solver):
         scores = self._decision_rows(self.X)
         margins = self.y * scores
         obj = primal_objective(scores, self.y, self.w_sqnorm(), lam=self.lam)
+        coef = None
         if self.kernelized:
-            support = self._support_coef()[0]
+            support, coef, _ = self._support_coef()
         else:
             support = np.flatnonzero(margins <= 1.0)
         return Snapshot(
             t=self.t, objective=obj, n_sv=int(support.size), support=support,
             kernel_evals=self.kernel_evals, objective_name="primal L1-SVM, λ-form",
-            diverged=self.diverged,
+            diverged=self.diverged, coef=coef,
             extra={"train_error": error_rate(scores, self.y), "lam": self.lam,
-                   "eta": float(self.sched.values([max(self.t, 1)], self.lam, self.p["C"])[0]),
+                   "eta": float(self.step_sizes([max(self.t, 1)])[0]),
                    "averaging_active": bool(self.averaging_active)},
         )

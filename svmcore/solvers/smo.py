@@ -422,6 +422,7 @@ class SMOSolver(Solver):
             t=self.t, objective=obj, n_sv=int(support.size), support=support,
             kernel_evals=self.kernel_evals, objective_name="primal L1-SVM, λ-form",
             dual_objective=dual, gap=obj - dual, converged=self.converged,
+            coef=self.alpha[support] * self.y[support],
             extra={"working_pair": (int(self.ic[_PI]), int(self.ic[_PJ])),
                    "max_violation": max_violation(a, G, y, C),
                    "train_error": error_rate(scores, y), "b": b, "lam": self.lam,
