@@ -24,12 +24,15 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from .run import TrainingRun
 from .solvers import get_solver
 
-# estimator parameter -> default; passed on to the solver when it declares the parameter
+# Estimator parameters passed on to the solver when it declares them. ``None`` (where it is the
+# default) means "the solver's own default": a NORMA run keeps the paper's C√(2/t) schedule and a
+# Pegasos run its 1/(λt), unless the user asks otherwise.
 _SHARED = {
     "kernel": "linear", "C": 1.0, "gamma": "scale", "degree": 3, "coef0": 0.0,
-    "epochs": 10.0, "batch_size": 1, "schedule": "pegasos", "eta0": 1.0,
+    "epochs": None, "batch_size": None, "schedule": None, "eta0": None,
     "fit_intercept": True, "averaging": None,
 }
+_SOLVER_DEFAULT = ("epochs", "batch_size", "schedule", "eta0")
 
 
 def resolve_gamma(gamma, X) -> float:
@@ -64,12 +67,14 @@ class SVMClassifier(ClassifierMixin, BaseEstimator):
     gamma : "scale", "auto" or float, default="scale"
         Kernel width, with scikit-learn's meaning of "scale" and "auto".
     degree, coef0 : polynomial kernel (γ⟨x, z⟩ + coef0)^degree.
-    epochs : float, default=10
-        Passes over the data for stochastic solvers (iterations = epochs·n / batch_size).
-    batch_size : int, default=1
-        Mini-batch size k.
-    schedule : str, default="pegasos"
-        Step-size schedule (see ``svmcore.schedules``); ``eta0`` is its η0 where it has one.
+    epochs : float or None, default=None
+        Passes over the data for stochastic solvers (iterations = epochs·n / batch_size);
+        None takes the solver's default (Pegasos 10, the online kernel solvers 1).
+    batch_size : int or None, default=None
+        Mini-batch size k (None: the solver's default, 1).
+    schedule : str or None, default=None
+        Step-size schedule (see ``svmcore.schedules``); None takes the solver's own (Pegasos
+        1/(λt), NORMA / Pegaz / OL SVM C√(2/t)). ``eta0`` is its η0 where it has one.
     fit_intercept : bool, default=True
         Learn an unregularised bias b.
     averaging : None, float in (0, 1] or int, default=None
@@ -81,7 +86,7 @@ class SVMClassifier(ClassifierMixin, BaseEstimator):
     """
 
     def __init__(self, solver="pegasos", kernel="linear", C=1.0, gamma="scale", degree=3,
-                 coef0=0.0, epochs=10.0, batch_size=1, schedule="pegasos", eta0=1.0,
+                 coef0=0.0, epochs=None, batch_size=None, schedule=None, eta0=None,
                  fit_intercept=True, averaging=None, random_state=None, solver_params=None):
         self.solver = solver
         self.kernel = kernel
@@ -109,11 +114,15 @@ class SVMClassifier(ClassifierMixin, BaseEstimator):
         kw = {}
         for name, default in _SHARED.items():
             value = getattr(self, name)
+            if name in _SOLVER_DEFAULT and value is None:
+                continue
             if name in cls.params:
                 kw[name] = resolve_gamma(value, X) if name == "gamma" else value
             elif not _same(value, default):
                 raise ValueError(f"solver {self.solver!r} has no parameter {name!r} "
                                  f"(it takes {sorted(cls.params)})")
+        if "c_scale" in cls.params:
+            kw["c_scale"] = "svc"        # C keeps SVC's meaning (NORMA / Pegaz scale it by n)
         kw.update(self.solver_params or {})
         if "batch_size" in kw and isinstance(kw["batch_size"], numbers.Integral):
             if not 1 <= kw["batch_size"] <= X.shape[0]:

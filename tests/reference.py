@@ -430,3 +430,220 @@ def simplex_qp_optimum(A):
     assert np.all(grad >= mu * (1 - 1e-9)) and abs(a.sum() - 1) < 1e-12 and a.min() >= 0
     return a, float(a @ A @ a)
 # End SFW section
+
+
+# ============================================================================ ASSET (tests/test_asset.py)
+# Begin ASSET section: Lee & Wright (ICPRAM 2012). Nyström features from the exact kernel matrix
+# (eq. 6-7), random Fourier features (eq. 8) and Algorithm 1 line by line on a dense V.
+
+
+def nystroem_reference(K_full, S, eig_threshold):
+    """V = Ψ*_·S Q D^{-1/2} (eq. 7) from the full kernel matrix and the landmark indices S,
+    eigenvalues below ``eig_threshold`` dropped. Returns (V, D kept, Q kept)."""
+    S = np.asarray(S)
+    W = K_full[np.ix_(S, S)]
+    D, Q = np.linalg.eigh(W)
+    keep = D >= eig_threshold
+    D, Q = D[keep], Q[:, keep]
+    return K_full[:, S] @ Q @ np.diag(1.0 / np.sqrt(D)), D, Q
+
+
+def rff_reference(X, nu, omega):
+    """φ(t) = √(2/d) [cos(ν_kᵀ t + ω_k)]_k (eq. 8) for every row t of X (ν: n_features×d)."""
+    X = np.asarray(X.toarray() if hasattr(X, "toarray") else X, dtype=float)
+    d = nu.shape[1]
+    out = np.empty((X.shape[0], d))
+    for i in range(X.shape[0]):
+        for k in range(d):
+            out[i, k] = np.sqrt(2.0 / d) * np.cos(X[i] @ nu[:, k] + omega[k])
+    return out
+
+
+def asset_reference(V, y, lam, idx, dg_idx, *, loss="hinge", eps=0.0, fit_intercept=True,
+                    star=False, avg_start=None, gamma_bound=None, bias_bound=None):
+    """Algorithm 1 (ASSET) or ASSET* on the feature matrix V (rows V_i·), line by line.
+
+    ``idx``: ξ_1..ξ_N; ``dg_idx``: the M samples of the D_G estimate. ``gamma_bound`` Γ
+    defaults to the paper's bound (1/√λ; regression √(2(‖y‖∞−ε)/λ)); ``bias_bound`` B is
+    required when the bias is learnt. ``avg_start`` = N̄ (1-based), None = no averaging.
+    Returns (γ, b, D_G, D_X).
+    """
+    V = np.asarray(V, dtype=float)
+    y = np.asarray(y, dtype=float)
+    d = V.shape[1]
+    fit_b = fit_intercept and not star
+    if gamma_bound is None:
+        if loss == "hinge":
+            gamma_bound = 1.0 / np.sqrt(lam)
+        else:
+            gamma_bound = np.sqrt(max(0.0, 2.0 * (np.max(np.abs(y)) - eps) / lam))
+    B = bias_bound if fit_b else 0.0
+    DX = np.sqrt(gamma_bound ** 2 + B ** 2)
+
+    def dsub(i, g, b):                      # Table 1: d_j, the loss subgradient in f
+        f = V[i] @ g + b
+        if loss == "hinge":
+            return -y[i] if y[i] * f < 1.0 else 0.0
+        if y[i] > f + eps:
+            return -1.0
+        if y[i] < f - eps:
+            return 1.0
+        return 0.0
+
+    # D_G² = (1/M) Σ d_l² (‖V_l‖² + 1) at (γ_0, b_0) = (0, 0); "+1" only with a bias
+    g0 = np.zeros(d)
+    one = 1.0 if fit_b else 0.0
+    terms = [dsub(i, g0, 0.0) ** 2 * (V[i] @ V[i] + one) for i in dg_idx]
+    DG2 = np.mean(terms)
+    if DG2 == 0.0:
+        DG2 = np.mean([V[i] @ V[i] + one for i in dg_idx])
+    DG = np.sqrt(DG2)
+
+    g, b = np.zeros(d), 0.0                 # line 1
+    g_avg, b_avg, eta_sum = np.zeros(d), 0.0, 0.0
+    for j in range(1, len(idx) + 1):        # line 2
+        eta = 1.0 / (lam * j) if star else DX / (DG * np.sqrt(j))   # line 3
+        i = idx[j - 1]                      # line 4
+        dj = dsub(i, g, b)                  # lines 5-6
+        G_g = lam * g + dj * V[i]
+        G_b = dj
+        g = g - eta * G_g                   # line 7, then Π_X
+        nrm = np.linalg.norm(g)
+        if nrm > gamma_bound:
+            g = g * (gamma_bound / nrm)
+        if fit_b:
+            b = float(np.clip(b - eta * G_b, -B, B))
+        if avg_start is not None and not star and j >= avg_start:   # lines 8-9
+            g_avg = eta_sum / (eta_sum + eta) * g_avg + eta / (eta_sum + eta) * g
+            b_avg = eta_sum / (eta_sum + eta) * b_avg + eta / (eta_sum + eta) * b
+            eta_sum += eta
+    if eta_sum > 0:
+        return g_avg, b_avg, DG, DX
+    return g, b, DG, DX
+# End ASSET section
+
+
+# ============================================================================ CPSP (tests/test_cutting_plane.py)
+# Begin CPSP section: Yu & Joachims (2008), Algorithms 2 and 3 for the binary L1-SVM without bias
+# (k + 1 with fit_intercept), on a dense kernel matrix: every cut is a coefficient vector gc over the
+# n points (g = Σ_i gc_i φ(x_i)), every inner product is read off K; no A store, no caches.
+
+
+def cut_dual_bruteforce(G, c, Cp):
+    """argmax_{α ≥ 0, Σα ≤ Cp} −½αᵀGα + cᵀα by enumerating the active sets (T ≤ ~10).
+
+    For every support F and both states of the sum constraint, solve the stationarity system on F
+    (least squares, so a singular G is fine); keep the feasible points, return the best one."""
+    from itertools import combinations
+
+    T = len(c)
+    best, best_val = np.zeros(T), 0.0
+    for k in range(1, T + 1):
+        for F in combinations(range(T), k):
+            F = list(F)
+            GF, cF = G[np.ix_(F, F)], c[F]
+            cands = [np.linalg.lstsq(GF, cF, rcond=None)[0]]          # Σα < Cp: G_FF α = c_F
+            M = np.zeros((k + 1, k + 1))                               # Σα = Cp: G_FF α + μ1 = c_F
+            M[:k, :k], M[:k, k], M[k, :k] = GF, 1.0, 1.0
+            z = np.linalg.lstsq(M, np.concatenate([cF, [Cp]]), rcond=None)[0]
+            cands.append(z[:k])
+            for aF in cands:
+                if aF.min() < -1e-12 or aF.sum() > Cp * (1 + 1e-12):
+                    continue
+                a = np.zeros(T)
+                a[F] = np.maximum(aF, 0.0)
+                val = -0.5 * a @ G @ a + c @ a
+                if val > best_val + 1e-15:
+                    best, best_val = a, val
+    return best, best_val
+
+
+def _prune(idle, alpha, Cp, max_inactive, zero=1e-8):
+    idle = [(i + 1) if a <= zero * Cp else 0 for i, a in zip(idle, alpha)]
+    keep = [t for t in range(len(idle)) if not (max_inactive > 0 and idle[t] >= max_inactive
+                                                and t != len(idle) - 1)]
+    return idle, keep
+
+
+def cpsp_linear_reference(K, y, C, r, eps, seed, qp, max_iter=1000, add_one=0.0,
+                          max_inactive=20, max_draws=100):
+    """Algorithm 3 (linear-time sampled cuts). Returns (β, t, converged, log) with
+    w = Σ_i β_i φ(x_i) and log one (c, sorted distinct sampled points, α) per iteration."""
+    y = np.asarray(y, dtype=float)
+    n = y.shape[0]
+    Kp = K + add_one
+    Cp = C * n
+    rng = np.random.default_rng(seed)
+    cs, gcs, idle, alpha = [], [], [], np.zeros(0)
+    beta = np.zeros(n)
+    log = []
+    for t in range(max_iter + 1):
+        f = Kp @ beta                                            # ⟨w, φ(x_i)⟩
+        m = y * f
+        I = np.flatnonzero(m < 1)
+        exact = I.size / n + (-(1.0 / n) * y[I]) @ f[I]          # c′ + ⟨w, g′⟩
+        xi = max([0.0] + [ct + beta @ Kp @ gc for ct, gc in zip(cs, gcs)])
+        if exact <= xi + eps:
+            return beta, t, True, log
+        if t == max_iter:
+            break
+        for draw in range(max_draws + 1):
+            if draw == max_draws:
+                S = np.full(r, I[np.argmin(m[I])])
+            else:
+                S = I[rng.integers(0, I.size, r)]
+            gc = np.zeros(n)
+            np.add.at(gc, S, -I.size / (n * r) * y[S])
+            if draw == max_draws or I.size / n + beta @ Kp @ gc > xi + eps:
+                break
+        cs.append(I.size / n)
+        gcs.append(gc)
+        idle.append(0)
+        Gm = np.array([[a @ Kp @ b for b in gcs] for a in gcs])
+        alpha = qp(Gm, np.array(cs), Cp)
+        idle, keep = _prune(idle, alpha, Cp, max_inactive)
+        cs, gcs, idle, alpha = ([cs[k] for k in keep], [gcs[k] for k in keep],
+                                [idle[k] for k in keep], alpha[keep])
+        beta = -sum(a * gc for a, gc in zip(alpha, gcs))
+        log.append((cs[-1], np.flatnonzero(gcs[-1]), alpha.copy()))
+    return beta, max_iter, False, log
+
+
+def cpsp_constant_reference(K, y, C, r, eps, seed, qp, max_iter=1000, add_one=0.0,
+                            max_inactive=20, patience=4):
+    """Algorithm 2 (constant-time sampled cuts) with the paper's p-consecutive stopping rule.
+    Returns (β, t, converged, log) as :func:`cpsp_linear_reference`."""
+    y = np.asarray(y, dtype=float)
+    n = y.shape[0]
+    Kp = K + add_one
+    Cp = C * n
+    rng = np.random.default_rng(seed)
+    cs, gcs, idle, alpha = [], [], [], np.zeros(0)
+    beta = np.zeros(n)
+    log = []
+    streak = 0
+    for t in range(1, max_iter + 1):
+        S = rng.integers(0, n, r)
+        m = y[S] * (Kp[S] @ beta)
+        c = np.mean(m < 1)
+        gc = np.zeros(n)
+        np.add.at(gc, S[m < 1], -(1.0 / r) * y[S[m < 1]])
+        xi = max([0.0] + [ct + beta @ Kp @ g for ct, g in zip(cs, gcs)])
+        if c + beta @ Kp @ gc <= xi + eps:
+            streak += 1
+            if streak >= patience:
+                return beta, t, True, log
+            continue
+        streak = 0
+        cs.append(c)
+        gcs.append(gc)
+        idle.append(0)
+        Gm = np.array([[a @ Kp @ b for b in gcs] for a in gcs])
+        alpha = qp(Gm, np.array(cs), Cp)
+        idle, keep = _prune(idle, alpha, Cp, max_inactive)
+        cs, gcs, idle, alpha = ([cs[k] for k in keep], [gcs[k] for k in keep],
+                                [idle[k] for k in keep], alpha[keep])
+        beta = -sum(a * g for a, g in zip(alpha, gcs))
+        log.append((cs[-1], np.flatnonzero(gcs[-1]), alpha.copy()))
+    return beta, max_iter, False, log
+# End CPSP section

@@ -10,12 +10,21 @@ from sklearn.svm import LinearSVC
 from sklearn.utils.estimator_checks import check_estimator
 
 import svmcore
+import svmcore.solvers
 from svmcore.estimators import SVMClassifier
 
 
-@pytest.mark.parametrize("est", [SVMClassifier(random_state=0),
-                                 SVMClassifier(kernel="rbf", random_state=0)],
-                         ids=["linear", "rbf"])
+def _estimators():
+    yield "pegasos-linear", SVMClassifier(random_state=0)
+    for name, cls in svmcore.solvers.REGISTRY.items():
+        kernel = "rbf" if "rbf" in cls.kernels else cls.kernels[0]
+        yield f"{name}-{kernel}", SVMClassifier(solver=name, kernel=kernel, random_state=0)
+
+
+_EST = list(_estimators())
+
+
+@pytest.mark.parametrize("est", [e for _, e in _EST], ids=[i for i, _ in _EST])
 def test_check_estimator(est):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -6,6 +6,7 @@ import sys
 
 BENCHMARKS = {
     "pegasos-linear": "svmcore.bench.pegasos_linear",
+    "online-kernel": "svmcore.bench.online_kernel",
 }
 
 

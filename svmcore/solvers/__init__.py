@@ -7,12 +7,16 @@ the benchmarks iterate over.
 from __future__ import annotations
 
 from .base import ParamSpec, Snapshot, Solver
+from .online_kernel import NormaSolver, OLSVMSolver, PegazSolver
 from .pegasos import PegasosSolver
 from .smo import SMOSolver
 
 REGISTRY: dict[str, type[Solver]] = {
     PegasosSolver.name: PegasosSolver,
     SMOSolver.name: SMOSolver,
+    NormaSolver.name: NormaSolver,
+    PegazSolver.name: PegazSolver,
+    OLSVMSolver.name: OLSVMSolver,
 }
 
 

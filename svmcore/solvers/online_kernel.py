@@ -1,0 +1,541 @@
+r"""Online kernel SVMs of Kecman & Melki (2016): NORMA (List 1), Pegaz (List 2), OL SVM (Lists 3a, 3b).
+
+All four learn a kernel expansion o(x) = Σ_j α_j k(x, x_j) + b (α_j carries the sign of y_j; the
+bias b of eqs. 6–7 is optional and off by default, as in the paper) by visiting the training points
+of a shuffled dataset in order, epoch after epoch, with the step η_t = C √(2/t) (t = 1, 2, … counts
+all visits). With x_i the point visited at step t and viol = y_i o(x_i) its margin under the
+current model:
+
+* **NORMA** (List 1; Kivinen, Smola & Williamson 2004)::
+
+      α_j ← (1 − η_t/C) α_j  for every j ≠ i;     if viol ≤ 1:  α_i ← η_t y_i  (α_i is *set*)
+
+* **Pegaz** (List 2; Shalev-Shwartz & Ben-David 2014, Pegasos without projection)::
+
+      α = η_t β;   if viol ≤ 1:  β_i ← β_i + y_i;          the model after step t is η_t β_t
+
+* **OL SVM, hinge** (List 3b, the paper's experiments) — stochastic gradient of (2) Σ max(0, 1 − y_i o_i)::
+
+      if viol < 1:  α_i ← α_i + η_t y_i
+
+* **OL SVM, regularized** (List 3a) — stochastic gradient of (1) C Σ max(0, 1 − y_i o_i) + ½‖o‖²::
+
+      if viol < 1:  α_i ← (1 − η_t/C) α_i + η_t y_i;    elif viol > 1:  α_i ← (1 − η_t/C) α_i
+
+  and with ``fit_intercept`` every variant also does b ← b + η_t y_i under its violation test.
+
+What each one minimises (derived from the expected update and checked numerically in
+tests/test_online_kernel.py; the paper says all of Lists 1, 2, 3a minimise (1)):
+
+* OL SVM-regularized shrinks only the visited coefficient, so over an epoch the shrinks add up to
+  one full gradient of ½‖o‖²: its fixed point is the minimiser of (1) with the given C — SVC(C),
+  the λ-form L1-SVM with λ = 1/(C n). Its snapshot reports P_C/(C n).
+* NORMA and Pegaz shrink *every* coefficient at every step, i.e. they take stochastic gradients of
+  C·max(0, 1 − y_i o_i) + ½‖o‖² per example; summed over the n examples that is (1) with C/n in
+  place of C, the λ-form with λ = 1/C. Their snapshot reports that objective,
+  ½(1/C)‖o‖² + (1/n)Σ hinge. Comparable with Pegasos / SMO / SVC run with C' = C/n.
+  (Pegaz with η = C/t, i.e. ``schedule="pegasos"``, converges to that minimiser; with the paper's
+  η = C√(2/t) its α = η_t β grows like √t and it converges to no fixed point; NORMA's "set" rule
+  is a proper stochastic gradient only in the first epoch — see ``update``.)
+  ``c_scale="svc"`` runs NORMA / Pegaz with C·n in place of C, so that they minimise (1) with the
+  given C — the meaning C has in SVC, SMO, Pegasos and the estimators; then λ = 1/(C n).
+* OL SVM-hinge minimises the unregularised hinge loss (2); C only scales the steps. Its snapshot
+  reports the mean hinge loss (1/n) Σ max(0, 1 − y_i o(x_i)), named
+  ``"mean hinge loss (eq. 2 / n), unregularised"``.
+
+Every snapshot also carries ``extra["R_rhl_eq1"]`` = C Σ hinge + ½‖o‖² and ``extra["R_hl_eq2"]``
+= Σ hinge with the given C, literally, whatever the variant.
+
+Two ways to compute viol (``cache_outputs``), the same α either way up to rounding:
+
+* literal (Lists 1–2): viol = y_i (Σ_{j∈S} α_j k(x_i, x_j) + b) over the current support
+  S = {j : α_j ≠ 0} — |S| kernel evaluations per step. (MATLAB's ``k(x_i,:)*α`` evaluates all n;
+  the zero terms add nothing, so we skip them and count only the |S| evaluations done.)
+* cached (List 3): the output vector o = Kα over all n training points is kept and updated with
+  one kernel column (n evaluations) each time some α_j changes by a non-zero amount; a step
+  without a change costs no kernel evaluation. NORMA's global shrink scales o by a scalar
+  (O(1), see below); NORMA still needs a column whenever α_i changes relative to the shrunk model,
+  which after the first epoch is nearly every step (a non-violator keeps its old, unshrunk α_i).
+
+``kernel_evals`` counts exactly those evaluations (not the ones of snapshots and predictions).
+In the first epoch the literal form is the cheaper one here (Σ_t |S_t| ≈ v·n/2 against v·n for v
+violators, as S grows from empty); from the second epoch on the cache wins (|S| per step against
+n per violation). The paper's MATLAB literal form paid n per step, hence its Figs 6 and 8.
+OL SVM is defined with the cache (List 3; default ``cache_outputs=True``); NORMA and Pegaz default
+to the literal form as in the paper's Figs 5–6, ``cache_outputs=True`` gives its Figs 7–8.
+
+Implementation: one compiled function serves the four algorithms. α = a·γ with a scalar a
+(NORMA's shrink of all coefficients is ``a ← a (1 − η/C)``, O(1); Pegaz's α = η_t β is a = η_t,
+γ = β); the cache holds õ = Kγ so o = a·õ. When |a| falls under 1e-3 the scale is folded into γ
+and õ (O(|S|) and O(n), every ≈ 5√t steps with the paper's step; the threshold keeps the averaged
+sum accurate to ~1e-14); when it becomes exactly 0 (NORMA at t = 2: 1 − √(2/2)·C/C = 0) the
+model is reset. Iterate averaging keeps Σ_t α_t = U + B·γ with B = Σ_t a_t (as in pegasos.py), so it
+adds O(1) per step. The support list S is kept exact (an index array with positions), so n_sv is
+O(1) and the literal form never touches a zero coefficient.
+
+Choices where the paper is ambiguous (each is tested):
+
+* Order: "Shuffle the dataset" once — one permutation drawn from ``default_rng(seed)``, walked in
+  order and cycled every epoch (``reshuffle=False``, default). ``reshuffle=True`` draws a fresh
+  permutation each epoch (``SampleStream(mode="permutation")``; its first epoch is the same).
+  The listings' ``i = i + 1, if i > l, i = 0`` is an off-by-one of the MATLAB pseudo code (index
+  0 does not exist); we cycle through all n points.
+* NORMA's ``α_i = η y_i`` *sets* the coefficient (``update="set"``, default, the listing): a
+  repeated example replaces its old term, and a non-violator's α_i is not shrunk (``I_noti``
+  excludes i). In Kivinen, Smola & Williamson (2004) every step adds a new term
+  η σ_t y_t k(x_t, ·) and shrinks all old ones, so a repeated example would *add* to its
+  coefficient: ``update="add"`` gives α ← (1 − η/C) α;  α_i ← α_i + η y_i on a violation. Both are
+  identical in the first epoch (α_i is 0 until x_i's first visit).
+* Violation tests as in the listings: ``viol ≤ 1`` for NORMA and Pegaz, ``viol < 1`` for OL SVM
+  (``viol_rule="listing"``); ``"<"`` or ``"<="`` force one rule for all. List 3a's
+  ``if viol > 1`` is nested inside ``if viol < 1`` in the print, which would be dead code; we read
+  it as ``elseif`` (viol == 1 exactly: no change).
+* Bias: eq. 6 (b += η y_i) under each variant's own violation test; viol includes b (eq. 7); b is
+  never shrunk. In the cached form õ excludes b (adding η y_i to every o_j is the same thing).
+* Pegaz's model after step t (the one reported, averaged and used for prediction) is η_t β_t,
+  as in the listing's last line ``α = η β``.
+* In the first epoch Lists 3a and 3b take identical steps (α_i = 0 before x_i's first visit, so
+  3a's shrink of α_i does nothing); they part from the second epoch on.
+* The paper's claim that NORMA and Pegaz give the same α after one epoch with the same order and
+  step sizes holds only if 1/η_t − 1/η_{t−1} = 1/C (η_t = C/t, ``schedule="pegasos"``) *and* no
+  margin falls in (1, 1/(1 − η_t/C)] (NORMA tests the margin before its shrink, Pegaz after):
+  e.g. when every point is a violator. With η_t = C√(2/t) it fails: NORMA's shrink factor at
+  t = 2 is exactly 0. tests/test_online_kernel.py checks all three statements.
+* Step sizes: ``schedule`` (default "kecman", η = C√(2/t)); any registered schedule works, with
+  ``eta0`` for sqrt/constant/invscaling and λ = 1/C for pegasos/invscaling (so "pegasos" gives
+  η_t = C/t, the step with which Pegaz's α = η β is the proper stochastic gradient; with
+  ``c_scale="svc"`` C·n stands for C everywhere, also in the step).
+* ``averaging`` is the shared option: None = last iterate, 1.0 = mean of all iterates, an int N =
+  mean of the final N (N = n: the last epoch).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .._jit import njit
+from ..kernels import kernel_expansion, kernel_row, rows_args
+from ..objectives import error_rate, hinge_losses
+from ..schedules import SCHEDULE_CODES, step_size
+from .base import (AVERAGING_SPEC, C_SPEC, COEF0_SPEC, DEGREE_SPEC, ETA0_SPEC, GAMMA_SPEC,
+                   ParamSpec, SampleStream, Snapshot, Solver, averaging_start)
+
+# algorithm codes
+NORMA, PEGAZ, OL_HINGE, OL_REG = 0, 1, 2, 3
+# scalar state slots (float64 array `sc`)
+_A, _B, _BSUM, _BIAS_SUM, _N_AVG = 0, 1, 2, 3, 4
+_NSC = 5
+# integer state slots (int64 array `ic`)
+_T, _KEVALS, _NSV, _DIVERGED, _NVIOL, _NCOL = 0, 1, 2, 3, 4, 5
+_NIC = 6
+
+# fold a into γ when |a| < 1e-3. The averaged sum U + B·γ cancels digits in proportion to 1/|a|:
+# measured relative error of averaged NORMA vs the reference 2e-14 here, 2e-8 with 1e-9.
+_RENORM = 1e-3
+
+
+# --------------------------------------------------------------------------- compiled core
+
+
+@njit
+def _sv_add(j, sv, pos, ic):
+    pos[j] = ic[_NSV]
+    sv[ic[_NSV]] = j
+    ic[_NSV] += 1
+
+
+@njit
+def _sv_remove(j, sv, pos, ic):
+    m = pos[j]
+    last = ic[_NSV] - 1
+    k = sv[last]
+    sv[m] = k
+    pos[k] = m
+    pos[j] = -1
+    ic[_NSV] = last
+
+
+@njit
+def _set_coef(i, new, gam, ot, U, sv, pos, sc, ic, cache, code, kp,
+              Xd, Xdata, Xind, Xptr, Xsq, sparse, allidx, col):
+    """γ_i ← new, keeping the averaging sum U + B·γ, the support list and (if cached) õ = Kγ."""
+    old = gam[i]
+    d = new - old
+    if d == 0.0:
+        return
+    U[i] -= sc[_BSUM] * d
+    gam[i] = new
+    if old == 0.0:
+        _sv_add(i, sv, pos, ic)
+    elif new == 0.0:
+        _sv_remove(i, sv, pos, ic)
+    if cache:
+        n = ot.shape[0]
+        kernel_row(code, kp, Xd, Xdata, Xind, Xptr, Xsq, sparse, i,
+                   Xd, Xdata, Xind, Xptr, Xsq, allidx, col)
+        ic[_KEVALS] += n
+        ic[_NCOL] += 1
+        for j in range(n):
+            ot[j] += d * col[j]
+
+
+@njit
+def _rescale(r, gam, ot, U, sv, pos, sc, ic, cache):
+    """α = a·γ with the scalar a folded into γ: γ ← r γ, õ ← r õ (r = a). The averaging scale
+    B is folded into U first (U += B γ, B = 0), so B cannot overflow over many rescales.
+    r == 0 resets the model (every γ_j = 0, empty support)."""
+    B = sc[_BSUM]
+    for m in range(ic[_NSV] - 1, -1, -1):
+        j = sv[m]
+        if B != 0.0:
+            U[j] += B * gam[j]
+        gam[j] *= r
+        if gam[j] == 0.0:
+            _sv_remove(j, sv, pos, ic)
+    sc[_BSUM] = 0.0
+    if cache:
+        if r == 0.0:
+            ot[:] = 0.0
+        else:
+            for j in range(ot.shape[0]):
+                ot[j] *= r
+
+
+@njit
+def _online_chunk(alg, code, kp, Xd, Xdata, Xind, Xptr, Xsq, sparse, y, idx, n_steps,
+                  gam, ot, U, sv, pos, sc, ic, scode, sparams, Cs, fit_b, t_avg0, cache,
+                  strict, add_rule, row, allidx):
+    """n_steps iterations of NORMA / Pegaz / OL SVM (``alg``) on α = a·γ. Returns steps done."""
+    for s in range(n_steps):
+        t = ic[_T] + 1
+        eta = step_size(scode, sparams, t)
+        i = idx[s]
+        a = sc[_A]
+        if alg == PEGAZ:
+            a = eta                                   # α = η β (List 2)
+        b = sc[_B]
+        # ---- the violator quantity y_i o(x_i)
+        if cache:
+            g = ot[i]
+        else:
+            g = 0.0
+            nsv = ic[_NSV]
+            if nsv > 0:
+                svi = sv[:nsv]
+                kernel_row(code, kp, Xd, Xdata, Xind, Xptr, Xsq, sparse, i,
+                           Xd, Xdata, Xind, Xptr, Xsq, svi, row)
+                ic[_KEVALS] += nsv
+                for m in range(nsv):
+                    g += gam[svi[m]] * row[m]
+        viol = y[i] * (a * g + b)
+        if strict:
+            hit = viol < 1.0
+        else:
+            hit = viol <= 1.0
+        if hit:
+            ic[_NVIOL] += 1
+            if fit_b:
+                b += eta * y[i]
+        # ---- the update
+        if alg == NORMA:
+            old = a * gam[i]                          # α_i before the step
+            a *= 1.0 - eta / Cs
+            if a == 0.0 or abs(a) < _RENORM:
+                _rescale(a, gam, ot, U, sv, pos, sc, ic, cache)
+                a = 1.0
+            if add_rule:                              # Kivinen et al.: every term shrinks
+                newg = gam[i] + eta * y[i] / a if hit else gam[i]
+            elif hit:                                 # List 1: α_i = η y_i ...
+                newg = eta * y[i] / a
+            else:                                     # ... else α_i unchanged (not shrunk)
+                newg = old / a
+            _set_coef(i, newg, gam, ot, U, sv, pos, sc, ic, cache, code, kp,
+                      Xd, Xdata, Xind, Xptr, Xsq, sparse, allidx, row)
+        elif alg == PEGAZ:
+            if hit:
+                _set_coef(i, gam[i] + y[i], gam, ot, U, sv, pos, sc, ic, cache, code, kp,
+                          Xd, Xdata, Xind, Xptr, Xsq, sparse, allidx, row)
+        elif alg == OL_HINGE:
+            if hit:
+                _set_coef(i, gam[i] + eta * y[i], gam, ot, U, sv, pos, sc, ic, cache, code,
+                          kp, Xd, Xdata, Xind, Xptr, Xsq, sparse, allidx, row)
+        else:                                         # OL_REG (a stays 1)
+            if hit:
+                new = (1.0 - eta / Cs) * gam[i] + eta * y[i]
+            elif viol > 1.0:
+                new = (1.0 - eta / Cs) * gam[i]
+            else:
+                new = gam[i]
+            _set_coef(i, new, gam, ot, U, sv, pos, sc, ic, cache, code, kp,
+                      Xd, Xdata, Xind, Xptr, Xsq, sparse, allidx, row)
+        sc[_A] = a
+        sc[_B] = b
+        ic[_T] = t
+        if t >= t_avg0:
+            sc[_BSUM] += a
+            sc[_BIAS_SUM] += b
+            sc[_N_AVG] += 1.0
+        if not (math.isfinite(a) and math.isfinite(b) and math.isfinite(gam[i])
+                and math.isfinite(viol)):
+            ic[_DIVERGED] = 1
+            return s + 1
+    return n_steps
+
+
+# --------------------------------------------------------------------------- solvers
+
+
+_KECMAN_SCHEDULE = ParamSpec("kecman", "choice", "Step-size schedule η_t; the paper's is "
+                             "kecman, η_t = C√(2/t). pegasos gives η_t = C/t (λ = 1/C).",
+                             choices=tuple(SCHEDULE_CODES))
+_EPOCHS = ParamSpec(1.0, "float", "Passes N over the data (iterations = N·n); the paper leaves N "
+                    "open, one pass is its Pegaz/NORMA comparison setting.",
+                    low=0.0, low_open=True, high=1e5, ui=(0.1, 100.0), log=True)
+_FIT_B = ParamSpec(False, "bool", "Learn a bias b by eq. 6: b += η y_i on every violation "
+                   "(off in the paper: Gaussian kernels need none).")
+_RESHUFFLE = ParamSpec(False, "bool", "Draw a new random order every epoch (False: the paper's "
+                       "single shuffle, cycled).")
+_VIOL_RULE = ParamSpec("listing", "choice", "Violation test: listing (≤ 1 for NORMA and Pegaz, "
+                       "< 1 for OL SVM), or one rule for all.", choices=("listing", "<", "<="))
+
+
+def _cache_spec(default: bool) -> ParamSpec:
+    return ParamSpec(default, "bool", "Keep the output vector o = Kα over all training points "
+                     "and update it with one kernel column per coefficient change (List 3); "
+                     "False recomputes y_i Σ α_j k(x_i, x_j) over the support every step "
+                     "(Lists 1–2).")
+
+
+_COMMON = {
+    "C": C_SPEC,
+    "kernel": ParamSpec("rbf", "choice", "Kernel k(x, z).", choices=("linear", "rbf", "poly")),
+    "gamma": GAMMA_SPEC,
+    "degree": DEGREE_SPEC,
+    "coef0": COEF0_SPEC,
+    "epochs": _EPOCHS,
+    "schedule": _KECMAN_SCHEDULE,
+    "eta0": ETA0_SPEC,
+    "fit_intercept": _FIT_B,
+    "averaging": AVERAGING_SPEC,
+    "reshuffle": _RESHUFFLE,
+    "viol_rule": _VIOL_RULE,
+}
+
+
+class _OnlineKernelMixin:
+    """Shared machinery of NORMA, Pegaz and OL SVM (see the module docstring). A mixin, not a
+    Solver subclass, so that the registry test sees only the three public classes."""
+
+    kernelized = True
+    _strict_listing = False          # the listing's violation test: False ≤ 1, True < 1
+
+    def _alg(self) -> int:
+        raise NotImplementedError
+
+    # ---------------------------------------------------------------------------------- setup
+    def _setup(self):
+        p = self.p
+        n = self.n
+        self.alg = self._alg()
+        self.C = p["C"]
+        # the C the listings run with: C, or C·n for NORMA/Pegaz with c_scale="svc"
+        svc = p.get("c_scale", "paper") == "svc"
+        self.C_run = self.C * n if svc else self.C
+        self.lam = 1.0 / self.C_run             # schedules' λ: pegasos gives η_t = C/t
+        self.horizon = max(1, math.ceil(p["epochs"] * n))
+        self.t_avg0 = averaging_start(p["averaging"], self.horizon)
+        self.sched = self.schedule
+        self.sparams = self.sched.params(self.lam, self.C_run)
+        rule = p["viol_rule"]
+        self.strict = self._strict_listing if rule == "listing" else rule == "<"
+        self.cache = bool(p["cache_outputs"])
+        self.add_rule = p.get("update", "set") == "add"
+        self.stream = SampleStream(n, self.seed, "permutation")
+        self._perm = None if p["reshuffle"] else self.stream.take(n)
+        self.sc = np.zeros(_NSC)
+        self.sc[_A] = 1.0
+        self.ic = np.zeros(_NIC, dtype=np.int64)
+        self.gam = np.zeros(n)
+        self.U = np.zeros(n)
+        self.ot = np.zeros(n if self.cache else 0)
+        self.sv = np.zeros(n, dtype=np.int64)
+        self.pos = -np.ones(n, dtype=np.int64)
+        self.row = np.zeros(n)
+        self.allidx = np.arange(n, dtype=np.int64)
+
+    def _indices(self, m: int) -> np.ndarray:
+        if self._perm is None:
+            return self.stream.take(m)
+        return self._perm[(self.t + np.arange(m, dtype=np.int64)) % self.n]
+
+    # ----------------------------------------------------------------------------------- step
+    def step(self, n: int) -> int:
+        """Run n iterations (visits) in one compiled call; returns the iterations done."""
+        self._require_ready()
+        n = int(n)
+        if n <= 0 or self.diverged:
+            return 0
+        idx = self._indices(n)
+        done = _online_chunk(self.alg, self.kcode, self.kp, *rows_args(self.X), self.y, idx, n,
+                             self.gam, self.ot, self.U, self.sv, self.pos, self.sc, self.ic,
+                             self.sched.code, self.sparams, self.C_run, self.p["fit_intercept"],
+                             self.t_avg0, self.cache, self.strict, self.add_rule, self.row,
+                             self.allidx)
+        self.t = int(self.ic[_T])
+        self.kernel_evals = int(self.ic[_KEVALS])
+        if self.ic[_DIVERGED]:
+            self._mark_diverged("the coefficients became NaN or infinite")
+        return int(done)
+
+    # ---------------------------------------------------------------------------------- model
+    @property
+    def averaging_active(self) -> bool:
+        return self.sc[_N_AVG] > 0
+
+    def model(self):
+        """(α over all training points, b): the averaged iterate once the averaging window has
+        started, else the last iterate (for Pegaz η_t β_t)."""
+        if self.averaging_active:
+            m = self.sc[_N_AVG]
+            return (self.U + self.sc[_BSUM] * self.gam) / m, float(self.sc[_BIAS_SUM] / m)
+        return self.sc[_A] * self.gam, float(self.sc[_B])
+
+    @property
+    def alpha_(self) -> np.ndarray:
+        """Expansion coefficients α_i (signed: o(x) = Σ α_i k(x, x_i) + b) of the reported model."""
+        return self.model()[0]
+
+    @property
+    def intercept_(self) -> float:
+        return self.model()[1]
+
+    @property
+    def n_support_current(self) -> int:
+        """|{j : γ_j ≠ 0}| of the last iterate (what the literal form evaluates per step)."""
+        return int(self.ic[_NSV])
+
+    def _support_coef(self):
+        alpha, b = self.model()
+        support = np.flatnonzero(alpha != 0.0)
+        return support, alpha[support], b
+
+    def _decision_rows(self, R):
+        out = np.zeros(R.n)
+        support, coef, b = self._support_coef()
+        if support.size:
+            kernel_expansion(self.kcode, self.kp, *rows_args(R), *rows_args(self.X)[:5],
+                             support, np.ascontiguousarray(coef), out)
+        return out + b
+
+    # ------------------------------------------------------------------------------ objective
+    def _objective(self, hinge_mean: float, o_sqnorm: float) -> tuple[float, str, float | None]:
+        """(value, name, λ) of the objective this variant minimises."""
+        raise NotImplementedError
+
+    def snapshot(self) -> Snapshot:
+        self._require_ready()
+        support, coef, b = self._support_coef()
+        scores = self._decision_rows(self.X)
+        # ‖o‖² = αᵀKα = Σ_{j∈S} α_j (o(x_j) − b): no kernel evaluation beyond the scores
+        o_sq = float(coef @ (scores[support] - b)) if support.size else 0.0
+        h = hinge_losses(scores, self.y)
+        obj, name, lam = self._objective(float(h.mean()), o_sq)
+        return Snapshot(
+            t=self.t, objective=obj, n_sv=int(support.size), support=support,
+            kernel_evals=self.kernel_evals, objective_name=name, diverged=self.diverged,
+            extra={"train_error": error_rate(scores, self.y), "lam": lam,
+                   "R_rhl_eq1": self.C * float(h.sum()) + 0.5 * o_sq,
+                   "R_hl_eq2": float(h.sum()), "o_sqnorm": o_sq, "b": b,
+                   "violations": int(self.ic[_NVIOL]), "column_updates": int(self.ic[_NCOL]),
+                   "eta": float(self.sched.values([max(self.t, 1)], self.lam, self.C_run)[0]),
+                   "averaging_active": bool(self.averaging_active)},
+        )
+
+
+def _lam_c_objective(solver, hinge_mean, o_sq):
+    """NORMA / Pegaz: the λ-form with λ = 1/C_run (see the module docstring)."""
+    lam = 1.0 / solver.C_run
+    if solver.p["c_scale"] == "svc":
+        name = "primal L1-SVM, λ-form, λ = 1/(C n) (SVC with C; the listing runs with C·n)"
+    else:
+        name = "primal L1-SVM, λ-form, λ = 1/C (SVC with C/n)"
+    return 0.5 * lam * o_sq + hinge_mean, name, lam
+
+
+_C_SCALE = ParamSpec("paper", "choice", "paper: C as in Lists 1–2, which minimise the λ-form "
+                     "with λ = 1/C (SVC with C/n); svc: C as in SVC — the listing runs with C·n, "
+                     "so it minimises eq. 1 with C (λ = 1/(C n)).", choices=("paper", "svc"))
+
+
+class NormaSolver(_OnlineKernelMixin, Solver):
+    __doc__ = __doc__
+    name = "norma"
+    title = "NORMA (List 1)"
+    paper = ("Kecman & Melki (2016), Fast online algorithms for SVMs, List 1; Kivinen, Smola & "
+             "Williamson (2004), Online learning with kernels")
+    formulation = (r"\min_\alpha\ C\sum_i \max\{0,1-y_i o(x_i)\} + \tfrac12\|o\|^2"
+                   r"\ \text{per example}\ \Leftrightarrow\ \frac{1}{2C}\|o\|^2 + \frac1n\sum_i"
+                   r"\max\{0,1-y_io(x_i)\}")
+    update_rule = (r"\alpha_{j\ne i} \leftarrow (1-\eta_t/C)\,\alpha_j,\quad "
+                   r"y_i o(x_i)\le 1:\ \alpha_i \leftarrow \eta_t y_i,\quad \eta_t = C\sqrt{2/t}")
+    params = {**_COMMON, "cache_outputs": _cache_spec(False), "c_scale": _C_SCALE,
+              "update": ParamSpec("set", "choice", "set: α_i = η y_i on a violation as List 1 "
+                                  "writes it; add: α_i ← (1−η/C)α_i + η y_i (Kivinen et al. "
+                                  "2004; identical in the first epoch).", choices=("set", "add"))}
+    _strict_listing = False
+
+    def _alg(self):
+        return NORMA
+
+    def _objective(self, hinge_mean, o_sq):
+        return _lam_c_objective(self, hinge_mean, o_sq)
+
+
+class PegazSolver(_OnlineKernelMixin, Solver):
+    __doc__ = __doc__
+    name = "pegaz"
+    title = "Pegaz (List 2)"
+    paper = ("Kecman & Melki (2016), List 2; Shalev-Shwartz & Ben-David (2014), Understanding "
+             "Machine Learning (Pegasos without projection)")
+    formulation = NormaSolver.formulation
+    update_rule = (r"\alpha = \eta_t\beta,\quad y_i o(x_i)\le 1:\ \beta_i \leftarrow \beta_i + "
+                   r"y_i,\quad \eta_t = C\sqrt{2/t}")
+    params = {**_COMMON, "cache_outputs": _cache_spec(False), "c_scale": _C_SCALE}
+    _strict_listing = False
+
+    def _alg(self):
+        return PEGAZ
+
+    def _objective(self, hinge_mean, o_sq):
+        return _lam_c_objective(self, hinge_mean, o_sq)
+
+
+class OLSVMSolver(_OnlineKernelMixin, Solver):
+    __doc__ = __doc__
+    name = "olsvm"
+    title = "OL SVM (Lists 3a/3b)"
+    paper = "Kecman & Melki (2016), Fast online algorithms for support vector machines, List 3"
+    formulation = (r"\text{hinge: }\min_\alpha \sum_i \max\{0, 1 - y_i o(x_i)\};\quad "
+                   r"\text{regularized: }\min_\alpha C\sum_i \max\{0, 1 - y_i o(x_i)\} + "
+                   r"\tfrac12\|o\|^2")
+    update_rule = (r"y_i o_i < 1:\ o \mathrel{+}= \eta_t y_i\, k(\cdot, x_i),\ "
+                   r"\alpha_i \mathrel{+}= \eta_t y_i\quad(\text{3b}),\qquad \eta_t = C\sqrt{2/t}")
+    params = {**_COMMON, "cache_outputs": _cache_spec(True),
+              "variant": ParamSpec("hinge", "choice", "hinge: List 3b, minimises eq. 2 (the "
+                                   "paper's experiments); regularized: List 3a, eq. 1.",
+                                   choices=("hinge", "regularized"))}
+    _strict_listing = True
+
+    def _alg(self):
+        return OL_HINGE if self.p["variant"] == "hinge" else OL_REG
+
+    def _objective(self, hinge_mean, o_sq):
+        if self.p["variant"] == "hinge":
+            return hinge_mean, "mean hinge loss (eq. 2 / n), unregularised", None
+        lam = 1.0 / (self.C * self.n)
+        return (0.5 * lam * o_sq + hinge_mean,
+                "primal L1-SVM, λ-form, λ = 1/(C n) (eq. 1 / (C n), SVC with C)", lam)
+
+
+__all__ = ["NormaSolver", "PegazSolver", "OLSVMSolver"]
