@@ -99,3 +99,14 @@ def test_every_solver_runs_a_tiny_problem(name):
     for spec_name, spec in cls.params.items():
         assert spec.help, f"{name}.{spec_name} has no help text"
     assert cls.formulation and cls.update_rule and cls.paper and cls.__doc__
+
+
+def test_memory_budget_refuses_with_a_pointer_to_scalable_solvers(monkeypatch):
+    from svmcore.solvers.smo import SMOSolver
+    X, y, _, _ = _data()
+    monkeypatch.setenv("SVMCORE_MEMORY_MB", "0.001")
+    with pytest.raises(ValueError, match=r"smo would need about .* MB .*SVMCORE_MEMORY_MB.*asset"):
+        SMOSolver(kernel="rbf").init(X, y, seed=0)
+    monkeypatch.setenv("SVMCORE_MEMORY_MB", "lots")
+    with pytest.raises(ValueError, match="SVMCORE_MEMORY_MB must be a number"):
+        SMOSolver(kernel="rbf").init(X, y, seed=0)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import os
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -241,6 +242,22 @@ class Snapshot:
         return self.t
 
 
+# --------------------------------------------------------------------------- resources
+
+
+def memory_budget_bytes() -> int:
+    """The memory a single solver may plan to use: ``SVMCORE_MEMORY_MB`` (default 2048 MB)."""
+    raw = os.environ.get("SVMCORE_MEMORY_MB", "2048")
+    try:
+        mb = float(raw)
+    except ValueError:
+        raise ValueError(f"SVMCORE_MEMORY_MB must be a number of megabytes, got {raw!r}") from None
+    return int(mb * 2**20)
+
+
+SCALABLE_SOLVERS = "asset (Nyström or random Fourier features) or pegasos with a linear kernel"
+
+
 # --------------------------------------------------------------------------- solver
 
 
@@ -292,6 +309,12 @@ class Solver:
         self.y = np.ascontiguousarray(y)
         self.n, self.d = self.X.n, self.X.d
         self.seed = int(seed)
+        need, budget = self.memory_bytes(self.n, self.d, self.X), memory_budget_bytes()
+        if need > budget:
+            raise ValueError(
+                f"{self.name} would need about {need / 2**20:,.0f} MB for n = {self.n:,} "
+                f"(budget {budget / 2**20:,.0f} MB, set by SVMCORE_MEMORY_MB); use fewer rows or "
+                f"a solver that scales: {SCALABLE_SOLVERS}")
         if "C" in self.p:
             self.lam = lam_from_C(self.p["C"], self.n)
         self.t = 0
@@ -348,6 +371,11 @@ class Solver:
         self.diverged = True
         self.message = (f"{self.name} diverged at iteration {self.t}: {what}. "
                         "Use a smaller step size (eta0) or the default schedule.")
+
+    def memory_bytes(self, n: int, d: int, X: Rows) -> int:
+        """Memory the solver's own state will take for n rows (beyond the data); solvers
+        with caches or n×n stores override this so ``init`` can refuse what does not fit."""
+        return 64 * n
 
     # ---- to implement --------------------------------------------------------------------
     def _setup(self) -> None:

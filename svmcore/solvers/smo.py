@@ -337,6 +337,11 @@ class SMOSolver(Solver):
     stochastic = False
     kernelized = True
 
+    def memory_bytes(self, n, d, X):
+        """The kernel-row cache (at least two rows, at most cache_mb) plus O(n) state."""
+        slots = max(2, min(n, int(self.p["cache_mb"] * 2**20 // (8 * n))))
+        return 8 * n * slots + 80 * n
+
     # ---------------------------------------------------------------------------------- setup
     def _setup(self):
         n = self.n
