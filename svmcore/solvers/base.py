@@ -93,6 +93,8 @@ class ParamSpec:
             return validate_averaging(value, name)
         if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
             raise bad
+        if not math.isfinite(float(value)):
+            raise bad
         if self.kind == "int":
             if float(value) != int(value):
                 raise bad
