@@ -12,19 +12,27 @@ st.set_page_config(page_title="svmcore", page_icon="🧮", layout="wide")
 
 @st.cache_resource(show_spinner="Compiling the solvers (once per server)…")
 def _warm_up() -> str | None:
-    """Compile (or load from numba's disk cache) the code the pages run, once per server.
+    """Compile (or load from numba's disk cache) the code the pages run, once per server: every
+    registered solver with its default parameters, for the linear and rbf kernels it supports.
 
     Returns an error message instead of raising, so a failure is shown, not a traceback.
     """
+    problems = []
     try:
         from svmcore.run import warmup
-        from svmcore.solvers import get_solver
-
-        for kernel in ("linear", "rbf"):
-            warmup(get_solver("pegasos")(kernel=kernel))
+        from svmcore.solvers import get_solver, list_solvers
     except Exception as exc:  # noqa: BLE001 - shown to the user, the app goes on
         return f"{type(exc).__name__}: {exc}"
-    return None
+    for name in list_solvers():
+        cls = get_solver(name)
+        kernels = [k for k in ("linear", "rbf") if k in cls.kernels] if "kernel" in cls.params \
+            else [None]
+        for kernel in kernels:
+            try:
+                warmup(cls(**({"kernel": kernel} if kernel else {})))
+            except Exception as exc:  # noqa: BLE001
+                problems.append(f"{name} ({kernel or 'default'}): {type(exc).__name__}: {exc}")
+    return "; ".join(problems) or None
 
 
 _warm_error = _warm_up()

@@ -87,6 +87,37 @@ def _as_int(text: str) -> int:
     return int(re.sub(r"[^0-9]", "", text) or "-1")
 
 
+def _wait_tile_change(page, label: str, before: str, timeout_s: float = 30.0) -> str:
+    deadline = time.monotonic() + timeout_s
+    while True:
+        now = _tile(page, label)
+        if now != before:
+            return now
+        assert time.monotonic() < deadline, f"the {label!r} tile did not change"
+        page.wait_for_timeout(100)
+
+
+def _step(page, times: int) -> None:
+    step = page.get_by_role("button", name="Step", exact=True)
+    for _ in range(times):
+        before = _tile(page, "iteration t")
+        step.click()
+        _wait_tile_change(page, "iteration t", before)
+
+
+def _tiles(page) -> dict:
+    out = {}
+    for label in ("iteration t", "objective", "train error", "# SV"):
+        out[label] = _tile(page, label)
+    return out
+
+
+def _select(page, key: str, option: str) -> None:
+    """Choose ``option`` in the selectbox with widget key ``key`` (a combobox in 1.67)."""
+    page.locator(f".st-key-{key} [role=combobox]").first.click()
+    page.get_by_role("option", name=option, exact=True).click()
+
+
 @pytest.mark.skipif(not Path(CHROMIUM).exists(),
                     reason=f"{CHROMIUM} not found: install Debian's chromium (apt-get install chromium)")
 def test_playground_in_browser(server):
@@ -96,26 +127,24 @@ def test_playground_in_browser(server):
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
         try:
-            page = browser.new_page(viewport={"width": 1600, "height": 1100})
-            page.goto(server, wait_until="domcontentloaded")
+            page = browser.new_page(viewport={"width": 1600, "height": 1250})
+            page.goto(server + "/?src=toy&ds=moons&n=200&solver=pegasos&p.kernel=rbf&p.gamma=2.0",
+                      wait_until="domcontentloaded")
             page.wait_for_selector(f"{FIELD} .js-plotly-plot", timeout=120_000)
             page.wait_for_selector('[data-testid="stMetric"]', timeout=60_000)
             assert page.locator('[data-testid="stException"]').count() == 0
+            assert _as_int(_tile(page, "iteration t")) == 0
 
-            t0 = _as_int(_tile(page, "iteration t"))
-            assert t0 == 0
-            step = page.get_by_role("button", name="Step", exact=True)
-            for _ in range(4):
-                before = _as_int(_tile(page, "iteration t"))
-                step.click()
-                deadline = time.monotonic() + 30
-                while _as_int(_tile(page, "iteration t")) == before:
-                    assert time.monotonic() < deadline, "the iteration tile did not change"
-                    page.wait_for_timeout(100)
+            # 1. change a setting in the page: the URL follows
+            _select(page, "pg_toy", "circles")
+            page.wait_for_function("() => window.location.search.includes('ds=circles')",
+                                   timeout=30_000)
+            assert "p.kernel=rbf" in page.url and "p.gamma=2.0" in page.url
+
+            # 2. step, play, pause
+            _step(page, 6)
             t1 = _as_int(_tile(page, "iteration t"))
-            assert t1 > t0
-
-            # Play for a moment: the fragment ticks on its own, then Pause stops it
+            assert t1 > 0
             page.get_by_role("button", name="Play", exact=True).click()
             page.wait_for_timeout(2500)
             t2 = _as_int(_tile(page, "iteration t"))
@@ -123,16 +152,63 @@ def test_playground_in_browser(server):
             pause = page.get_by_role("button", name="Pause", exact=True)
             if pause.is_enabled():
                 pause.click()
-            page.wait_for_timeout(800)
+            page.wait_for_timeout(1000)
 
+            # 3. the field: one contour layer with its margin lines, the boundary, points, SVs
             field = page.locator(f"{FIELD} .js-plotly-plot").first
-            # the field: contour layer with level lines, the points, the SV rings
-            assert field.locator("g.contour").count() == 2          # field + boundary
+            assert field.locator("g.contour").count() == 1          # the grid is sent once
             assert field.locator("g.heatmapcoloring image").count() >= 1
-            assert field.locator("g.contourlevel path").count() >= 1   # 0 and ±1 lines drawn
+            assert field.locator("g.contourlevel path").count() >= 1   # the ±1 margins
             assert field.locator("g.scatterlayer .point").count() > 50
+            legend = field.locator("g.legend").text_content()
+            assert "boundary f = 0" in legend and "support vectors" in legend
             assert page.locator('[data-testid="stException"]').count() == 0
-            page.wait_for_timeout(500)
-            page.screenshot(path=str(ARTIFACTS / "playground.png"), full_page=True)
+
+            # 4. a click in "add +1" mode adds a point where it lands; the URL carries it
+            page.locator(".st-key-pg_edit").get_by_text("add +1", exact=True).click()
+            page.wait_for_timeout(1500)
+            box = field.locator(".nsewdrag").first.bounding_box()
+            page.mouse.click(box["x"] + 0.5 * box["width"], box["y"] + 0.5 * box["height"])
+            page.wait_for_function("() => window.location.search.includes('add=')",
+                                   timeout=30_000)
+            assert _as_int(_tile(page, "iteration t")) == 0        # edited data: a new run
+            page.locator(".st-key-pg_edit").get_by_text("view", exact=True).click()
+            page.wait_for_timeout(1000)
+            _step(page, 8)
+            page.wait_for_timeout(800)
+            link = page.url
+            here = _tiles(page)
+
+            # 5. the copied link in a new session reproduces the same run
+            other = browser.new_page(viewport={"width": 1600, "height": 1250})
+            other.goto(link, wait_until="domcontentloaded")
+            other.wait_for_selector(f"{FIELD} .js-plotly-plot", timeout=120_000)
+            other.wait_for_selector('[data-testid="stMetric"]', timeout=60_000)
+            assert _as_int(_tile(other, "iteration t")) == 0
+            _step(other, 8)
+            other.wait_for_timeout(800)
+            assert _tiles(other) == here
+            assert other.url == link
+            assert other.locator('[data-testid="stException"]').count() == 0
+            other.close()
+
+            # 6. train on at full speed, then the screenshot: field, margins, support vectors
+            thumb = page.locator(".st-key-pg_pace input[type=range]").first
+            thumb.focus()
+            thumb.press("End")                                  # speed: max
+            page.wait_for_timeout(1000)
+            page.get_by_role("button", name="Play", exact=True).click()
+            deadline = time.monotonic() + 20
+            while _tile(page, "status") == "running" and time.monotonic() < deadline:
+                page.wait_for_timeout(250)
+            pause = page.get_by_role("button", name="Pause", exact=True)
+            if pause.is_enabled():
+                pause.click()
+            page.wait_for_timeout(1500)
+            assert _as_int(_tile(page, "# SV")) >= 10
+            assert page.locator('[data-testid="stException"]').count() == 0
+            page.mouse.move(5, 5)
+            page.wait_for_timeout(300)
+            page.screenshot(path=str(ARTIFACTS / "playground.png"), full_page=False)
         finally:
             browser.close()

@@ -161,3 +161,14 @@ def test_kernel_pegasos_accuracy_close_to_svc():
     s.step(s.horizon)
     acc = np.mean(np.where(s.decision_function(Xte) >= 0, 1.0, -1.0) == yte)
     assert acc >= svc - 0.02, (acc, svc)
+
+
+def test_snapshot_objective_uses_the_exact_norm():
+    X, y = make_moons(120, noise=0.2, random_state=0)
+    y = 2.0 * y - 1.0
+    s = PegasosSolver(C=1.0, kernel="rbf", gamma=1.0, averaging=0.5, epochs=3)
+    s.init(X, y, seed=0)
+    s.step(s.horizon)
+    f = s.decision_function(X)
+    want = 0.5 * s.lam * s.w_sqnorm() + np.maximum(0, 1 - y * f).mean()
+    assert s.snapshot().objective == pytest.approx(want, rel=1e-10)

@@ -7,6 +7,7 @@ import sys
 BENCHMARKS = {
     "pegasos-linear": "svmcore.bench.pegasos_linear",
     "online-kernel": "svmcore.bench.online_kernel",
+    "app-tick": "svmcore.bench.app_tick",
 }
 
 

@@ -388,12 +388,15 @@ class PegasosSolver(Solver):
         self._require_ready()
         scores = self._decision_rows(self.X)
         margins = self.y * scores
-        obj = primal_objective(scores, self.y, self.w_sqnorm(), lam=self.lam)
         coef = None
         if self.kernelized:
-            support, coef, _ = self._support_coef()
+            support, coef, b = self._support_coef()
+            # ‖w‖² = Σ_s c_s ⟨w, φ(x_s)⟩ = Σ_s c_s (f(x_s) − b): no kernel values beyond the scores
+            wsq = float(coef @ (scores[support] - b)) if support.size else 0.0
         else:
             support = np.flatnonzero(margins <= 1.0)
+            wsq = self.w_sqnorm()
+        obj = primal_objective(scores, self.y, wsq, lam=self.lam)
         return Snapshot(
             t=self.t, objective=obj, n_sv=int(support.size), support=support,
             kernel_evals=self.kernel_evals, objective_name="primal L1-SVM, λ-form",
