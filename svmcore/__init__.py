@@ -5,6 +5,15 @@ training runs with traces (``svmcore.run``) and data (``svmcore.data``). Never i
 """
 from .solvers import get_solver, list_solvers
 
+
+def __getattr__(name):
+    # the estimators import scikit-learn; load them only when asked for
+    if name in ("SVMClassifier", "SVMRegressor"):
+        from . import estimators, estimators_regression
+        return {"SVMClassifier": estimators.SVMClassifier,
+                "SVMRegressor": estimators_regression.SVMRegressor}[name]
+    raise AttributeError(f"module 'svmcore' has no attribute {name!r}")
+
 __version__ = "0.1.0"
 
-__all__ = ["get_solver", "list_solvers", "__version__"]
+__all__ = ["SVMClassifier", "SVMRegressor", "get_solver", "list_solvers", "__version__"]

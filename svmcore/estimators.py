@@ -12,6 +12,7 @@ linear primal solvers add ``coef_`` and ``intercept_``; kernel solvers ``support
 """
 from __future__ import annotations
 
+import math
 import numbers
 
 import numpy as np
@@ -30,9 +31,14 @@ from .solvers import get_solver
 _SHARED = {
     "kernel": "linear", "C": 1.0, "gamma": "scale", "degree": 3, "coef0": 0.0,
     "epochs": None, "batch_size": None, "schedule": None, "eta0": None,
-    "fit_intercept": True, "averaging": None,
+    "fit_intercept": True, "averaging": "auto",
+    "approx": None, "n_components": None, "variant": None,
 }
-_SOLVER_DEFAULT = ("epochs", "batch_size", "schedule", "eta0")
+# Solver-family options a solver without them simply ignores (scikit-learn's own checks set
+# n_components on any estimator that has it, whatever the solver).
+_FAMILY_ONLY = ("approx", "n_components", "variant")
+_SOLVER_DEFAULT = {"epochs": None, "batch_size": None, "schedule": None, "eta0": None,
+                   "averaging": "auto", "approx": None, "n_components": None, "variant": None}
 
 
 def resolve_gamma(gamma, X) -> float:
@@ -42,11 +48,17 @@ def resolve_gamma(gamma, X) -> float:
         if gamma == "auto":
             return 1.0 / d
         if gamma == "scale":
-            if sp.issparse(X):
-                var = X.multiply(X).mean() - X.mean() ** 2
-            else:
-                var = X.var()
-            return 1.0 / (d * var) if var > 0 else 1.0
+            with np.errstate(over="ignore", invalid="ignore"):
+                if sp.issparse(X):
+                    var = X.multiply(X).mean() - X.mean() ** 2
+                else:
+                    var = X.var()
+                g = 1.0 / (d * var) if var > 0 else 1.0
+            if not (math.isfinite(var) and math.isfinite(g) and g > 0):
+                raise ValueError(f"gamma='scale' = 1/(n_features·Var(X)) is not a usable number "
+                                 f"for these data (Var(X) = {float(var):g}): scale the features "
+                                 "(e.g. StandardScaler) or give gamma as a number > 0")
+            return float(g)
         raise ValueError(f"gamma must be 'scale', 'auto' or a number > 0, got {gamma!r}")
     if isinstance(gamma, bool) or not isinstance(gamma, numbers.Real) or not gamma > 0:
         raise ValueError(f"gamma must be 'scale', 'auto' or a number > 0, got {gamma!r}")
@@ -77,8 +89,18 @@ class SVMClassifier(ClassifierMixin, BaseEstimator):
         1/(λt), NORMA / Pegaz / OL SVM C√(2/t)). ``eta0`` is its η0 where it has one.
     fit_intercept : bool, default=True
         Learn an unregularised bias b.
-    averaging : None, float in (0, 1] or int, default=None
-        Iterate averaging: last iterate, the final ρ fraction, or the final N iterations.
+    averaging : "auto", None, float in (0, 1] or int, default="auto"
+        Iterate averaging: None = last iterate, a float ρ = the final ρ fraction of the planned
+        iterations, an int N = the final N; "auto" keeps the solver's own default (Pegasos: last
+        iterate; ASSET: the last 100, as in its paper).
+    approx : {"nystroem", "rff"} or None, default=None
+        ASSET's kernel approximation (None: the solver's default, Nyström).
+    n_components : int or None, default=None
+        ASSET's number of landmarks / random features s.
+    variant : str or None, default=None
+        Solver variant: ASSET "asset" | "star" (ASSET*), OL SVM "hinge" | "regularized".
+        ``approx``, ``n_components`` and ``variant`` are ignored by solvers that do not have them;
+        every other parameter set for a solver that lacks it is an error.
     random_state : int, RandomState or None
         Seeds the sample order; the same seed gives bit-identical models.
     solver_params : dict or None
@@ -87,7 +109,8 @@ class SVMClassifier(ClassifierMixin, BaseEstimator):
 
     def __init__(self, solver="pegasos", kernel="linear", C=1.0, gamma="scale", degree=3,
                  coef0=0.0, epochs=None, batch_size=None, schedule=None, eta0=None,
-                 fit_intercept=True, averaging=None, random_state=None, solver_params=None):
+                 fit_intercept=True, averaging="auto", approx=None, n_components=None,
+                 variant=None, random_state=None, solver_params=None):
         self.solver = solver
         self.kernel = kernel
         self.C = C
@@ -100,6 +123,9 @@ class SVMClassifier(ClassifierMixin, BaseEstimator):
         self.eta0 = eta0
         self.fit_intercept = fit_intercept
         self.averaging = averaging
+        self.approx = approx
+        self.n_components = n_components
+        self.variant = variant
         self.random_state = random_state
         self.solver_params = solver_params
 
@@ -114,11 +140,18 @@ class SVMClassifier(ClassifierMixin, BaseEstimator):
         kw = {}
         for name, default in _SHARED.items():
             value = getattr(self, name)
-            if name in _SOLVER_DEFAULT and value is None:
+            if name in _SOLVER_DEFAULT and _same(value, _SOLVER_DEFAULT[name]):
                 continue
             if name in cls.params:
-                kw[name] = resolve_gamma(value, X) if name == "gamma" else value
-            elif not _same(value, default):
+                if name == "gamma":
+                    try:
+                        value = resolve_gamma(value, X)
+                    except ValueError:
+                        if self.kernel != "linear" or not isinstance(value, str):
+                            raise
+                        continue             # a linear kernel never uses gamma
+                kw[name] = value
+            elif name not in _FAMILY_ONLY and not _same(value, default):
                 raise ValueError(f"solver {self.solver!r} has no parameter {name!r} "
                                  f"(it takes {sorted(cls.params)})")
         if "c_scale" in cls.params:
@@ -131,12 +164,14 @@ class SVMClassifier(ClassifierMixin, BaseEstimator):
         return kw
 
     def fit(self, X, y):
-        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64)
+        X, y = _validate(self, X, y)
         check_classification_targets(y)
         self.classes_ = np.unique(y)
         if self.classes_.shape[0] < 2:
+            only = self.classes_[0]
+            only = only.item() if isinstance(only, np.generic) else only
             raise ValueError("SVMClassifier needs samples of at least two classes; "
-                             f"the data contain only one class: {self.classes_[0]!r}")
+                             f"the data contain only one class: {only!r}")
         kw = self._solver_kwargs(X)
         cls = get_solver(self.solver)
         seed = check_random_state(self.random_state).randint(np.iinfo(np.int32).max)
@@ -146,7 +181,8 @@ class SVMClassifier(ClassifierMixin, BaseEstimator):
             yy = np.where(y == c, 1.0, -1.0)
             run = TrainingRun(cls(**kw), X, yy, seed=seed, per_decade=5).run()
             if run.solver.diverged:
-                raise ValueError(f"training diverged: {run.message}")
+                raise ValueError(f"training diverged: {run.message} If the features are large, "
+                                 "scale them (e.g. StandardScaler).")
             self.solvers_.append(run.solver)
             histories.append(run.trace_dicts())
         self.history_ = histories[0] if len(histories) == 1 else histories
@@ -158,8 +194,11 @@ class SVMClassifier(ClassifierMixin, BaseEstimator):
         s0 = self.solvers_[0]
         if len(self.solvers_) == 1:
             self.solver_ = s0
-        if not getattr(s0, "kernelized", True):
+        if not getattr(s0, "kernelized", True) and s0.p.get("kernel", "linear") == "linear":
+            # a linear model in the input space (random-feature models have no input-space w)
             self.coef_ = np.vstack([s.coef_ for s in self.solvers_])
+            self.intercept_ = np.array([s.intercept_ for s in self.solvers_])
+        elif not getattr(s0, "kernelized", True):
             self.intercept_ = np.array([s.intercept_ for s in self.solvers_])
         else:
             self.intercept_ = np.array([s.intercept_ for s in self.solvers_])
@@ -172,7 +211,7 @@ class SVMClassifier(ClassifierMixin, BaseEstimator):
     # ------------------------------------------------------------------------------ predict
     def decision_function(self, X):
         check_is_fitted(self)
-        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
+        X = _validate(self, X, reset=False)
         scores = np.column_stack([s.decision_function(X) for s in self.solvers_])
         return scores[:, 0] if scores.shape[1] == 1 else scores
 
@@ -181,6 +220,32 @@ class SVMClassifier(ClassifierMixin, BaseEstimator):
         if scores.ndim == 1:
             return self.classes_[(scores >= 0).astype(int)]
         return self.classes_[np.argmax(scores, axis=1)]
+
+
+_NO_Y = object()
+
+
+def _validate(est, X, y=_NO_Y, reset=True):
+    """scikit-learn's validate_data, with plain words for two mistakes its messages leave
+    cryptic: rows of different lengths and text where numbers belong."""
+    if isinstance(X, (list, tuple)) and X and all(isinstance(r, (list, tuple, np.ndarray))
+                                                  for r in X):
+        lens = [len(r) for r in X]
+        bad = next((i for i, m in enumerate(lens) if m != lens[0]), None)
+        if bad is not None:
+            raise ValueError(f"X has rows of different lengths (ragged rows): row 0 has "
+                             f"{lens[0]} values, row {bad} has {lens[bad]}; every row needs the "
+                             "same number of features")
+    kw = dict(accept_sparse="csr", dtype=np.float64)
+    try:
+        if y is _NO_Y:
+            return validate_data(est, X, reset=reset, **kw)
+        return validate_data(est, X, y, reset=reset, **kw)
+    except ValueError as exc:
+        if "could not convert" in str(exc):
+            raise ValueError(f"X must be numeric ({exc}); encode text features as numbers "
+                             "first") from exc
+        raise
 
 
 def _same(a, b) -> bool:

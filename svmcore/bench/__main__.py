@@ -8,6 +8,7 @@ BENCHMARKS = {
     "pegasos-linear": "svmcore.bench.pegasos_linear",
     "online-kernel": "svmcore.bench.online_kernel",
     "app-tick": "svmcore.bench.app_tick",
+    "asset": "svmcore.bench.asset",
 }
 
 

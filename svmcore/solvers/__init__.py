@@ -7,6 +7,7 @@ the benchmarks iterate over.
 from __future__ import annotations
 
 from .base import ParamSpec, Snapshot, Solver
+from .asset import ASSETSolver
 from .online_kernel import NormaSolver, OLSVMSolver, PegazSolver
 from .pegasos import PegasosSolver
 from .smo import SMOSolver
@@ -17,6 +18,7 @@ REGISTRY: dict[str, type[Solver]] = {
     NormaSolver.name: NormaSolver,
     PegazSolver.name: PegazSolver,
     OLSVMSolver.name: OLSVMSolver,
+    ASSETSolver.name: ASSETSolver,
 }
 
 

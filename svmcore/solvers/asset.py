@@ -1,0 +1,498 @@
+r"""ASSET: approximate stochastic subgradient estimation training (Lee & Wright, ICPRAM 2012).
+
+Minimises the reduced primal (PL) on approximate kernel features V_i· ∈ R^d (svmcore.approx):
+
+    P(γ, b) = λ/2 ‖γ‖² + (1/n) Σ_i ℓ(y_i, V_i·γ + b),        λ = 1 / (C n),
+
+with ℓ the hinge loss max(0, 1 − y f) (classification) or the ε-insensitive loss
+max(0, |y − f| − ε) (regression), over X = {‖γ‖ ≤ Γ, |b| ≤ B}. Algorithm 1 (ASSET), iteration j:
+
+    draw ξ_j uniformly from {1..n};  d_j = ∂ℓ/∂f at (γ_{j−1}, b_{j−1})   (Table 1)
+    (γ_j, b_j) = Π_X[(γ_{j−1}, b_{j−1}) − η_j (λγ_{j−1} + d_j V_ξ·ᵀ, d_j)],   η_j = D_X / (D_G √j)
+    for j ≥ N̄:  (γ̃, b̃) ← η̃/(η̃+η_j) (γ̃, b̃) + η_j/(η̃+η_j) (γ_j, b_j),   η̃ ← η̃ + η_j
+
+with D_X = max_{x∈X} ‖x‖ = √(Γ² + B²) and D_G² = (1/M) Σ_l d_l² (‖V_ξ(l)·‖² + 1) estimated from M
+samples at (γ_0, b_0) = (0, 0). Γ = 1/√λ for classification (Shalev-Shwartz et al. 2011, Thm 1)
+and Γ = √(2(‖y‖_∞ − ε)/λ) for regression (the paper's regression bound). ASSET* drops the bias,
+uses η_j = 1/(λ j) and returns the last iterate (no averaging); it keeps the projection.
+
+Approximations: ``approx="nystroem"`` (ASSET_M: s random landmarks, eigenvalues ≥ ε_d kept,
+d ≤ s, eq. 6-7) or ``approx="rff"`` (ASSET_F: d = s random Fourier features, eq. 8, Gaussian
+kernel only). Prediction as in Sec. 2.4: Nyström f(x) = Σ_{i∈S} α_i k(x_i, x) + b with
+α_S = Q D^{-1/2} γ (s kernel evaluations per point); RFF f(x) = φ(x)ᵀγ + b.
+
+Paper: S. Lee and S. J. Wright, "ASSET: Approximate stochastic subgradient estimation training for
+support vector machines", ICPRAM 2012 (and arXiv:1111.0432).
+
+Implementation: feature rows are generated in Python, in blocks of ``block_rows`` sampled indices
+(one BLAS product, plus a cosine for RFF, per block), and the compiled ``_asset_chunk`` runs the
+SGD iterations over the block. Blocks are aligned to the sample stream, never to ``step`` calls,
+so chunking never changes a run. When n·d fits in ``cache_mb``, features are kept: computed once,
+in canonical chunks of ``block_rows`` consecutive rows when a row of the chunk is first needed
+(so a row's features never depend on the order of requests); otherwise (covtype) the rows of
+every sampled block are recomputed and no n×d matrix ever exists.
+
+Choices where the paper is silent or loose (each is tested or measured):
+
+* Signs of Table 1 (lost in print): d_j = −y for a hinge violator; for the ε-insensitive loss
+  d_j = −1 if y > f + ε and +1 if y < f − ε, the subgradients of the losses.
+* "B sufficiently large": ``bias_bound=0`` (default) uses B = 1 + R Γ (classification) or
+  B = ‖y‖_∞ + R Γ (regression), with R² ≥ ‖V_i‖² (Nyström: max_i k(x_i, x_i), since VVᵀ ⪯ Ψ*;
+  RFF: 2). For every γ in the ball an optimal b lies in [−B, B] (the loss is monotone in b
+  outside), so the constraint does not change the solution.
+* D_G² uses d_l² (‖V_l‖² + 1) only when the bias is learnt; without it G has no bias component
+  and the "+1" is dropped. M (``dg_samples``, default 1000) is not given in the paper; the M
+  rows are drawn with replacement from their own generator. If every sampled d_l is 0 (only
+  possible for regression with large ε) the estimate falls back to d_l² = 1.
+* Averaging: default the last 100 iterates (the paper's N̄ = N − 100); a float ρ averages the
+  final ρ fraction of the planned ``epochs``·n iterations (N̄ = (1 − ρ)N, Theorem 1). The weights
+  are the step lengths η_j, as in Algorithm 1 line 9.
+* ε_d default 1e-10, not the paper's 1e-16: with duplicate landmarks (a9a has many) Ψ*_SS has
+  exact zero eigenvalues that eigh returns as ±1e-16 noise; keeping them multiplies noise by
+  1e8. Eigenvalues of O(1) kernels below 1e-10 carry no information at s ≤ 10⁴.
+* ASSET* keeps the projection onto ‖γ‖ ≤ 1/√λ (Pegasos') and ignores ``fit_intercept`` and
+  ``averaging`` (the paper defines it without bias and without averaging).
+* Randomness: the sample order is ``SampleStream(n, seed)`` (the same order Pegasos sees with the
+  same seed); landmarks / RFF weights come from ``default_rng([seed, 1])``, the D_G rows from
+  ``default_rng([seed, 2])``.
+* Cost counter ``kernel_evals``: Nyström counts s² for Ψ*_SS plus s per transformed training row;
+  RFF counts d feature evaluations (a length-n dot product and a cosine each) per transformed
+  row. Without the cache those are the distinct rows of each sampled block (and of the D_G
+  sample); with it, every row of each cache chunk the first time training needs the chunk.
+  Rows transformed for snapshots and predictions are not counted (as for every solver).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .._jit import njit, njit_reduce
+from ..approx import (NystroemFeatures, RandomFourierFeatures, iter_blocks, kernel_diag_max)
+from ..kernels import KERNEL_CODES, as_rows, dense_dot, kernel_params
+from ..objectives import error_rate, hinge_losses, lam_from_C
+from .base import (C_SPEC, COEF0_SPEC, DEGREE_SPEC, EPOCHS_SPEC, GAMMA_SPEC,
+                   ParamSpec, SampleStream, Snapshot, Solver, averaging_start)
+
+# scalar state slots (float64 array `sc`)
+_B, _BAVG, _ETASUM, _GSQ = 0, 1, 2, 3
+# integer state slots (int64 array `ic`)
+_T, _DIVERGED = 0, 1
+
+HINGE, EPS_INSENSITIVE = 0, 1
+LOSS_CODES = {"hinge": HINGE, "epsilon_insensitive": EPS_INSENSITIVE}
+
+
+@njit_reduce
+def _vdot(a, b):
+    """⟨a, b⟩ for two vectors (pure inner product; see svmcore._jit)."""
+    s = 0.0
+    for f in range(a.shape[0]):
+        s += a[f] * b[f]
+    return s
+
+
+@njit
+def _asset_chunk(F, pos, idx, y, n_steps, g, gavg, sc, ic, lam, gmax, bmax, step0, star,
+                 loss, eps, fit_b, t_avg0):
+    """n_steps ASSET / ASSET* iterations. Iteration s uses feature row F[pos[s]] of training
+    point idx[s]. State: γ = g, γ̃ = gavg; sc = [b, b̃, η̃, ‖γ‖²]; ic = [t, diverged].
+    Returns the iterations done."""
+    d = g.shape[0]
+    gmax2 = gmax * gmax
+    for s in range(n_steps):
+        j = ic[_T] + 1
+        if star:
+            eta = 1.0 / (lam * j)
+        else:
+            eta = step0 / math.sqrt(j)
+        r = pos[s]
+        yi = y[idx[s]]
+        b = sc[_B]
+        fx = dense_dot(F, r, g) + b
+        # subgradient of the loss with respect to f (Table 1)
+        if loss == 0:
+            dd = -yi if yi * fx < 1.0 else 0.0
+        else:
+            if yi > fx + eps:
+                dd = -1.0
+            elif yi < fx - eps:
+                dd = 1.0
+            else:
+                dd = 0.0
+        shrink = 1.0 - eta * lam
+        c = eta * dd
+        if c != 0.0:
+            for f in range(d):
+                g[f] = shrink * g[f] - c * F[r, f]
+        else:
+            for f in range(d):
+                g[f] = shrink * g[f]
+        gsq = _vdot(g, g)
+        # projection onto the ball ‖γ‖ ≤ Γ and the interval |b| ≤ B (a product set)
+        if gsq > gmax2:
+            scale = gmax / math.sqrt(gsq)
+            for f in range(d):
+                g[f] *= scale
+            gsq = _vdot(g, g)
+        if fit_b:
+            b = b - c
+            if b > bmax:
+                b = bmax
+            elif b < -bmax:
+                b = -bmax
+        sc[_B] = b
+        sc[_GSQ] = gsq
+        ic[_T] = j
+        # step-length weighted average of the iterates from N̄ on (Algorithm 1, line 9)
+        if j >= t_avg0:
+            es = sc[_ETASUM] + eta
+            a1 = sc[_ETASUM] / es
+            a2 = eta / es
+            for f in range(d):
+                gavg[f] = a1 * gavg[f] + a2 * g[f]
+            sc[_BAVG] = a1 * sc[_BAVG] + a2 * b
+            sc[_ETASUM] = es
+        if not (math.isfinite(gsq) and math.isfinite(b)):
+            ic[_DIVERGED] = 1
+            return s + 1
+    return n_steps
+
+
+_KERNEL_SPEC = ParamSpec("rbf", "choice", "Kernel k(x, z) approximated by the features "
+                         "(rff: rbf only).", choices=tuple(KERNEL_CODES))
+
+
+class ASSETSolver(Solver):
+    __doc__ = __doc__
+    name = "asset"
+    title = "ASSET (approximate kernel, robust SA)"
+    paper = ("Lee & Wright (2012), ASSET: Approximate Stochastic Subgradient Estimation Training "
+             "for Support Vector Machines")
+    formulation = (r"\min_{\|\gamma\|\le\Gamma,\ |b|\le B}\ \frac{\lambda}{2}\|\gamma\|^2 + "
+                   r"\frac{1}{n}\sum_{i=1}^n \ell\big(y_i,\ V_{i\cdot}\gamma + b\big),\qquad "
+                   r"VV^\top\approx K,\quad \lambda=\frac{1}{Cn}")
+    update_rule = (r"(\gamma_j,b_j)=\Pi_X\big[(\gamma_{j-1},b_{j-1})-\eta_j(\lambda\gamma_{j-1}+"
+                   r"d_jV_{\xi_j\cdot}^\top,\ d_j)\big],\quad \eta_j=\frac{D_X}{D_G\sqrt{j}},\quad "
+                   r"\tilde\gamma=\textstyle\sum_{j\ge\bar N}\eta_j\gamma_j/\sum_{j\ge\bar N}\eta_j")
+    params = {
+        "C": C_SPEC,
+        "kernel": _KERNEL_SPEC,
+        "gamma": GAMMA_SPEC,
+        "degree": DEGREE_SPEC,
+        "coef0": COEF0_SPEC,
+        "epochs": EPOCHS_SPEC,
+        "averaging": ParamSpec(100, "averaging", "Iterate averaging from N̄ on (step-length "
+                               "weighted): an int N = the final N iterates (paper: 100), a float ρ "
+                               "= the final ρ fraction of the planned iterations, None = last "
+                               "iterate. Ignored by ASSET*."),
+        "fit_intercept": ParamSpec(True, "bool", "Learn the bias b (|b| ≤ B). Ignored by ASSET* "
+                                   "(no bias)."),
+        "approx": ParamSpec("nystroem", "choice", "Kernel approximation: Nyström on s random "
+                            "landmarks (ASSET_M) or random Fourier features (ASSET_F, rbf only).",
+                            choices=("nystroem", "rff")),
+        "n_components": ParamSpec(256, "int", "s: landmarks (Nyström, clipped to n; d ≤ s "
+                                  "features remain) or random features d (RFF).",
+                                  low=1, high=1_000_000, ui=(2, 4096), log=True),
+        "variant": ParamSpec("asset", "choice", "asset: η_j = D_X/(D_G√j) with bias and "
+                             "averaging; star: ASSET*, no bias, η_j = 1/(λj), last iterate.",
+                             choices=("asset", "star")),
+        "loss": ParamSpec("hinge", "choice", "hinge (classification, labels ±1) or "
+                          "epsilon_insensitive (regression, real targets).",
+                          choices=tuple(LOSS_CODES)),
+        "epsilon": ParamSpec(0.1, "float", "ε of the ε-insensitive loss.", low=0.0,
+                             high=1e12, ui=(0.0, 1.0)),
+        "eig_threshold": ParamSpec(1e-10, "float", "ε_d: Nyström eigenvalues of K_SS below it "
+                                   "are dropped.", low=0.0, low_open=True, high=1e6,
+                                   ui=(1e-16, 1e-2), log=True),
+        "dg_samples": ParamSpec(1000, "int", "M: samples used to estimate D_G at the start.",
+                                low=1, high=10_000_000, ui=(10, 100_000), log=True),
+        "bias_bound": ParamSpec(0.0, "float", "B of |b| ≤ B; 0 = automatic (a bound that "
+                                "cannot cut off an optimal b).", low=0.0, high=1e300,
+                                ui=(0.0, 100.0)),
+        "sampling": ParamSpec("iid", "choice", "Examples drawn with replacement (iid, the "
+                              "paper) or from an epoch-wise random permutation.",
+                              choices=("iid", "permutation")),
+        "feature_dtype": ParamSpec("float64", "choice", "Precision of the feature rows "
+                                   "(float32: half the memory, SIMD cosines; iterates stay "
+                                   "float64).", choices=("float64", "float32")),
+        "cache_mb": ParamSpec(512.0, "float", "Keep every training row's features once "
+                              "computed when n·d fits in this many MB (0 = never).",
+                              low=0.0, high=1e7, ui=(0.0, 4096.0)),
+        "block_rows": ParamSpec(4096, "int", "Sampled rows whose features are generated per "
+                                "BLAS block.", low=1, high=1 << 22, ui=(64, 65536), log=True),
+    }
+
+    def __init__(self, **params):
+        super().__init__(**params)
+        p = self.p
+        if p["approx"] == "rff" and p["kernel"] != "rbf":
+            raise ValueError(f"approx='rff' needs kernel='rbf' (random Fourier features of the "
+                             f"Gaussian kernel), got kernel={p['kernel']!r}")
+        self.kernelized = p["approx"] == "nystroem"
+        self.regression = p["loss"] == "epsilon_insensitive"
+
+    # ------------------------------------------------------------------------------- data
+    def init(self, X, y, seed: int = 0) -> None:
+        """Classification: labels ±1 (as every solver). Regression (``loss=
+        "epsilon_insensitive"``): any finite real targets."""
+        if not self.regression:
+            return super().init(X, y, seed)
+        self.X = as_rows(X)
+        y = np.asarray(y, dtype=np.float64).ravel()
+        if y.shape[0] != self.X.n:
+            raise ValueError(f"X has {self.X.n} rows but y has {y.shape[0]} targets")
+        if self.X.n < 2:
+            raise ValueError("need at least 2 training points")
+        if not np.all(np.isfinite(y)):
+            raise ValueError("y contains NaN or infinity")
+        self._check_finite(self.X)
+        self.y = np.ascontiguousarray(y)
+        self.n, self.d = self.X.n, self.X.d
+        self.seed = int(seed)
+        self.t = 0
+        self.kernel_evals = 0
+        self.diverged = False
+        self.message = ""
+        self.kcode, self.kp = kernel_params(self.p["kernel"], self.p["gamma"], self.p["coef0"],
+                                            self.p["degree"])
+        self._setup()
+        self._ready = True
+
+    # ------------------------------------------------------------------------------ setup
+    def _setup(self):
+        p = self.p
+        n = self.n
+        self.star = p["variant"] == "star"
+        self.fit_b = bool(p["fit_intercept"]) and not self.star
+        self.lam = lam_from_C(p["C"], n)
+        self.loss_code = LOSS_CODES[p["loss"]]
+        self.eps = float(p["epsilon"]) if self.regression else 0.0
+        self.horizon = max(1, math.ceil(p["epochs"] * n))
+        self.t_avg0 = (np.iinfo(np.int64).max if self.star
+                       else averaging_start(p["averaging"], self.horizon))
+        self.dtype = np.dtype(p["feature_dtype"])
+        self.block = int(p["block_rows"])
+        self._Xs = self.X.to_scipy()
+        # 1. the feature map (randomness: default_rng([seed, 1]))
+        arng = np.random.default_rng([self.seed, 1])
+        if p["approx"] == "nystroem":
+            self.fmap = NystroemFeatures(p["n_components"], p["kernel"], p["gamma"], p["coef0"],
+                                         p["degree"], p["eig_threshold"]).fit(self._Xs, arng)
+            R2 = kernel_diag_max(self.X.sqnorm, p["kernel"], p["gamma"], p["coef0"],
+                                 p["degree"])
+        else:
+            self.fmap = RandomFourierFeatures(p["n_components"], p["gamma"]).fit(self.d, arng)
+            R2 = 2.0
+        self.kernel_evals = int(self.fmap.fit_kernel_evals)
+        self.dim = self.fmap.n_features_out_
+        # 2. the feasible set X = {‖γ‖ ≤ Γ, |b| ≤ B}
+        if self.regression:
+            ymax = float(np.max(np.abs(self.y)))
+            self.gmax = math.sqrt(max(0.0, 2.0 * (ymax - self.eps) / self.lam))
+            b_auto = ymax + math.sqrt(R2) * self.gmax
+        else:
+            self.gmax = 1.0 / math.sqrt(self.lam)
+            b_auto = 1.0 + math.sqrt(R2) * self.gmax
+        self.bmax = (p["bias_bound"] or b_auto) if self.fit_b else 0.0
+        self.DX = math.sqrt(self.gmax ** 2 + self.bmax ** 2)
+        # 3. feature cache (only when n·d fits in cache_mb), filled in canonical chunks of
+        #    block_rows consecutive rows: a row's features never depend on who asked first
+        nbytes = n * self.dim * self.dtype.itemsize
+        self.cache = None
+        if p["cache_mb"] > 0 and nbytes <= p["cache_mb"] * 2 ** 20:
+            self.cache = np.empty((n, self.dim), dtype=self.dtype)
+            nchunks = -(-n // self.block)
+            self.chunk_done = np.zeros(nchunks, dtype=bool)      # features computed
+            self.chunk_counted = np.zeros(nchunks, dtype=bool)   # ... and needed by training
+        # 4. D_G from M samples at (γ_0, b_0) = (0, 0) (randomness: default_rng([seed, 2]))
+        drng = np.random.default_rng([self.seed, 2])
+        M = p["dg_samples"]
+        didx = drng.integers(0, n, size=M)
+        uniq, inv = np.unique(didx, return_inverse=True)
+        Vs = self._features_of(uniq)
+        sq = np.einsum("ij,ij->i", Vs, Vs, dtype=np.float64)[inv]
+        yd = self.y[didx]
+        if self.regression:
+            dl = np.where(yd > self.eps, -1.0, np.where(yd < -self.eps, 1.0, 0.0))
+        else:
+            dl = -yd                    # every point violates the margin at (0, 0)
+        extra1 = 1.0 if self.fit_b else 0.0
+        DG2 = float(np.mean(dl ** 2 * (sq + extra1)))
+        self.dg_fallback = DG2 == 0.0
+        if self.dg_fallback:
+            DG2 = float(np.mean(sq + extra1))
+        self.DG = math.sqrt(DG2) if DG2 > 0 else 1.0
+        self.step0 = self.DX / self.DG
+        # 5. state
+        self.stream = SampleStream(n, self.seed, p["sampling"])
+        self.g = np.zeros(self.dim)
+        self.gavg = np.zeros(self.dim)
+        self.sc = np.zeros(4)
+        self.ic = np.zeros(2, dtype=np.int64)
+        self._buf = None
+        self._F = None
+        self._pos = np.zeros(0, dtype=np.int64)
+        self._bidx = np.zeros(0, dtype=np.int64)
+        self._bat = 0
+
+    # ---- features --------------------------------------------------------------------------
+    def _transform(self, rows, out=None):
+        return self.fmap.transform(self._Xs[rows], out=out, dtype=self.dtype, block=self.block)
+
+    def _compute_chunks(self, chunks):
+        for k in chunks:
+            if not self.chunk_done[k]:
+                a, b = k * self.block, min(self.n, (k + 1) * self.block)
+                self.fmap.transform(self._Xs[a:b], out=self.cache[a:b], block=self.block)
+                self.chunk_done[k] = True
+
+    def _fill_cache(self, uniq):
+        """Make the features of the rows ``uniq`` available in the cache; training counts the
+        rows of every chunk it needs for the first time (a snapshot may have computed it)."""
+        chunks = np.unique(uniq // self.block)
+        new = chunks[~self.chunk_counted[chunks]]
+        if new.size:
+            self._compute_chunks(new)
+            self.chunk_counted[new] = True
+            rows = sum(min(self.n, (k + 1) * self.block) - k * self.block for k in new)
+            self.kernel_evals += int(rows) * self.fmap.evals_per_row
+
+    def _features_of(self, uniq):
+        """Feature rows of the sorted unique training indices ``uniq`` (counted; cached when the
+        cache is on)."""
+        if self.cache is None:
+            V = self._transform(uniq)
+            self.kernel_evals += uniq.size * self.fmap.evals_per_row
+            return V
+        self._fill_cache(uniq)
+        return self.cache[uniq]
+
+    def _next_block(self):
+        """Draw the next ``block_rows`` sample indices and make their feature rows available."""
+        idx = self.stream.take(self.block)
+        uniq, inv = np.unique(idx, return_inverse=True)
+        if self.cache is not None:
+            self._fill_cache(uniq)
+            self._F, self._pos = self.cache, idx
+        else:
+            if self._buf is None:
+                self._buf = np.empty((self.block, self.dim), dtype=self.dtype)
+            self._transform(uniq, out=self._buf[:uniq.size])
+            self.kernel_evals += uniq.size * self.fmap.evals_per_row
+            self._F, self._pos = self._buf, inv.astype(np.int64)
+        self._bidx = idx
+        self._bat = 0
+
+    # ----------------------------------------------------------------------------------- step
+    def step(self, n: int) -> int:
+        """Run n iterations (compiled, over stream-aligned feature blocks); returns those done."""
+        self._require_ready()
+        n = int(n)
+        total = 0
+        while total < n and not self.diverged:
+            if self._bat >= self._bidx.shape[0]:
+                self._next_block()
+            m = min(n - total, self._bidx.shape[0] - self._bat)
+            a = self._bat
+            done = _asset_chunk(self._F, self._pos[a:a + m], self._bidx[a:a + m], self.y, m,
+                                self.g, self.gavg, self.sc, self.ic, self.lam, self.gmax,
+                                self.bmax, self.step0, self.star, self.loss_code, self.eps,
+                                self.fit_b, self.t_avg0)
+            self._bat += done
+            total += done
+            self.t = int(self.ic[_T])
+            if self.ic[_DIVERGED]:
+                self._mark_diverged("the iterate became NaN or infinite")
+        return total
+
+    # ---------------------------------------------------------------------------------- model
+    @property
+    def averaging_active(self) -> bool:
+        return self.sc[_ETASUM] > 0
+
+    def model(self):
+        """(γ, b): the averaged iterate once the averaging window has started, else the last."""
+        if self.averaging_active:
+            return self.gavg.copy(), float(self.sc[_BAVG])
+        return self.g.copy(), float(self.sc[_B])
+
+    @property
+    def coef_(self) -> np.ndarray:
+        """γ, the weights on the d approximate features."""
+        return self.model()[0]
+
+    @property
+    def intercept_(self) -> float:
+        return float(self.model()[1])
+
+    @property
+    def eta(self) -> float:
+        """η_t of the last iteration done (η_1 before the first)."""
+        j = max(self.t, 1)
+        return 1.0 / (self.lam * j) if self.star else self.step0 / math.sqrt(j)
+
+    def _support_coef(self):
+        """Nyström: (landmark indices S, α_S = Q D^{-1/2} γ, b), the expansion of Sec. 2.4."""
+        if not self.kernelized:
+            raise AttributeError("random Fourier features have no kernel expansion; the model "
+                                 "is coef_ (weights on the features) and intercept_")
+        gvec, b = self.model()
+        return self.fmap.landmark_indices_.copy(), self.fmap.expansion_coef(gvec), b
+
+    def _decision_rows(self, R):
+        gvec, b = self.model()
+        return self.fmap.decision(R.to_scipy(), gvec, b, block=self.block, dtype=self.dtype)
+
+    def _train_scores(self, gvec, b):
+        """Decision values V_i·γ + b on the training set: from the cache (completing it
+        first, without counting: snapshot work is not training work), else the efficient
+        prediction in blocks."""
+        if self.cache is None:
+            return self.fmap.decision(self._Xs, gvec, b, block=self.block, dtype=self.dtype)
+        self._compute_chunks(np.flatnonzero(~self.chunk_done))
+        out = np.empty(self.n)
+        for a, c in iter_blocks(self.n, 65536):
+            out[a:c] = self.cache[a:c] @ gvec + b
+        return out
+
+    def train_scores(self) -> np.ndarray:
+        """Decision values of the current model on the training set (for the app's mistake
+        marks): a matrix-vector product over the cached feature rows, or s kernel evaluations
+        (d features) per row without the cache."""
+        self._require_ready()
+        return self._train_scores(*self.model())
+
+    def losses(self, scores) -> np.ndarray:
+        if self.regression:
+            return np.maximum(0.0, np.abs(self.y - scores) - self.eps)
+        return hinge_losses(scores, self.y)
+
+    def snapshot(self) -> Snapshot:
+        self._require_ready()
+        gvec, b = self.model()
+        scores = self._train_scores(gvec, b)
+        obj = 0.5 * self.lam * float(gvec @ gvec) + float(self.losses(scores).mean())
+        if self.regression:
+            margin_sv = np.flatnonzero(np.abs(self.y - scores) >= self.eps)
+            train_err = float(np.sqrt(np.mean((self.y - scores) ** 2)))
+        else:
+            margin_sv = np.flatnonzero(self.y * scores <= 1.0)
+            train_err = error_rate(scores, self.y)
+        support = np.sort(self.fmap.landmark_indices_) if self.kernelized else margin_sv
+        loss_name = "ε-insensitive" if self.regression else "hinge"
+        return Snapshot(
+            t=self.t, objective=obj, n_sv=int(support.size), support=support,
+            kernel_evals=int(self.kernel_evals),
+            objective_name=f"primal {loss_name}, λ-form, on the approximate features",
+            diverged=self.diverged,
+            extra={"train_error": train_err,
+                   "train_error_kind": "rmse" if self.regression else "error rate",
+                   "lam": self.lam, "eta": self.eta, "D_G": self.DG, "D_X": self.DX,
+                   "gamma_bound": self.gmax, "bias_bound": self.bmax, "dim": self.dim,
+                   "n_components": int(self.p["n_components"]),
+                   "n_margin_sv": int(margin_sv.size),
+                   "support_kind": "landmarks" if self.kernelized else "margin",
+                   "averaging_active": bool(self.averaging_active),
+                   "feature_cache": self.cache is not None},
+        )
