@@ -91,9 +91,13 @@ def _bad_values():
             else:
                 yield name, key, float("nan")
                 if spec.low is not None:
-                    yield name, key, spec.low - 1 if not spec.low_open else spec.low
+                    lo = spec.low if spec.low_open else np.nextafter(spec.low, -np.inf)
+                    yield name, key, (math.floor(lo) if spec.kind == "int" and not spec.low_open
+                                      else float(lo))
                 if spec.high is not None:
-                    yield name, key, spec.high + 1 if not spec.high_open else spec.high
+                    hi = spec.high if spec.high_open else np.nextafter(spec.high, np.inf)
+                    yield name, key, (math.ceil(hi) if spec.kind == "int" and not spec.high_open
+                                      else float(hi))
 
 
 @pytest.mark.parametrize("name,key,value", list(_bad_values()))
