@@ -180,9 +180,11 @@ class SVMClassifier(ClassifierMixin, BaseEstimator):
         for c in targets:
             yy = np.where(y == c, 1.0, -1.0)
             run = TrainingRun(cls(**kw), X, yy, seed=seed, per_decade=5).run()
-            if run.solver.diverged:
-                raise ValueError(f"training diverged: {run.message} If the features are large, "
-                                 "scale them (e.g. StandardScaler).")
+            # diverged, or a last snapshot that was not finite (the run keeps only finite rows)
+            if run.status == "diverged" or not run.trace or run.trace[-1].iteration != run.t:
+                why = (run.message or "the model became NaN or infinite").rstrip(".")
+                raise ValueError(f"training diverged: {why}. If the features are large, scale "
+                                 "them (e.g. StandardScaler).")
             self.solvers_.append(run.solver)
             histories.append(run.trace_dicts())
         self.history_ = histories[0] if len(histories) == 1 else histories

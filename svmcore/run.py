@@ -96,6 +96,7 @@ class TrainingRun:
         self._chunk = 1
         self._next_ckpt = 1
         self.message = ""
+        self.nonfinite = False
         self._record()
 
     # ------------------------------------------------------------------------------ state
@@ -106,13 +107,14 @@ class TrainingRun:
     @property
     def done(self) -> bool:
         s = self.solver
-        return bool(s.converged or s.diverged or (self.max_iter is not None and s.t >= self.max_iter)
+        return bool(s.converged or s.diverged or self.nonfinite
+                    or (self.max_iter is not None and s.t >= self.max_iter)
                     or (self.max_seconds is not None and self.solver_time >= self.max_seconds))
 
     @property
     def status(self) -> str:
         s = self.solver
-        if s.diverged:
+        if s.diverged or self.nonfinite:
             return "diverged"
         if s.converged:
             return "converged"
@@ -126,8 +128,11 @@ class TrainingRun:
         s = self.solver
         snap = s.snapshot()
         if not math.isfinite(snap.objective):
-            # keep the last finite row; say what happened
-            self.message = s.message or "the objective became NaN or infinite"
+            # keep the last finite row; say what happened; stop
+            self.nonfinite = True
+            self.message = s.message or (
+                f"{s.name} diverged at iteration {s.t}: the objective became NaN or infinite. "
+                "Use a smaller step size (eta0) or the default schedule, or scale the features.")
             return
         test_err = float("nan")
         if self.X_test is not None and self.X_test.n > 0:

@@ -589,6 +589,8 @@ def model_state(run, fresh: bool = False, scores: bool | str = "auto", max_cost:
     solver = run.solver
     last = getattr(run, "last_snapshot", None)
     kernelized = bool(getattr(solver, "kernelized", False))
+    if last is not None and run.status == "diverged":
+        return last, None       # the NaN model has nothing to show: the last finite checkpoint
     if last is not None and run.trace and run.trace[-1].iteration == run.t and last.t == run.t:
         snap = last
     elif fresh or last is None or not kernelized or not hasattr(solver, "_support_coef"):

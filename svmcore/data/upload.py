@@ -160,7 +160,10 @@ def parse_upload(data: bytes, filename: str = "upload.csv", *, max_bytes: int = 
         raise UploadError("No file was given.")
     size = len(data)
     if size > max_bytes:
-        raise UploadError(f"The file is {_fmt_bytes(size)}; the limit is {_fmt_bytes(max_bytes)}. "
+        have, limit = _fmt_bytes(size), _fmt_bytes(max_bytes)
+        if have == limit:                         # just over the limit: show the bytes
+            have, limit = f"{size:,} bytes", f"{max_bytes:,} bytes"
+        raise UploadError(f"The file is {have}; the limit is {limit}. "
                           "Upload a smaller sample of the data.")
     text = _decode(bytes(data))
     lines = []
@@ -182,25 +185,26 @@ def parse_upload(data: bytes, filename: str = "upload.csv", *, max_bytes: int = 
 
 def _parse_csv(lines: list[tuple[int, str]], label_column) -> ParsedUpload:
     delim = _delimiter(lines[0][1])
-    rows = [(no, _split(line, delim)) for no, line in lines]
-    # ---- header?
-    first_no, first = rows[0]
+    # Rows are split one at a time below (a list of every cell of a 10 MB file would take some
+    # 200 MB); only the first two are split here, to recognise a header.
+    first = _split(lines[0][1], delim)
     non_numeric = [j for j, c in enumerate(first) if _number(c) is None]
     header = None
     if non_numeric:
-        if len(rows) == 1:
+        if len(lines) == 1:
             if len(non_numeric) >= len(first) - 1 or len(first) < 2:
                 raise UploadError("The file has a header row but no data rows.")
         else:
-            second = rows[1][1]
+            second = _split(lines[1][1], delim)
             if any(j < len(second) and _number(second[j]) is not None for j in non_numeric) \
                     or len(non_numeric) > 1:
                 header = first
+    rows = lines
     if header is not None:
-        rows = rows[1:]
+        rows = lines[1:]
         if not rows:
             raise UploadError("The file has a header row but no data rows.")
-    width = len(header) if header is not None else len(rows[0][1])
+    width = len(header) if header is not None else len(first)
     if width < 2:
         raise UploadError("Each row needs at least one feature and a label (2 columns or more); "
                           f"line {rows[0][0]} has {width} column.")
@@ -208,11 +212,6 @@ def _parse_csv(lines: list[tuple[int, str]], label_column) -> ParsedUpload:
              else [f"x{j + 1}" for j in range(width)])
     # ---- label column
     lab = _label_index(label_column, header, names, width)
-    for no, cells in rows:
-        if len(cells) != width:
-            ref = "the header" if header is not None else f"line {rows[0][0]}"
-            raise UploadError(f"Line {no} has {len(cells)} cells but {ref} has {width}: every row "
-                              "needs the same number of columns (ragged rows).")
     feat_idx = [j for j in range(width) if j != lab]
     if len(feat_idx) > _MAX_FEATURES:
         raise UploadError(f"{len(feat_idx):,} feature columns is more than this page handles "
@@ -220,7 +219,12 @@ def _parse_csv(lines: list[tuple[int, str]], label_column) -> ParsedUpload:
     n = len(rows)
     X = np.empty((n, len(feat_idx)))
     raw_labels = []
-    for r, (no, cells) in enumerate(rows):
+    ref = "the header" if header is not None else f"line {rows[0][0]}"
+    for r, (no, line) in enumerate(rows):
+        cells = _split(line, delim)
+        if len(cells) != width:
+            raise UploadError(f"Line {no} has {len(cells)} cells but {ref} has {width}: every row "
+                              "needs the same number of columns (ragged rows).")
         for k, j in enumerate(feat_idx):
             cell = cells[j]
             if cell == "":
@@ -334,36 +338,57 @@ def _finish(X, labels, numeric, fmt, names, label_name, warnings) -> ParsedUploa
         order = np.argsort([float(u) for u in uniq], kind="stable")
         uniq, counts = uniq[order], counts[order]
     classes = tuple(str(u) for u in uniq)
+    if n < 4:
+        raise UploadError(f"Only {n} data row{'s' if n > 1 else ''}: upload at least 4 (a few "
+                          "per class).")
     if len(classes) < 2:
         raise UploadError(f"All {n} rows have the label {_quote(classes[0])}: a classifier needs "
                           "two classes.")
-    if n < 4:
-        raise UploadError(f"Only {n} data rows: upload at least 4 (a few per class).")
     # ---- warnings
-    dense = X.toarray() if sp.issparse(X) else X
     if d > n:
         warnings.append(f"More features ({d}) than rows ({n}): the data can be separated in "
                         "many ways; expect overfitting.")
-    const = np.flatnonzero(np.ptp(dense, axis=0) == 0.0)
+    # Never densify a sparse file: 10 MB of LIBSVM lines can describe a 10⁶ × 10⁴ matrix.
+    if sp.issparse(X):
+        const = np.flatnonzero(X.max(axis=0).toarray().ravel() == X.min(axis=0).toarray().ravel())
+    else:
+        const = np.flatnonzero(np.ptp(X, axis=0) == 0.0)
     if const.size:
         warnings.append(f"Constant feature{'s' if const.size > 1 else ''} "
                         f"{_listing([names[j] for j in const])}: "
                         f"{'they carry' if const.size > 1 else 'it carries'} no information.")
-    _, first, inv, cnt = np.unique(dense, axis=0, return_index=True, return_inverse=True,
-                                   return_counts=True)
-    n_dup = int(n - first.size)
+    groups = _row_groups(X)
+    n_dup = int(n - groups.max() - 1) if n else 0
     if n_dup:
         lab = labels.astype(str)
-        conflict = sum(1 for g in np.flatnonzero(cnt > 1)
-                       if np.unique(lab[inv.ravel() == g]).size > 1)
+        order = np.argsort(groups, kind="stable")
+        bounds = np.flatnonzero(np.diff(groups[order])) + 1
+        conflict = sum(1 for g in np.split(order, bounds)
+                       if g.size > 1 and np.unique(lab[g]).size > 1)
         msg = f"{n_dup} duplicate point{'s' if n_dup > 1 else ''} (rows equal to an earlier row); kept"
         if conflict:
             msg += (f"; {conflict} of the repeated points carry different labels, so no "
-                    "classifier can get them all right")
+                    "classifier can get them all right" if conflict > 1 else
+                    "; a repeated point carries different labels, so no classifier can get "
+                    "them all right")
         warnings.append(msg + ".")
     return ParsedUpload(X=X, labels=labels, classes=classes,
                         counts=tuple(int(c) for c in counts), fmt=fmt, feature_names=names,
                         label_name=label_name, numeric_labels=numeric, warnings=warnings)
+
+
+def _row_groups(X) -> np.ndarray:
+    """A group number per row, equal for equal rows (0.0 and −0.0 count as equal)."""
+    if not sp.issparse(X):
+        _, inv = np.unique(X + 0.0, axis=0, return_inverse=True)
+        return inv.ravel()
+    seen: dict = {}
+    out = np.empty(X.shape[0], dtype=np.int64)
+    ind, dat, ptr = X.indices, X.data + 0.0, X.indptr     # canonical: sorted, no stored zeros
+    for i in range(X.shape[0]):
+        key = (ind[ptr[i]:ptr[i + 1]].tobytes(), dat[ptr[i]:ptr[i + 1]].tobytes())
+        out[i] = seen.setdefault(key, len(seen))
+    return out
 
 
 # ------------------------------------------------------------------------------------ labels

@@ -183,6 +183,7 @@ def _kernel_chunk(code, kp, Xd, Xdata, Xind, Xptr, Xsq, sparse, y, idx, n_steps,
                 j = svi[m]
                 U[j] += Bs * gam[j]
                 gam[j] = 0.0
+                counts[j] = 0.0          # membership of sv is counts > 0 (below)
             sc[_WSQ] = 0.0
             ic[_NSV] = 0
             a = 1.0
@@ -207,7 +208,9 @@ def _kernel_chunk(code, kp, Xd, Xdata, Xind, Xptr, Xsq, sparse, y, idx, n_steps,
                                    Xd, Xdata, Xind, Xptr, Xsq, i)
                 ic[_KEVALS] += 1
                 sc[_WSQ] += 2.0 * cb * y[i] * gcur + cb * cb * kii
-            if gam[i] == 0.0:
+            # a member of sv can have γ_i == 0.0 again (rescaling underflows, or a negative
+            # scale cancels it): membership is counts_i > 0, never γ_i != 0
+            if counts[i] == 0.0:
                 sv[ic[_NSV]] = i
                 ic[_NSV] += 1
             c = cb / a

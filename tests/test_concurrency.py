@@ -1,0 +1,430 @@
+"""Eight students at once: the real server, eight browser sessions training kernel solvers side by
+side, and a health probe that must keep answering.
+
+``streamlit run app.py`` on a free port; one headless chromium (Debian's, through Playwright).
+The teacher opens the app first (the server imports the pages and loads the compiled solvers
+once); then eight isolated browser contexts open the Playground from links (a different solver,
+toy data set, seed and γ per session), set the speed to ×4 and press Step a fixed number of times.
+The pages are driven round by round, so eight reruns are in flight together. Meanwhile a separate
+process asks ``/_stcore/health`` every 100 ms; every answer must come within 1 s (the p95 and the
+maximum are printed). A second probe asks a plain ``python -m http.server`` the same way: a
+health answer over the limit is excused only when that control stalled at the same moment (the
+2-core machine is shared; the app is to blame when the control was fine). The browsers do not
+draw the Plotly charts (see ``_no_plotly``): the server still builds and sends every figure.
+
+Then every session's numbers must equal a run of the same configuration alone in this process:
+the configuration comes from the session's own exported trace.json (so a session that saw another
+one's data or parameters fails), the run is rebuilt with svmcore.presets.build_data and
+TrainingRun exactly as the page builds it, and it is advanced press by press to the iterations the
+page reached (a Step is a time-budgeted tick, so under load a tick may stop short of its target:
+the page's t after each press is read from its tile and replayed). The whole trace (iteration,
+objective, errors, #SV, kernel evaluations; not the wall time), the status and the tiles must
+match exactly.
+"""
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from svmcore import viz
+from svmcore.presets import build_data, config_from_query
+from svmcore.run import TrainingRun, warmup
+from svmcore.solvers import REGISTRY, get_solver
+
+pytestmark = [pytest.mark.slow, pytest.mark.browser]
+
+ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync", "--disable-dev-shm-usage"]
+N_SESSIONS = 8
+PRESSES = 7                    # ×4 per press: t = 1, 4, 16, 64, 256, 1024, 4096 (or the horizon)
+PACE = 4.0
+HEALTH_EVERY_S = 0.1
+HEALTH_LIMIT_S = 1.0
+CONTROL_STALL_S = 0.3          # a control answer this slow means the machine was starved …
+CONTROL_MARGIN_S = 0.25        # … around that answer, give or take this much
+TOYS = ("moons", "circles", "xor", "gaussians")
+GAMMAS = ("0.5", "1.0", "2.0", "5.0")
+KERNEL_SOLVERS = [n for n, c in sorted(REGISTRY.items())
+                  if "kernel" in c.params and "rbf" in c.kernels and "gamma" in c.params]
+
+
+def _queries() -> list[dict]:
+    out = []
+    for i in range(N_SESSIONS):
+        out.append({"src": "toy", "ds": TOYS[i % len(TOYS)], "n": "200", "seed": str(11 + i),
+                    "solver": KERNEL_SOLVERS[i % len(KERNEL_SOLVERS)], "p.kernel": "rbf",
+                    "p.gamma": GAMMAS[(i // len(TOYS) + i) % len(GAMMAS)]})
+    return out
+
+
+def _build(cfg) -> TrainingRun:
+    """The run of a page configuration, built as pages/_ui.py ensure_run builds it."""
+    data = build_data(cfg)
+    return TrainingRun(cfg.solver, data.X_train, data.y_train, data.X_test, data.y_test,
+                       seed=int(cfg.seed), per_decade=viz.LIVE_PER_DECADE, **cfg.param_dict)
+
+
+# ------------------------------------------------------------------------------------- server
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _get(url: str, timeout: float) -> int:
+    with urllib.request.urlopen(url, timeout=timeout) as r:
+        r.read()
+        return r.status
+
+
+_PROBE = """
+import sys, time, urllib.request
+url, every, out = sys.argv[1], float(sys.argv[2]), sys.argv[3]
+with open(out, "w", buffering=1) as f:
+    while True:
+        t0 = time.monotonic()
+        try:
+            with urllib.request.urlopen(url, timeout=10.0) as r:
+                r.read()
+                status = str(r.status)
+        except OSError as exc:
+            status = type(exc).__name__
+        f.write(f"{t0!r} {time.monotonic() - t0!r} {status}\\n")
+        time.sleep(every)
+"""
+
+
+class HealthProbe:
+    """GET ``url`` every ``HEALTH_EVERY_S`` from a separate process (so that this process's own
+    work — Playwright's messages — never delays a probe); records (start, latency, status)."""
+
+    def __init__(self, url: str, out: Path):
+        self.out = out
+        self.proc = subprocess.Popen([sys.executable, "-c", _PROBE, url, repr(HEALTH_EVERY_S),
+                                      str(out)], stdout=subprocess.DEVNULL,
+                                     stderr=subprocess.DEVNULL)
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait(timeout=10)
+
+    def samples(self) -> tuple[np.ndarray, np.ndarray, list[str]]:
+        rows = [ln.split() for ln in self.out.read_text().splitlines() if ln.count(" ") == 2]
+        return (np.array([float(r[0]) for r in rows]), np.array([float(r[1]) for r in rows]),
+                [r[2] for r in rows])
+
+
+@pytest.fixture
+def server(tmp_path):
+    # compile (or load) every configuration's code in this process first, so that the server
+    # only reads numba's on-disk cache and no two processes write it at once
+    for q in _queries():
+        warmup(get_solver(q["solver"])(kernel="rbf", gamma=float(q["p.gamma"])))
+    port = _free_port()
+    env = dict(os.environ, STREAMLIT_BROWSER_GATHER_USAGE_STATS="false")
+    log = open(tmp_path / "streamlit.log", "w+")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
+         "--server.port", str(port), "--server.address", "127.0.0.1",
+         "--server.fileWatcherType", "none"],
+        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            assert proc.poll() is None, f"streamlit exited with code {proc.returncode}"
+            try:
+                if _get(url + "/_stcore/health", timeout=2) == 200:
+                    break
+            except OSError:
+                pass
+            assert time.monotonic() < deadline, "streamlit did not become healthy"
+            time.sleep(0.3)
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=10)
+        log.seek(0)
+        text = log.read()
+        log.close()
+        if "Traceback" in text or "Segmentation" in text:
+            print(text[-5000:])
+            raise AssertionError("the server log holds a traceback or a crash")
+
+
+# ------------------------------------------------------------------------------------- pages
+
+
+def _tile(page, label: str) -> str:
+    metric = page.locator('[data-testid="stMetric"]').filter(
+        has=page.locator('[data-testid="stMetricLabel"]', has_text=label))
+    return metric.locator('[data-testid="stMetricValue"]').first.inner_text().strip()
+
+
+def _as_int(text: str) -> int:
+    return int(re.sub(r"[^0-9]", "", text))
+
+
+def _idle(page) -> bool:
+    state = page.locator('[data-testid="stApp"]').get_attribute("data-test-script-state")
+    return state == "notRunning"
+
+
+def _wait(pages, cond, what: str, timeout_s: float = 180.0) -> None:
+    """Poll until cond(page) holds for every page (the browser works on all of them meanwhile)."""
+    pending = list(pages)
+    deadline = time.monotonic() + timeout_s
+    while pending:
+        pending = [p for p in pending if not cond(p)]
+        if pending:
+            assert time.monotonic() < deadline, f"timed out waiting for {what}"
+            pending[0].wait_for_timeout(50)
+
+
+def _state(page) -> tuple[int, str]:
+    return _as_int(_tile(page, "iteration t")), _tile(page, "status")
+
+
+def _no_exception(page) -> None:
+    assert page.locator('[data-testid="stException"]').count() == 0
+
+
+def _set_pace_x4(page) -> None:
+    thumb = page.locator(".st-key-pg_pace input[type=range]").first
+    thumb.focus()
+    thumb.press("End")                      # max
+    thumb.press("ArrowLeft")                # ×4
+
+
+def _pace(page) -> str:
+    return page.locator(".st-key-pg_pace [data-testid=stSliderThumbValue]").first.inner_text()
+
+
+def _no_plotly(route) -> None:
+    """Serve an empty component for Streamlit's Plotly chunk: the server still builds and sends
+    every figure, but this browser does not draw them. In a classroom thirty laptops draw the
+    charts; here eight chromium renderers would take the server's two cores (they used about
+    three times the server's CPU time), and the probe would measure the test rig, not the app.
+    tests/test_browser.py checks the drawn charts."""
+    route.fulfill(status=200, content_type="application/javascript",
+                  body="export default function PlotlyChart() { return null }")
+
+
+def _download_trace(page) -> dict:
+    page.get_by_text("Share and export", exact=True).first.click()
+    with page.expect_download(timeout=60_000) as info:
+        page.get_by_role("button", name="trace.json").click()
+    return json.loads(Path(info.value.path()).read_text())
+
+
+# ------------------------------------------------------------------------------------- the test
+
+
+def _clean(v):
+    if isinstance(v, float) and not math.isfinite(v):
+        return None
+    if isinstance(v, np.integer):
+        return int(v)
+    if isinstance(v, np.floating):
+        return _clean(float(v))
+    return v
+
+
+def _open(browser, url: str):
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900}, accept_downloads=True)
+    ctx.route("**/PlotlyChart.*.js", _no_plotly)
+    page = ctx.new_page()
+    page.goto(url, wait_until="commit")
+    return page
+
+
+def _loaded(page) -> bool:
+    return page.locator('[data-testid="stMetric"]').count() > 0 and _idle(page)
+
+
+def _latency_report(name: str, probe: HealthProbe, t0: float) -> tuple[np.ndarray, list]:
+    start, lat, status = probe.samples()
+    bad = [(round(a - t0, 1), s) for a, s in zip(start, status) if s != "200"]
+    ok = lat[[s == "200" for s in status]]
+    slow = sorted(zip(lat, start), reverse=True)[:5]
+    print(f"{name}: {lat.size} probes, median {1e3 * np.median(ok):.1f} ms, "
+          f"p95 {1e3 * np.percentile(ok, 95):.1f} ms, max {1e3 * ok.max():.1f} ms; slowest at "
+          + ", ".join(f"{a - t0:.1f} s ({1e3 * b:.0f} ms)" for b, a in slow))
+    return lat, bad
+
+
+def _slow_answers(probe: HealthProbe, control: HealthProbe) -> list[tuple[float, float]]:
+    """Health answers over the limit, except those that overlap a stall of the whole machine: a
+    control answer slower than ``CONTROL_STALL_S`` within ``CONTROL_MARGIN_S`` of the interval.
+    A shared 2-core machine can starve any process for a second, and a server whose event loop
+    shares the GIL with eight script threads feels such a stall several times longer than the
+    one-threaded control; the app is to blame when the control was fine. (With Streamlit's
+    post-script gc.collect() unfrozen, the app's stalls of 1–1.7 s came with a control at a few
+    ms: this rule still catches them.)"""
+    start, lat, _ = probe.samples()
+    cstart, clat, _ = control.samples()
+    stalls = [(a - CONTROL_MARGIN_S, a + b + CONTROL_MARGIN_S) for a, b in zip(cstart, clat)
+              if b > CONTROL_STALL_S]
+    out, excused = [], []
+    for a, b in zip(start, lat):
+        if b < HEALTH_LIMIT_S:
+            continue
+        if any(c0 < a + b and a < c1 for c0, c1 in stalls):
+            excused.append((a, b))
+        else:
+            out.append((a, b))
+    if excused:
+        print(f"{len(excused)} slow answer(s) excused: the control stalled at the same time")
+    return out
+
+
+@pytest.mark.skipif(not Path(CHROMIUM).exists(),
+                    reason=f"{CHROMIUM} not found: install Debian's chromium "
+                           "(apt-get install chromium)")
+def test_eight_sessions_at_once(server, tmp_path):
+    from playwright.sync_api import sync_playwright
+
+    queries = _queries()
+    history: list[list[tuple[int, str]]] = [[] for _ in queries]
+    tiles, docs, marks = [], [], {}
+    control_proc = probe = control = None
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, headless=True,
+                                        args=CHROMIUM_ARGS)
+            try:
+                # the teacher opens the app first (the server imports the pages and loads the
+                # compiled solvers once), then the class arrives
+                teacher = _open(browser, server + "/")
+                _wait([teacher], _loaded, "the first page", 240)
+                teacher.context.close()
+
+                probe = HealthProbe(server + "/_stcore/health", tmp_path / "health.txt")
+                # a control: a trivial HTTP server in its own process, probed the same way —
+                # when it is slow too, the machine (not the app) was short of CPU
+                cport = _free_port()
+                control_proc = subprocess.Popen(
+                    [sys.executable, "-m", "http.server", str(cport), "--bind", "127.0.0.1"],
+                    cwd=str(ROOT / "datasets"), stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL)
+                control = HealthProbe(f"http://127.0.0.1:{cport}/README.md",
+                                      tmp_path / "control.txt")
+                t0 = time.monotonic()          # the probes' clock (CLOCK_MONOTONIC)
+                time.sleep(1.0)
+
+                pages = [_open(browser, server + "/?" + "&".join(f"{k}={v}" for k, v in q.items()))
+                         for q in queries]
+                _wait(pages, _loaded, "the eight pages to load", 240)
+                for page in pages:
+                    _no_exception(page)
+                    assert _state(page) == (0, "running")
+                    _set_pace_x4(page)
+                _wait(pages, lambda pg: _pace(pg) == "×4" and _idle(pg), "the speed ×4")
+                marks["loaded"] = time.monotonic() - t0
+
+                for _ in range(PRESSES):
+                    pressed = []
+                    for k, page in enumerate(pages):
+                        step = page.get_by_role("button", name="Step", exact=True)
+                        if step.is_disabled():
+                            continue
+                        before = _state(page)
+                        step.click()
+                        pressed.append((k, page, before))
+                    if not pressed:
+                        break
+                    for k, page, before in pressed:
+                        _wait([page], lambda pg, b=before: _idle(pg) and _state(pg) != b,
+                              f"session {k} to answer Step")
+                        history[k].append(_state(page))
+                marks["stepped"] = time.monotonic() - t0
+
+                for page in pages:
+                    _no_exception(page)
+                    tiles.append({label: _tile(page, label) for label in
+                                  ("iteration t", "objective", "# SV", "train error", "status")})
+                    docs.append(_download_trace(page))
+                marks["exported"] = time.monotonic() - t0
+            finally:
+                browser.close()
+    finally:
+        for pr in (probe, control):
+            if pr is not None:
+                pr.stop()
+        if control_proc is not None:
+            control_proc.terminate()
+            control_proc.wait(timeout=10)
+
+    # ---- health numbers (the lead's issue note quotes the p95)
+    print("\n" + ", ".join(f"{k} at {v:.1f} s" for k, v in marks.items()))
+    lat, bad = _latency_report(f"/_stcore/health under {N_SESSIONS} sessions", probe, t0)
+    _latency_report("control (python -m http.server)", control, t0)
+    # ---- every session equals its configuration run alone, press by press
+    for k, (q, hist) in enumerate(zip(queries, history)):
+        print(f"session {k}: {q['solver']:8s} {q['ds']:9s} seed {q['seed']} γ {q['p.gamma']:4s} "
+              f"t after each Step: {[t for t, _ in hist]} ({hist[-1][1] if hist else '-'})")
+    for k, (q, doc, hist, tile) in enumerate(zip(queries, docs, history, tiles)):
+        cfg, problems = config_from_query(doc["config"])
+        assert not problems, problems
+        for key, value in q.items():           # the session kept its own link's configuration
+            assert doc["config"][key] == value, (k, key)
+        run = _build(cfg)
+        assert doc["n_train"] == run.solver.n and doc["solver"] == q["solver"]
+        assert doc["params"] == {key: _clean(v) for key, v in run.solver.p.items()}
+        for t_page, status_page in hist:
+            target = max(run.t + 1, math.ceil(run.t * PACE))
+            if run.max_iter is not None:
+                target = min(target, run.max_iter)
+            done = status_page != "running"
+            run.advance(1e9, max_iters=(target if done else t_page) - run.t)
+            assert (run.t, run.status) == (t_page, status_page.rstrip(" ✓")), (k, hist)
+        assert len(hist) >= 4 and hist[-1][0] >= 64, (k, hist)
+        assert doc["t"] == run.t and doc["status"] == run.status and doc["message"] == run.message
+        # every column but the wall time
+        page_rows = [{key: v for key, v in r.items() if key != "time"} for r in doc["trace"]]
+        alone_rows = [{key: _clean(v) for key, v in r.items() if key != "time"}
+                      for r in run.trace_dicts()]
+        assert len(page_rows) == len(alone_rows) >= 10, k
+        for a, b in zip(page_rows, alone_rows):
+            assert a == b, f"session {k} ({q['solver']}): the page's row {a} != alone {b}"
+        snap, _ = viz.model_state(run, fresh=True, scores=False)
+        assert tile["iteration t"] == f"{run.t:,}"
+        assert tile["objective"] == f"{snap.objective:.4g}", k
+        assert tile["# SV"] == f"{snap.n_sv:,}", k
+        assert tile["train error"] == f"{100 * snap.extra['train_error']:.1f} %", k
+    # the sessions really differ (so equality above is about each session's own data)
+    assert len({json.dumps(d["trace"][-1]) for d in docs}) == N_SESSIONS
+
+    # ---- health: checked last, so that a slow server still gets its numbers checked
+    assert lat.size >= 100 and not bad, bad[:5]
+    slow = _slow_answers(probe, control)
+    assert not slow, (f"/_stcore/health answers slower than {HEALTH_LIMIT_S:g} s while the control "
+                      f"server answered promptly (at s after the start: latency): "
+                      + ", ".join(f"{a - t0:.1f}: {b:.2f}" for a, b in slow)
+                      + ". Streamlit's full gc.collect() after every script run holds the GIL "
+                        "for ~0.2 s unless app.py calls gc.freeze() after its warm-up (or "
+                        "[runner] postScriptGC = false).")
