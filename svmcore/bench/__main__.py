@@ -9,6 +9,7 @@ BENCHMARKS = {
     "online-kernel": "svmcore.bench.online_kernel",
     "app-tick": "svmcore.bench.app_tick",
     "asset": "svmcore.bench.asset",
+    "frank-wolfe": "svmcore.bench.frank_wolfe",
 }
 
 

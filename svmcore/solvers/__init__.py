@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from .base import ParamSpec, Snapshot, Solver
 from .asset import ASSETSolver
+from .cutting_plane import CuttingPlaneSolver
+from .frank_wolfe import MSFWSolver, SFWSolver
 from .online_kernel import NormaSolver, OLSVMSolver, PegazSolver
 from .pegasos import PegasosSolver
 from .smo import SMOSolver
@@ -19,6 +21,9 @@ REGISTRY: dict[str, type[Solver]] = {
     PegazSolver.name: PegazSolver,
     OLSVMSolver.name: OLSVMSolver,
     ASSETSolver.name: ASSETSolver,
+    SFWSolver.name: SFWSolver,
+    MSFWSolver.name: MSFWSolver,
+    CuttingPlaneSolver.name: CuttingPlaneSolver,
 }
 
 

@@ -1,0 +1,496 @@
+r"""Cutting planes with sampled cuts (CPSP) for the kernel L1-SVM (Yu & Joachims, KDD 2008).
+
+Minimises the 1-slack form of the L1-SVM without bias (the paper's binary case with the 0-1 loss Δ
+and Ψ(x, y) = ½ y φ(x); the paper writes y φ(x), the ½ makes each cut the usual hinge loss, as in
+SVMperf)
+
+    min_{w, ξ ≥ 0}  ½‖w‖² + C_p ξ   s.t.  ∀ cuts (c, g):  c + ⟨w, g⟩ ≤ ξ,      C_p = C·n,
+
+whose optimum is that of ½‖w‖² + C Σ_i max(0, 1 − y_i⟨w, φ(x_i)⟩) (scikit-learn's SVC C; the
+snapshot reports it in the λ-form P_λ = P_C/(C n), λ = 1/(C n), like the other L1 solvers).
+An exact cut at w has c = |I|/n, g = −(1/n) Σ_{i∈I} y_i φ(x_i), I = {i : y_i f(x_i) < 1}, and
+c + ⟨w, g⟩ is the mean hinge loss L(w). One iteration (paper Algorithm 1):
+
+    (c, g) = FindCuttingPlane(w);  J ← J ∪ {(c, g)};  α = argmax_{α≥0, Σα≤C_p} −½ αᵀGα + cᵀα
+    (Optimization Problem 2, G_tu = ⟨g_t, g_u⟩);  w = −Σ_t α_t g_t,
+
+until c + ⟨w, g⟩ ≤ ξ + ε. The cuts are sampled so that each costs few kernel evaluations:
+
+* ``sampling="linear"`` (Algorithm 3): the margins of all n points come from the stored inner
+  products A_ti = ⟨g_t, φ(x_i)⟩ (f(x_i) = −Σ_t α_t A_ti, no kernel evaluation); the exact cut
+  decides when to stop (L(w) ≤ ξ + ε); the cut added is c = |I|/n, g = −|I|/(n r) Σ_j y_Sj φ(x_Sj)
+  with r indices S drawn uniformly (with replacement) from I, redrawn until the sampled cut is
+  violated (c + ⟨w, g⟩ > ξ + ε). Adding it costs n·r kernel evaluations (the new row of A);
+  its row of G is read off A (no kernel evaluation).
+* ``sampling="constant"`` (Algorithm 2): r indices drawn uniformly from all n; c = (1/r)·#violators,
+  g = −(1/r) Σ_{violators} y_j φ(x_j); their margins cost r·|U| kernel evaluations (U = the
+  distinct points of the active cuts), and the same kernel block gives the new row of G.
+  The stopping test uses the sampled cut: as in the paper's experiments (Sec. 6.1) the run stops
+  when ``patience`` (p = 4) consecutive sampled cuts are not violated by more than ε.
+
+Paper: C.-N. J. Yu and T. Joachims, "Training Structural SVMs with Kernels Using Sampled Cuts",
+KDD 2008 (shared/papers/cpsp-yu-joachims-2008.txt).
+
+Choices where the paper is ambiguous or silent (each one tested in tests/test_cutting_plane.py):
+
+* The cut dual (Optimization Problem 2) is solved by Clarabel (interior point, Apache-2.0, a
+  maintained PyPI package; the paper used Mosek) on the scaled variable a = α/C_p ∈
+  {a ≥ 0, Σa ≤ 1}, tolerances 1e-10, then polished by a few active-set rounds on the support it
+  finds (kept only if feasible and not worse). An inexact α never weakens the guarantee: ξ is
+  recomputed from the w that α gives, ξ(w) = max(0, max_t c_t + ⟨w, g_t⟩), and the stopping
+  rule and the reported model value use that ξ(w). The tests compare the QP solutions with an
+  exhaustive active-set enumeration.
+* Sampled cuts are not exact lower bounds of the mean hinge loss, so the final objective is
+  within ε of the final cut model (``linear``: guaranteed by the exact stopping test), not
+  necessarily within ε of the optimum (Theorem 2 bounds the excess by O(1/√r) w.h.p.).
+* Cuts whose α_t ≤ 1e-8·C_p for ``max_inactive`` (20, paper Sec. 6.1) consecutive iterations are
+  removed (0 keeps every cut); their rows of A and G go with them. The "cut model" of the
+  snapshot is the model over the cuts still kept.
+* ``fit_intercept=True`` adds a constant feature (k(x, z) + 1 everywhere), i.e. a regularised
+  bias b = Σ coef (SVMperf's bias feature); the problem is then ½(‖w‖² + b²) + C Σ hinge and the
+  reported objective includes the ½b² (objective_name says so). ``False`` (the paper's setting, no
+  bias) is the default of the solver; ``SVMClassifier`` passes its own ``fit_intercept`` (True).
+* Redrawing a sampled cut that is not violated (Algorithm 3, "repeat ... until") is capped at 100
+  draws; after that the worst violator is taken r times (the paper's own argument for why the
+  loop terminates). A constant-time sampled cut that is not violated is not added.
+* Randomness: ``np.random.default_rng(seed)`` in Python; the same seed gives the same run.
+* ``t`` counts calls to FindCuttingPlane (one per cut added; for ``constant`` the non-violated
+  draws count too). ``max_iter`` caps t (``horizon``); ``converged`` is True only when the ε rule
+  fired. A step calls compiled kernel code for the new cut and Clarabel for the QP.
+* If Clarabel returns no usable solution or the model becomes non-finite (absurd kernel
+  values), the run stops with ``diverged`` and a message instead of raising.
+* ``kernel_evals`` counts the kernel values the algorithm needs (n per sampled point in
+  ``linear``, r·|U| + r² per iteration in ``constant``); the snapshot's objective on all n training
+  points in ``constant`` mode costs n·|U| more evaluations, which are not counted.
+"""
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+from .._jit import njit
+from ..kernels import kernel_expansion, kernel_row, rows_args
+from ..objectives import error_rate, lam_from_C
+from .base import (C_SPEC, COEF0_SPEC, DEGREE_SPEC, GAMMA_SPEC, KERNEL_SPEC, ParamSpec, Snapshot,
+                   Solver)
+
+_ZERO_A = 1e-8           # a_t = α_t / C_p at or below this counts as inactive
+_MAX_DRAWS = 100
+
+
+@njit
+def _kernel_rows(code, kp, Xd, Xdata, Xind, Xptr, Xsq, sparse, pts, idx, out):
+    """out[j, m] = k(x_pts[j], x_idx[m]); returns the kernel evaluations done."""
+    for j in range(pts.shape[0]):
+        kernel_row(code, kp, Xd, Xdata, Xind, Xptr, Xsq, sparse, pts[j],
+                   Xd, Xdata, Xind, Xptr, Xsq, idx, out[j])
+    return pts.shape[0] * idx.shape[0]
+
+
+def solve_cut_dual(G: np.ndarray, c: np.ndarray, Cp: float) -> np.ndarray:
+    """argmax_{α ≥ 0, Σα ≤ C_p} −½ αᵀGα + cᵀα (Optimization Problem 2), by Clarabel.
+
+    Solved on a = α/C_p: min ½ aᵀ(C_p G)a − cᵀa s.t. a ≥ 0, Σa ≤ 1. Returns α ≥ 0."""
+    import clarabel
+
+    T = c.shape[0]
+    P = sp.csc_matrix(np.triu(Cp * G))
+    A = sp.csc_matrix(np.vstack([-np.eye(T), np.ones((1, T))]))
+    b = np.concatenate([np.zeros(T), [1.0]])
+    st = clarabel.DefaultSettings()
+    st.verbose = False
+    st.tol_gap_abs = st.tol_gap_rel = 1e-10
+    st.tol_feas = 1e-10
+    st.max_iter = 200
+    sol = clarabel.DefaultSolver(P, -np.asarray(c, dtype=np.float64), A, b,
+                                 [clarabel.NonnegativeConeT(T + 1)], st).solve()
+    a = np.asarray(sol.x, dtype=np.float64)
+    if a.shape[0] != T or not np.all(np.isfinite(a)):
+        raise RuntimeError(f"the cut QP failed ({sol.status})")
+    a = np.maximum(a, 0.0)
+    s = a.sum()
+    if s > 1.0:
+        a /= s
+    return Cp * _polish(Cp * G, np.asarray(c, dtype=np.float64), a)
+
+
+def _polish(P, c, a, rounds=20):
+    """Refine an interior-point solution of min ½aᵀPa − cᵀa, a ≥ 0, Σa ≤ 1 by a few active-set
+    rounds started from its support: solve the stationarity system on the support F (with and
+    without the sum constraint tight), drop a negative coordinate or add the worst KKT violator,
+    repeat. The result is kept only if it is feasible and not worse than ``a``."""
+    obj = lambda v: 0.5 * v @ P @ v - c @ v
+    T = a.shape[0]
+    F = list(np.flatnonzero(a > 1e-9 * max(a.max(), 1e-300)))
+    best = a
+    for _ in range(rounds):
+        if not F:
+            break
+        k = len(F)
+        PF, cF = P[np.ix_(F, F)], c[F]
+        cands = []
+        free = np.linalg.lstsq(PF, cF, rcond=None)[0]
+        cands.append((free, 0.0))
+        M = np.zeros((k + 1, k + 1))
+        M[:k, :k], M[:k, k], M[k, :k] = PF, 1.0, 1.0
+        z = np.linalg.lstsq(M, np.concatenate([cF, [1.0]]), rcond=None)[0]
+        cands.append((z[:k], z[k]))
+        ok = [(aF, mu) for aF, mu in cands if np.all(np.isfinite(aF)) and aF.min() >= 0.0
+              and aF.sum() <= 1.0 + 1e-12 and mu >= 0.0]
+        if not ok:
+            worst = int(np.argmin(cands[1][0] if np.isfinite(cands[1][0]).all() else free))
+            F.pop(worst)
+            continue
+        vals = []
+        for aF, mu in ok:
+            v = np.zeros(T)
+            v[F] = aF
+            vals.append((obj(v), v, mu))
+        _, v, mu = min(vals, key=lambda x: x[0])
+        if v.sum() > 1.0:
+            v /= v.sum()
+        if obj(v) <= obj(best):
+            best = v
+        viol = (c - P @ v) - mu                       # KKT: ≤ 0 off the support
+        viol[F] = -np.inf
+        j = int(np.argmax(viol))
+        if viol[j] <= 1e-13 * max(1.0, np.abs(c).max()):
+            break
+        F.append(j)
+    return best
+
+
+class CuttingPlaneSolver(Solver):
+    __doc__ = __doc__
+    name = "cpsp"
+    title = "Cutting planes with sampled cuts (CPSP)"
+    paper = ("Yu & Joachims (2008), Training Structural SVMs with Kernels Using Sampled Cuts, "
+             "KDD")
+    formulation = (r"\min_{w,\xi\ge0}\ \tfrac12\|w\|^2 + Cn\,\xi\quad\text{s.t. } c_t + "
+                   r"\langle w, g_t\rangle \le \xi\ \ \forall t")
+    update_rule = (r"(c,g)=\Big(\tfrac{|I|}{n},\,-\tfrac{|I|}{nr}\sum_{j\in S}y_j\phi(x_j)\Big),\ "
+                   r"S\sim I^r;\quad \alpha=\arg\max_{\alpha\ge0,\,\sum\alpha\le Cn}"
+                   r"-\tfrac12\alpha^\top G\alpha+c^\top\alpha;\quad w=-\sum_t\alpha_t g_t")
+    params = {
+        "C": C_SPEC,
+        "kernel": KERNEL_SPEC,
+        "gamma": GAMMA_SPEC,
+        "degree": DEGREE_SPEC,
+        "coef0": COEF0_SPEC,
+        "sampling": ParamSpec("linear", "choice", "Cut sampling: 'linear' (Algorithm 3: margins "
+                              "of all n points, r samples from the violators, exact stopping "
+                              "test) or 'constant' (Algorithm 2: r samples from all n).",
+                              choices=("linear", "constant")),
+        "sample_size": ParamSpec(400, "int", "r, the number of examples sampled per cut.",
+                                 low=1, high=10_000_000, ui=(10, 5000), log=True),
+        "epsilon": ParamSpec(1e-3, "float", "Stop when the (exact or sampled) cut is violated by "
+                             "at most ε, in mean-hinge units.", low=0.0, low_open=True, high=1.0,
+                             ui=(1e-4, 1e-1), log=True),
+        "patience": ParamSpec(4, "int", "constant sampling: stop after this many consecutive "
+                              "sampled cuts that are not ε-violated (paper: 4).",
+                              low=1, high=1000, ui=(1, 20)),
+        "max_inactive": ParamSpec(20, "int", "Remove a cut after this many consecutive "
+                                  "iterations with α_t = 0 (paper: 20; 0 keeps all cuts).",
+                                  low=0, high=10**9, ui=(0, 100)),
+        "fit_intercept": ParamSpec(False, "bool", "Add a constant feature (regularised bias b)."),
+        "max_iter": ParamSpec(100_000, "int", "Stop after this many cutting-plane iterations.",
+                              low=1, high=10**9, ui=(10, 100_000), log=True),
+    }
+    kernelized = True
+    stochastic = False
+
+    # ---------------------------------------------------------------------------------- setup
+    def _setup(self):
+        p = self.p
+        n = self.n
+        self.C = p["C"]
+        self.Cp = self.C * n
+        self.lam = lam_from_C(self.C, n)
+        self.eps = p["epsilon"]
+        self.r = p["sample_size"]
+        self.linear = p["sampling"] == "linear"
+        self.add_one = 1.0 if p["fit_intercept"] else 0.0
+        self.horizon = int(p["max_iter"])
+        self.rng = np.random.default_rng(self.seed)
+        self.allidx = np.arange(n, dtype=np.int64)
+        # cuts (active ones, in order of arrival)
+        self.c = np.zeros(0)
+        self.G = np.zeros((0, 0))
+        self.alpha = np.zeros(0)
+        self.idle = np.zeros(0, dtype=np.int64)
+        self.pts: list[np.ndarray] = []       # distinct points of each cut
+        self.coef: list[np.ndarray] = []      # g_t = Σ coef_t[l] φ(x_pts_t[l])
+        self.born: list[int] = []             # iteration that added the cut
+        self.A = np.zeros((0, n))             # linear: A_ti = ⟨g_t, φ(x_i)⟩
+        self.f = np.zeros(n)                  # linear: f(x_i) = ⟨w, φ(x_i)⟩ (+ b)
+        self.U = np.zeros(0, dtype=np.int64)  # constant: distinct points of the active cuts
+        self.Cmat = np.zeros((0, 0))          # constant: cut coefficients over U
+        self.n_cuts_added = 0
+        self.n_removed = 0
+        self.streak = 0
+        self.last_violation = float("nan")
+        self.last_xi = 0.0
+        self.last_draws = 0
+        self._conv = False
+        self._snap_cache = None
+        if self.linear:
+            self._check_stop()
+
+    # ------------------------------------------------------------------------------- pieces
+    def _xi(self) -> float:
+        """ξ(w) = max(0, max_t c_t + ⟨w, g_t⟩) over the active cuts (⟨w, g_t⟩ = −(Gα)_t)."""
+        if self.c.size == 0:
+            return 0.0
+        return max(0.0, float(np.max(self.c - self.G @ self.alpha)))
+
+    def _check_stop(self) -> bool:
+        m = self.y * self.f
+        loss = float(np.mean(np.maximum(0.0, 1.0 - m)))
+        xi = self._xi()
+        if loss <= xi + self.eps:
+            self._conv = True
+        return self._conv
+
+    def _add_cut(self, c_new, pts, coef, Anew, gnew_pts):
+        """Append a cut; Anew (linear) is its row of A; gnew_pts(u) gives ⟨g_new, g_u⟩."""
+        T = self.c.size
+        grow = np.zeros(T + 1)
+        for u in range(T):
+            grow[u] = gnew_pts(u)
+        grow[T] = gnew_pts(-1)
+        G = np.empty((T + 1, T + 1))
+        G[:T, :T] = self.G
+        G[T, :] = grow
+        G[:, T] = grow
+        self.G = G
+        self.c = np.append(self.c, c_new)
+        self.alpha = np.append(self.alpha, 0.0)
+        self.idle = np.append(self.idle, 0)
+        self.pts.append(pts)
+        self.coef.append(coef)
+        self.born.append(self.t + 1)
+        if Anew is not None:
+            self.A = np.vstack([self.A, Anew[None, :]])
+        self.n_cuts_added += 1
+
+    def _solve_and_prune(self):
+        self.alpha = solve_cut_dual(self.G, self.c, self.Cp)
+        inactive = self.alpha <= _ZERO_A * self.Cp
+        self.idle = np.where(inactive, self.idle + 1, 0)
+        mi = self.p["max_inactive"]
+        if mi > 0:
+            drop = self.idle >= mi
+            drop[-1] = False
+            if drop.any():
+                keep = np.flatnonzero(~drop)
+                self.c, self.alpha, self.idle = self.c[keep], self.alpha[keep], self.idle[keep]
+                self.G = self.G[np.ix_(keep, keep)]
+                self.pts = [self.pts[k] for k in keep]
+                self.coef = [self.coef[k] for k in keep]
+                self.born = [self.born[k] for k in keep]
+                if self.linear:
+                    self.A = self.A[keep]
+                else:
+                    self.Cmat = self.Cmat[keep]
+                    used = np.flatnonzero(np.any(self.Cmat != 0.0, axis=0))
+                    self.U, self.Cmat = self.U[used], self.Cmat[:, used]
+                self.n_removed += int(drop.sum())
+
+    # ------------------------------------------------------------------------- linear time
+    def _iter_linear(self):
+        n, r, y = self.n, self.r, self.y
+        m = y * self.f
+        xi = self._xi()
+        I = np.flatnonzero(m < 1.0)
+        nI = I.size
+        s = nI / (n * r)
+        draws = 0
+        while True:
+            draws += 1
+            if draws > _MAX_DRAWS:
+                S = np.full(r, I[np.argmin(m[I])])
+                val = nI / n * (1.0 - m[S[0]])
+                break
+            S = I[self.rng.integers(0, nI, r)]
+            val = nI / n * (1.0 - float(np.mean(m[S])))       # c + ⟨w, g⟩ of the sampled cut
+            if val > xi + self.eps:
+                break
+        pts, cnt = np.unique(S, return_counts=True)
+        coef = -s * y[pts] * cnt
+        Anew = np.zeros(n)
+        X = rows_args(self.X)
+        self.kernel_evals += kernel_expansion(self.kcode, self.kp, *X, *X[:5], pts, coef, Anew)
+        if self.add_one:
+            Anew += coef.sum()
+
+        def gdot(u):
+            if u < 0:
+                return float(coef @ Anew[pts])
+            return float(self.coef[u] @ Anew[self.pts[u]])
+
+        self._add_cut(nI / n, pts, coef, Anew, gdot)
+        self.last_violation = val - xi
+        self.last_xi = xi
+        self.last_draws = draws
+        self._solve_and_prune()
+        self.f = -(self.alpha @ self.A)
+        self.t += 1
+        self._check_stop()
+
+    # ----------------------------------------------------------------------- constant time
+    def _beta_U(self) -> np.ndarray:
+        """w = Σ_m β_m φ(x_U[m]): β = −Σ_t α_t Cmat_t."""
+        if self.U.size == 0:
+            return np.zeros(0)
+        return -(self.alpha @ self.Cmat)
+
+    def _iter_constant(self):
+        n, r, y = self.n, self.r, self.y
+        X = rows_args(self.X)
+        S = self.rng.integers(0, n, r)
+        uniq, inv = np.unique(S, return_inverse=True)
+        KSU = np.zeros((uniq.size, self.U.size))
+        if self.U.size:
+            self.kernel_evals += _kernel_rows(self.kcode, self.kp, *X, uniq, self.U, KSU)
+            KSU += self.add_one
+        fS = KSU @ self._beta_U()
+        mS = (y[uniq] * fS)[inv]
+        val = float(np.mean(np.maximum(0.0, 1.0 - mS)))      # c + ⟨w, g⟩ of the sampled cut
+        xi = self._xi()
+        self.t += 1
+        self.last_violation = val - xi
+        self.last_xi = xi
+        self.last_draws = 1
+        if val <= xi + self.eps:
+            self.streak += 1
+            if self.streak >= self.p["patience"]:
+                self._conv = True
+            return
+        self.streak = 0
+        violated = np.zeros(uniq.size, dtype=bool)
+        cnt = np.zeros(uniq.size)
+        np.add.at(cnt, inv, 1.0)
+        violated[inv[mS < 1.0]] = True
+        rows = np.flatnonzero(violated)
+        pts = uniq[rows]
+        coef = -(1.0 / r) * y[pts] * cnt[rows]
+        Kvv = np.zeros((pts.size, pts.size))
+        self.kernel_evals += _kernel_rows(self.kcode, self.kp, *X, pts, pts, Kvv)
+        Kvv += self.add_one
+        gU = coef @ KSU[rows] if self.U.size else np.zeros(0)     # ⟨g_new, φ(x_U[m])⟩
+
+        def gdot(u):
+            if u < 0:
+                return float(coef @ Kvv @ coef)
+            return float(self.Cmat[u] @ gU)
+
+        self._add_cut(np.count_nonzero(mS < 1.0) / r, pts, coef, None, gdot)
+        # extend U with the new points and Cmat with the new cut's row
+        new = np.setdiff1d(pts, self.U, assume_unique=True)
+        U = np.concatenate([self.U, new])
+        Cm = np.zeros((self.Cmat.shape[0] + 1, U.size))
+        Cm[:-1, :self.U.size] = self.Cmat
+        where = {int(j): k for k, j in enumerate(U)}
+        Cm[-1, [where[int(j)] for j in pts]] = coef
+        self.U, self.Cmat = U, Cm
+        self._solve_and_prune()
+
+    # ----------------------------------------------------------------------------------- step
+    def step(self, n: int) -> int:
+        """Up to n cutting-plane iterations; fewer when the ε rule fires or max_iter is hit."""
+        self._require_ready()
+        n = min(int(n), self.horizon - self.t)
+        if self.diverged:
+            return 0
+        done = 0
+        while done < n and not self._conv and not self.diverged:
+            try:
+                if self.linear:
+                    self._iter_linear()
+                else:
+                    self._iter_constant()
+            except RuntimeError as e:              # Clarabel gave no usable solution
+                self.t += 1
+                self._fail(str(e))
+            done += 1
+            if not (np.all(np.isfinite(self.alpha)) and np.all(np.isfinite(self.f))
+                    and np.all(np.isfinite(self.G))):
+                self._fail("the cut model became NaN or infinite")
+        if done:
+            self._snap_cache = None
+        return done
+
+    def _fail(self, what: str):
+        self.diverged = True
+        self.message = (f"{self.name} stopped at iteration {self.t}: {what} (kernel values too "
+                        "large for float64? use a smaller gamma, degree or coef0)")
+
+    @property
+    def converged(self) -> bool:
+        return bool(self._ready and self._conv)
+
+    # ---------------------------------------------------------------------------------- model
+    @property
+    def n_cuts(self) -> int:
+        """Number of active cuts."""
+        return int(self.c.size)
+
+    def _support_coef(self):
+        """(support, coef, b): f(x) = Σ coef_m k(x, x_support_m) + b, w = −Σ_t α_t g_t."""
+        if self.c.size == 0:
+            return np.zeros(0, dtype=np.int64), np.zeros(0), 0.0
+        beta = np.zeros(self.n)
+        for a, pts, coef in zip(self.alpha, self.pts, self.coef):
+            beta[pts] -= a * coef
+        support = np.flatnonzero(beta != 0.0)
+        coef = beta[support]
+        b = float(coef.sum()) if self.add_one else 0.0
+        return support, coef, b
+
+    @property
+    def intercept_(self) -> float:
+        return self._support_coef()[2]
+
+    def _decision_rows(self, R):
+        out = np.zeros(R.n)
+        support, coef, b = self._support_coef()
+        if support.size:
+            kernel_expansion(self.kcode, self.kp, *rows_args(R), *rows_args(self.X)[:5],
+                             support, np.ascontiguousarray(coef), out)
+        return out + b
+
+    def train_scores(self) -> np.ndarray:
+        """f(x_i) on the training set (linear: from A, no kernel evaluation)."""
+        if self.linear:
+            return self.f.copy()
+        return self._decision_rows(self.X)
+
+    def snapshot(self) -> Snapshot:
+        self._require_ready()
+        if self._snap_cache is not None:
+            return self._snap_cache
+        scores = self.train_scores()
+        wsq = max(float(self.alpha @ self.G @ self.alpha), 0.0) if self.c.size else 0.0
+        loss = float(np.mean(np.maximum(0.0, 1.0 - self.y * scores)))
+        obj = 0.5 * self.lam * wsq + loss
+        xi = self._xi()
+        model = 0.5 * self.lam * wsq + xi
+        qp_dual = (float(self.c @ self.alpha) - 0.5 * wsq) / self.Cp if self.c.size else 0.0
+        support = self._support_coef()[0]
+        name = "primal L1-SVM, λ-form"
+        if self.add_one:
+            name += " (with regularised bias: λ/2·b² included)"
+        snap = Snapshot(
+            t=self.t, objective=obj, n_sv=int(support.size), support=support,
+            kernel_evals=self.kernel_evals, objective_name=name,
+            dual_objective=model, gap=obj - model, converged=self.converged,
+            diverged=self.diverged,
+            extra={"n_cuts": self.n_cuts, "cuts_added": self.n_cuts_added,
+                   "cuts_removed": self.n_removed, "xi": xi, "mean_hinge": loss,
+                   "newest_cut_violation": self.last_violation, "qp_dual": qp_dual,
+                   "w_sqnorm": wsq, "epsilon": self.eps, "draws": self.last_draws,
+                   "train_error": error_rate(scores, self.y), "lam": self.lam,
+                   "sampling": self.p["sampling"]},
+        )
+        self._snap_cache = snap
+        return snap

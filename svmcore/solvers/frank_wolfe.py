@@ -1,0 +1,483 @@
+r"""Stochastic Frank-Wolfe (SFW) and SFW with away steps (MSFW) for the L2-SVM (Ouyang & Gray 2010).
+
+Maximises the dual (aD) of the L2-SVM with a regularised bias (the core-vector-machine form)
+
+    max_α  f(α) = −αᵀAα     s.t.  Σ_i α_i = 1,  α_i ≥ 0,
+    A = K∘yyᵀ + yyᵀ + I/(2C),    A_ij = y_i y_j (K_ij + 1) + δ_ij/(2C),
+
+a concave quadratic over the unit simplex, by Frank-Wolfe steps with exact line search. The
+gradient g = ∇f = −2Aα is kept for the working set S only (eq. 3.8):
+
+    g_p = −2 y_p Σ_{m∈S} y_m α_m (K_pm + 1) − α_p / C.
+
+Iteration k (paper Algorithm 1) is fed the next sample x_k of the stream: if x_k ∉ S its g_k is
+computed (one kernel row against S, α_k = 0) and x_k joins S when g_k ≥ max_{p∈S} g_p. Then
+
+* TOWARD (Algorithm 2, SFW): p* = argmax_{p∈S} g_p (the new sample when it joined), d = e(p*) − α,
+  λ = clamp((q + g_p*/2) / (q + g_p* + A_p*p*), [0, 1])   (eq. 3.9, q = αᵀAα),
+  q ← (1−λ)² q − λ(1−λ) g_p* + λ² A_p*p*                   (eq. 3.10),
+  g_p ← (1−λ) g_p − 2λ A_p p*  for p ∈ S,   α ← (1−λ) α + λ e(p*);
+* DECIDESTEP (Algorithm 3, MSFW): TOWARD if d_tᵀ∇f ≥ d_aᵀ∇f, i.e. g_p* + g_pa + 4q ≥ 0, else
+  AWAY (Algorithm 4) from p_a = argmin g_p over the support: d = α − e(p_a),
+  λ = clamp(−(q + g_pa/2) / (q + g_pa + A_pa pa), [0, α_pa/(1 − α_pa)]),
+  q ← (1+λ)² q + λ(1+λ) g_pa + λ² A_pa pa,  g_p ← (1+λ) g_p + 2λ A_p pa,  α ← (1+λ) α − λ e(p_a).
+
+α is stored as α = c·β with a running product c (paper Sec. 3.2): a step rescales c in O(1) and
+changes one β entry. The bias is b = yᵀα. Cost per iteration: at most two kernel rows of length
+|S| (the new sample's, and the chosen vertex's when that is another point).
+
+The model reported (``decision_function``, ``_support_coef``) is divided by ρ = q = αᵀAα:
+f(x) = (Σ_m α_m y_m k(x_m, x) + yᵀα) / q. At the optimum of (aD) ρ = q is the margin of (aP),
+and (w/ρ, b/ρ) is exactly the solution of the usual L2-SVM with regularised bias,
+min ½(‖w‖² + b²) + C Σ_i max(0, 1 − y_i f(x_i))² (liblinear's squared-hinge problem with
+``fit_intercept``), so the ±1 margins mean what they mean for every other solver; the sign, and
+therefore every prediction, is the paper's.
+
+Paper: H. Ouyang and A. Gray, "Fast Stochastic Frank-Wolfe Algorithms for Nonlinear SVMs",
+SIAM SDM 2010 (shared/papers/sfw-ouyang-gray-2010.txt).
+
+Choices where the paper is ambiguous or silent (each one tested in tests/test_frank_wolfe.py):
+
+* Line 5 of Algorithm 2 prints ``A_pp``; the update g = −2Aα needs ``A_{p p*}`` (a kernel row),
+  which is what is implemented; the tests compare g with −2Aα computed from scratch.
+* p*_(0) = rand() of Algorithm 1 is drawn from ``default_rng([seed, 1])`` at ``init`` (t = 0,
+  α = e(p0)); iterations t = 1, 2, … are fed the stream of epoch-wise random permutations of
+  ``SampleStream(n, seed, "permutation")`` (paper Sec. 5.4: "each dataset is randomly permuted
+  before feeding to the solvers"). One epoch = n iterations = every sample fed once; a sample
+  that comes back in a later epoch is handled like a new one (its g is recomputed unless it is
+  in S, where g is kept up to date).
+* The AWAY vertex is the argmin of g over the support {p ∈ S : α_p > 0} (Wolfe's away step; the
+  paper writes argmin over S, where a point with α_p = 0 would give the empty step λ ≤ 0). An
+  away step that reaches its bound α_p/(1 − α_p) sets α_p to exactly 0 (a "drop step"); the point
+  stays in S, as S never shrinks in the paper. DECIDESTEP takes TOWARD when the support is a
+  single point (d_a = 0).
+* λ = 1 in TOWARD makes c = 0: α is reset to e(p*) exactly (β = e(p*), c = 1). c is folded into β
+  when it leaves [1e-100, 1e100] (never in practice; it keeps the trick safe).
+* q is updated by eq. 3.10 (as in the paper), not recomputed; the snapshot's objective is computed
+  from scratch (f(α) = ½ αᵀg with g on every training point) and reports the drift.
+* ``converged`` is True once the planned ``epochs`` are done (the paper's stopping rule for the
+  stochastic algorithms); the snapshot's ``gap`` is the Frank-Wolfe (Wolfe-dual) gap
+  max_i g_i − αᵀg ≥ f(α*) − f(α) over all n points (Lemma 4.1).
+* The rows of S are copied, in the order they join, into a compact matrix B; kernel rows against
+  S and the decision function read B sequentially (4-5× fewer cache misses than gathering the
+  rows of S from X on a9a). No kernel cache, as in the paper's experiments.
+* If q = αᵀAα stops being positive and finite (kernel values so large that 1/(2C) vanishes next
+  to them in float64), the run stops with ``diverged`` and a message; the model stays finite.
+* The kernel may be any of svmcore's (the paper uses the Gaussian k = exp(−‖x−z‖²/(2σ²)),
+  i.e. γ = 1/(2σ²)). The same C means a different problem here (squared hinge) than in the L1
+  solvers: the paper's Table 2 lists different C for the two.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .._jit import njit
+from ..kernels import kernel_expansion, kernel_row, kernel_value, rows_args
+from ..objectives import error_rate
+from .base import (COEF0_SPEC, DEGREE_SPEC, GAMMA_SPEC, KERNEL_SPEC, ParamSpec, SampleStream,
+                   Snapshot, Solver)
+
+# float state slots (`sc`)
+_C, _Q, _LAM = 0, 1, 2
+_NSC = 3
+# int state slots (`ic`)
+_T, _KEVALS, _NS, _VERTEX, _AWAY, _NAWAY, _NDROP, _ADDED = 0, 1, 2, 3, 4, 5, 6, 7
+_NIC = 8
+
+_C_LO, _C_HI = 1e-100, 1e100
+
+
+@njit
+def _renorm(betaS, ns, sc):
+    """Fold the scale c into β (α = c·β is unchanged)."""
+    c = sc[_C]
+    for m in range(ns):
+        betaS[m] *= c
+    sc[_C] = 1.0
+
+
+@njit
+def _append_row(Xd, Xdata, Xind, Xptr, Xsq, sparse, i, Bd, Bdata, Bind, Bptr, Bsq, m):
+    """Copy training row i into slot m of the compact working-set matrix B."""
+    Bsq[m] = Xsq[i]
+    if sparse:
+        p0 = Bptr[m]
+        for p in range(Xptr[i], Xptr[i + 1]):
+            Bdata[p0] = Xdata[p]
+            Bind[p0] = Xind[p]
+            p0 += 1
+        Bptr[m + 1] = p0
+    else:
+        for f in range(Xd.shape[1]):
+            Bd[m, f] = Xd[i, f]
+
+
+@njit
+def _fw_chunk(code, kp, Xd, Xdata, Xind, Xptr, Xsq, sparse, Bd, Bdata, Bind, Bptr, Bsq,
+              y, idx, n_steps, inv2C, away, Sidx, pos, yS, betaS, gS, arange, rowi, rowp, sc, ic,
+              flog):
+    """n_steps SFW (away=False) or MSFW (away=True) iterations; sample idx[s] feeds step s.
+
+    B holds the rows of the working set in the order they joined (slot m = training row
+    Sidx[m]), so a kernel row against S reads memory sequentially. If ``flog`` has n_steps
+    entries, flog[s] receives f(α) = −q after step s."""
+    keep_log = flog.shape[0] >= n_steps
+    for s in range(n_steps):
+        i = idx[s]
+        ns = ic[_NS]
+        c = sc[_C]
+        q = sc[_Q]
+        added = False
+        # ---- 1. the new sample: g_i and the working-set test (Algorithm 1, lines 4-9)
+        if pos[i] < 0:
+            kernel_row(code, kp, Xd, Xdata, Xind, Xptr, Xsq, sparse, i,
+                       Bd, Bdata, Bind, Bptr, Bsq, arange[:ns], rowi)
+            ic[_KEVALS] += ns
+            acc = 0.0
+            gmax = -np.inf
+            for m in range(ns):
+                acc += yS[m] * betaS[m] * (rowi[m] + 1.0)
+                if gS[m] > gmax:
+                    gmax = gS[m]
+            gi = -2.0 * y[i] * c * acc               # α_i = 0
+            if gi >= gmax:
+                Sidx[ns] = i
+                pos[i] = ns
+                yS[ns] = y[i]
+                betaS[ns] = 0.0
+                gS[ns] = gi
+                _append_row(Xd, Xdata, Xind, Xptr, Xsq, sparse, i, Bd, Bdata, Bind, Bptr, Bsq, ns)
+                rowi[ns] = kernel_value(code, kp, Xd, Xdata, Xind, Xptr, Xsq, sparse, i,
+                                        Xd, Xdata, Xind, Xptr, Xsq, i)
+                ic[_KEVALS] += 1
+                ns += 1
+                ic[_NS] = ns
+                added = True
+        # ---- 2. toward vertex p* = argmax_S g (the new sample if it joined)
+        if added:
+            mt = ns - 1
+        else:
+            mt = 0
+            for m in range(1, ns):
+                if gS[m] > gS[mt]:
+                    mt = m
+        # ---- 3. DECIDESTEP (MSFW): away vertex = argmin of g over the support
+        do_away = False
+        ma = -1
+        if away:
+            for m in range(ns):
+                if betaS[m] > 0.0 and (ma < 0 or gS[m] < gS[ma]):
+                    ma = m
+            if ma >= 0 and c * betaS[ma] < 1.0:
+                # d_tᵀ∇f = g_t − αᵀg, d_aᵀ∇f = αᵀg − g_a, αᵀg = −2q
+                if not (gS[mt] + 2.0 * q >= -2.0 * q - gS[ma]):
+                    do_away = True
+        mv = ma if do_away else mt
+        p = Sidx[mv]
+        # ---- 4. kernel row of the vertex against S
+        if added and mv == ns - 1:
+            row = rowi
+        else:
+            kernel_row(code, kp, Bd, Bdata, Bind, Bptr, Bsq, sparse, mv,
+                       Bd, Bdata, Bind, Bptr, Bsq, arange[:ns], rowp)
+            ic[_KEVALS] += ns
+            row = rowp
+        yp = yS[mv]
+        gp = gS[mv]
+        App = row[mv] + 1.0 + inv2C
+        den = q + gp + App                            # dᵀAd ≥ 0
+        if not do_away:
+            # ---- TOWARD (Algorithm 2)
+            lam = (q + 0.5 * gp) / den if den > 0.0 else 0.0
+            if lam < 0.0:
+                lam = 0.0
+            elif lam > 1.0:
+                lam = 1.0
+            om = 1.0 - lam
+            sc[_Q] = om * om * q - lam * om * gp + lam * lam * App
+            tl = 2.0 * lam
+            for m in range(ns):
+                gS[m] = om * gS[m] - tl * yS[m] * yp * (row[m] + 1.0)
+            gS[mv] -= tl * inv2C
+            cn = om * c
+            if cn == 0.0:
+                for m in range(ns):
+                    betaS[m] = 0.0
+                betaS[mv] = 1.0
+                sc[_C] = 1.0
+            else:
+                betaS[mv] += lam / cn
+                sc[_C] = cn
+        else:
+            # ---- AWAY (Algorithm 4)
+            ap = c * betaS[mv]
+            lmax = ap / (1.0 - ap)
+            lam = -(q + 0.5 * gp) / den if den > 0.0 else 0.0
+            drop = False
+            if lam < 0.0:
+                lam = 0.0
+            elif lam >= lmax:
+                lam = lmax
+                drop = True
+            op = 1.0 + lam
+            sc[_Q] = op * op * q + lam * op * gp + lam * lam * App
+            tl = 2.0 * lam
+            for m in range(ns):
+                gS[m] = op * gS[m] + tl * yS[m] * yp * (row[m] + 1.0)
+            gS[mv] += tl * inv2C
+            cn = op * c
+            if drop:
+                betaS[mv] = 0.0
+                ic[_NDROP] += 1
+            else:
+                betaS[mv] -= lam / cn
+                if betaS[mv] < 0.0:
+                    betaS[mv] = 0.0
+            sc[_C] = cn
+            ic[_NAWAY] += 1
+        if sc[_C] < _C_LO or sc[_C] > _C_HI:
+            _renorm(betaS, ns, sc)
+        sc[_LAM] = lam
+        ic[_VERTEX] = p
+        ic[_AWAY] = 1 if do_away else 0
+        ic[_ADDED] = 1 if added else 0
+        ic[_T] += 1
+        if keep_log:
+            flog[s] = -sc[_Q]
+    return n_steps
+
+
+def _epochs_spec(default):
+    return ParamSpec(default, "float", "Planned passes over the data: iterations = ⌈epochs·n⌉, "
+                     "one new sample per iteration (fractions allowed). The paper runs 1 or 2.",
+                     low=0.0, low_open=True, high=1e4, ui=(0.1, 20.0), log=True)
+
+
+class SFWSolver(Solver):
+    __doc__ = __doc__
+    name = "sfw"
+    title = "Stochastic Frank-Wolfe (SFW)"
+    paper = ("Ouyang & Gray (2010), Fast Stochastic Frank-Wolfe Algorithms for Nonlinear SVMs, "
+             "SIAM SDM")
+    formulation = (r"\max_{\alpha}\ -\alpha^\top A\alpha\quad\text{s.t. }"
+                   r"\textstyle\sum_i\alpha_i=1,\ \alpha\ge0,\qquad "
+                   r"A=K\circ yy^\top+yy^\top+\tfrac{1}{2C}I")
+    update_rule = (r"p^*=\arg\max_{p\in S} g_p,\quad \lambda=\mathrm{clamp}_{[0,1]}"
+                   r"\frac{q+g_{p^*}/2}{q+g_{p^*}+A_{p^*p^*}},\quad "
+                   r"\alpha\leftarrow(1-\lambda)\alpha+\lambda e_{p^*},\quad "
+                   r"g_p\leftarrow(1-\lambda)g_p-2\lambda A_{pp^*}")
+    away: bool = False
+    params = {
+        "C": ParamSpec(1.0, "float", "C of the L2-SVM (squared hinge): A = K∘yyᵀ + yyᵀ + I/(2C). "
+                       "Not the L1-SVM's C: the paper's Table 2 uses different values.",
+                       low=0.0, low_open=True, high=1e12, ui=(1e-3, 1e3), log=True),
+        "kernel": KERNEL_SPEC,
+        "gamma": GAMMA_SPEC,
+        "degree": DEGREE_SPEC,
+        "coef0": COEF0_SPEC,
+        "epochs": _epochs_spec(2.0),
+    }
+    kernelized = True
+    stochastic = True
+    record_dual = False     # set True to keep f(α) after every iteration in ``dual_trace``
+
+    # ---------------------------------------------------------------------------------- setup
+    def _setup(self):
+        n = self.n
+        self.inv2C = 1.0 / (2.0 * self.p["C"])
+        self.horizon = max(1, math.ceil(self.p["epochs"] * n))
+        self.stream = SampleStream(n, self.seed, "permutation")
+        self.Sidx = np.zeros(n, dtype=np.int64)
+        self.pos = -np.ones(n, dtype=np.int64)
+        self.yS = np.zeros(n)
+        self.betaS = np.zeros(n)
+        self.gS = np.zeros(n)
+        self.arange = np.arange(n, dtype=np.int64)
+        R = self.X
+        if R.sparse:
+            self.B = (R.dense, np.zeros_like(R.data), np.zeros_like(R.indices),
+                      np.zeros_like(R.indptr), np.zeros(n))
+        else:
+            self.B = (np.zeros_like(R.dense), R.data, R.indices, R.indptr, np.zeros(n))
+        self.rowi = np.zeros(n + 1)
+        self.rowp = np.zeros(n + 1)
+        self.sc = np.zeros(_NSC)
+        self.ic = np.zeros(_NIC, dtype=np.int64)
+        # Algorithm 1, lines 1-2: α = e(p0), q = A_p0p0, g_p0 = −2 A_p0p0
+        p0 = int(np.random.default_rng([self.seed, 1]).integers(n))
+        X = rows_args(self.X)
+        k00 = kernel_value(self.kcode, self.kp, *X, p0, *X[:5], p0)
+        _append_row(*X, p0, *self.B, 0)
+        a00 = k00 + 1.0 + self.inv2C
+        self.Sidx[0] = p0
+        self.pos[p0] = 0
+        self.yS[0] = self.y[p0]
+        self.betaS[0] = 1.0
+        self.gS[0] = -2.0 * a00
+        self.sc[_C] = 1.0
+        self.sc[_Q] = a00
+        self.sc[_LAM] = 1.0
+        self.ic[_NS] = 1
+        self.ic[_KEVALS] = 1
+        self.ic[_VERTEX] = p0
+        self.ic[_ADDED] = 1
+        self.p0 = p0
+        self.kernel_evals = 1
+        self._snap_cache = None
+        self.dual_trace: list[np.ndarray] = []
+
+    # ----------------------------------------------------------------------------------- step
+    def step(self, n: int) -> int:
+        """Run n iterations (n samples fed) in one compiled call; returns the iterations done."""
+        self._require_ready()
+        n = int(n)
+        if n <= 0 or self.diverged:
+            return 0
+        idx = self.stream.take(n)
+        flog = np.empty(n if self.record_dual else 0)
+        _fw_chunk(self.kcode, self.kp, *rows_args(self.X), *self.B, self.y, idx, n,
+                  self.inv2C, self.away, self.Sidx, self.pos, self.yS, self.betaS, self.gS,
+                  self.arange, self.rowi, self.rowp, self.sc, self.ic, flog)
+        if self.record_dual:
+            self.dual_trace.append(flog)
+        self.t = int(self.ic[_T])
+        self.kernel_evals = int(self.ic[_KEVALS])
+        self._snap_cache = None
+        q = self.sc[_Q]
+        if not (q > 0.0 and np.isfinite(q)) or not np.all(np.isfinite(self.gS[:self.ic[_NS]])):
+            self.diverged = True
+            self.message = (f"{self.name} diverged at iteration {self.t}: q = αᵀAα = {q:g} "
+                            "lost its precision (kernel values too large for float64 next to "
+                            "1/(2C)); use a smaller gamma, degree or coef0, or a larger C.")
+        return n
+
+    @staticmethod
+    def _scale(q: float) -> float:
+        """ρ = q for the ±1-margin model; 1 if q lost its precision (a diverged run)."""
+        return q if (q > 0.0 and np.isfinite(q)) else 1.0
+
+    @property
+    def converged(self) -> bool:
+        """The paper's stopping rule for the stochastic algorithms: the planned epochs are done."""
+        return bool(self._ready and self.t >= self.horizon)
+
+    # ---------------------------------------------------------------------------------- model
+    @property
+    def working_set(self) -> np.ndarray:
+        """Training indices in S, in the order they joined."""
+        return self.Sidx[:int(self.ic[_NS])].copy()
+
+    @property
+    def alpha(self) -> np.ndarray:
+        """The (aD) variable α over all n training points (sums to 1)."""
+        ns = int(self.ic[_NS])
+        a = np.zeros(self.n)
+        a[self.Sidx[:ns]] = self.sc[_C] * self.betaS[:ns]
+        return a
+
+    @property
+    def gradient(self) -> np.ndarray:
+        """The maintained g = −2Aα on the working set, aligned with :attr:`working_set`."""
+        return self.gS[:int(self.ic[_NS])].copy()
+
+    @property
+    def q(self) -> float:
+        """q = αᵀAα as maintained by eq. 3.10 / Algorithm 4 line 3."""
+        return float(self.sc[_Q])
+
+    @property
+    def dual_value(self) -> float:
+        """f(α) = −q, the (aD) objective as the solver tracks it (no kernel evaluations)."""
+        return -float(self.sc[_Q])
+
+    def _raw_support(self, positions=False):
+        """(training indices, y_m α_m) of the support, in working-set order; with
+        ``positions`` also their slots in the compact matrix B."""
+        ns = int(self.ic[_NS])
+        beta = self.betaS[:ns]
+        keep = np.flatnonzero(beta > 0.0)
+        a = self.sc[_C] * beta[keep]
+        if positions:
+            return self.Sidx[:ns][keep], a * self.yS[:ns][keep], keep
+        return self.Sidx[:ns][keep], a * self.yS[:ns][keep]
+
+    def _expansion(self, R, coef, pos, out):
+        """out[i] = Σ_m coef[m] k(R_i, x_S[pos[m]]), reading the support rows from B (in
+        working-set order, so sequentially) rather than scattered over X."""
+        if pos.size:
+            kernel_expansion(self.kcode, self.kp, *rows_args(R), *self.B,
+                             np.ascontiguousarray(pos, dtype=np.int64),
+                             np.ascontiguousarray(coef), out)
+        return out
+
+    @property
+    def intercept_(self) -> float:
+        _, ya = self._raw_support()
+        return float(ya.sum()) / self._scale(self.sc[_Q])
+
+    def _support_coef(self):
+        """(support indices, y_m α_m / q, yᵀα / q): the L2-SVM model with margins at ±1."""
+        support, ya = self._raw_support()
+        q = self._scale(self.sc[_Q])
+        return support, ya / q, float(ya.sum()) / q
+
+    def _decision_rows(self, R):
+        _, ya, pos = self._raw_support(positions=True)
+        q = self._scale(self.sc[_Q])
+        out = self._expansion(R, ya / q, pos, np.zeros(R.n))
+        return out + float(ya.sum()) / q
+
+    def full_gradient(self) -> tuple[np.ndarray, np.ndarray]:
+        """(g, h): g = −2Aα on every training point and the raw scores h = Σ α_m y_m k + yᵀα,
+        computed from scratch (n·|support| kernel evaluations, not counted)."""
+        _, ya, pos = self._raw_support(positions=True)
+        h = self._expansion(self.X, ya, pos, np.zeros(self.n))
+        h += ya.sum()
+        g = -2.0 * self.y * h - self.alpha / self.p["C"]
+        return g, h
+
+    def snapshot(self) -> Snapshot:
+        self._require_ready()
+        if self._snap_cache is not None:
+            return self._snap_cache
+        C = self.p["C"]
+        alpha = self.alpha
+        g, h = self.full_gradient()
+        f = 0.5 * float(alpha @ g)                       # −αᵀAα = ½ αᵀg
+        q_exact = self._scale(-f)
+        fw_gap = float(g.max() - alpha @ g)              # ≥ f(α*) − f(α)  (Lemma 4.1)
+        # the same α as a model of the usual L2-SVM with regularised bias (margins at ±1)
+        scores = h / q_exact
+        support, ya = self._raw_support()
+        wb_sq = 1.0 / q_exact - float(alpha @ alpha) / (2.0 * C) / q_exact ** 2
+        sq_loss = float(np.sum(np.maximum(0.0, 1.0 - self.y * scores) ** 2))
+        l2_primal = 0.5 * wb_sq + C * sq_loss
+        l2_dual = 0.5 / q_exact
+        ic = self.ic
+        snap = Snapshot(
+            t=self.t, objective=f, n_sv=int(support.size), support=support,
+            kernel_evals=self.kernel_evals,
+            objective_name="L2-SVM dual (aD): −αᵀAα, maximised (not the L1-SVM primal)",
+            dual_objective=f, gap=fw_gap, converged=self.converged, diverged=self.diverged,
+            extra={"working_set_size": int(ic[_NS]), "vertex": int(ic[_VERTEX]),
+                   "step": ("away" if ic[_AWAY] else "toward"), "lambda": float(self.sc[_LAM]),
+                   "sample_added": bool(ic[_ADDED]), "away_steps": int(ic[_NAWAY]),
+                   "drop_steps": int(ic[_NDROP]), "q_drift": float(self.sc[_Q] - q_exact),
+                   "b": float(ya.sum()) / q_exact, "train_error": error_rate(scores, self.y),
+                   "l2svm_primal": l2_primal, "l2svm_dual": l2_dual,
+                   "epochs_done": self.t / self.n},
+        )
+        self._snap_cache = snap
+        return snap
+
+
+class MSFWSolver(SFWSolver):
+    __doc__ = __doc__
+    name = "msfw"
+    title = "Stochastic Frank-Wolfe with away steps (MSFW)"
+    update_rule = (r"\text{TOWARD if } d_t^\top\nabla f\ge d_a^\top\nabla f \text{ else AWAY: }"
+                   r"p=\arg\min_{\alpha_p>0} g_p,\ \alpha\leftarrow(1+\lambda)\alpha-\lambda e_p,\ "
+                   r"\lambda\in[0,\tfrac{\alpha_p}{1-\alpha_p}]")
+    away = True
