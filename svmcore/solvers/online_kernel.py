@@ -48,9 +48,11 @@ Every snapshot also carries ``extra["R_rhl_eq1"]`` = C Σ hinge + ½‖o‖² an
 
 Two ways to compute viol (``cache_outputs``), the same α either way up to rounding:
 
-* literal (Lists 1–2): viol = y_i (Σ_{j∈S} α_j k(x_i, x_j) + b) over the current support
-  S = {j : α_j ≠ 0} — |S| kernel evaluations per step. (MATLAB's ``k(x_i,:)*α`` evaluates all n;
-  the zero terms add nothing, so we skip them and count only the |S| evaluations done.)
+* literal (Lists 1–2): viol = y_i (k(x_i, :) α + b). With ``literal="row"`` (default) the whole
+  kernel row is computed every step — n kernel evaluations, exactly what the listings (MATLAB's
+  ``k(x_i,:)*α``) cost, and what the paper's Figs 5–8 compare. ``literal="support"`` sums over the
+  current support S = {j : α_j ≠ 0} only (|S| evaluations per step; the zero terms add nothing,
+  so α is the same up to rounding).
 * cached (List 3): the output vector o = Kα over all n training points is kept and updated with
   one kernel column (n evaluations) each time some α_j changes by a non-zero amount; a step
   without a change costs no kernel evaluation. NORMA's global shrink scales o by a scalar
@@ -58,9 +60,9 @@ Two ways to compute viol (``cache_outputs``), the same α either way up to round
   which after the first epoch is nearly every step (a non-violator keeps its old, unshrunk α_i).
 
 ``kernel_evals`` counts exactly those evaluations (not the ones of snapshots and predictions).
-In the first epoch the literal form is the cheaper one here (Σ_t |S_t| ≈ v·n/2 against v·n for v
-violators, as S grows from empty); from the second epoch on the cache wins (|S| per step against
-n per violation). The paper's MATLAB literal form paid n per step, hence its Figs 6 and 8.
+The cached form always costs less than the row-literal one (n per violation against n per step).
+Against the support-literal form it loses in the first epoch (Σ_t |S_t| ≈ v·n/2 against v·n for
+v violators, as S grows from empty) and wins from the second epoch on.
 OL SVM is defined with the cache (List 3; default ``cache_outputs=True``); NORMA and Pegaz default
 to the literal form as in the paper's Figs 5–6, ``cache_outputs=True`` gives its Figs 7–8.
 
@@ -205,7 +207,7 @@ def _rescale(r, gam, ot, U, sv, pos, sc, ic, cache):
 @njit
 def _online_chunk(alg, code, kp, Xd, Xdata, Xind, Xptr, Xsq, sparse, y, idx, n_steps,
                   gam, ot, U, sv, pos, sc, ic, scode, sparams, Cs, fit_b, t_avg0, cache,
-                  strict, add_rule, row, allidx):
+                  strict, add_rule, row, allidx, full_row):
     """n_steps iterations of NORMA / Pegaz / OL SVM (``alg``) on α = a·γ. Returns steps done."""
     for s in range(n_steps):
         t = ic[_T] + 1
@@ -218,6 +220,16 @@ def _online_chunk(alg, code, kp, Xd, Xdata, Xind, Xptr, Xsq, sparse, y, idx, n_s
         # ---- the violator quantity y_i o(x_i)
         if cache:
             g = ot[i]
+        elif full_row:
+            # the listings' k(x_i, :) * α: the whole kernel row, n values every step
+            nn = allidx.shape[0]
+            kernel_row(code, kp, Xd, Xdata, Xind, Xptr, Xsq, sparse, i,
+                       Xd, Xdata, Xind, Xptr, Xsq, allidx, row)
+            ic[_KEVALS] += nn
+            g = 0.0
+            for j in range(nn):
+                if gam[j] != 0.0:
+                    g += gam[j] * row[j]
         else:
             g = 0.0
             nsv = ic[_NSV]
@@ -320,6 +332,12 @@ _COMMON = {
     "averaging": AVERAGING_SPEC,
     "reshuffle": _RESHUFFLE,
     "viol_rule": _VIOL_RULE,
+    "literal": ParamSpec("row", "choice", "Without cached outputs: 'row' computes the whole kernel "
+                         "row k(x_i, :) every step (n values, as the listings and the paper's "
+                         "MATLAB code do: the cost its Figs 5–8 compare); 'support' sums over the "
+                         "current non-zero coefficients only (cheaper, same α).",
+                         choices=("row", "support"), when=("cache_outputs", (False,)),
+                         advanced=True),
 }
 
 
@@ -381,7 +399,7 @@ class _OnlineKernelMixin:
                              self.gam, self.ot, self.U, self.sv, self.pos, self.sc, self.ic,
                              self.sched.code, self.sparams, self.C_run, self.p["fit_intercept"],
                              self.t_avg0, self.cache, self.strict, self.add_rule, self.row,
-                             self.allidx)
+                             self.allidx, self.p["literal"] == "row")
         self.t = int(self.ic[_T])
         self.kernel_evals = int(self.ic[_KEVALS])
         if self.ic[_DIVERGED]:
