@@ -41,4 +41,5 @@ if _warm_error:
 
 st.navigation([
     st.Page("pages/playground.py", title="Playground", icon="🎛️", default=True),
+    st.Page("pages/race.py", title="Race", icon="🏁", url_path="race"),
 ]).run()

@@ -2,13 +2,16 @@
 
 Not a page itself (pages are registered explicitly with ``st.navigation`` in app.py). Every
 function takes a ``prefix`` that starts all of its session-state and widget keys, so one page can
-hold several instances (a race of two solvers on the same data: ``data_panel("race")`` once,
-``solver_panel("race_a")`` and ``solver_panel("race_b")``, ``live_panel`` for each run).
+hold several instances (the Race page: ``data_panel("race")`` once, ``solver_panel("race_e0")``
+… ``solver_panel("race_e3")`` for its entrants, ``ensure_race`` / ``controls`` / ``tick`` for the
+whole race).
 
 Session state of an instance ``p`` (besides its widget keys ``p_*``):
 
 * ``p_state``    dict: cfg (RunConfig), data (RunData), view (viz.View), run (TrainingRun),
-                 upload_name, cache (per-t model state)
+                 upload_name, cache (per-t model state) — or, for a race (``ensure_race``):
+                 cfg (RaceConfig), data, view, race (svmcore.race.Race), entrants (one
+                 ``{"run", "cache"}`` dict per entrant)
 * ``p_error``    message of the last failed build, or None
 * ``p_tick_error`` message of the last failed tick, or None
 * ``p_playing``  whether the live fragment ticks
@@ -33,8 +36,8 @@ from svmcore.data import TOY_DEFAULTS, TOY_GENERATORS, TOY_NOISE_RANGE, list_dat
 from svmcore.data.upload import MAX_BYTES, UploadError, parse_upload
 from svmcore.objectives import error_rate
 from svmcore.presets import (DEFAULT_MAX_TRAIN, MAX_TRAIN_CHOICES, N_RANGE, UPLOAD_SCALES,
-                             RunConfig, available_presets, build_data, config_from_query,
-                             get_preset, round_coord)
+                             RaceConfig, RunConfig, available_presets, build_data,
+                             config_from_query, get_preset, round_coord)
 from svmcore.run import TrainingRun
 from svmcore.schedules import SCHEDULE_FORMULAS
 from svmcore.snippet import reproduce_snippet
@@ -43,6 +46,7 @@ from svmcore.solvers.base import ParamSpec
 
 TICK_S = 0.25            # seconds between two fragment reruns while playing
 BUDGET_S = viz.LIVE_BUDGET_S          # solver time per tick (svmcore.bench app-tick measures it)
+MAX_RUN_S = 300.0                     # solver time a run of the app may take (TrainingRun cap)
 PER_DECADE = viz.LIVE_PER_DECADE      # trace checkpoints per decade (the snippet passes it too)
 RES_PLAYING, RES_PAUSED = viz.RES_PLAYING, viz.RES_PAUSED
 # How far one tick moves t. The curves use a log iteration axis, so growing t by a constant
@@ -434,6 +438,23 @@ def apply_config(prefix: str, cfg: RunConfig) -> None:
     """Put a configuration into the widget state of instance ``prefix`` (before the widgets
     are drawn): every data field, the solver and ALL its parameters (defaults where ``cfg`` has
     none), the clicked edits."""
+    apply_data_config(prefix, cfg)
+    apply_solver_config(prefix, cfg.solver, cfg.param_dict)
+    ss[f"{prefix}_added"] = [tuple(a) for a in cfg.added]
+    ss[f"{prefix}_removed"] = list(cfg.removed)
+    ss[f"{prefix}_edit_base"] = None
+
+
+def apply_solver_config(prefix: str, solver: str, params: dict) -> None:
+    """Put a solver and ALL its parameters (defaults where ``params`` has none) into the widget
+    state of the solver panel ``prefix``."""
+    ss[f"{prefix}_solver"] = solver
+    for name, spec in get_solver(solver).params.items():
+        _set_param_state(prefix, solver, name, spec, params.get(name, spec.default))
+
+
+def apply_data_config(prefix: str, cfg: RunConfig) -> None:
+    """Put the data fields of a configuration into the data panel ``prefix``'s widget state."""
     ss[f"{prefix}_src"] = cfg.source
     ss[f"{prefix}_seed"] = int(cfg.seed)
     if cfg.source == "toy":
@@ -454,13 +475,6 @@ def apply_config(prefix: str, cfg: RunConfig) -> None:
         ss[f"{prefix}_maxn"] = int(cfg.max_train)
         ss[f"{prefix}_test_r"] = float(min(max(cfg.test, 0.1), 0.5))
         ss[f"{prefix}_view"], ss[f"{prefix}_fx"], ss[f"{prefix}_fy"] = cfg.view, cfg.fx, cfg.fy
-    ss[f"{prefix}_solver"] = cfg.solver
-    params = cfg.param_dict
-    for name, spec in get_solver(cfg.solver).params.items():
-        _set_param_state(prefix, cfg.solver, name, spec, params.get(name, spec.default))
-    ss[f"{prefix}_added"] = [tuple(a) for a in cfg.added]
-    ss[f"{prefix}_removed"] = list(cfg.removed)
-    ss[f"{prefix}_edit_base"] = None
 
 
 def load_from_url(prefix: str) -> None:
@@ -505,6 +519,26 @@ def _state(prefix: str) -> dict | None:
     return ss.get(f"{prefix}_state")
 
 
+def _data_and_view(prefix: str, cfg: RunConfig, upload=None, digest=None):
+    """The data and the 2-D view of ``cfg``, cached per data configuration (raises ValueError)."""
+    dkey = (cfg.data_key(), digest, cfg.view, cfg.fx, cfg.fy)
+    cached = ss.get(f"{prefix}_datacache")
+    if cached is not None and cached[0] == dkey:
+        return cached[1], cached[2]
+    data = build_data(cfg, upload)
+    view = viz.make_view(data.X_train, data.y_train, data.X_test, data.y_test,
+                         cfg.view, cfg.fx, cfg.fy, data.feature_names)
+    ss[f"{prefix}_datacache"] = (dkey, data, view)
+    return data, view
+
+
+def _driver(state: dict | None):
+    """What the controls drive: the race of a race instance, else the run (or None)."""
+    if not state:
+        return None
+    return state.get("race") or state.get("run")
+
+
 def ensure_run(prefix: str, cfg: RunConfig, upload=None, digest=None) -> dict | None:
     """Build (or keep) the run of ``cfg``: data, view and a fresh TrainingRun. A changed
     configuration stops playing and starts again at t = 0; errors go to ``prefix_error``."""
@@ -523,17 +557,10 @@ def ensure_run(prefix: str, cfg: RunConfig, upload=None, digest=None) -> dict | 
         ss[f"{prefix}_error"] = None
         return None
     try:
-        dkey = (cfg.data_key(), digest, cfg.view, cfg.fx, cfg.fy)
-        cached = ss.get(f"{prefix}_datacache")
-        if cached is not None and cached[0] == dkey:
-            data, view = cached[1], cached[2]
-        else:
-            data = build_data(cfg, upload)
-            view = viz.make_view(data.X_train, data.y_train, data.X_test, data.y_test,
-                                 cfg.view, cfg.fx, cfg.fy, data.feature_names)
-            ss[f"{prefix}_datacache"] = (dkey, data, view)
+        data, view = _data_and_view(prefix, cfg, upload, digest)
         run = TrainingRun(cfg.solver, data.X_train, data.y_train, data.X_test, data.y_test,
-                          seed=int(cfg.seed), per_decade=PER_DECADE, **cfg.param_dict)
+                          seed=int(cfg.seed), per_decade=PER_DECADE, max_seconds=MAX_RUN_S,
+                          **cfg.param_dict)
     except Exception as exc:  # noqa: BLE001 - bad parameters or data: shown, the session goes on
         ss[f"{prefix}_error"] = describe(exc)
         return None
@@ -543,19 +570,63 @@ def ensure_run(prefix: str, cfg: RunConfig, upload=None, digest=None) -> dict | 
     return state
 
 
-def tick(prefix: str, pace: str | None = None) -> None:
-    """Advance the run of ``prefix`` by one tick; errors are stored, never raised."""
+def ensure_race(prefix: str, cfg: RaceConfig, upload=None, digest=None) -> dict | None:
+    """Build (or keep) the race of ``cfg``: data and view (shared by every entrant), a fresh
+    :class:`svmcore.race.Race` (each run capped at ``MAX_RUN_S`` of solver time) and its
+    reference optimum (computed once per dataset and problem, cached across sessions). A changed
+    configuration stops playing and starts again; errors go to ``prefix_error``."""
+    from svmcore.race import Race
+
+    for k, v in ((f"{prefix}_playing", False), (f"{prefix}_error", None),
+                 (f"{prefix}_tick_error", None)):
+        ss.setdefault(k, v)
+    key = (cfg, digest if cfg.data.source == "upload" else None)
     state = _state(prefix)
-    if not state or state["run"].done:
+    if state is not None and state["key"] == key and not ss.get(f"{prefix}_reset"):
+        return state
+    ss[f"{prefix}_reset"] = False
+    ss[f"{prefix}_playing"] = False
+    ss[f"{prefix}_tick_error"] = None
+    ss[f"{prefix}_state"] = None
+    if cfg.data.source == "upload" and upload is None:
+        ss[f"{prefix}_error"] = None
+        return None
+    try:
+        data, view = _data_and_view(prefix, cfg.data, upload, digest)
+        race = Race(cfg.entrants, data.X_train, data.y_train, data.X_test, data.y_test,
+                    seed=cfg.seed, budget=cfg.budget, per_decade=PER_DECADE,
+                    max_seconds=MAX_RUN_S)
+        if race.main_group is not None:
+            with st.spinner("Computing the reference optimum P* (SMO to tol 1e-6, once per "
+                            "dataset)…"):
+                race.reference()
+    except Exception as exc:  # noqa: BLE001 - bad parameters or data: shown, the session goes on
+        ss[f"{prefix}_error"] = describe(exc)
+        return None
+    ss[f"{prefix}_error"] = None
+    state = {"key": key, "cfg": cfg, "data": data, "view": view, "race": race,
+             "entrants": [{"run": r, "cache": {}} for r in race.runs]}
+    ss[f"{prefix}_state"] = state
+    return state
+
+
+def tick(prefix: str, pace: str | None = None) -> None:
+    """Advance the run (or race) of ``prefix`` by one tick; errors are stored, never raised."""
+    state = _state(prefix)
+    drv = _driver(state)
+    if drv is None or drv.done:
         ss[f"{prefix}_playing"] = False
         return
-    run = state["run"]
+    factor = PACES.get(pace or ss.get(f"{prefix}_pace", DEFAULT_PACE))
     try:
-        viz.advance_tick(run, PACES.get(pace or ss.get(f"{prefix}_pace", DEFAULT_PACE)), BUDGET_S)
+        if "race" in state:
+            drv.tick(factor)                 # svmcore.race.LIVE_TICK_S shared by the entrants
+        else:
+            viz.advance_tick(drv, factor, BUDGET_S)
     except Exception as exc:  # noqa: BLE001 - shown with st.error, the session goes on
         ss[f"{prefix}_tick_error"] = describe(exc)
         ss[f"{prefix}_playing"] = False
-    if run.done:
+    if drv.done:
         ss[f"{prefix}_playing"] = False
 
 
@@ -578,10 +649,10 @@ def _on_step(prefix):
 def _on_step1(prefix):
     ss[f"{prefix}_playing"] = False
     ss[f"{prefix}_tick_error"] = None
-    state = _state(prefix)
-    if state and not state["run"].done:
+    drv = _driver(_state(prefix))
+    if drv is not None and not drv.done:
         try:
-            state["run"].advance_iters(1)
+            drv.advance_iters(1)
         except Exception as exc:  # noqa: BLE001
             ss[f"{prefix}_tick_error"] = describe(exc)
 
@@ -601,10 +672,12 @@ def _clear_edits(prefix):
     ss[f"{prefix}_added"], ss[f"{prefix}_removed"] = [], []
 
 
-def controls(prefix: str, allow_edit: bool = True) -> None:
-    """Play / Pause / +1 / Step / Reset, the speed, and the click-edit mode."""
+def controls(prefix: str, allow_edit: bool = True, speed_label: str = "speed: t grows per tick",
+             speed_help: str | None = None) -> None:
+    """Play / Pause / +1 / Step / Reset, the speed, and the click-edit mode — for a run or, in a
+    race instance (``ensure_race``), for the whole race (+1: one iteration for every entrant)."""
     state = _state(prefix)
-    run = state["run"] if state else None
+    run = _driver(state)
     playing = bool(ss.get(f"{prefix}_playing"))
     can_run = run is not None and not run.done
     cols = st.columns([1, 1, 1, 1, 1, 3], vertical_alignment="bottom")
@@ -615,7 +688,8 @@ def controls(prefix: str, allow_edit: bool = True) -> None:
                    key=f"{prefix}_pause", disabled=not playing, width="stretch")
     cols[2].button("+1", on_click=_on_step1, args=(prefix,),
                    key=f"{prefix}_step1", disabled=not can_run, width="stretch",
-                   help="Exactly one iteration.")
+                   help="Exactly one iteration" + (" of every entrant." if state and "race"
+                                                   in state else "."))
     cols[3].button("Step", icon=":material/skip_next:", on_click=_on_step, args=(prefix,),
                    key=f"{prefix}_step", disabled=not can_run, width="stretch",
                    help="One chunk: a tick, as while playing.")
@@ -623,12 +697,13 @@ def controls(prefix: str, allow_edit: bool = True) -> None:
                    key=f"{prefix}_reset_btn", width="stretch",
                    help="Back to t = 0 with the same configuration and seed.")
     ss.setdefault(f"{prefix}_pace", DEFAULT_PACE)
-    cols[5].select_slider("speed: t grows per tick", list(PACES), key=f"{prefix}_pace",
-                          help=f"Each tick ({TICK_S:g} s) multiplies t by this factor, with "
-                               f"about {BUDGET_S * 1e3:.0f} ms of solver time at most; 'max' "
-                               "spends the whole budget. Between two trace checkpoints the "
-                               "tiles show the last checkpoint's numbers.")
-    if allow_edit and state is not None:
+    cols[5].select_slider(speed_label, list(PACES), key=f"{prefix}_pace",
+                          help=speed_help or
+                          f"Each tick ({TICK_S:g} s) multiplies t by this factor, with "
+                          f"about {BUDGET_S * 1e3:.0f} ms of solver time at most; 'max' "
+                          "spends the whole budget. Between two trace checkpoints the "
+                          "tiles show the last checkpoint's numbers.")
+    if allow_edit and state is not None and "run" in state:
         modes = list(EDIT_MODES) if state["view"].plane.exact else ["view", "remove"]
         ss.setdefault(f"{prefix}_edit", "view")
         if ss[f"{prefix}_edit"] not in modes:
@@ -780,6 +855,11 @@ def status_message(prefix: str, run: TrainingRun) -> None:
     elif run.status == "finished":
         st.info(f"Finished: the planned horizon of {run.t:,} iterations. "
                 "Raise *epochs* (or max_iter) to train longer.")
+    elif run.status == "time cap":
+        st.warning(f"Stopped at t = {run.t:,}: the app gives a run at most "
+                   f"{run.max_seconds:.0f} s of solver time ({run.solver_time:.1f} s used). "
+                   "Use fewer epochs or a smaller dataset, or run the reproduction snippet "
+                   "outside the app.", icon=":material/timer_off:")
     else:
         st.info(f"Stopped ({run.status}) after {run.t:,} iterations. {msg}")
 
@@ -850,7 +930,7 @@ def draw_live(prefix: str, state: dict, layout: str = "side", height: int = 560)
 def live_panel(prefix: str, layout: str = "side", height: int = 560) -> None:
     """The live fragment: ticks while playing (``run_every``), draws always."""
     state = _state(prefix)
-    if state is None:
+    if state is None or "run" not in state:
         return
     playing = bool(ss.get(f"{prefix}_playing")) and not state["run"].done
 
@@ -987,7 +1067,7 @@ def _export(prefix: str, state: dict) -> None:
         c2.download_button("trace.json", trace_json(state), file_name="svmcore-trace.json",
                            mime="application/json", key=f"{prefix}_dl_json",
                            icon=":material/download:", width="stretch")
-        done = run.status if run.done else None
+        done = run.status if run.done and run.status != "time cap" else None
         code = reproduce_snippet(cfg, run.t, n_before_edit=state["data"].n_before_edit,
                                  finished=done, per_decade=run.per_decade)
         c3.download_button("reproduce.py", code, file_name="svmcore-reproduce.py",

@@ -10,6 +10,10 @@
   snippet of :mod:`svmcore.snippet` writes out).
 * :data:`PRESETS` — curated configurations with one paragraph of commentary each;
   :func:`available_presets` keeps those whose solver is registered (and whose data are present).
+* :class:`Entrant` / :class:`RaceConfig` — a race: 2–4 solvers (each with its own parameters) on
+  one dataset with one seed, advanced in lockstep by a budget (svmcore.race runs it);
+  :data:`RACES` — curated races with a paragraph each, :func:`available_races` keeps those whose
+  solvers are all registered.
 """
 from __future__ import annotations
 
@@ -28,7 +32,8 @@ from .solvers import REGISTRY, get_solver
 
 __all__ = ["RunConfig", "RunData", "Preset", "PRESETS", "SOURCES", "VIEWS", "MAX_TRAIN_CHOICES",
            "UPLOAD_SCALES", "config_from_query", "encode_value", "decode_value", "build_data",
-           "available_presets", "get_preset", "round_coord"]
+           "available_presets", "get_preset", "round_coord", "Entrant", "RaceConfig",
+           "RACE_BUDGETS", "RacePreset", "RACES", "available_races", "get_race"]
 
 SOURCES = ("toy", "real", "upload")
 VIEWS = ("pca", "features")
@@ -556,3 +561,166 @@ def get_preset(key: str) -> Preset:
 def solver_defaults(name: str) -> dict:
     """Default parameter values of a registered solver."""
     return {k: s.default for k, s in get_solver(name).params.items()}
+
+
+# ----------------------------------------------------------------------------------- races
+
+#: How a race advances its entrants in lockstep (svmcore.race): equal solver time per tick
+#: (the default), equal iterations, or equal kernel evaluations.
+RACE_BUDGETS = ("time", "iterations", "kernel_evals")
+RACE_SIZE = (2, 4)
+
+
+@dataclass(frozen=True)
+class Entrant:
+    """One entrant of a race: a registered solver and its parameters (``(name, value)`` pairs,
+    sorted; the solver's defaults fill in the rest)."""
+
+    solver: str
+    params: tuple = ()
+
+    def __post_init__(self):
+        object.__setattr__(self, "params", tuple(sorted(dict(self.params).items())))
+
+    @property
+    def param_dict(self) -> dict:
+        return dict(self.params)
+
+
+@dataclass(frozen=True)
+class RaceConfig:
+    """A race, complete: the data (the data fields of ``data``; its solver is ignored), one seed
+    (``data.seed``) for the data, the split and every entrant's sampling, 2–4 entrants and the
+    lockstep budget. Equal configurations give bit-identical traces (up to the time column)."""
+
+    data: RunConfig = field(default_factory=RunConfig)
+    entrants: tuple = ()
+    budget: str = "time"
+
+    def __post_init__(self):
+        ents = tuple(e if isinstance(e, Entrant) else Entrant(*e) for e in self.entrants)
+        object.__setattr__(self, "entrants", ents)
+        lo, hi = RACE_SIZE
+        if not lo <= len(ents) <= hi:
+            raise ValueError(f"a race needs {lo} to {hi} entrants, got {len(ents)}")
+        if self.budget not in RACE_BUDGETS:
+            raise ValueError(f"budget must be one of {', '.join(RACE_BUDGETS)}, "
+                             f"got {self.budget!r}")
+        # the data part only: the solver fields of ``data`` do not matter
+        object.__setattr__(self, "data", replace(self.data, solver="", params=()))
+
+    @property
+    def seed(self) -> int:
+        return int(self.data.seed)
+
+
+@dataclass(frozen=True)
+class RacePreset:
+    """A curated race with a paragraph of commentary (Markdown)."""
+
+    key: str
+    title: str
+    text: str
+    config: RaceConfig
+
+
+def _race(key, title, text, entrants, budget="time", **data) -> RacePreset:
+    ents = tuple(Entrant(s, tuple(p.items())) for s, p in entrants)
+    return RacePreset(key, title, " ".join(text.split()),
+                      RaceConfig(RunConfig(**data), ents, budget))
+
+
+RACES: tuple[RacePreset, ...] = (
+    _race("pegasos-vs-smo", "Pegasos vs SMO: one problem, two philosophies", """
+       Both minimise the same L1-SVM (C = 1, RBF kernel γ = 2) on the same moons, so their
+       primal objectives are the same function and the curve P − P* (P* from SMO run to a tight
+       tolerance once) compares them directly. Each tick gives both the same solver time. SMO
+       works on the dual two coordinates at a time and stops with a certificate; Pegasos takes
+       stochastic sub-gradient steps on the primal, fast at first, then slowly like 1/(λt).
+       Switch the budget to kernel evaluations: SMO's cache makes its later iterations free.""",
+          [("pegasos", {"C": 1.0, "kernel": "rbf", "gamma": 2.0, "epochs": 20.0}),
+           ("smo", {"C": 1.0, "kernel": "rbf", "gamma": 2.0})],
+          budget="time", dataset="moons", n=400, noise=0.2),
+    _race("pegasos-two-steps", "Pegasos twice: only the step size differs", """
+       The same solver, the same data, the same seed — so both entrants draw exactly the same
+       samples in the same order, and every difference between the curves comes from the step
+       size. A uses the Pegasos schedule η_t = 1/(λt); B a constant step η = 0.5. Under equal
+       iterations B is ahead for the first hundred steps, then stalls at a noise floor near
+       P − P* ≈ 10⁻²: a constant step keeps kicking w around the optimum, while 1/(λt) anneals
+       the noise away and A ends ten times closer. (Both keep b = 0, Pegasos' default, so even
+       A levels off a little above the P* of SMO, which learns a bias.)""",
+          [("pegasos", {"C": 1.0, "kernel": "linear", "epochs": 50.0}),
+           ("pegasos", {"C": 1.0, "kernel": "linear", "epochs": 50.0, "schedule": "constant",
+                        "eta0": 0.5})],
+          budget="iterations", dataset="gaussians", n=400, noise=0.6),
+    _race("norma-vs-olsvm", "NORMA vs OL SVM: the cost of the violator computation", """
+       Both visit one point per iteration and ask: is it a margin violator? NORMA computes
+       y_i f(x_i) from scratch over its current support vectors (#SV kernel values per visit);
+       OL SVM keeps the outputs o = Kα of all n points and pays a whole kernel column (n values)
+       only when a point violates. Counted in kernel evaluations, which is cheaper depends on
+       how many points violate and how many support vectors there are — watch the curves
+       against kernel evaluations. Both minimise the L1-SVM with λ = 1/(Cn) here (NORMA with
+       SVC scaling, OL SVM regularised), so P − P* compares them.""",
+          [("norma", {"C": 1.0, "kernel": "rbf", "gamma": 2.0, "c_scale": "svc",
+                      "epochs": 5.0}),
+           ("olsvm", {"C": 1.0, "kernel": "rbf", "gamma": 2.0, "variant": "regularized",
+                      "epochs": 5.0})],
+          budget="kernel_evals", dataset="moons", n=400, noise=0.2),
+    _race("pegasos-vs-asset", "Pegasos vs ASSET at small λ", """
+       C = 100 on 1,500 training points makes λ = 1/(Cn) tiny: Pegasos' step 1/(λt) starts
+       enormous and its kernel expansion keeps growing, so every step costs #SV kernel values.
+       ASSET trains the same hinge loss on a fixed Nyström feature map of 64 landmarks: every
+       step costs 64 multiply-adds, whatever λ and t. Under equal solver time ASSET takes some
+       twenty times more steps in the first ticks and leads in test error; Pegasos catches up
+       as its steps accumulate and, solving the exact kernel problem, ends with the lower test
+       error — the approximation's price. Their objectives are different functions (ASSET's
+       lives on the approximate features), so each is drawn on its own; only Pegasos gets
+       P − P*.""",
+          [("pegasos", {"C": 100.0, "kernel": "rbf", "gamma": 5.0, "epochs": 30.0}),
+           ("asset", {"C": 100.0, "kernel": "rbf", "gamma": 5.0, "n_components": 64,
+                      "epochs": 30.0})],
+          budget="time", dataset="spirals", n=2000),
+    _race("sfw-vs-smo-svmguide1", "SFW vs SMO on svmguide1", """
+       Stochastic Frank–Wolfe solves the L2-SVM dual (squared hinge) by adding one point per
+       iteration to a working set, paying kernel values only against that set; SMO solves the
+       L1-SVM dual and starts by computing whole kernel rows (3,089 values each; all training
+       rows are used — the file is sorted by class). They minimise different problems, so
+       their objectives are drawn apart and the test error is the common yardstick. Counted in
+       kernel evaluations, SFW is down to a few per cent test error after about 200,000 kernel
+       values, when SMO, at the same count, still misclassifies one test point in eight; SMO
+       then converges with its certificate and lands at the same accuracy.""",
+          [("sfw", {"C": 1.0, "kernel": "rbf", "gamma": 1.0, "epochs": 2.0}),
+           ("smo", {"C": 1.0, "kernel": "rbf", "gamma": 1.0})],
+          budget="kernel_evals", source="real", dataset="svmguide1", max_train=5000),
+)
+
+
+def available_races(registry=None) -> list[RacePreset]:
+    """Curated races whose solvers are all registered, accept the race's parameters and
+    kernels, and whose data are present here."""
+    registry = REGISTRY if registry is None else registry
+    real = _real_names()
+    out = []
+    for r in RACES:
+        ok = True
+        for e in r.config.entrants:
+            cls = registry.get(e.solver)
+            if cls is None or any(k not in cls.params for k, _ in e.params):
+                ok = False
+                break
+            kernel = e.param_dict.get("kernel")
+            if kernel is not None and kernel not in getattr(cls, "kernels", (kernel,)):
+                ok = False
+                break
+        if ok and r.config.data.source == "real" and r.config.data.dataset not in real:
+            ok = False
+        if ok:
+            out.append(r)
+    return out
+
+
+def get_race(key: str) -> RacePreset:
+    for r in RACES:
+        if r.key == key:
+            return r
+    raise ValueError(f"unknown race {key!r}; valid: {', '.join(r.key for r in RACES)}")

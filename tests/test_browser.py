@@ -1,7 +1,9 @@
 """End-to-end: the real server in a real browser (Debian's chromium through Playwright).
 
 Starts ``streamlit run app.py`` on a free port, opens the Playground, presses Step and checks that
-the iteration tile moves and the field is drawn; saves ``test-artifacts/playground.png``.
+the iteration tile moves and the field is drawn; saves ``test-artifacts/playground.png``. A second
+test tours the Race page (four entrants, step, play, pause, the budget switch) and saves
+``test-artifacts/race.png`` with the grid of fields and the curves.
 Skipped when /usr/bin/chromium is missing (CI installs it with ``apt-get install chromium``).
 """
 from __future__ import annotations
@@ -210,5 +212,114 @@ def test_playground_in_browser(server):
             page.mouse.move(5, 5)
             page.wait_for_timeout(300)
             page.screenshot(path=str(ARTIFACTS / "playground.png"), full_page=False)
+        finally:
+            browser.close()
+
+
+RACE_FIELD = ".st-key-race_field0"
+
+
+def _race_clock(page) -> str:
+    return page.get_by_text(re.compile(r"^race clock:")).first.inner_text().strip()
+
+
+def _race_step(page, times: int) -> None:
+    step = page.get_by_role("button", name="Step", exact=True)
+    for _ in range(times):
+        before = _race_clock(page)
+        step.click()
+        deadline = time.monotonic() + 30
+        while _race_clock(page) == before:
+            assert time.monotonic() < deadline, "the race clock did not move"
+            page.wait_for_timeout(100)
+
+
+def _pause(page) -> None:
+    """Pause if still playing (the race may end, and Pause turn disabled, at any moment)."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    pause = page.get_by_role("button", name="Pause", exact=True)
+    for _ in range(5):
+        if not pause.is_enabled():
+            return                              # the race ended on its own
+        try:
+            pause.click(timeout=10_000)
+            return
+        except PlaywrightTimeout:               # re-rendered under the pointer: try again
+            continue
+    raise AssertionError("could not press Pause")
+
+
+@pytest.mark.skipif(not Path(CHROMIUM).exists(),
+                    reason=f"{CHROMIUM} not found: install Debian's chromium (apt-get install chromium)")
+def test_race_in_browser(server):
+    from playwright.sync_api import sync_playwright
+
+    ARTIFACTS.mkdir(exist_ok=True)
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1600, "height": 1250})
+            # 1. the app opens on the Playground; the Race page is one click away
+            page.goto(server + "/", wait_until="domcontentloaded")
+            page.wait_for_selector(f"{FIELD} .js-plotly-plot", timeout=120_000)
+            page.locator('[data-testid="stSidebarNav"] a', has_text="Race").first.click()
+            page.wait_for_selector(f"{RACE_FIELD} .js-plotly-plot", timeout=120_000)
+            assert "/race" in page.url
+            assert page.locator('[data-testid="stException"]').count() == 0
+            assert page.get_by_text("Pegasos vs SMO: one problem, two philosophies").count() >= 1
+
+            # 2. four entrants: four fields on one colour scale, one colour bar
+            page.locator(".st-key-race_count").get_by_text("4", exact=True).click()
+            page.wait_for_selector(".st-key-race_field3 .js-plotly-plot", timeout=60_000)
+            page.wait_for_timeout(800)
+            assert page.locator(".st-key-race_field2 .js-plotly-plot").count() == 1
+
+            # 3. step, play, pause — the whole race at once
+            _race_step(page, 5)
+            page.get_by_role("button", name="Play", exact=True).click()
+            page.wait_for_timeout(3000)
+            _pause(page)
+            page.wait_for_timeout(1500)
+            assert page.locator('[data-testid="stException"]').count() == 0
+            for k in range(4):
+                field = page.locator(f".st-key-race_field{k} .js-plotly-plot").first
+                assert field.locator("g.contour").count() == 1          # the grid is sent once
+                assert field.locator("g.scatterlayer .point").count() > 50
+            assert page.locator(f".st-key-race_field3 g.colorbar").count() == 1
+            assert page.locator(f"{RACE_FIELD} g.colorbar").count() == 0
+            curves = page.locator(".st-key-race_curves .js-plotly-plot").first
+            legend = curves.locator("g.legend").text_content()
+            for letter in "ABCD":
+                assert f"{letter} · " in legend
+            notes = curves.locator("g.annotation").all_text_contents()
+            assert any("test error" in t for t in notes)
+            assert any("P − P*" in t for t in notes)
+            assert any("own objective" in t for t in notes)          # NORMA/Pegaz, paper scaling
+
+            # 4. another budget starts the race again, in equal iterations
+            page.locator(".st-key-race_budget").get_by_text("equal iterations",
+                                                             exact=True).click()
+            page.wait_for_function("() => document.body.innerText.includes("
+                                   "'race clock: t = 0 iterations')", timeout=30_000)
+            _race_step(page, 12)
+            assert re.search(r"race clock: t = [1-9]", _race_clock(page))
+            assert page.locator('[data-testid="stException"]').count() == 0
+
+            # 5. the screenshot, after a few seconds at full speed: the grid and the curves
+            thumb = page.locator(".st-key-race_pace input[type=range]").first
+            thumb.focus()
+            thumb.press("End")                                  # speed: max
+            page.wait_for_timeout(800)
+            page.get_by_role("button", name="Play", exact=True).click()
+            page.wait_for_timeout(5000)
+            _pause(page)
+            page.wait_for_timeout(2000)
+            assert page.locator('[data-testid="stException"]').count() == 0
+            page.locator(RACE_FIELD).first.evaluate(
+                "e => { e.scrollIntoView({block: 'start'}); }")
+            page.mouse.move(5, 5)
+            page.wait_for_timeout(800)
+            page.screenshot(path=str(ARTIFACTS / "race.png"), full_page=False)
         finally:
             browser.close()

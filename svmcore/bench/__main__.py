@@ -8,6 +8,7 @@ BENCHMARKS = {
     "pegasos-linear": "svmcore.bench.pegasos_linear",
     "online-kernel": "svmcore.bench.online_kernel",
     "app-tick": "svmcore.bench.app_tick",
+    "race-tick": "svmcore.bench.race_tick",
     "asset": "svmcore.bench.asset",
     "frank-wolfe": "svmcore.bench.frank_wolfe",
 }

@@ -1,0 +1,865 @@
+r"""Races: 2–4 solvers on the same data, advanced in lockstep by equal budgets (no streamlit here).
+
+A :class:`Race` holds one :class:`svmcore.run.TrainingRun` per entrant, all built on the same
+training and test arrays with the same seed: every solver draws its samples from
+``SampleStream(n, seed)``, so two stochastic entrants with the same sampling mode see the same
+sample order, and the same solver entered twice with the same parameters produces the same trace.
+A run's trace is recorded at fixed log-spaced iteration checkpoints, independent of chunking, so
+an entrant's trace in a race is exactly the trace of the same solver run alone to the same
+iteration (only the ``time`` column, the solver's own wall time, differs).
+
+Lockstep budgets (``budget``), one *clock* per race, moved forward once per :meth:`Race.tick`:
+
+* ``"time"`` (default) — equal solver time: the clock is a cumulative solver-time target (seconds,
+  compile time excluded); every entrant is advanced with ``TrainingRun.advance`` until its own
+  ``solver_time`` reaches it. Overshoot in one tick (a chunk, a trace snapshot) is paid back in
+  the next, so the entrants stay level in cumulative solver time.
+* ``"iterations"`` — equal iterations: every entrant is advanced to the same iteration count t.
+* ``"kernel_evals"`` — equal kernel evaluations: every entrant is advanced until its
+  ``kernel_evals`` counter reaches the common target (it overshoots by at most one iteration's
+  evaluations; the evaluations a solver spends in ``init``, e.g. SMO's kernel diagonal, count).
+  Entrants that compute no kernel values (a linear primal model, or random features:
+  ``kernelized`` False and ``kernel_evals == 0``) cannot be placed on that clock: they fall back to
+  an *iteration* clock that moves with the same pace rules (i.e. they race as under equal
+  iterations), and :meth:`Race.notes` says so. An entrant whose iterations stop costing kernel
+  evaluations (SMO once its cache holds every row, ASSET once every feature row is cached) is
+  *free-running*: it would never reach the target, so it does not hold the clock back; it keeps
+  iterating within its time allowance each tick until it finishes.
+
+How far the clock moves per tick: by the factor ``pace`` (×1.1 by default: the curves use log
+axes, so a constant factor animates evenly; always far enough that the laggard moves: one
+iteration, one kernel evaluation, 0.2 ms), but no further than the slowest active entrant can go
+in ``budget_s`` of solver time (costs per unit are measured on the previous ticks); ``pace=None``
+moves it as far as that allows. Every entrant gets a wall-time allowance of ``budget_s`` per
+tick (by default ``LIVE_TICK_S / K``, so a tick's solver time does not grow with the number of
+entrants; 1.5 times that under equal time, to pay back a trace snapshot or an overshoot). An
+entrant that does not reach the clock within its allowance (slow iterations, a loaded machine)
+catches up on the next ticks while the clock waits: the lockstep is slowed, never broken.
+
+Comparing objectives: the snapshots name the objective they report. Entrants whose objective is
+the L1-SVM primal in the λ-form (``"primal L1-SVM, λ-form"``, possibly qualified by ``", λ = …"``)
+with the same λ and the same kernel minimise the *same function* P(w, b) = λ/2‖w‖² + mean hinge.
+The largest such group is the race's *main group*; its reference optimum P* comes from SMO run to
+``tol = 1e-6`` once per dataset and problem (cached, :func:`reference_optimum`), and the race
+draws P − P* for those entrants. Everyone else (another C or λ, another kernel, SFW's L2-SVM dual,
+OL SVM's unregularised hinge, ASSET's objective on approximate features, NORMA/Pegaz in paper
+scaling, CPSP with a regularised bias) is drawn against its own objective, labelled with its
+name, never on the P − P* axis. An entrant of the main group that fixes b = 0
+(``fit_intercept=False``) minimises the same function over fewer variables: its P − P* ≥ 0 still
+holds, but it levels off above 0, and its label says so.
+"""
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+import math
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+
+from . import viz
+from .presets import RACE_BUDGETS, RACE_SIZE, Entrant, RaceConfig, RunData, build_data
+from .run import TrainingRun, warmup
+from .solvers import REGISTRY, get_solver
+from .solvers.base import Solver
+
+__all__ = ["Race", "Reference", "Entrant", "RaceConfig", "RACE_BUDGETS", "BUDGET_LABELS",
+           "L1_NAME", "REF_TOL", "reference_optimum", "objective_group", "entrant_labels",
+           "build_race", "race_curves_figure", "race_field_figures", "race_grid_figure",
+           "race_rows", "race_csv", "race_json", "LETTERS", "ENTRANT_COLORS", "FIELD_LEGEND",
+           "curve_panels", "data_fingerprint", "LIVE_TICK_S"]
+
+BUDGET_LABELS = {"time": "equal solver time", "iterations": "equal iterations",
+                 "kernel_evals": "equal kernel evaluations"}
+L1_NAME = "primal L1-SVM, λ-form"
+REF_TOL = 1e-6                  # SMO's tolerance for the reference optimum
+REF_MAX_SECONDS = 30.0          # give up on the reference after this much SMO time
+MIN_TIME_STEP = 2e-4            # equal time: the clock moves at least 0.2 ms per tick
+#: Solver time of one live tick of a race, shared by its entrants (each gets LIVE_TICK_S / K):
+#: the page and ``python -m svmcore.bench race-tick`` use it.
+LIVE_TICK_S = 0.04
+CATCH_UP = 1.5                  # equal time: an entrant may spend this many budgets per tick
+LETTERS = "ABCD"
+ENTRANT_COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd")
+ENTRANT_DASHES = ("solid", "dash", "dot", "dashdot")
+ENTRANT_SYMBOLS = ("circle", "square", "diamond", "triangle-up")
+
+
+# ================================================================================ objectives
+
+
+def _kernel_key(solver: Solver) -> tuple:
+    p = getattr(solver, "p", {})
+    kernel = p.get("kernel")
+    if kernel is None:
+        return ("(no kernel parameter)",)
+    if kernel == "rbf":
+        return (kernel, float(p.get("gamma", 1.0)))
+    if kernel == "poly":
+        return (kernel, float(p.get("gamma", 1.0)), int(p.get("degree", 3)),
+                float(p.get("coef0", 0.0)))
+    return (kernel,)
+
+
+def _lam_of(solver: Solver, snap) -> float | None:
+    lam = snap.extra.get("lam") if snap is not None else None
+    if lam is None:
+        lam = getattr(solver, "lam", None)
+    try:
+        lam = float(lam)
+    except (TypeError, ValueError):
+        return None
+    return float(f"{lam:.12g}") if math.isfinite(lam) and lam > 0 else None
+
+
+def is_l1_lambda_form(name: str) -> bool:
+    """Is this objective the L1-SVM primal in the λ-form, i.e. λ/2‖w‖² + mean hinge (b free or
+    fixed, never regularised)? Names that add anything else (a regularised bias, approximate
+    features) are not."""
+    return name == L1_NAME or name.startswith(L1_NAME + ", λ = ")
+
+
+def objective_group(solver: Solver, snap) -> tuple:
+    """What an entrant's objective is, as a key: ``(family, λ, kernel)``. Entrants with equal
+    keys report values of the same function. ``family`` is :data:`L1_NAME` for every L1-SVM
+    λ-form objective, else the snapshot's own ``objective_name``."""
+    name = snap.objective_name
+    family = L1_NAME if is_l1_lambda_form(name) else name
+    return (family, _lam_of(solver, snap), _kernel_key(solver))
+
+
+def _kernel_text(kkey: tuple) -> str:
+    if kkey[0] == "rbf":
+        return f"rbf γ = {kkey[1]:g}"
+    if kkey[0] == "poly":
+        return f"poly γ = {kkey[1]:g}, degree {kkey[2]}, c0 = {kkey[3]:g}"
+    return str(kkey[0])
+
+
+def group_text(group: tuple) -> str:
+    family, lam, kkey = group
+    lam_t = "" if lam is None else f", λ = {lam:.4g}"
+    return f"{family}{lam_t}; {_kernel_text(kkey)}"
+
+
+# ================================================================================ reference
+
+
+@dataclass(frozen=True)
+class Reference:
+    """The optimum P* of the L1-SVM (λ-form) of a race's main group, from SMO (tol ``tol``)."""
+
+    value: float              # P*: SMO's primal at its stopping point (λ-form)
+    lower: float              # SMO's dual objective (λ-form): P* lies in [lower, value]
+    lam: float
+    C: float                  # SVC's C = 1/(λ n) that SMO ran with
+    kernel: tuple
+    tol: float
+    iterations: int
+    seconds: float
+    converged: bool
+    n_sv: int
+
+    def describe(self) -> str:
+        state = (f"converged to tol {self.tol:g}" if self.converged else
+                 f"NOT converged (stopped after {self.seconds:.1f} s)")
+        return (f"P* = {self.value:.10g} (SMO, C = {self.C:.4g}, {_kernel_text(self.kernel)}, "
+                f"{state}, {self.iterations:,} iterations, {self.seconds:.2f} s; dual "
+                f"{self.lower:.10g}, gap {self.value - self.lower:.1e})")
+
+
+_REF_CACHE: OrderedDict = OrderedDict()
+_REF_LOCK = threading.Lock()
+_REF_CACHE_SIZE = 32
+
+
+def data_fingerprint(X, y) -> str:
+    """A digest of a training set (dense or CSR) and its labels: the reference cache key."""
+    h = hashlib.sha1()
+    if sp.issparse(X):
+        X = sp.csr_matrix(X)
+        for a in (X.data, X.indices, X.indptr):
+            h.update(np.ascontiguousarray(a).tobytes())
+        h.update(repr(X.shape).encode())
+    else:
+        A = np.ascontiguousarray(np.asarray(X, dtype=np.float64))
+        h.update(A.tobytes())
+        h.update(repr(A.shape).encode())
+    h.update(np.ascontiguousarray(np.asarray(y, dtype=np.float64)).tobytes())
+    return h.hexdigest()
+
+
+def reference_optimum(X, y, lam: float, kernel: tuple, tol: float = REF_TOL,
+                      max_seconds: float = REF_MAX_SECONDS) -> Reference:
+    """P* of min_w,b λ/2‖w‖² + (1/n) Σ max(0, 1 − y_i f(x_i)) with the given kernel, from SMO
+    with C = 1/(λ n) and ``tol`` (cached per dataset and problem, shared by all sessions)."""
+    y = np.asarray(y, dtype=np.float64)
+    key = (data_fingerprint(X, y), float(lam), tuple(kernel), float(tol))
+    with _REF_LOCK:
+        if key in _REF_CACHE:
+            _REF_CACHE.move_to_end(key)
+            return _REF_CACHE[key]
+    if "smo" not in REGISTRY:
+        raise ValueError("the reference optimum needs the smo solver, which is not registered")
+    n = y.shape[0]
+    C = 1.0 / (float(lam) * n)
+    params = {"C": C, "tol": float(tol), "max_iter": 10**12}
+    if kernel[0] in ("linear", "rbf", "poly"):
+        params["kernel"] = kernel[0]
+        if kernel[0] in ("rbf", "poly"):
+            params["gamma"] = kernel[1]
+        if kernel[0] == "poly":
+            params["degree"], params["coef0"] = kernel[2], kernel[3]
+    else:
+        raise ValueError(f"no reference optimum for kernel {kernel!r}")
+    cls = get_solver("smo")
+    s = cls(**params)
+    warmup(s)
+    s.init(X, y, seed=0)
+    if abs(s.lam - lam) > 1e-12 * lam:
+        raise ValueError(f"reference: SMO's λ {s.lam!r} differs from the race's {lam!r}")
+    t0 = time.perf_counter()
+    while not s.converged and time.perf_counter() - t0 < max_seconds:
+        if s.step(1 << 16) == 0:
+            break
+    seconds = time.perf_counter() - t0
+    snap = s.snapshot()
+    ref = Reference(value=float(snap.objective), lower=float(snap.dual_objective), lam=float(lam),
+                    C=C, kernel=tuple(kernel), tol=float(tol), iterations=int(s.t),
+                    seconds=seconds, converged=bool(s.converged), n_sv=int(snap.n_sv))
+    with _REF_LOCK:
+        _REF_CACHE[key] = ref
+        while len(_REF_CACHE) > _REF_CACHE_SIZE:
+            _REF_CACHE.popitem(last=False)
+    return ref
+
+
+# ================================================================================ entrants
+
+
+def _entrant_of(e) -> Entrant | Solver:
+    if isinstance(e, (Entrant, Solver)):
+        return e
+    if isinstance(e, str):
+        return Entrant(e)
+    name, params = e
+    return Entrant(name, tuple(dict(params).items()))
+
+
+def _fmt_value(v) -> str:
+    return f"{v:g}" if isinstance(v, float) else str(v)
+
+
+#: Parameters that define the problem (not the algorithm): shown in a label whenever they differ
+#: from another entrant's, whatever its solver.
+PROBLEM_PARAMS = ("C", "kernel", "gamma", "degree", "coef0")
+
+
+def entrant_labels(solvers: Sequence[Solver], max_params: int = 3) -> list[str]:
+    """"A · pegasos", "B · pegasos (schedule=constant, eta0=0.05)": a letter, the solver, and the
+    parameters in which it differs from another entrant — any parameter against an entrant of
+    the same solver, the problem's parameters (C, kernel, γ, …) against every entrant. A
+    parameter the entrant does not use (``ParamSpec.when``) is never shown."""
+    def applies(s, name):
+        spec = type(s).params.get(name)
+        return spec is None or spec.applies(s.p)
+
+    labels = []
+    for k, s in enumerate(solvers):
+        diff = []
+        for name, v in s.p.items():
+            if not applies(s, name):
+                continue                  # e.g. eta0 under the pegasos schedule: unused
+            others = [(o.p[name], applies(o, name)) for j, o in enumerate(solvers)
+                      if j != k and name in o.p
+                      and (o.name == s.name or name in PROBLEM_PARAMS)]
+            if any(not used or o != v for o, used in others):
+                diff.append(f"{name}={_fmt_value(v)}")
+        text = f"{LETTERS[k]} · {s.name}"
+        if diff:
+            more = " …" if len(diff) > max_params else ""
+            text += f" ({', '.join(diff[:max_params])}{more})"
+        labels.append(text)
+    return labels
+
+
+# ================================================================================ the race
+
+
+class Race:
+    """2–4 training runs on the same data with the same seed, advanced in lockstep.
+
+    Parameters
+    ----------
+    entrants : each an :class:`~svmcore.presets.Entrant`, a ``(solver name, params dict)`` pair,
+        a solver name, or a :class:`~svmcore.solvers.base.Solver` instance (not yet initialised).
+    X, y, X_test, y_test : the data (labels ±1), shared by every entrant.
+    seed : one seed for every entrant (its sample order).
+    budget : ``"time"``, ``"iterations"`` or ``"kernel_evals"`` (see the module docstring).
+    per_decade, max_seconds : passed to every :class:`~svmcore.run.TrainingRun` (trace density;
+        a cap on each run's solver time).
+
+    A bad entrant raises ValueError naming it (``"entrant B (smo): C must be …"``).
+    """
+
+    def __init__(self, entrants, X, y, X_test=None, y_test=None, *, seed: int = 0,
+                 budget: str = "time", per_decade: int = 20, max_seconds: float | None = None):
+        entrants = [_entrant_of(e) for e in entrants]
+        lo, hi = RACE_SIZE
+        if not lo <= len(entrants) <= hi:
+            raise ValueError(f"a race needs {lo} to {hi} entrants, got {len(entrants)}")
+        if budget not in RACE_BUDGETS:
+            raise ValueError(f"budget must be one of {', '.join(RACE_BUDGETS)}, got {budget!r}")
+        self.budget = budget
+        self.seed = int(seed)
+        self.X, self.y = X, np.asarray(y, dtype=np.float64)
+        self.runs: list[TrainingRun] = []
+        for k, e in enumerate(entrants):
+            name = e.name if isinstance(e, Solver) else e.solver
+            try:
+                solver = e if isinstance(e, Solver) else get_solver(e.solver)(**e.param_dict)
+                run = TrainingRun(solver, X, y, X_test, y_test, seed=self.seed,
+                                  per_decade=per_decade, max_seconds=max_seconds)
+            except (ValueError, TypeError, MemoryError) as exc:
+                raise ValueError(f"entrant {LETTERS[k]} ({name}): {exc}") from exc
+            self.runs.append(run)
+        self.per_decade = int(per_decade)
+        self.max_seconds = max_seconds
+        self.labels = entrant_labels([r.solver for r in self.runs])
+        self.clock = {"time": 0.0, "iterations": 0, "kernel_evals": 0}
+        self.ticks = 0
+        K = len(self.runs)
+        self._cost = [dict() for _ in range(K)]     # unit -> solver seconds per unit (recent)
+        self._rate: list[float | None] = [None] * K  # kernel evals per iteration (recent)
+        self._free = [False] * K                    # free-running under equal kernel evals
+        self.groups = [objective_group(r.solver, self._snap(r)) for r in self.runs]
+        self.main_group = self._main_group()
+        self._reference: Reference | None = None
+        self.reference_error: str | None = None
+
+    # ------------------------------------------------------------------------------ state
+    @staticmethod
+    def _snap(run: TrainingRun):
+        return getattr(run, "last_snapshot", None) or run.solver.snapshot()
+
+    def __len__(self) -> int:
+        return len(self.runs)
+
+    @property
+    def done(self) -> bool:
+        return all(r.done for r in self.runs)
+
+    @property
+    def t(self) -> int:
+        """The largest iteration count (the pages' 'has anything happened' test)."""
+        return max(r.t for r in self.runs)
+
+    def units(self, k: int, unit: str) -> float:
+        run = self.runs[k]
+        if unit == "time":
+            return run.solver_time
+        if unit == "iterations":
+            return run.t
+        return run.solver.kernel_evals
+
+    def kernel_free(self, k: int) -> bool:
+        """Does entrant k compute no kernel values (it races by iterations under equal kernel
+        evaluations)?"""
+        s = self.runs[k].solver
+        return s.kernel_evals == 0 and (not getattr(s, "kernelized", True) or s.t >= 10)
+
+    def lagging(self) -> list[int]:
+        """Entrants still catching up with the clock (their iterations are slow)."""
+        out = []
+        for k, unit in self._units_of():
+            if unit != "time" and not self.runs[k].done and not self._free[k] \
+                    and self.units(k, unit) < self.clock[unit]:
+                out.append(k)
+        return out
+
+    def _units_of(self) -> list[tuple[int, str]]:
+        if self.budget == "kernel_evals":
+            return [(k, "iterations" if self.kernel_free(k) else "kernel_evals")
+                    for k in range(len(self.runs))]
+        return [(k, self.budget) for k in range(len(self.runs))]
+
+    # ------------------------------------------------------------------------------ drive
+    def tick(self, pace: float | None = 1.1, budget_s: float | None = None) -> list[int]:
+        """One lockstep tick (see the module docstring); returns the iterations each entrant
+        did. ``budget_s`` is the solver time per entrant (default ``LIVE_TICK_S / K``)."""
+        if pace is not None and not pace > 1.0:
+            raise ValueError(f"pace must be > 1 or None, got {pace!r}")
+        if budget_s is None:
+            budget_s = LIVE_TICK_S / len(self.runs)
+        if not budget_s > 0:
+            raise ValueError(f"budget_s must be > 0, got {budget_s!r}")
+        before = [r.t for r in self.runs]
+        active = [(k, u) for k, u in self._units_of() if not self.runs[k].done]
+        for unit in ("time", "iterations", "kernel_evals"):
+            idx = [k for k, u in active if u == unit]
+            if not idx:
+                continue
+            if unit == "time":
+                self._tick_time(idx, pace, budget_s)
+            else:
+                self._tick_units(idx, unit, pace, budget_s)
+        self.ticks += 1
+        return [r.t - b for r, b in zip(self.runs, before)]
+
+    def _tick_time(self, idx, pace, budget_s):
+        T = self.clock["time"]
+        target = T + budget_s if pace is None else max(T * pace, T + MIN_TIME_STEP)
+        target = min(target, T + budget_s)
+        # everyone ahead of the clock (an overshooting chunk): the laggard still moves
+        target = max(target, min(self.runs[k].solver_time for k in idx) + MIN_TIME_STEP)
+        for k in idx:
+            run = self.runs[k]
+            need = target - run.solver_time
+            if need > 0:
+                run.advance(min(need, CATCH_UP * budget_s))
+        self.clock["time"] = target
+
+    def _tick_units(self, idx, unit, pace, budget_s):
+        T = self.clock[unit]
+        holding = [k for k in idx if not self._free[k]] or idx
+        lag = [k for k in holding if self.units(k, unit) < T]
+        if lag:                                   # catch up first; the clock waits
+            target = T
+        else:
+            lo = min(self.units(k, unit) for k in holding)
+            costs = [self._cost[k].get(unit) for k in holding]
+            known = [c for c in costs if c]
+            max_inc = max(1, int(budget_s / max(known))) if known else 1
+            if pace is None:
+                target = T + max_inc
+            else:
+                target = min(max(math.ceil(T * pace), T + 1), T + max_inc)
+            target = max(target, int(lo) + 1)
+            self.clock[unit] = target
+        for k in idx:
+            self._advance_to(k, unit, target, budget_s)
+
+    def _advance_to(self, k: int, unit: str, target, allow: float) -> None:
+        run = self.runs[k]
+        u0, s0, t0 = self.units(k, unit), run.solver_time, run.t
+        if unit == "iterations":
+            if target > run.t:
+                run.advance(allow, max_iters=int(target - run.t))
+        else:
+            s = run.solver
+            deadline = time.perf_counter() + allow
+            while not run.done and s.kernel_evals < target:
+                left = deadline - time.perf_counter()
+                if left <= 0:
+                    break
+                rate = self._rate[k]
+                n_it = 1 if not rate else max(1, int((target - s.kernel_evals) / (2.0 * rate)))
+                ke0 = s.kernel_evals
+                d = run.advance(left, max_iters=n_it)
+                if d == 0:
+                    break
+                dke = s.kernel_evals - ke0
+                if dke > 0:
+                    self._rate[k] = dke / d
+                elif rate:
+                    self._rate[k] = rate / 2.0           # free iterations: take more at once
+            self._free[k] = run.t > t0 and self.units(k, unit) == u0 and not run.done
+        du = self.units(k, unit) - u0
+        if du > 0:
+            self._cost[k][unit] = (run.solver_time - s0) / du
+
+    def advance_iters(self, n: int) -> list[int]:
+        """Every entrant exactly ``n`` more iterations (fewer if it ends first)."""
+        return [r.advance_iters(int(n)) for r in self.runs]
+
+    # ------------------------------------------------------------------------------ reference
+    def _main_group(self) -> tuple | None:
+        l1 = [g for g in self.groups if g[0] == L1_NAME and g[1] is not None]
+        if not l1:
+            return None
+        counts = {g: l1.count(g) for g in l1}
+        best = max(counts.values())
+        return next(g for g in l1 if counts[g] == best)
+
+    def in_main_group(self, k: int) -> bool:
+        return self.main_group is not None and self.groups[k] == self.main_group
+
+    def reference(self, tol: float = REF_TOL,
+                  max_seconds: float = REF_MAX_SECONDS) -> Reference | None:
+        """P* of the main group (computed once, cached per dataset); None when there is no
+        main group or it cannot be computed (``reference_error`` says why)."""
+        if self._reference is not None or self.main_group is None or self.reference_error:
+            return self._reference
+        _, lam, kkey = self.main_group
+        try:
+            self._reference = reference_optimum(self.X, self.y, lam, kkey, tol, max_seconds)
+        except Exception as exc:  # noqa: BLE001 - reported, the race goes on without P*
+            self.reference_error = f"{type(exc).__name__}: {exc}"
+            return None
+        if not self._reference.converged:
+            self.reference_error = ("SMO did not reach the reference tolerance within "
+                                    f"{max_seconds:g} s: no suboptimality curve")
+            self._reference = None
+        return self._reference
+
+    @property
+    def reference_value(self) -> Reference | None:
+        """The reference if it has been computed (never computes it)."""
+        return self._reference
+
+    def suboptimality(self, k: int) -> np.ndarray | None:
+        """P − P* along entrant k's trace (main group and a reference only), else None."""
+        ref = self._reference
+        if ref is None or not self.in_main_group(k):
+            return None
+        obj = np.array([r.objective for r in self.runs[k].trace], dtype=np.float64)
+        return obj - ref.value
+
+    def note_of(self, k: int) -> str:
+        """How entrant k's objective is drawn, in one phrase."""
+        s = self.runs[k].solver
+        if self.in_main_group(k):
+            text = "P − P* (shared L1-SVM λ-form)"
+            if "fit_intercept" in s.p and not s.p["fit_intercept"]:
+                text += "; b = 0 here, so P − P* levels off above 0"
+            return text
+        return f"own objective: {group_text(self.groups[k])}"
+
+    def notes(self) -> list[str]:
+        """What the page should say about this race (fallbacks, what is compared)."""
+        out = []
+        if self.budget == "kernel_evals":
+            free = [k for k in range(len(self.runs)) if self.kernel_free(k)]
+            if free:
+                who = ", ".join(self.labels[k] for k in free)
+                out.append(f"{who}: no kernel evaluations (a kernel-free model) — raced by "
+                           "iterations instead, on an iteration clock with the same pace.")
+            running = [k for k in range(len(self.runs)) if self._free[k]]
+            if running:
+                who = ", ".join(self.labels[k] for k in running)
+                out.append(f"{who}: its iterations cost no kernel evaluations now (cached); it "
+                           "runs free within its time allowance and does not hold the clock.")
+        lag = self.lagging()
+        if lag:
+            who = ", ".join(self.labels[k] for k in lag)
+            out.append(f"{who}: slow iterations — catching up with the clock; the others wait.")
+        if self.main_group is not None:
+            members = [self.labels[k] for k in range(len(self.runs)) if self.in_main_group(k)]
+            others = [self.labels[k] for k in range(len(self.runs)) if not self.in_main_group(k)]
+            text = (f"P − P* compares {', '.join(members)}: {group_text(self.main_group)}.")
+            if others:
+                text += (f" {', '.join(others)} minimise{'s' if len(others) == 1 else ''} "
+                         "another function: drawn against its own objective.")
+            out.append(text)
+        else:
+            out.append("No entrant reports the L1-SVM primal in the λ-form: each objective is "
+                       "drawn on its own, and the test error is the common yardstick.")
+        return out
+
+    # ------------------------------------------------------------------------------ results
+    def results(self, models: Sequence | None = None) -> list[dict]:
+        """One row per entrant for the results table. ``models`` (optional) gives per entrant
+        ``(snapshot, test error)`` to use instead of the last trace row (exact when paused)."""
+        rows = []
+        for k, run in enumerate(self.runs):
+            if models is not None and models[k] is not None:
+                snap, test = models[k]
+            else:
+                snap = self._snap(run)
+                test = run.trace[-1].test_error if run.trace else float("nan")
+            train = snap.extra.get("train_error", float("nan"))
+            sub = None
+            if self._reference is not None and self.in_main_group(k):
+                sub = float(snap.objective) - self._reference.value
+            rows.append({
+                "entrant": self.labels[k], "solver": run.solver.name, "status": run.status,
+                "t": int(run.t), "test_accuracy": _acc(test), "train_accuracy": _acc(train),
+                "time_s": float(run.solver_time), "kernel_evals": int(run.solver.kernel_evals),
+                "n_sv": int(snap.n_sv), "objective": float(snap.objective),
+                "objective_name": snap.objective_name, "suboptimality": sub,
+                "at_t": int(snap.t)})
+        return rows
+
+
+def _acc(err) -> float:
+    try:
+        e = float(err)
+    except (TypeError, ValueError):
+        return float("nan")
+    return 1.0 - e if math.isfinite(e) else float("nan")
+
+
+def build_race(cfg: RaceConfig, upload=None, *, per_decade: int = 20,
+               max_seconds: float | None = None) -> tuple[Race, RunData]:
+    """The data of ``cfg`` (:func:`svmcore.presets.build_data`) and a fresh :class:`Race`."""
+    data = build_data(cfg.data, upload)
+    race = Race(cfg.entrants, data.X_train, data.y_train, data.X_test, data.y_test,
+                seed=cfg.seed, budget=cfg.budget, per_decade=per_decade,
+                max_seconds=max_seconds)
+    return race, data
+
+
+# ================================================================================ figures
+
+
+def _f32(a) -> np.ndarray:
+    return np.ascontiguousarray(a, dtype=np.float32)
+
+
+CURVE_X = {"iteration": "iteration t", "time": "solver time [s] (compile excluded)",
+           "kernel_evals": "kernel evaluations"}
+
+
+def curve_panels(race: Race) -> list[dict]:
+    """The panels of the race's curves: test error (train error without a test set), P − P*
+    of the main group (when its reference is known), and one panel per other objective."""
+    has_test = any(np.isfinite([r.test_error for r in run.trace]).any() for run in race.runs)
+    err = "test_error" if has_test else "train_error"
+    panels = [dict(kind="error", column=err, title=("test error" if has_test else
+                                                     "train error (no test set)"),
+                   members=list(range(len(race.runs))), log_y=False)]
+    ref = race.reference_value
+    main = [k for k in range(len(race.runs)) if race.in_main_group(k)] if ref is not None else []
+    if main:
+        panels.append(dict(kind="subopt", title="P − P*  (L1-SVM primal, λ-form; P* from SMO)",
+                           members=main, log_y=True))
+    seen: dict = {}
+    for k in range(len(race.runs)):
+        if k in main:
+            continue
+        seen.setdefault(race.groups[k], []).append(k)
+    for g, members in seen.items():
+        panels.append(dict(kind="objective", title=f"own objective: {group_text(g)}",
+                           members=members, log_y=False))
+    return panels
+
+
+def race_curves_figure(race: Race, x: str = "iteration", log_x: bool = True,
+                       height: int = 300, cols: int | None = None):
+    """Overlaid curves of every entrant (one colour, dash and marker per entrant) against
+    iterations, solver time or kernel evaluations: test error, P − P* (log y) for the main group,
+    and each other objective in its own panel, titled with its name. Panels sit side by side
+    (``cols`` per row, default all in one row); ``height`` is per row of panels."""
+    if x not in CURVE_X:
+        raise ValueError(f"x must be one of {', '.join(CURVE_X)}, got {x!r}")
+    panels = curve_panels(race)
+    P = len(panels)
+    cols = P if cols is None else max(1, min(int(cols), P))
+    rows = -(-P // cols)
+    hs, vs = 0.07, (0.16 if rows > 1 else 0.0)
+    w = (1.0 - hs * (cols - 1)) / cols
+    h = (1.0 - vs * (rows - 1)) / rows
+    data, layout, notes = [], {}, []
+    shown = set()
+    trace_cols = [run.trace_columns() for run in race.runs]
+    for p_i, panel in enumerate(panels):
+        r, c = p_i // cols, p_i % cols
+        xa = "x" if p_i == 0 else f"x{p_i + 1}"
+        ya = "y" if p_i == 0 else f"y{p_i + 1}"
+        x0, y1 = c * (w + hs), 1.0 - r * (h + vs)
+        for k in panel["members"]:
+            tc = trace_cols[k]
+            if not tc:
+                continue
+            xv = np.asarray(tc[x], dtype=np.float64)
+            if panel["kind"] == "error":
+                yv = np.asarray(tc[panel["column"]], dtype=np.float64)
+            elif panel["kind"] == "subopt":
+                yv = race.suboptimality(k)
+            else:
+                yv = np.asarray(tc["objective"], dtype=np.float64)
+            keep = np.isfinite(xv) & np.isfinite(yv)
+            if log_x:
+                keep &= xv > 0
+            if panel["log_y"]:
+                keep &= yv > 0
+            if not keep.any():
+                continue
+            label = race.labels[k]
+            data.append(dict(
+                type="scatter", x=_f32(xv[keep]), y=_f32(yv[keep]), mode="lines+markers",
+                name=label, legendgroup=LETTERS[k], showlegend=k not in shown,
+                xaxis=xa, yaxis=ya,
+                line=dict(color=ENTRANT_COLORS[k], width=2, dash=ENTRANT_DASHES[k]),
+                marker=dict(size=5, symbol=ENTRANT_SYMBOLS[k], color=ENTRANT_COLORS[k]),
+                hovertemplate="%{y:.4g} at %{x:.4g}<extra>" + label + "</extra>"))
+            shown.add(k)
+        xaxis = dict(domain=[x0, x0 + w], anchor=ya, type="log" if log_x else "linear",
+                     exponentformat="power" if x == "time" else "SI",
+                     title=dict(text=CURVE_X[x], font=dict(size=11)))
+        if log_x:
+            xaxis["dtick"] = 1
+        if p_i > 0:
+            xaxis["matches"] = "x"
+        layout["xaxis" if p_i == 0 else f"xaxis{p_i + 1}"] = xaxis
+        yaxis = dict(domain=[max(0.0, y1 - h), y1], anchor=xa,
+                     type="log" if panel["log_y"] else "linear")
+        if panel["log_y"]:
+            yaxis["exponentformat"] = "power"
+        layout["yaxis" if p_i == 0 else f"yaxis{p_i + 1}"] = yaxis
+        notes.append(dict(text=panel["title"], x=x0, y=y1, xref="paper", yref="paper",
+                          xanchor="left", yanchor="bottom", showarrow=False,
+                          font=dict(size=12)))
+    total = height * rows + 60
+    layout.update(height=total, margin=dict(l=10, r=10, t=60, b=10), uirevision="race-curves",
+                  annotations=notes, hovermode="closest",
+                  legend=dict(orientation="h", x=0.0, y=1.0 + 34 / total, yanchor="bottom"))
+    return viz._figure(dict(data=data, layout=layout))
+
+
+def race_field_figures(race: Race, view: viz.View, resolution: int, models: Sequence,
+                       height: int = 380) -> list:
+    """One decision-field figure per entrant on the same grid and colour scale (viz.run_figure:
+    the field via decision_on_plane, margins, boundary, points, support vectors). ``models``
+    holds per entrant ``(snapshot, train scores or None)``. The figures carry no legend (the
+    page writes one line for the grid) and only the last one a colour bar."""
+    figs = []
+    K = len(race.runs)
+    for k, run in enumerate(race.runs):
+        snap, scores = models[k]
+        title = f"<span style='color:{ENTRANT_COLORS[k]}'>■</span> {race.labels[k]} — t = {run.t:,}"
+        fig = viz.run_figure(run, view, resolution, snap, scores, title=title, height=height)
+        _compact_field(fig, legend=False, colorbar=k == K - 1)
+        figs.append(fig)
+    return figs
+
+
+FIELD_LEGEND = ("● training points (blue +1, red −1) · ○ test points · ◯ support vectors "
+                "(ring size ∝ |coefficient|) · ✕ misclassified · solid line f = 0, dashed f = ±1")
+
+
+def _compact_field(fig, legend: bool, colorbar: bool) -> None:
+    """Smaller margins, one legend and one colour bar per grid (cheap: no re-validation of the
+    data arrays)."""
+    lay = fig.layout
+    lay.margin = dict(l=4, r=4, t=40, b=4)
+    lay.title.font.size = 13
+    if not legend:
+        lay.showlegend = False
+    else:
+        lay.legend.font.size = 10
+    if not colorbar:
+        fig.data[0].showscale = False
+
+
+def _spec(fig) -> dict:
+    """A figure's data and layout as plain dicts, without copying the arrays (plotly keeps them
+    in ``_data`` / ``_layout``; a deep copy through ``to_plotly_json`` is the fallback)."""
+    data, layout = getattr(fig, "_data", None), getattr(fig, "_layout", None)
+    if isinstance(data, list) and isinstance(layout, dict):
+        return {"data": data, "layout": layout}
+    return fig.to_plotly_json()
+
+
+def race_grid_figure(figs: Sequence, cols: int = 2, height: int = 380):
+    """The field figures merged into ONE figure with a grid of subplots (the alternative to
+    sending one figure per entrant; ``python -m svmcore.bench race-tick`` measures both)."""
+    K = len(figs)
+    rows = -(-K // cols)
+    hs, vs = 0.04, 0.06
+    w = (1.0 - hs * (cols - 1)) / cols
+    hh = (1.0 - vs * (rows - 1)) / rows
+    data, layout, notes = [], {}, []
+    for k, fig in enumerate(figs):
+        spec = _spec(fig)
+        r, c = k // cols, k % cols
+        xa = "x" if k == 0 else f"x{k + 1}"
+        ya = "y" if k == 0 else f"y{k + 1}"
+        for tr in spec["data"]:
+            tr = dict(tr)
+            tr["xaxis"], tr["yaxis"] = xa, ya
+            if k > 0:
+                tr["showlegend"] = False
+            if tr.get("type") == "contour":
+                tr["showscale"] = k == K - 1
+            data.append(tr)
+        src = spec["layout"]
+        x0, y1 = c * (w + hs), 1.0 - r * (hh + vs)
+        xax = dict(src.get("xaxis", {}))
+        yax = dict(src.get("yaxis", {}))
+        xax.update(domain=[x0, x0 + w], anchor=ya)
+        yax.update(domain=[y1 - hh, y1], anchor=xa, scaleanchor=xa)
+        layout["xaxis" if k == 0 else f"xaxis{k + 1}"] = xax
+        layout["yaxis" if k == 0 else f"yaxis{k + 1}"] = yax
+        title = src.get("title", {})
+        notes.append(dict(text=title.get("text", "") if isinstance(title, dict) else str(title),
+                          x=x0, y=y1, xref="paper", yref="paper", xanchor="left",
+                          yanchor="bottom", showarrow=False, font=dict(size=13)))
+    layout.update(height=height * rows, margin=dict(l=4, r=4, t=40, b=4),
+                  uirevision="race-grid", annotations=notes, plot_bgcolor="white",
+                  legend=dict(orientation="h", yanchor="top", y=-0.03, x=0.0))
+    return viz._figure(dict(data=data, layout=layout))
+
+
+# ================================================================================ export
+
+
+def race_rows(race: Race) -> list[dict]:
+    """Every trace row of every entrant, long format: entrant letter, label, solver, the
+    TrainingRun trace fields, and P − P* (main group with a reference; else None)."""
+    out = []
+    for k, run in enumerate(race.runs):
+        sub = race.suboptimality(k)
+        for i, r in enumerate(run.trace_dicts()):
+            row = {"entrant": LETTERS[k], "label": race.labels[k], "solver": run.solver.name}
+            row.update(r)
+            row["suboptimality"] = None if sub is None else float(sub[i])
+            out.append(row)
+    return out
+
+
+def race_csv(race: Race) -> str:
+    rows = race_rows(race)
+    buf = io.StringIO()
+    if rows:
+        w = csv.DictWriter(buf, fieldnames=list(rows[0]), lineterminator="\n")
+        w.writeheader()
+        for r in rows:
+            w.writerow({k: ("" if v is None else repr(v) if isinstance(v, float) else v)
+                        for k, v in r.items()})
+    return buf.getvalue()
+
+
+def _clean(v):
+    if isinstance(v, (np.integer,)):
+        return int(v)
+    if isinstance(v, (np.floating, float)):
+        v = float(v)
+        return v if math.isfinite(v) else None
+    if isinstance(v, tuple):
+        return [_clean(x) for x in v]
+    return v
+
+
+def race_json(race: Race, config: dict | None = None) -> str:
+    """The race as JSON: configuration, reference, and per entrant its parameters, status,
+    objective and trace."""
+    ref = race.reference_value
+    doc = {
+        "config": config or {},
+        "budget": race.budget, "seed": race.seed, "ticks": race.ticks,
+        "n_train": int(race.runs[0].solver.n), "n_features": int(race.runs[0].solver.d),
+        "reference": None if ref is None else {k: _clean(v) for k, v in ref.__dict__.items()},
+        "entrants": [],
+    }
+    for k, run in enumerate(race.runs):
+        sub = race.suboptimality(k)
+        trace = []
+        for i, r in enumerate(run.trace_dicts()):
+            row = {kk: _clean(v) for kk, v in r.items()}
+            row["suboptimality"] = None if sub is None else _clean(sub[i])
+            trace.append(row)
+        doc["entrants"].append({
+            "entrant": LETTERS[k], "label": race.labels[k], "solver": run.solver.name,
+            "params": {kk: _clean(v) for kk, v in run.solver.p.items()},
+            "objective_name": Race._snap(run).objective_name,
+            "compared_as": race.note_of(k), "t": int(run.t), "status": run.status,
+            "message": run.message, "solver_time": run.solver_time, "trace": trace})
+    return json.dumps(doc, indent=1)

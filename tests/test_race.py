@@ -1,0 +1,678 @@
+"""Races (svmcore.race, svmcore.presets.RACES, svmcore.snippet) and the Race page through AppTest.
+
+The engine tests drive :class:`svmcore.race.Race` directly on small toy data; the page tests use
+Streamlit's AppTest, which never fires ``run_every``: the live loop is driven with Step (and one
+tick through Play). Traces are compared on every column except ``time`` (the solver's own wall
+time, which no two runs share).
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from sklearn.svm import SVC
+from streamlit.testing.v1 import AppTest
+
+from svmcore import race as race_mod
+from svmcore import viz
+from svmcore.data import make_toy, train_test_split
+from svmcore.objectives import primal_objective
+from svmcore.presets import (RACES, Entrant, RaceConfig, RunConfig, available_races, build_data,
+                             get_race)
+from svmcore.race import (L1_NAME, Race, build_race, curve_panels, race_csv,
+                          race_curves_figure, race_grid_figure, race_json, race_rows,
+                          reference_optimum)
+from svmcore.run import TrainingRun, warmup
+from svmcore.snippet import reproduce_race_snippet
+from svmcore.solvers import REGISTRY, get_solver
+
+ROOT = Path(__file__).resolve().parents[1]
+APP = str(ROOT / "app.py")
+PAGE = str(ROOT / "pages" / "race.py")
+TIMEOUT = 120
+KEYS = ("iteration", "objective", "train_error", "test_error", "n_sv", "kernel_evals")
+SOLVERS = list(REGISTRY)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _warm_numba():
+    for name in ("pegasos", "smo", "norma", "olsvm"):
+        if name in REGISTRY:
+            for kernel in ("linear", "rbf"):
+                warmup(get_solver(name)(kernel=kernel))
+
+
+def _data(n=240, toy="moons", seed=0, noise=0.2):
+    X, y = make_toy(toy, n=n, noise=noise, seed=seed)
+    return train_test_split(X, y, test_size=0.25, seed=seed)
+
+
+def _same_trace(a: TrainingRun, b: TrainingRun, msg=""):
+    ca, cb = a.trace_columns(), b.trace_columns()
+    assert len(ca["iteration"]) == len(cb["iteration"]), msg
+    for k in KEYS:
+        np.testing.assert_array_equal(ca[k], cb[k], err_msg=f"{msg} {k}")
+
+
+def _settle(race: Race, step=None, limit: int = 200) -> None:
+    """Tick until no entrant is catching up with the clock (on a loaded machine an entrant can
+    miss the target within its time allowance; it catches up while the clock waits)."""
+    for _ in range(limit):
+        if not race.lagging():
+            return
+        (step or (lambda: race.tick(1.3, 0.01)))()
+    raise AssertionError(f"entrants still lagging: {race.lagging()}")
+
+
+def _solo(run: TrainingRun, X, y, Xt, yt, seed, per_decade) -> TrainingRun:
+    """The same solver run alone to where ``run`` got (to its end if it ended)."""
+    solo = TrainingRun(type(run.solver)(**run.solver.p), X, y, Xt, yt, seed=seed,
+                       per_decade=per_decade)
+    if run.done and run.status in ("converged", "finished"):
+        solo.run()
+    else:
+        solo.advance_iters(run.t)
+    return solo
+
+
+RBF = {"C": 1.0, "kernel": "rbf", "gamma": 2.0}
+
+
+# ====================================================================================== engine
+
+
+@pytest.mark.parametrize("budget", ["time", "iterations", "kernel_evals"])
+def test_same_solver_twice_draws_identical_curves(budget):
+    X, Xt, y, yt = _data()
+    params = {**RBF, "epochs": 3.0}
+    race = Race([("pegasos", params), ("pegasos", params)], X, y, Xt, yt, seed=3,
+                budget=budget, per_decade=10)
+    for _ in range(25):
+        race.tick(1.3, 0.01)
+    _settle(race)
+    a, b = race.runs
+    assert a.t > 10
+    # equal time gives each its own (measured) time: compare the common prefix there
+    n = min(len(a.trace), len(b.trace))
+    ca, cb = a.trace_columns(), b.trace_columns()
+    for k in KEYS:
+        np.testing.assert_array_equal(ca[k][:n], cb[k][:n], err_msg=k)
+    if budget != "time":
+        assert a.t == b.t
+        fig = race_curves_figure(race, x="iteration")
+        by = {}
+        for tr in fig.data:
+            by.setdefault((tr.xaxis, tr.yaxis), []).append(tr)
+        for traces in by.values():
+            assert len(traces) == 2
+            np.testing.assert_array_equal(np.asarray(traces[0].x), np.asarray(traces[1].x))
+            np.testing.assert_array_equal(np.asarray(traces[0].y), np.asarray(traces[1].y))
+    assert race.labels == ["A · pegasos", "B · pegasos"]
+
+
+def test_equal_iterations_trace_equals_solo_run():
+    X, Xt, y, yt = _data(300)
+    entrants = [("pegasos", {**RBF, "epochs": 4.0}), ("smo", RBF),
+                ("norma", {**RBF, "c_scale": "svc", "epochs": 4.0}),
+                ("olsvm", {**RBF, "epochs": 4.0})]
+    entrants = [e for e in entrants if e[0] in REGISTRY]
+    race = Race(entrants, X, y, Xt, yt, seed=5, budget="iterations", per_decade=10)
+    ticks = 0
+    while not race.done and ticks < 400:
+        race.tick(1.25, 0.01)
+        ticks += 1
+        lag = set(race.lagging())
+        for k, r in enumerate(race.runs):             # lockstep: one iteration count
+            if not r.done:
+                assert (r.t < race.clock["iterations"]) if k in lag else \
+                    (r.t == race.clock["iterations"]), (k, r.t, race.clock)
+    assert race.done and ticks > 20
+    for k, run in enumerate(race.runs):
+        _same_trace(run, _solo(run, X, y, Xt, yt, 5, 10), race.labels[k])
+
+
+def test_equal_kernel_evals_lockstep_and_kernel_free_fallback():
+    X, Xt, y, yt = _data(300)
+    n = X.shape[0]
+    race = Race([("pegasos", {**RBF, "epochs": 5.0}),
+                 ("norma", {**RBF, "c_scale": "svc", "epochs": 5.0}),
+                 ("pegasos", {"C": 1.0, "kernel": "linear", "epochs": 5.0})],
+                X, y, Xt, yt, seed=1, budget="kernel_evals", per_decade=10)
+    assert race.kernel_free(2) and not race.kernel_free(0)
+    for _ in range(40):
+        race.tick(1.2, 0.01)
+        K = race.clock["kernel_evals"]
+        for k in (0, 1):
+            run = race.runs[k]
+            if run.done or k in race.lagging():
+                continue
+            # the target is reached, overshooting by at most one iteration's evaluations
+            assert K <= run.solver.kernel_evals <= K + n, (k, K, run.solver.kernel_evals)
+        lin = race.runs[2]
+        if not lin.done and 2 not in race.lagging():
+            assert lin.t == race.clock["iterations"] and lin.solver.kernel_evals == 0
+    assert race.runs[0].solver.kernel_evals > 1000
+    assert any("raced by iterations" in note for note in race.notes())
+
+
+def test_equal_time_keeps_cumulative_solver_time_level(monkeypatch):
+    """The time clock: each entrant is asked for exactly what it lacks of the common target
+    (timing-free: a fake advance spends exactly the budget it is given)."""
+    X, Xt, y, yt = _data()
+    race = Race([("pegasos", RBF), ("smo", RBF)], X, y, Xt, yt, seed=0, budget="time")
+    asked = {0: [], 1: []}
+
+    def fake(k):
+        run = race.runs[k]
+
+        def advance(budget_s=0.1, max_iters=None):
+            asked[k].append(budget_s)
+            spent = budget_s * (0.5 if k == 1 else 1.0)   # B gets less done than asked
+            run.solver_time += spent
+            return 1
+        return advance
+
+    for k in (0, 1):
+        monkeypatch.setattr(race.runs[k], "advance", fake(k))
+    targets = []
+    for _ in range(30):
+        race.tick(1.5, 0.01)
+        targets.append(race.clock["time"])
+    steps = np.diff([0.0] + targets)
+    assert np.all(steps <= 0.01 + 1e-15) and np.all(steps >= race_mod.MIN_TIME_STEP - 1e-15)
+    assert targets[2] == pytest.approx(max(targets[1] * 1.5, targets[1] + 2e-4))
+    # A always reaches the target exactly; B lags and is given its deficit (≤ 1.5 budgets)
+    assert race.runs[0].solver_time == pytest.approx(targets[-1])
+    cap = race_mod.CATCH_UP * 0.01
+    assert all(a <= cap + 1e-15 for a in asked[1]) and max(asked[1]) == pytest.approx(cap)
+    assert race.runs[1].solver_time < race.runs[0].solver_time
+    assert asked[1][-1] == pytest.approx(min(targets[-1] - (race.runs[1].solver_time
+                                                            - 0.5 * asked[1][-1]), cap))
+
+
+def test_reference_optimum_matches_sklearn_and_is_cached():
+    X, Xt, y, yt = _data(200, toy="xor", noise=0.3)
+    n = X.shape[0]
+    C, gamma = 2.0, 1.5
+    lam = 1.0 / (C * n)
+    ref = reference_optimum(X, y, lam, ("rbf", gamma), tol=1e-6)
+    assert ref.converged and ref.lower <= ref.value and ref.value - ref.lower < 1e-6
+    svc = SVC(C=C, kernel="rbf", gamma=gamma, tol=1e-9).fit(X, y)
+    scores = svc.decision_function(X)
+    coef = svc.dual_coef_.ravel()
+    K = np.exp(-gamma * ((X[svc.support_][:, None, :] - X[svc.support_][None, :, :]) ** 2)
+               .sum(-1))
+    p_sk = primal_objective(scores, y, float(coef @ K @ coef), lam=lam)
+    assert ref.value == pytest.approx(p_sk, rel=1e-6, abs=1e-9)
+    assert reference_optimum(X, y, lam, ("rbf", gamma), tol=1e-6) is ref      # cached
+
+
+def test_objective_groups_and_main_group():
+    X, Xt, y, yt = _data()
+    entrants = [("pegasos", RBF), ("smo", RBF), ("smo", {**RBF, "C": 10.0})]
+    if "olsvm" in REGISTRY:
+        entrants.append(("olsvm", {**RBF, "variant": "hinge"}))
+    race = Race(entrants, X, y, Xt, yt, seed=0, budget="iterations")
+    assert race.main_group == (L1_NAME, float(f"{1 / X.shape[0]:.12g}"), ("rbf", 2.0))
+    assert [race.in_main_group(k) for k in range(len(entrants))][:3] == [True, True, False]
+    assert race.reference() is not None
+    for _ in range(10):
+        race.tick(1.5, 0.01)
+    assert race.suboptimality(0) is not None and race.suboptimality(2) is None
+    assert np.all(race.suboptimality(1) >= -1e-9)          # P* is the minimum
+    assert "b = 0" in race.note_of(0)                       # Pegasos' default: no bias
+    assert race.note_of(2).startswith("own objective")
+    panels = curve_panels(race)
+    kinds = [p["kind"] for p in panels]
+    assert kinds[:2] == ["error", "subopt"] and panels[1]["members"] == [0, 1]
+    own = [p for p in panels if p["kind"] == "objective"]
+    assert {m for p in own for m in p["members"]} == set(range(2, len(entrants)))
+    assert all(p["title"].startswith("own objective") for p in own)
+    # the P − P* panel draws only the main group
+    fig = race_curves_figure(race)
+    sub = [tr for tr in fig.data if tr.yaxis == "y2"]
+    assert {tr.name for tr in sub} == {race.labels[0], race.labels[1]}
+
+
+def test_objective_families_of_other_solvers():
+    """NORMA in paper scaling, OL SVM's hinge, and (when written) SFW, ASSET and CPSP with a bias
+    are not the L1-SVM λ-form with the race's λ: never on the P − P* axis."""
+    from svmcore.solvers import cutting_plane, frank_wolfe
+    X, Xt, y, yt = _data()
+    entrants = [get_solver("smo")(**RBF)]
+    others = []
+    if "norma" in REGISTRY:
+        others.append(get_solver("norma")(**RBF, c_scale="paper"))
+    others.append(frank_wolfe.SFWSolver(**RBF))
+    others.append(cutting_plane.CuttingPlaneSolver(**RBF, fit_intercept=True))
+    race = Race(entrants + others[:3], X, y, Xt, yt, seed=0, budget="iterations")
+    assert race.in_main_group(0)
+    for k in range(1, len(race.runs)):
+        assert not race.in_main_group(k), race.labels[k]
+        assert race.note_of(k).startswith("own objective")
+    assert race.groups[-1][0] != L1_NAME                     # "(with regularised bias …)"
+
+
+def test_bad_races_raise_with_the_entrant_named():
+    X, Xt, y, yt = _data()
+    with pytest.raises(ValueError, match=r"entrant B \(smo\): C must be"):
+        Race([("pegasos", {}), ("smo", {"C": -1.0})], X, y, Xt, yt)
+    with pytest.raises(ValueError, match="2 to 4 entrants"):
+        Race([("pegasos", {})], X, y, Xt, yt)
+    with pytest.raises(ValueError, match="budget"):
+        Race([("pegasos", {}), ("smo", {})], X, y, Xt, yt, budget="energy")
+    with pytest.raises(ValueError, match="2 to 4 entrants"):
+        RaceConfig(RunConfig(), (Entrant("pegasos"),) * 5)
+    race = Race([("pegasos", {}), ("smo", {})], X, y, Xt, yt)
+    with pytest.raises(ValueError, match="pace"):
+        race.tick(0.9)
+
+
+def test_labels_name_what_differs():
+    X, Xt, y, yt = _data()
+    race = Race([("pegasos", {"schedule": "pegasos", "eta0": 3.0}),
+                 ("pegasos", {"schedule": "constant", "eta0": 0.5}), ("smo", {})], X, y, Xt, yt)
+    assert race.labels[0] == "A · pegasos (schedule=pegasos)"          # eta0 unused there
+    assert race.labels[1] == "B · pegasos (schedule=constant, eta0=0.5)"
+    assert race.labels[2] == "C · smo"
+
+
+def test_exports_hold_every_trace_row():
+    X, Xt, y, yt = _data()
+    race = Race([("pegasos", RBF), ("smo", RBF)], X, y, Xt, yt, seed=2, budget="iterations",
+                per_decade=10)
+    race.reference()
+    for _ in range(20):
+        race.tick(1.3, 0.01)
+    rows = race_rows(race)
+    assert len(rows) == sum(len(r.trace) for r in race.runs)
+    text = race_csv(race)
+    header = text.splitlines()[0].split(",")
+    assert header[:3] == ["entrant", "label", "solver"] and "suboptimality" in header
+    assert len(text.splitlines()) == len(rows) + 1
+    doc = json.loads(race_json(race, {"budget": "iterations"}))
+    assert doc["reference"]["converged"] and doc["budget"] == "iterations"
+    assert [e["entrant"] for e in doc["entrants"]] == ["A", "B"]
+    b = doc["entrants"][1]
+    assert len(b["trace"]) == len(race.runs[1].trace)
+    assert b["trace"][-1]["suboptimality"] == pytest.approx(
+        race.runs[1].trace[-1].objective - race.reference_value.value)
+
+
+def test_grid_figure_merges_the_fields():
+    X, Xt, y, yt = _data()
+    race = Race([("pegasos", RBF), ("smo", RBF), ("pegasos", {"C": 1.0})], X, y, Xt, yt)
+    race.tick(None, 0.005)
+    view = viz.make_view(X, y, Xt, yt)
+    models = [viz.model_state(r, fresh=True, scores=True) for r in race.runs]
+    figs = race_mod.race_field_figures(race, view, 40, models, height=300)
+    assert [f.data[0].type for f in figs] == ["contour"] * 3
+    assert [bool(f.data[0].showscale is not False) for f in figs] == [False, False, True]
+    grid = race_grid_figure(figs, cols=3)
+    assert sum(tr.type == "contour" for tr in grid.data) == 3
+    assert {tr.xaxis for tr in grid.data} == {"x", "x2", "x3"}
+
+
+# ====================================================================================== presets
+
+
+def _all_solver_classes() -> dict:
+    import importlib
+    import inspect
+    import pkgutil
+
+    import svmcore.solvers as pkg
+    from svmcore.solvers.base import Solver
+    out = dict(REGISTRY)
+    for mod in pkgutil.iter_modules(pkg.__path__):
+        try:
+            m = importlib.import_module(f"svmcore.solvers.{mod.name}")
+        except Exception:  # noqa: BLE001 - a module still being written
+            continue
+        for obj in vars(m).values():
+            if inspect.isclass(obj) and issubclass(obj, Solver) and obj.name:
+                out.setdefault(obj.name, obj)
+    return out
+
+
+def test_curated_races_are_valid_and_hidden_until_registered(monkeypatch):
+    classes = _all_solver_classes()
+    assert len({r.key for r in RACES}) == len(RACES) >= 3
+    for r in RACES:
+        assert r.title and len(r.text) > 200, r.key
+        assert 2 <= len(r.config.entrants) <= 4
+        for e in r.config.entrants:
+            cls = classes.get(e.solver)
+            if cls is not None:
+                cls(**e.param_dict)               # raises on an unknown or invalid parameter
+    shown = {r.key for r in available_races()}
+    for r in RACES:
+        if any(e.solver not in REGISTRY for e in r.config.entrants):
+            assert r.key not in shown
+    assert len(shown) >= 3                        # pegasos, smo, norma and olsvm are registered
+    monkeypatch.setattr("svmcore.presets.REGISTRY", {k: v for k, v in classes.items()})
+    every = {r.key for r in available_races()}
+    assert "pegasos-vs-asset" in every or "asset" not in classes
+    monkeypatch.setattr("svmcore.presets.REGISTRY", {"smo": REGISTRY["smo"]})
+    assert available_races() == []
+    with pytest.raises(ValueError, match="unknown race"):
+        get_race("nope")
+
+
+@pytest.mark.parametrize("key", [r.key for r in available_races()])
+def test_curated_race_engine_runs(key):
+    cfg = get_race(key).config
+    race, data = build_race(cfg, per_decade=10)
+    if race.main_group is not None:
+        assert race.reference() is not None, race.reference_error
+    for _ in range(15):
+        race.tick(1.5, 0.01)
+    assert all(r.t > 0 for r in race.runs)
+    assert all(r.status != "diverged" for r in race.runs)
+
+
+def test_hidden_curated_races_run_once_their_solvers_are_registered(monkeypatch):
+    """Races waiting for a colleague's solver (SFW, …) work as soon as it is registered."""
+    classes = _all_solver_classes()
+    hidden = [r for r in RACES if r.key not in {a.key for a in available_races()}]
+    for name, cls in classes.items():
+        monkeypatch.setitem(REGISTRY, name, cls)
+    for r in hidden:
+        if r.key not in {a.key for a in available_races()}:
+            continue                       # data not present here, or a solver not written
+        race, _ = build_race(r.config, per_decade=10)
+        if race.main_group is not None:
+            assert race.reference() is not None, race.reference_error
+        for _ in range(200):               # SMO starts with n kernel values (its diagonal)
+            race.tick(1.5, 0.01)
+            if all(run.t > 0 for run in race.runs):
+                break
+        assert all(run.t > 0 for run in race.runs), r.key
+
+
+def test_race_snippet_reproduces_the_race(capsys):
+    cfg = get_race("pegasos-vs-smo").config
+    race, _ = build_race(cfg, per_decade=10)
+    race.reference()
+    for _ in range(40):
+        race.tick(1.2, 0.01)
+    code = reproduce_race_snippet(cfg, [r.t for r in race.runs], [r.status for r in race.runs],
+                                  per_decade=10)
+    assert "np.random" not in code and "Race(" in code
+    ns: dict = {}
+    exec(compile(code, "reproduce_race.py", "exec"), ns)
+    other = ns["race"]
+    for k, (a, b) in enumerate(zip(race.runs, other.runs)):
+        assert a.t == b.t and a.status == b.status
+        _same_trace(a, b, race.labels[k])
+    out = capsys.readouterr().out
+    assert "P*" in out and "A · pegasos" in out
+
+
+# ====================================================================================== page
+
+
+def _page() -> AppTest:
+    at = AppTest.from_file(PAGE, default_timeout=TIMEOUT)
+    at.run()
+    _ok(at)
+    return at
+
+
+def _ok(at: AppTest) -> None:
+    assert not at.exception, [e.value for e in at.exception]
+
+
+def _no_error(at: AppTest) -> None:
+    _ok(at)
+    assert not at.error, [e.value for e in at.error]
+
+
+def _race(at: AppTest) -> Race:
+    return at.session_state["race_state"]["race"]
+
+
+def _step(at: AppTest, times: int = 1) -> AppTest:
+    for _ in range(times):
+        at.button(key="race_step").click().run()
+        _ok(at)
+    return at
+
+
+def _charts(at: AppTest) -> dict:
+    return {c.proto.id.rsplit("-", 1)[-1]: json.loads(c.proto.spec)
+            for c in at.get("plotly_chart")}
+
+
+def _load(at: AppTest, key: str) -> AppTest:
+    at.selectbox(key="race_preset").set_value(key).run()
+    at.button(key="race_preset_load").click().run()
+    _ok(at)
+    return at
+
+
+def test_page_renders_the_first_curated_race():
+    at = _page()
+    _no_error(at)
+    assert any(t.value == "Race" for t in at.title)
+    first = available_races()[0]
+    assert any(first.title in i.value for i in at.info)          # its paragraph
+    charts = _charts(at)
+    K = len(first.config.entrants)
+    assert {f"race_field{k}" for k in range(K)} | {"race_curves"} <= set(charts)
+    for k in range(K):
+        assert charts[f"race_field{k}"]["data"][0]["type"] == "contour"
+    # one colour scale for every field
+    ranges = {(c["data"][0]["zmin"], c["data"][0]["zmax"]) for n, c in charts.items()
+              if n.startswith("race_field")}
+    assert len(ranges) == 1
+    assert at.segmented_control(key="race_budget").value == first.config.budget
+
+
+@pytest.mark.parametrize("key", [r.key for r in available_races()])
+def test_each_curated_race_advances_on_the_page(key):
+    at = _load(_page(), key)
+    _no_error(at)
+    race = _race(at)
+    assert [r.solver.name for r in race.runs] == [e.solver for e in get_race(key).config.entrants]
+    assert race.budget == get_race(key).config.budget
+    ts = []
+    for _ in range(5):
+        _step(at)
+        _no_error(at)
+        ts.append(sum(r.t for r in _race(at).runs))
+    assert all(b > a for a, b in zip(ts, ts[1:]) if not _race(at).done), ts
+    assert all(r.t > 0 for r in _race(at).runs)
+    names = {tr.get("name") for tr in _charts(at)["race_curves"]["data"]}
+    assert set(_race(at).labels) <= names
+
+
+def test_page_same_solver_twice_identical_curves():
+    at = _load(_page(), "pegasos-two-steps")
+    at.selectbox(key="race_e1_p_pegasos_schedule").set_value("pegasos").run()
+    _no_error(at)
+    _step(at, 6)
+    _settle(_race(at), lambda: _step(at))
+    a, b = _race(at).runs
+    assert a.t == b.t > 0
+    _same_trace(a, b)
+    data = _charts(at)["race_curves"]["data"]
+    by: dict = {}
+    for tr in data:
+        by.setdefault((tr.get("xaxis"), tr.get("yaxis")), []).append(tr)
+    for traces in by.values():
+        assert len(traces) == 2
+        assert traces[0]["x"] == traces[1]["x"] and traces[0]["y"] == traces[1]["y"]
+
+
+def test_page_equal_iterations_traces_equal_solo_runs():
+    at = _load(_page(), "pegasos-vs-smo")
+    at.segmented_control(key="race_budget").set_value("iterations").run()
+    _no_error(at)
+    _step(at, 8)
+    _settle(_race(at), lambda: _step(at))
+    state = at.session_state["race_state"]
+    race, cfg = state["race"], state["cfg"]
+    assert race.budget == "iterations"
+    d = build_data(cfg.data)
+    active = [r.t for r in race.runs if not r.done]
+    assert len(set(active)) <= 1
+    for k, run in enumerate(race.runs):
+        _same_trace(run, _solo(run, d.X_train, d.y_train, d.X_test, d.y_test, cfg.seed,
+                               race.per_decade), race.labels[k])
+
+
+def test_page_four_entrants_play_pause_reset():
+    at = _page()
+    at.radio(key="race_count").set_value(4).run()
+    _no_error(at)
+    race = _race(at)
+    assert len(race.runs) == 4
+    assert len({r.solver.name for r in race.runs}) >= 3          # different default solvers
+    at.button(key="race_play").click().run()                      # one tick inside this run
+    _no_error(at)
+    assert at.session_state["race_playing"] is True
+    assert any(r.t > 0 for r in _race(at).runs)
+    z = _charts(at)["race_field0"]["data"][0]["z"]
+    assert z["shape"] == "100, 100" and z["dtype"] == "f4"        # playing resolution
+    at.button(key="race_pause").click().run()
+    _no_error(at)
+    assert _charts(at)["race_field3"]["data"][0]["z"]["shape"] == "150, 150"
+    at.button(key="race_reset_btn").click().run()
+    _no_error(at)
+    assert all(r.t == 0 for r in _race(at).runs)
+
+
+def test_page_kernel_eval_budget_and_the_results_table():
+    at = _load(_page(), "norma-vs-olsvm")
+    _step(at, 6)
+    _no_error(at)
+    race = _race(at)
+    assert race.budget == "kernel_evals" and race.clock["kernel_evals"] > 0
+    table = at.dataframe[0].value
+    assert list(table["entrant"]) == race.labels
+    assert {"test acc %", "solver time s", "kernel evals", "#SV", "objective",
+            "P − P*"} <= set(table.columns)
+    assert list(table["kernel evals"]) == [r.solver.kernel_evals for r in race.runs]
+
+
+def test_page_export_snippet_reproduces_the_page():
+    at = _load(_page(), "pegasos-vs-smo")
+    _step(at, 6)
+    code = [c.value for c in at.code if "Race(" in c.value]
+    assert len(code) == 1
+    ns: dict = {}
+    exec(compile(code[0], "reproduce_race.py", "exec"), ns)
+    for a, b in zip(_race(at).runs, ns["race"].runs):
+        _same_trace(a, b)
+    labels = {b.proto.label for b in at.get("download_button")}
+    assert {"race.csv", "race.json", "reproduce_race.py"} <= labels
+
+
+def test_page_bad_parameter_is_an_error_not_a_traceback():
+    at = _page()
+    at.slider(key="race_n").set_value(20).run()
+    at.selectbox(key="race_e0_solver").set_value("pegasos").run()
+    at.select_slider(key="race_e0_p_pegasos_batch_size").set_value(256).run()
+    _ok(at)
+    assert at.error and "entrant A (pegasos)" in at.error[0].value
+    assert "batch_size" in at.error[0].value
+    at.select_slider(key="race_e0_p_pegasos_batch_size").set_value(1).run()
+    _no_error(at)
+    _step(at, 2)
+    assert _race(at).t > 0
+
+
+def test_app_navigation_has_the_race_page():
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT).run()
+    _ok(at)
+    assert any(t.value == "Playground" for t in at.title)
+    at.switch_page("pages/race.py").run()
+    _no_error(at)
+    assert any(t.value == "Race" for t in at.title)
+
+
+def test_playground_runs_have_a_time_cap():
+    at = AppTest.from_file(str(ROOT / "pages" / "playground.py"), default_timeout=TIMEOUT).run()
+    _ok(at)
+    run = at.session_state["pg_state"]["run"]
+    assert run.max_seconds == 300.0
+    run.max_seconds = 1e-9                      # as if 300 s of solver time had been spent
+    at.button(key="pg_step").click().run()
+    _ok(at)
+    run = at.session_state["pg_state"]["run"]
+    assert run.status == "time cap"
+    assert any("at most" in w.value and "solver time" in w.value for w in at.warning)
+    assert at.button(key="pg_play").disabled
+    code = [c.value for c in at.code if "TrainingRun" in c.value][0]
+    assert f"advance_iters({run.t})" in code and "run.run()" not in code
+
+
+def test_race_survives_a_visit_to_the_playground():
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT).run()
+    at.switch_page("pages/race.py").run()
+    _load(at, "pegasos-two-steps")
+    at.radio(key="race_count").set_value(3).run()
+    _step(at, 4)
+    race = _race(at)
+    ts = [r.t for r in race.runs]
+    assert len(ts) == 3 and min(ts) > 0
+    at.switch_page("pages/playground.py").run()
+    _no_error(at)
+    at.switch_page("pages/race.py").run()
+    _no_error(at)
+    assert _race(at) is race and [r.t for r in race.runs] == ts
+    assert at.radio(key="race_count").value == 3
+
+
+def test_page_on_real_and_uploaded_data():
+    at = _page()
+    at.radio(key="race_src").set_value("real").run()
+    at.selectbox(key="race_real").set_value("breast_cancer").run()
+    _no_error(at)
+    _step(at, 2)
+    race = _race(at)
+    assert race.runs[0].solver.d == 30 and race.t > 0
+    assert any("Projection" in c.value for c in at.caption)        # honest about the slice
+    at.radio(key="race_src").set_value("upload").run()
+    _no_error(at)
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(80, 3))
+    text = "a,b,c,label\n" + "".join(f"{r[0]},{r[1]},{r[2]},{'yes' if r[0] > 0 else 'no'}\n"
+                                       for r in X)
+    at.file_uploader(key="race_upload").set_value(("d.csv", text.encode(), "text/csv")).run()
+    _no_error(at)
+    _step(at, 2)
+    race = _race(at)
+    assert race.runs[0].solver.d == 3 and race.t > 0
+    assert at.session_state["race_state"]["cfg"].data.source == "upload"
+
+
+@pytest.mark.parametrize("budget", ["iterations", "kernel_evals"])
+def test_lockstep_holds_when_the_allowance_is_too_small(budget):
+    """A starved tick (1e-5 s per entrant) leaves entrants behind the clock: they catch up
+    while the clock waits, and the traces still equal solo runs."""
+    X, Xt, y, yt = _data(200)
+    race = Race([("pegasos", {**RBF, "epochs": 2.0}), ("smo", RBF),
+                 ("pegasos", {"C": 1.0, "kernel": "linear", "epochs": 2.0})],
+                X, y, Xt, yt, seed=7, budget=budget, per_decade=10)
+    saw_lag = False
+    for _ in range(3000):
+        if race.done:
+            break
+        race.tick(1.5, 1e-5)
+        lag = set(race.lagging())
+        saw_lag |= bool(lag)
+        for k, unit in race._units_of():
+            r = race.runs[k]
+            if r.done or k in lag or race._free[k]:
+                continue
+            if unit == "iterations":
+                assert r.t == race.clock["iterations"]
+            else:
+                assert r.solver.kernel_evals >= race.clock["kernel_evals"]
+    assert race.done and saw_lag
+    for k, run in enumerate(race.runs):
+        _same_trace(run, _solo(run, X, y, Xt, yt, 7, 10), race.labels[k])
