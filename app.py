@@ -5,6 +5,8 @@ calls svmcore and draws the figures of svmcore.viz.
 """
 from __future__ import annotations
 
+import gc
+
 import streamlit as st
 
 st.set_page_config(page_title="svmcore", page_icon="🧮", layout="wide")
@@ -32,6 +34,11 @@ def _warm_up() -> str | None:
                 warmup(cls(**({"kernel": kernel} if kernel else {})))
             except Exception as exc:  # noqa: BLE001
                 problems.append(f"{name} ({kernel or 'default'}): {type(exc).__name__}: {exc}")
+    # Everything imported and compiled so far lives as long as the server: move it out of the
+    # collector's sight, so no full collection (Streamlit's own after a rerun, or Python's) walks
+    # ~200,000 long-lived objects while holding the GIL (~0.2 s each; it stalled every session
+    # and the health check under 8 sessions, tests/test_concurrency.py).
+    gc.freeze()
     return "; ".join(problems) or None
 
 
