@@ -402,7 +402,8 @@ def test_eight_sessions_at_once(server, tmp_path):
             done = status_page != "running"
             run.advance(1e9, max_iters=(target if done else t_page) - run.t)
             assert (run.t, run.status) == (t_page, status_page.rstrip(" ✓")), (k, hist)
-        assert len(hist) >= 4 and hist[-1][0] >= 64, (k, hist)
+        # every session moved on: far along, or its solver's own stopping rule fired
+        assert len(hist) >= 4 and (hist[-1][0] >= 64 or hist[-1][1] != "running"), (k, hist)
         assert doc["t"] == run.t and doc["status"] == run.status and doc["message"] == run.message
         # every column but the wall time
         page_rows = [{key: v for key, v in r.items() if key != "time"} for r in doc["trace"]]
