@@ -26,7 +26,7 @@ from typing import Any, ClassVar
 import numpy as np
 import scipy.sparse as sp
 
-from ..kernels import KERNEL_CODES, Rows, as_rows, kernel_params
+from ..kernels import KERNEL_CODES, Rows, as_rows, kernel_expansion, kernel_params, rows_args
 from ..objectives import lam_from_C
 from ..schedules import SCHEDULE_CODES, Schedule
 
@@ -346,6 +346,17 @@ class Solver:
     def decision_function(self, X) -> np.ndarray:
         self._require_ready()
         return self._decision_rows(self.rows_like_train(X))
+
+    def _expansion_rows(self, R: Rows) -> np.ndarray:
+        """Decision values of a kernel expansion over training points, as given by the
+        solver's ``_support_coef()`` -> (support indices, coefficients, b):
+        f(x) = Σ_m coef_m k(x_{support_m}, x) + b. Kernel solvers use this as ``_decision_rows``."""
+        out = np.zeros(R.n)
+        support, coef, b = self._support_coef()
+        if support.size:
+            kernel_expansion(self.kcode, self.kp, *rows_args(R), *rows_args(self.X)[:5],
+                             support, np.ascontiguousarray(coef, dtype=np.float64), out)
+        return out + b
 
     def _require_ready(self):
         if not self._ready:

@@ -452,12 +452,7 @@ class CuttingPlaneSolver(Solver):
         return self._support_coef()[2]
 
     def _decision_rows(self, R):
-        out = np.zeros(R.n)
-        support, coef, b = self._support_coef()
-        if support.size:
-            kernel_expansion(self.kcode, self.kp, *rows_args(R), *rows_args(self.X)[:5],
-                             support, np.ascontiguousarray(coef), out)
-        return out + b
+        return self._expansion_rows(R)
 
     def train_scores(self) -> np.ndarray:
         """f(x_i) on the training set (linear: from A, no kernel evaluation)."""

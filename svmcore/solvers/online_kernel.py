@@ -117,7 +117,7 @@ import math
 import numpy as np
 
 from .._jit import njit
-from ..kernels import kernel_expansion, kernel_row, rows_args
+from ..kernels import kernel_row, rows_args
 from ..objectives import error_rate, hinge_losses
 from ..schedules import SCHEDULE_CODES, step_size
 from .base import (AVERAGING_SPEC, C_SPEC, COEF0_SPEC, DEGREE_SPEC, ETA0_SPEC, GAMMA_SPEC,
@@ -439,12 +439,7 @@ class _OnlineKernelMixin:
         return support, alpha[support], b
 
     def _decision_rows(self, R):
-        out = np.zeros(R.n)
-        support, coef, b = self._support_coef()
-        if support.size:
-            kernel_expansion(self.kcode, self.kp, *rows_args(R), *rows_args(self.X)[:5],
-                             support, np.ascontiguousarray(coef), out)
-        return out + b
+        return self._expansion_rows(R)
 
     # ------------------------------------------------------------------------------ objective
     def _objective(self, hinge_mean: float, o_sqnorm: float) -> tuple[float, str, float | None]:

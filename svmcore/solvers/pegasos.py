@@ -40,7 +40,7 @@ import math
 import numpy as np
 
 from .._jit import njit
-from ..kernels import (dense_dot, kernel_expansion, kernel_row, kernel_value, linear_scores,
+from ..kernels import (dense_dot, kernel_row, kernel_value, linear_scores,
                        rows_args, sparse_dot)
 from ..objectives import error_rate, primal_objective
 from ..schedules import step_size
@@ -362,13 +362,9 @@ class PegasosSolver(Solver):
         return support, beta[support] * self.y[support], b
 
     def _decision_rows(self, R):
-        out = np.zeros(R.n)
         if self.kernelized:
-            support, coef, b = self._support_coef()
-            if support.size:
-                kernel_expansion(self.kcode, self.kp, *rows_args(R), *rows_args(self.X)[:5],
-                                 support, np.ascontiguousarray(coef), out)
-            return out + b
+            return self._expansion_rows(R)
+        out = np.zeros(R.n)
         w, b = self.model()
         linear_scores(*rows_args(R)[:4], R.sparse, w, out)
         return out + b

@@ -57,7 +57,7 @@ import math
 import numpy as np
 
 from .._jit import njit
-from ..kernels import kernel_expansion, kernel_row, kernel_value, rows_args
+from ..kernels import kernel_row, kernel_value, rows_args
 from ..objectives import error_rate, lam_from_C, primal_objective
 from .base import (C_SPEC, COEF0_SPEC, DEGREE_SPEC, GAMMA_SPEC, KERNEL_SPEC, ParamSpec, Snapshot,
                    Solver)
@@ -397,12 +397,7 @@ class SMOSolver(Solver):
         return support, self.alpha[support] * self.y[support], self.intercept_
 
     def _decision_rows(self, R):
-        out = np.zeros(R.n)
-        support, coef, b = self._support_coef()
-        if support.size:
-            kernel_expansion(self.kcode, self.kp, *rows_args(R), *rows_args(self.X)[:5],
-                             support, np.ascontiguousarray(coef), out)
-        return out + b
+        return self._expansion_rows(R)
 
     def train_scores(self) -> np.ndarray:
         """f(x_i) on the training set from the gradient, without kernel evaluations."""
