@@ -161,6 +161,81 @@ def test_scaling_trick_reset_and_renormalisation():
     assert s.sc[0] > 0.0                                  # the scale c never hit 0
 
 
+@pytest.mark.parametrize("name,averaging", [("sfw", 0.5), ("msfw", 0.5), ("sfw", 37)])
+def test_averaging_is_the_mean_of_the_iterates(name, averaging):
+    """averaging: the model is the plain mean of the α iterates in the window (kept in O(1) per
+    step as U + B·β), the iterates themselves are untouched, and the decision function is the
+    L2-SVM model of ᾱ rescaled by ρ = ᾱᵀAᾱ, like the last iterate's."""
+    X, y = _moons(120)
+    C, gamma = 1.0, 1.0
+    plain = CLASSES[name](C=C, kernel="rbf", gamma=gamma, epochs=2)
+    avg = CLASSES[name](C=C, kernel="rbf", gamma=gamma, epochs=2, averaging=averaging)
+    plain.init(X, y, seed=4)
+    avg.init(X, y, seed=4)
+    iterates = []
+    for _ in range(avg.horizon):
+        avg.step(1)
+        iterates.append(avg.alpha)
+    plain.step(plain.horizon)
+    np.testing.assert_array_equal(avg.alpha, plain.alpha)
+    window = 120 if averaging == 0.5 else 37
+    abar = np.mean(iterates[-window:], axis=0)
+    assert not np.allclose(abar, avg.alpha)
+    np.testing.assert_allclose(avg.model_alpha, abar, rtol=1e-10, atol=1e-15)
+    assert avg.model_alpha.sum() == pytest.approx(1.0, abs=1e-12)
+    np.testing.assert_array_equal(plain.model_alpha, plain.alpha)
+    # the model: f(x) = (Σ ᾱ_m y_m k(x_m, x) + yᵀᾱ) / ᾱᵀAᾱ, and the snapshot reports f(ᾱ)
+    K = rbf_kernel(X, gamma=gamma)
+    A = _A(K, y, C)
+    rho = abar @ A @ abar
+    np.testing.assert_allclose(avg.decision_function(X), (K @ (abar * y) + abar @ y) / rho,
+                               rtol=1e-9, atol=1e-12)
+    assert avg.intercept_ == pytest.approx(abar @ y / rho, rel=1e-9, abs=1e-12)
+    snap = avg.snapshot()
+    assert snap.objective == pytest.approx(-rho, rel=1e-10)
+    assert snap.extra["averaging_active"] and "q_drift" not in snap.extra
+    assert snap.objective >= np.mean([-(a @ A @ a) for a in iterates[-window:]]) - 1e-15
+    assert snap.n_sv == np.count_nonzero(abar)
+
+
+def test_averaging_survives_resets_to_a_vertex():
+    """λ = 1 (a step all the way to a vertex: the scale c becomes 0 and β is reset) inside the
+    averaging window. Linear kernel, positives on a ray: a shorter positive x_p with
+    (Aα)_p ≥ A_pp takes the whole step."""
+    X = np.array([[10.0, 0.0], [8.0, 0.0], [6.0, 0.0], [4.0, 0.0], [2.0, 0.0], [1.0, 0.0],
+                  [-1.0, 0.5]])
+    y = np.array([1.0] * 6 + [-1.0])
+    s = SFWSolver(C=1.0, kernel="linear", epochs=3, averaging=1.0)
+    s.init(X, y, seed=6)
+    iterates, lams = [], []
+    for _ in range(s.horizon):
+        s.step(1)
+        iterates.append(s.alpha)
+        lams.append(s.sc[2])
+    assert [t for t, lam in enumerate(lams) if lam == 1.0] == [0, 1, 3]   # resets at t > 1 too
+    np.testing.assert_allclose(s.model_alpha, np.mean(iterates, axis=0), rtol=1e-10,
+                               atol=1e-15)
+
+
+def test_folding_the_scale_keeps_the_average():
+    """Folding c into β (done when c leaves [1e-100, 1e100]) leaves α, ᾱ and the rest of the run
+    unchanged (checked by forcing it mid-window)."""
+    from svmcore.solvers import frank_wolfe as fw
+    X, y = _moons(100)
+    runs = [SFWSolver(C=1.0, kernel="rbf", gamma=1.0, epochs=2, averaging=0.5) for _ in "ab"]
+    for r in runs:
+        r.init(X, y, seed=2)
+        r.step(150)
+    a, b = runs
+    fw._renorm(b.betaS, int(b.ic[fw._NS]), b.sc)
+    assert b.sc[fw._C] == 1.0 and a.sc[fw._C] != 1.0
+    np.testing.assert_allclose(b.model_alpha, a.model_alpha, rtol=1e-12)
+    for r in runs:
+        r.step(50)
+    np.testing.assert_allclose(b.alpha, a.alpha, rtol=1e-10, atol=1e-16)
+    np.testing.assert_allclose(b.model_alpha, a.model_alpha, rtol=1e-10, atol=1e-16)
+
+
 def test_chunking_and_seed():
     X, y = _moons(200)
     runs = []
@@ -249,13 +324,14 @@ def test_training_run_and_estimator(monkeypatch, name):
 # ------------------------------------------------------------------------------ real data (slow)
 
 
-def _sfw_accuracy(ds, sigma, C, epochs, seeds, dense):
+def _sfw_accuracy(ds, sigma, C, epochs, seeds, dense, averaging=None):
     Xtr, Xte = ds.X_train, ds.X_test
     if dense:
         Xtr, Xte = Xtr.toarray(), Xte.toarray()
     out = []
     for seed in seeds:
-        s = SFWSolver(C=C, kernel="rbf", gamma=1.0 / (2.0 * sigma ** 2), epochs=epochs)
+        s = SFWSolver(C=C, kernel="rbf", gamma=1.0 / (2.0 * sigma ** 2), epochs=epochs,
+                      averaging=averaging)
         s.init(Xtr, ds.y_train, seed=seed)
         s.step(s.horizon)
         out.append(float(np.mean(np.where(s.decision_function(Xte) >= 0, 1.0, -1.0)
@@ -265,33 +341,46 @@ def _sfw_accuracy(ds, sigma, C, epochs, seeds, dense):
 
 @pytest.mark.slow
 def test_sfw_one_epoch_svmguide1_and_w3a(data_folder):
-    """Paper Table 3, SFW after 1 epoch: svmguide1 96.85%, w3a 98.13%. Median over seeds 0-2;
-    measured: svmguide1 96.80 / 96.95 / 96.95, w3a 97.94 / 98.18 / 98.04."""
+    """Paper Table 3, SFW after 1 epoch: svmguide1 96.85%, w3a 98.13% (targets 96.5, 98.0).
+    Last iterate, median over seeds 0-2; measured: svmguide1 96.80 / 96.95 / 96.95, w3a
+    97.94 / 98.18 / 98.04. Mean of the last half epoch, every seed: svmguide1 96.92 / 97.10 /
+    96.95, w3a 98.18 / 98.12 / 98.18."""
     from svmcore.data import load_dataset
-    g = _sfw_accuracy(load_dataset("svmguide1"), 20.0, 0.4, 1, range(3), dense=True)
-    w = _sfw_accuracy(load_dataset("w3a"), 4.0, 5.0, 1, range(3), dense=False)
+    guide, w3a = load_dataset("svmguide1"), load_dataset("w3a")
+    g = _sfw_accuracy(guide, 20.0, 0.4, 1, range(3), dense=True)
+    w = _sfw_accuracy(w3a, 4.0, 5.0, 1, range(3), dense=False)
     assert np.median(g) >= 0.965, g
     assert np.median(w) >= 0.980, w
+    g = _sfw_accuracy(guide, 20.0, 0.4, 1, range(3), dense=True, averaging=0.5)
+    w = _sfw_accuracy(w3a, 4.0, 5.0, 1, range(3), dense=False, averaging=0.5)
+    assert min(g) >= 0.965, g
+    assert min(w) >= 0.980, w
 
 
 @pytest.mark.slow
 def test_sfw_two_epochs_ijcnn1(data_folder):
-    """Paper Table 3, SFW after 2 epochs on ijcnn1 (35,000 train / 91,701 test): 98.58%.
-    Median over seeds 0-2; measured 97.88 / 98.45 / 98.53."""
+    """Paper Table 3, SFW after 2 epochs on ijcnn1 (35,000 train / 91,701 test): 98.58%
+    (target 98.3). Last iterate, median over seeds 0-2: 97.88 / 98.45 / 98.53; mean of the
+    last epoch, every seed: 98.66 / 98.58 / 98.54."""
     from svmcore.data import load_dataset
-    acc = _sfw_accuracy(load_dataset("ijcnn1", max_train=35000), 0.61, 5.0, 2, range(3),
-                        dense=True)
+    ds = load_dataset("ijcnn1", max_train=35000)
+    acc = _sfw_accuracy(ds, 0.61, 5.0, 2, range(3), dense=True)
     assert np.median(acc) >= 0.983, acc
+    acc = _sfw_accuracy(ds, 0.61, 5.0, 2, range(3), dense=True, averaging=0.5)
+    assert min(acc) >= 0.983, acc
 
 
 @pytest.mark.slow
 def test_sfw_a9a_after_one_and_two_epochs(data_folder):
-    """Paper Table 3, SFW on a9a: 85.24% after 1 epoch, 84.69% after 2. Measured (seeds 0/1/2):
-    1 epoch 84.28 / 79.85 / 79.27, 2 epochs 84.55 / 84.96 / 84.95 (SVC 84.92). On a9a the
-    model at the end of the first pass is not settled: the bias b = yᵀα swings between
-    −0.16 and +0.25 within the epoch and the test accuracy with it (64–84% at eighths of the
-    epoch, seed 1), so the paper's 1-epoch number is not reproduced for every seed; after two
-    epochs it is. One seed (0) keeps the test lean; runs are bit-identical for a seed."""
+    """Paper Table 3, SFW on a9a: 85.24% after 1 epoch (target 84.5), 84.69% after 2.
+
+    The paper's last iterate after one pass is a lottery on a9a: each step moves the bias
+    yᵀα/ρ by about λ/ρ, still O(1) in margin units, so the test accuracy swings between ≈ 60 and
+    85% within the last tenth of the epoch. Measured over seeds 0-9 at the end of epoch 1:
+    median 83.37%, min 57.99, max 84.92 (2 of 10 ≥ 84.5); after 2 epochs seeds 0-2 give
+    84.55 / 84.96 / 84.95 (SVC 84.92). The mean of the iterates of the last half epoch
+    (``averaging=0.5``) gives 85.04 / 84.90 / 85.13 after one epoch. Checked: the last iterate
+    of seed 0 (1 and 2 epochs) and the averaged model of seeds 0-2 after one epoch."""
     from svmcore.data import load_dataset
     ds = load_dataset("a9a")
     s = SFWSolver(C=0.5, kernel="rbf", gamma=1.0 / (2.0 * 10.0 ** 2), epochs=2)
@@ -302,3 +391,5 @@ def test_sfw_a9a_after_one_and_two_epochs(data_folder):
         acc.append(np.mean(np.where(s.decision_function(ds.X_test) >= 0, 1.0, -1.0)
                            == ds.y_test))
     assert acc[0] >= 0.84 and acc[1] >= 0.845, acc
+    avg = _sfw_accuracy(ds, 10.0, 0.5, 1, range(3), dense=False, averaging=0.5)
+    assert min(avg) >= 0.845, avg

@@ -71,3 +71,21 @@ def test_rows_normalises_types():
 def test_unknown_kernel_is_a_value_error():
     with pytest.raises(ValueError, match="kernel must be one of"):
         kernel_params("sigmoid")
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize("kernel,kw,ref", CASES)
+@pytest.mark.parametrize("max_dense", [20_000_000, 10])     # BLAS path / pairwise fallback
+def test_expansion_by_matmul_matches_sklearn(kernel, kw, ref, sparse, max_dense):
+    from svmcore.kernels import expansion_by_matmul
+    RA = as_rows(sp.csr_matrix(A) if sparse else A)
+    RB = as_rows(sp.csr_matrix(B) if sparse else B)
+    idx = np.array([3, 0, 7, 7, 24])
+    coef = np.array([0.5, -1.0, 2.0, 0.25, -0.75])
+    code, kp = kernel_params(kernel, **kw)
+    out = np.full(A.shape[0], np.nan)
+    n = expansion_by_matmul(code, kp, RA, RB, idx, coef, out, block=16, max_dense=max_dense)
+    assert n == A.shape[0] * idx.size
+    np.testing.assert_allclose(out, ref(A, B[idx]) @ coef, rtol=1e-10, atol=1e-10)
+    assert expansion_by_matmul(code, kp, RA, RB, idx[:0], coef[:0], out) == 0
+    assert np.all(out == 0.0)

@@ -92,9 +92,16 @@ def run_svc(Xtr, ytr, Xte, yte, C, gamma):
     return _accuracy(m.decision_function(Xte), yte), int(m.n_support_.sum()), dt
 
 
-def run_frank_wolfe(cls, Xtr, ytr, Xte, yte, C, gamma, seed, epochs=(1, 2)):
-    """[(epochs, accuracy %, solver time s, |S|, #SV)] after each planned epoch count."""
-    s = cls(C=C, kernel="rbf", gamma=gamma, epochs=max(epochs))
+def run_frank_wolfe(cls, Xtr, ytr, Xte, yte, C, gamma, seed, epochs=(1, 2), averaging=None):
+    """[(epochs, accuracy %, solver time s, |S|, #SV)] after each planned epoch count.
+
+    Without averaging one run is stepped through the epoch counts in turn (evaluations are not
+    timed). With averaging the window is a fraction of the planned run, so each epoch count is
+    its own run from scratch."""
+    if averaging is not None and len(epochs) > 1:
+        return [run_frank_wolfe(cls, Xtr, ytr, Xte, yte, C, gamma, seed, (ep,), averaging)[0]
+                for ep in epochs]
+    s = cls(C=C, kernel="rbf", gamma=gamma, epochs=max(epochs), averaging=averaging)
     warmup(s)
     t0 = time.perf_counter()
     s.init(Xtr, ytr, seed=seed)
@@ -133,7 +140,7 @@ def _fmt_range(vals, digits=2):
             f"{max(vals):.{digits}f})")
 
 
-def bench_sfw(name, solvers, seeds, skip_svc):
+def bench_sfw(name, solvers, seeds, skip_svc, averagings=(None,)):
     kw, dense, sigma, c2, c1 = SFW_DATA[name]
     Xtr, ytr, Xte, yte = _load(name, kw, dense)
     gamma = 1.0 / (2.0 * sigma ** 2)
@@ -149,17 +156,20 @@ def bench_sfw(name, solvers, seeds, skip_svc):
     for k, (sname, cls) in enumerate((("sfw", SFWSolver), ("msfw", MSFWSolver))):
         if sname not in solvers:
             continue
-        per_seed = [run_frank_wolfe(cls, Xtr, ytr, Xte, yte, c2, gamma, seed) for seed in seeds]
-        for e in range(2):
-            accs = [r[e][1] for r in per_seed]
-            times = [r[e][2] for r in per_seed]
-            S = [r[e][3] for r in per_seed]
-            sv = [r[e][4] for r in per_seed]
-            t_med = statistics.median(times)
-            rows.append([name, n, sname.upper(), e + 1, _fmt_range(accs), _fmt_range(times, 3),
-                         int(statistics.median(S)), int(statistics.median(sv)),
-                         f"{t_med / svc_t:.2f}", pacc[2 * k + e], ptime[2 * k + e],
-                         psv[2 * k + e]])
+        for avg in averagings:
+            per_seed = [run_frank_wolfe(cls, Xtr, ytr, Xte, yte, c2, gamma, seed, averaging=avg)
+                        for seed in seeds]
+            label = sname.upper() + ("" if avg is None else f" avg {avg:g}")
+            for e in range(2):
+                accs = [r[e][1] for r in per_seed]
+                times = [r[e][2] for r in per_seed]
+                S = [r[e][3] for r in per_seed]
+                sv = [r[e][4] for r in per_seed]
+                t_med = statistics.median(times)
+                rows.append([name, n, label, e + 1, _fmt_range(accs), _fmt_range(times, 3),
+                             int(statistics.median(S)), int(statistics.median(sv)),
+                             f"{t_med / svc_t:.2f}", pacc[2 * k + e], ptime[2 * k + e],
+                             psv[2 * k + e]])
     rows.append([name, n, svc_label, "–", f"{svc_acc:.2f}", f"{svc_t:.3f}", "–", svc_sv, "1",
                  pacc[4], ptime[4], psv[4]])
     return rows, svc_acc, svc_t
@@ -202,6 +212,12 @@ def main(argv=None):
     ap.add_argument("--solvers", nargs="+", default=["sfw", "msfw"], choices=["sfw", "msfw"])
     ap.add_argument("--seeds", nargs="+", type=int, default=[0],
                     help="SFW/MSFW seeds; several seeds print the median (min–max)")
+    ap.add_argument("--averaging", nargs="+", default=["none", "0.5"],
+                    help="SFW/MSFW iterate averaging to run: 'none' (the paper's last iterate) "
+                    "and/or fractions ρ of the planned iterations")
+    ap.add_argument("--blas-threads", type=int, default=1,
+                    help="BLAS threads (CPSP's cut rows are matrix products; 1 = the same one "
+                    "core as SVC's libsvm)")
     ap.add_argument("--skip-svc", action="store_true",
                     help="do not run SVC; print its REFERENCE.md numbers instead")
     ap.add_argument("--skip-cpsp", action="store_true")
@@ -212,11 +228,19 @@ def main(argv=None):
     ap.add_argument("--cpsp-max-iter", type=int, default=100_000)
     ap.add_argument("--cpsp-epsilon", type=float, default=1e-3)
     args = ap.parse_args(argv)
-    print(f"# SFW / MSFW / CPSP vs SVC — {machine_line()}\n")
+    averagings = [None if a.lower() == "none" else float(a) for a in args.averaging]
+    from threadpoolctl import threadpool_limits
+    with threadpool_limits(limits=args.blas_threads, user_api="blas"):
+        return _main(args, averagings)
+
+
+def _main(args, averagings):
+    print(f"# SFW / MSFW / CPSP vs SVC — {machine_line()}; BLAS threads: {args.blas_threads}\n")
     sfw_rows, cp_rows, svc_cache = [], [], {}
     for name in args.datasets:
         if name in SFW_DATA and not args.cpsp_only:
-            rows, acc, t = bench_sfw(name, args.solvers, args.seeds, args.skip_svc)
+            rows, acc, t = bench_sfw(name, args.solvers, args.seeds, args.skip_svc,
+                                     averagings)
             sfw_rows += rows
             kw, dense, sigma, c2, c1 = SFW_DATA[name]
             if not args.skip_svc:
