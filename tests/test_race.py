@@ -678,3 +678,27 @@ def test_lockstep_holds_when_the_allowance_is_too_small(budget):
     assert race.done
     for k, run in enumerate(race.runs):
         _same_trace(run, _solo(run, X, y, Xt, yt, 7, 10), race.labels[k])
+
+
+@pytest.mark.slow
+def test_sfw_last_vs_averaged_race_shows_what_its_text_says(data_folder):
+    """The curated race's commentary, checked: equal iterates, so equal curves until the
+    window opens; then the averaged model settles near 15% while the last iterate jumps."""
+    cfg = get_race("sfw-last-vs-averaged").config
+    race, data = build_race(cfg, per_decade=10)
+    for _ in range(2000):
+        race.tick(1.5, 0.05)
+        if all(r.status == "converged" for r in race.runs):
+            break
+    last, avg = race.runs
+    assert last.status == avg.status == "converged" and last.t == avg.t == 10000
+    n = data.X_train.shape[0]
+    err = {r: {row.iteration: row.test_error for row in r.trace} for r in (last, avg)}
+    first = [t for t in err[last] if t <= n]
+    assert [err[last][t] for t in first] == [err[avg][t] for t in first]
+    assert max(err[last][t] for t in first) > 0.5
+    second = [t for t in err[last] if t > n]
+    assert len(second) >= 3
+    assert max(err[avg][t] for t in second) < 0.16
+    assert max(err[last][t] for t in second) > 0.17
+    assert np.array_equal(race.runs[0].solver.alpha, race.runs[1].solver.alpha)
