@@ -378,12 +378,15 @@ def build_data(cfg: RunConfig, upload: ParsedUpload | None = None) -> RunData:
                           seed=int(cfg.seed), scale="auto", max_test=int(cfg.max_train))
         info = ds.info
         X_tr, y_tr, X_te, y_te = ds.X_train, ds.y_train, ds.X_test, ds.y_test
+        which = ("a stratified sample of" if info.ordered else "the first")
         if ds.n_train >= cfg.max_train:
             notes.append(f"{info.name}: {info.rows:,} rows in its training file; this run trains "
-                         f"on the first {ds.n_train:,} (max_train = {cfg.max_train:,}), a "
-                         "classroom size.")
+                         f"on {which} {ds.n_train:,} (max_train = {cfg.max_train:,}), a "
+                         "classroom size." + (" Its files are sorted by class, so the first "
+                                              "rows would hold one class." if info.ordered
+                                              else ""))
         if info.has_test and info.test_rows and ds.n_test < info.test_rows:
-            notes.append(f"Test: the first {ds.n_test:,} of {info.test_rows:,} rows of its test "
+            notes.append(f"Test: {which} {ds.n_test:,} of {info.test_rows:,} rows of its test "
                          "file.")
         elif info.has_test:
             notes.append("Test: its own test file (the test fraction does not apply).")

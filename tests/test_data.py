@@ -651,3 +651,29 @@ def test_covtype_full(data_folder):
     assert per_col[0] >= d.n_train - 5  # all but the rows at the minimum (they map to 0)
     assert d.X_train.nnz < 0.25 * d.n_train * 54
     assert first < 60 and again < first
+
+
+def test_class_ordered_files_are_sampled_not_cut(data_folder):
+    """svmguide1's first 2,000 training rows are all +1 and its first 2,000 test rows all −1
+    (w3a's first 2,000 test rows are 67% positive against 3% overall): for files the catalog
+    marks ``ordered`` max_train / max_test draw a stratified sample (seeded, in file order);
+    ijcnn1 keeps its protocol (the first rows)."""
+    full = load_dataset("svmguide1")
+    assert np.all(full.y_train[:2000] > 0) and np.all(full.y_test[:2000] < 0)
+    for name in ("svmguide1", "w3a"):
+        assert get_info(name).ordered
+        full = load_dataset(name)
+        a = load_dataset(name, max_train=500, max_test=400, seed=3)
+        b = load_dataset(name, max_train=500, max_test=400, seed=3)
+        c = load_dataset(name, max_train=500, max_test=400, seed=4)
+        assert a.X_train.shape[0] == 500 and a.X_test.shape[0] == 400
+        np.testing.assert_array_equal(a.y_train, b.y_train)
+        assert (a.X_train != b.X_train).nnz == 0 if sp.issparse(a.X_train) else \
+            np.array_equal(a.X_train, b.X_train)
+        assert not np.array_equal(a.y_test, c.y_test) or \
+            (a.X_test != c.X_test).sum() > 0
+        for part, ref in ((a.y_train, full.y_train), (a.y_test, full.y_test)):
+            assert abs(np.mean(part > 0) - np.mean(ref > 0)) < 0.01
+    assert not get_info("ijcnn1").ordered
+    ij = load_dataset("ijcnn1", max_train=35000)
+    np.testing.assert_array_equal(ij.y_train, load_dataset("ijcnn1").y_train[:35000])

@@ -113,7 +113,8 @@ class DatasetInfo:
 
     ``rows``/``test_rows`` are the row counts of the train/test files as stored (before a binary
     rule drops rows, before splitting). ``scale`` is a hint for unscaled data, applied by
-    ``load_dataset(..., scale="auto")``. ``available`` is filled in by :func:`list_datasets`.
+    ``load_dataset(..., scale="auto")``. ``ordered`` marks files whose rows are grouped by class
+    (svmguide1, w3a), where the first rows are not a sample of the file. ``available`` is filled in by :func:`list_datasets`.
     """
 
     name: str
@@ -131,6 +132,7 @@ class DatasetInfo:
     test_sha256: str | None = None
     provenance: str = ""
     notes: str = ""
+    ordered: bool = False
     bundled: bool = False
     available: bool = True
 
@@ -206,6 +208,7 @@ _REQUIRED = {"name": str, "train": str, "n_features": int, "task": str, "rows": 
 _OPTIONAL = {
     "test": str, "test_rows": int, "scale": str, "binary": str, "sha256": str,
     "test_sha256": str, "provenance": str, "description": str, "reference": str, "notes": str,
+    "ordered": bool,
 }
 
 
@@ -220,7 +223,8 @@ def _entry_to_info(entry: dict, where: str) -> DatasetInfo:
     if unknown:
         raise ValueError(f"{ctx}: unknown keys {sorted(unknown)}")
     for key, typ in {**_REQUIRED, **_OPTIONAL}.items():
-        if key in entry and (not isinstance(entry[key], typ) or isinstance(entry[key], bool)):
+        if key in entry and (not isinstance(entry[key], typ)
+                             or (typ is not bool and isinstance(entry[key], bool))):
             raise ValueError(f"{ctx}: {key!r} must be a {typ.__name__}")
     if entry["task"] not in TASKS:
         raise ValueError(f"{ctx}: task must be one of {TASKS}, got {entry['task']!r}")
@@ -412,6 +416,19 @@ def _check_limit(value, what: str):
     return int(value)
 
 
+def _first_rows(X, y, k: int, ordered: bool, seed: int):
+    """The first k rows, or for a class-ordered file a stratified sample of k rows (seeded, in
+    file order); everything when k covers the part."""
+    if k >= len(y):
+        return X, y
+    if ordered and k >= np.unique(y).size:
+        from sklearn.model_selection import train_test_split as _tts
+        idx, _ = _tts(np.arange(len(y)), train_size=k, stratify=y, random_state=seed)
+        idx = np.sort(idx)
+        return X[idx], y[idx]
+    return X[:k], y[:k]
+
+
 def load_dataset(
     name: str,
     max_train: int | None = None,
@@ -432,7 +449,10 @@ def load_dataset(
         rows of the train file in file order, which is what the ijcnn1 protocol ("first 35,000
         rows") needs. Without one, the split is made first (so the test part does not depend on
         ``max_train``) and the first rows of the shuffled training part are kept. A value larger
-        than the training part keeps everything.
+        than the training part keeps everything. Files the catalog marks ``ordered`` (rows
+        grouped by class: svmguide1's first 2,000 training rows are all +1, its first 2,000 test
+        rows all −1) give a stratified sample of ``max_train`` rows instead, drawn with ``seed``
+        and kept in file order.
     test_size : float or int
         Size of the stratified test part when the dataset has no test file (ignored otherwise).
     seed : int
@@ -443,7 +463,7 @@ def load_dataset(
         sparse matrices stay sparse. ``"auto"`` uses the catalog's ``scale`` hint (covtype:
         ``minmax01``) or no scaling. ``None`` returns the data as stored.
     max_test : int, optional
-        Keep only the first ``max_test`` test rows (same rule as ``max_train``).
+        Keep only the first ``max_test`` test rows (same rules as ``max_train``).
 
     Returns
     -------
@@ -482,9 +502,9 @@ def load_dataset(
     else:
         X_tr, X_te, y_tr, y_te = train_test_split(Xs[0], ys[0], test_size=test_size, seed=seed)
     if max_train is not None:
-        X_tr, y_tr = X_tr[:max_train], y_tr[:max_train]
+        X_tr, y_tr = _first_rows(X_tr, y_tr, max_train, info.ordered, seed)
     if max_test is not None:
-        X_te, y_te = X_te[:max_test], y_te[:max_test]
+        X_te, y_te = _first_rows(X_te, y_te, max_test, info.ordered, seed)
     if np.unique(y_tr).size < 2:
         raise ValueError(f"{name}: the training part ({len(y_tr)} rows) has a single class")
 
