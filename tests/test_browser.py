@@ -8,75 +8,23 @@ Skipped when /usr/bin/chromium is missing (CI installs it with ``apt-get install
 """
 from __future__ import annotations
 
-import os
 import re
-import socket
-import subprocess
-import sys
 import time
-import urllib.request
 from pathlib import Path
 
 import pytest
+from streamlit_server import CHROMIUM, CHROMIUM_ARGS, NO_CHROMIUM, ROOT, streamlit_server
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
-ROOT = Path(__file__).resolve().parents[1]
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync"]
 ARTIFACTS = ROOT / "test-artifacts"
 FIELD = ".st-key-pg_field"          # the decision-field chart (st.plotly_chart key="pg_field")
 
 
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _wait_healthy(url: str, proc: subprocess.Popen, timeout: float = 90.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"streamlit exited with code {proc.returncode}")
-        try:
-            with urllib.request.urlopen(url + "/_stcore/health", timeout=2) as r:
-                if r.status == 200:
-                    return
-        except OSError:
-            pass
-        time.sleep(0.3)
-    raise TimeoutError(f"streamlit did not become healthy at {url} within {timeout:.0f} s")
-
-
 @pytest.fixture
 def server(tmp_path):
-    port = _free_port()
-    env = dict(os.environ, STREAMLIT_BROWSER_GATHER_USAGE_STATS="false")
-    log = open(tmp_path / "streamlit.log", "w+")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
-         "--server.port", str(port), "--server.address", "127.0.0.1",
-         "--server.fileWatcherType", "none"],
-        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        _wait_healthy(url, proc)
+    with streamlit_server(tmp_path / "streamlit.log", timeout=90.0, fail_on_crash=False) as url:
         yield url
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=10)
-        log.seek(0)
-        server_log = log.read()
-        log.close()
-        if "Traceback" in server_log:
-            print(server_log)
 
 
 def _tile(page, label: str) -> str:
@@ -121,7 +69,7 @@ def _select(page, key: str, option: str) -> None:
 
 
 @pytest.mark.skipif(not Path(CHROMIUM).exists(),
-                    reason=f"{CHROMIUM} not found: install Debian's chromium (apt-get install chromium)")
+                    reason=NO_CHROMIUM)
 def test_playground_in_browser(server):
     from playwright.sync_api import sync_playwright
 
@@ -251,7 +199,7 @@ def _pause(page) -> None:
 
 
 @pytest.mark.skipif(not Path(CHROMIUM).exists(),
-                    reason=f"{CHROMIUM} not found: install Debian's chromium (apt-get install chromium)")
+                    reason=NO_CHROMIUM)
 def test_race_in_browser(server):
     from playwright.sync_api import sync_playwright
 

@@ -25,17 +25,15 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import re
-import socket
 import subprocess
 import sys
 import time
-import urllib.request
 from pathlib import Path
 
 import numpy as np
 import pytest
+from streamlit_server import CHROMIUM, CHROMIUM_ARGS, NO_CHROMIUM, ROOT, free_port, streamlit_server
 
 from svmcore import viz
 from svmcore.presets import build_data, config_from_query
@@ -44,11 +42,6 @@ from svmcore.solvers import REGISTRY, get_solver
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
 
-ROOT = Path(__file__).resolve().parents[1]
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync", "--disable-dev-shm-usage"]
 N_SESSIONS = 8
 PRESSES = 7                    # ×4 per press: t = 1, 4, 16, 64, 256, 1024, 4096 (or the horizon)
 PACE = 4.0
@@ -79,18 +72,6 @@ def _build(cfg) -> TrainingRun:
 
 
 # ------------------------------------------------------------------------------------- server
-
-
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _get(url: str, timeout: float) -> int:
-    with urllib.request.urlopen(url, timeout=timeout) as r:
-        r.read()
-        return r.status
 
 
 _PROBE = """
@@ -140,40 +121,8 @@ def server(tmp_path):
     # only reads numba's on-disk cache and no two processes write it at once
     for q in _queries():
         warmup(get_solver(q["solver"])(kernel="rbf", gamma=float(q["p.gamma"])))
-    port = _free_port()
-    env = dict(os.environ, STREAMLIT_BROWSER_GATHER_USAGE_STATS="false")
-    log = open(tmp_path / "streamlit.log", "w+")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
-         "--server.port", str(port), "--server.address", "127.0.0.1",
-         "--server.fileWatcherType", "none"],
-        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 120
-        while True:
-            assert proc.poll() is None, f"streamlit exited with code {proc.returncode}"
-            try:
-                if _get(url + "/_stcore/health", timeout=2) == 200:
-                    break
-            except OSError:
-                pass
-            assert time.monotonic() < deadline, "streamlit did not become healthy"
-            time.sleep(0.3)
+    with streamlit_server(tmp_path / "streamlit.log") as url:
         yield url
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=10)
-        log.seek(0)
-        text = log.read()
-        log.close()
-        if "Traceback" in text or "Segmentation" in text:
-            print(text[-5000:])
-            raise AssertionError("the server log holds a traceback or a crash")
 
 
 # ------------------------------------------------------------------------------------- pages
@@ -303,8 +252,7 @@ def _slow_answers(probe: HealthProbe, control: HealthProbe) -> list[tuple[float,
 
 
 @pytest.mark.skipif(not Path(CHROMIUM).exists(),
-                    reason=f"{CHROMIUM} not found: install Debian's chromium "
-                           "(apt-get install chromium)")
+                    reason=NO_CHROMIUM)
 def test_eight_sessions_at_once(server, tmp_path):
     from playwright.sync_api import sync_playwright
 
@@ -326,7 +274,7 @@ def test_eight_sessions_at_once(server, tmp_path):
                 probe = HealthProbe(server + "/_stcore/health", tmp_path / "health.txt")
                 # a control: a trivial HTTP server in its own process, probed the same way —
                 # when it is slow too, the machine (not the app) was short of CPU
-                cport = _free_port()
+                cport = free_port()
                 control_proc = subprocess.Popen(
                     [sys.executable, "-m", "http.server", str(cport), "--bind", "127.0.0.1"],
                     cwd=str(ROOT / "datasets"), stdout=subprocess.DEVNULL,
