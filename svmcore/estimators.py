@@ -41,6 +41,33 @@ _SOLVER_DEFAULT = {"epochs": None, "batch_size": None, "schedule": None, "eta0":
                    "averaging": "auto", "approx": None, "n_components": None, "variant": None}
 
 
+def shared_solver_kwargs(est, cls, X, shared: dict, solver_default=None,
+                         family_only=()) -> dict:
+    """The estimator parameters in ``shared`` that the solver class declares, gamma resolved
+    against X. A value equal to ``solver_default[name]`` is left out (the solver's own default
+    applies); a non-default value for a parameter the solver lacks is an error, except for the
+    ``family_only`` options."""
+    solver_default = solver_default or {}
+    kw = {}
+    for name, default in shared.items():
+        value = getattr(est, name)
+        if name in solver_default and _same(value, solver_default[name]):
+            continue
+        if name in cls.params:
+            if name == "gamma":
+                try:
+                    value = resolve_gamma(value, X)
+                except ValueError:
+                    if est.kernel != "linear" or not isinstance(value, str):
+                        raise
+                    continue             # a linear kernel never uses gamma
+            kw[name] = value
+        elif name not in family_only and not _same(value, default):
+            raise ValueError(f"solver {est.solver!r} has no parameter {name!r} "
+                             f"(it takes {sorted(cls.params)})")
+    return kw
+
+
 def resolve_gamma(gamma, X) -> float:
     """scikit-learn's meaning: "scale" = 1/(d·Var(X)), "auto" = 1/d, or a positive number."""
     d = X.shape[1]
@@ -137,23 +164,7 @@ class SVMClassifier(ClassifierMixin, BaseEstimator):
     # ------------------------------------------------------------------------------ fit
     def _solver_kwargs(self, X) -> dict:
         cls = get_solver(self.solver)
-        kw = {}
-        for name, default in _SHARED.items():
-            value = getattr(self, name)
-            if name in _SOLVER_DEFAULT and _same(value, _SOLVER_DEFAULT[name]):
-                continue
-            if name in cls.params:
-                if name == "gamma":
-                    try:
-                        value = resolve_gamma(value, X)
-                    except ValueError:
-                        if self.kernel != "linear" or not isinstance(value, str):
-                            raise
-                        continue             # a linear kernel never uses gamma
-                kw[name] = value
-            elif name not in _FAMILY_ONLY and not _same(value, default):
-                raise ValueError(f"solver {self.solver!r} has no parameter {name!r} "
-                                 f"(it takes {sorted(cls.params)})")
+        kw = shared_solver_kwargs(self, cls, X, _SHARED, _SOLVER_DEFAULT, _FAMILY_ONLY)
         if "c_scale" in cls.params:
             kw["c_scale"] = "svc"        # C keeps SVC's meaning (NORMA / Pegaz scale it by n)
         kw.update(self.solver_params or {})

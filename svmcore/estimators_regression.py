@@ -22,7 +22,7 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .estimators import _same, resolve_gamma
+from .estimators import shared_solver_kwargs
 from .run import TrainingRun
 from .solvers import get_solver
 
@@ -85,14 +85,7 @@ class SVMRegressor(RegressorMixin, BaseEstimator):
         if spec is None or "epsilon_insensitive" not in spec.choices:
             raise ValueError(f"solver {self.solver!r} does not support regression (it has no "
                              f"loss='epsilon_insensitive')")
-        kw = {"loss": "epsilon_insensitive"}
-        for name, default in _SHARED.items():
-            value = getattr(self, name)
-            if name in cls.params:
-                kw[name] = resolve_gamma(value, X) if name == "gamma" else value
-            elif not _same(value, default):
-                raise ValueError(f"solver {self.solver!r} has no parameter {name!r} "
-                                 f"(it takes {sorted(cls.params)})")
+        kw = {"loss": "epsilon_insensitive", **shared_solver_kwargs(self, cls, X, _SHARED)}
         extra = dict(self.solver_params or {})
         if extra.get("loss", "epsilon_insensitive") != "epsilon_insensitive":
             raise ValueError("SVMRegressor trains the epsilon_insensitive loss; use "
