@@ -403,6 +403,10 @@ def build_data(cfg: RunConfig, upload: ParsedUpload | None = None) -> RunData:
             notes.append(f"{X_tr.shape[0]:,} training rows: the first {cfg.max_train:,} are used "
                          f"(max_train).")
             X_tr, y_tr = X_tr[:cfg.max_train], y_tr[:cfg.max_train]
+        if X_te is not None and X_te.shape[0] > cfg.max_train:
+            notes.append(f"{X_te.shape[0]:,} test rows: the first {cfg.max_train:,} are used "
+                         "(max_train caps the test part too, as for the real datasets).")
+            X_te, y_te = X_te[:cfg.max_train], y_te[:cfg.max_train]
         if np.unique(y_tr).size < 2:
             raise ValueError("the training part has a single class: use more rows")
         if cfg.scale != "none":

@@ -60,6 +60,9 @@ def _data_lines(cfg: RunConfig, *, n_before_edit: int | None = None,
         body.append(split if cfg.test > 0 else "X_train, X_test, y_train, y_test = X, None, y, None")
         body.append(f"X_train, y_train = X_train[:{int(cfg.max_train)}], "
                     f"y_train[:{int(cfg.max_train)}]")
+        if cfg.test > 0:
+            body.append(f"X_test, y_test = X_test[:{int(cfg.max_train)}], "
+                        f"y_test[:{int(cfg.max_train)}]")
         if cfg.scale != "none":
             body.append(f"X_train, X_test, _ = scale({cfg.scale!r}, X_train, X_test)")
     else:

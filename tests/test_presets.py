@@ -159,6 +159,12 @@ def test_build_upload_data():
                              test=0.2, max_train=20, scale="minmax01"), up)
     assert d.X_train.shape == (20, 2) and d.X_train.min() >= 0 and d.X_train.max() <= 1
     assert any("'c' → +1" in n for n in d.notes) and any("max_train" in n for n in d.notes)
+    assert d.X_test.shape == (12, 2)
+    capped = build_data(RunConfig(source="upload", dataset="t.csv", positive="c", negative="a",
+                                  test=0.5, max_train=8), up)
+    assert capped.X_train.shape == (8, 2) and capped.X_test.shape == (8, 2)
+    assert capped.y_test.shape == (8,)
+    assert any("test rows" in n and "max_train" in n for n in capped.notes)
     with pytest.raises(ValueError, match="upload it again"):
         build_data(RunConfig(source="upload", dataset="t.csv"))
 
@@ -240,9 +246,10 @@ def test_snippet_for_an_upload(tmp_path, monkeypatch):
     raw = ("\n".join(lines) + "\n").encode()
     (tmp_path / "data.libsvm").write_bytes(raw)
     up = parse_upload(raw, "data.libsvm")
-    cfg = RunConfig(source="upload", dataset="data.libsvm", scale="standard", solver="pegasos",
-                    params={"kernel": "rbf", "gamma": 0.25}, test=0.25)
-    d, run = _app_run(cfg, up, iters=500)
-    monkeypatch.chdir(tmp_path)
-    other = _exec(reproduce_snippet(cfg, run.t))
-    _same_trace(run, other)
+    for kw in ({"test": 0.25}, {"test": 0.5, "max_train": 30}):     # 40 test rows cut to 30
+        cfg = RunConfig(source="upload", dataset="data.libsvm", scale="standard",
+                        solver="pegasos", params={"kernel": "rbf", "gamma": 0.25}, **kw)
+        d, run = _app_run(cfg, up, iters=500)
+        monkeypatch.chdir(tmp_path)
+        other = _exec(reproduce_snippet(cfg, run.t))
+        _same_trace(run, other)
