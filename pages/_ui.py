@@ -37,7 +37,8 @@ from svmcore.data.upload import MAX_BYTES, UploadError, parse_upload
 from svmcore.objectives import error_rate
 from svmcore.presets import (DEFAULT_MAX_TRAIN, MAX_TRAIN_CHOICES, N_RANGE, UPLOAD_SCALES,
                              RaceConfig, RunConfig, available_presets, build_data,
-                             config_from_query, get_preset, round_coord)
+                             config_from_query, get_preset, is_race_query,
+                             round_coord)
 from svmcore.run import TrainingRun
 from svmcore.schedules import SCHEDULE_FORMULAS
 from svmcore.snippet import reproduce_snippet
@@ -484,15 +485,16 @@ def load_from_url(prefix: str) -> None:
         return
     ss[flag] = True
     q = {k: st.query_params.get_all(k)[-1] for k in st.query_params.keys()}
-    if not q or not ({"src", "solver"} & set(q)):
-        return
+    if not q or not ({"src", "solver"} & set(q)) or is_race_query(q):
+        return                               # nothing, or a Race page link
     cfg, problems = config_from_query(q)
     apply_config(prefix, cfg)
     ss[f"{prefix}_url_problems"] = problems
 
 
-def sync_url(cfg: RunConfig) -> None:
-    """Write the configuration into the URL (so the address bar is a shareable link)."""
+def sync_url(cfg) -> None:
+    """Write the configuration (a RunConfig or a RaceConfig) into the URL, so that the address
+    bar is a shareable link."""
     q = cfg.to_query()
     current = {k: st.query_params.get_all(k)[-1] for k in st.query_params.keys()}
     if current != q:

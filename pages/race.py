@@ -6,6 +6,8 @@ prefix ``race``); the race engine, its reference optimum, figures and exports ar
 :mod:`svmcore.race`; the curated races are :data:`svmcore.presets.RACES`. One dataset and one
 seed for all entrants; Play / Pause / Step / Reset act on the whole race, and every tick advances
 the entrants in lockstep by an equal budget (solver time, iterations or kernel evaluations).
+The race is written into the URL (``RaceConfig.to_query``), and a session opened on such a link
+starts with that race instead of the first curated one.
 """
 from __future__ import annotations
 
@@ -23,7 +25,7 @@ if _HERE not in sys.path:
 import _ui  # noqa: E402  (pages/_ui.py: shared page-side widgets)
 
 from svmcore.presets import (RACE_BUDGETS, RACE_SIZE, Entrant, RaceConfig,  # noqa: E402
-                             available_races, get_race)
+                             available_races, get_race, is_race_query, race_config_from_query)
 from svmcore.race import (BUDGET_LABELS, ENTRANT_COLORS, FIELD_LEGEND, LETTERS,  # noqa: E402
                           LIVE_TICK_S, race_csv, race_curves_figure, race_field_figures,
                           race_json)
@@ -56,14 +58,18 @@ def _load_race(key: str | None = None) -> None:
         preset = get_race(key)
     except ValueError:
         return
-    cfg = preset.config
+    _apply_race(preset.config)
+    ss[f"{P}_preset_active"] = key
+    ss[f"{P}_preset_cfg"] = None
+
+
+def _apply_race(cfg: RaceConfig) -> None:
+    """Put a race configuration into the widgets (before they are drawn)."""
     _ui.apply_data_config(P, cfg.data)
     ss[f"{P}_count"] = len(cfg.entrants)
     for k, e in enumerate(cfg.entrants):
         _ui.apply_solver_config(f"{P}_e{k}", e.solver, e.param_dict)
     ss[f"{P}_budget"] = cfg.budget
-    ss[f"{P}_preset_active"] = key
-    ss[f"{P}_preset_cfg"] = None
 
 
 def preset_panel() -> None:
@@ -98,9 +104,16 @@ def commentary(cfg: RaceConfig | None) -> None:
 
 
 def _first_visit() -> None:
+    """Once per session: a race in the URL (a shared link), else the first curated race."""
     if ss.get(f"{P}_initialised"):
         return
     ss[f"{P}_initialised"] = True
+    q = {k: st.query_params.get_all(k)[-1] for k in st.query_params.keys()}
+    if is_race_query(q):
+        cfg, ss[f"{P}_url_problems"] = race_config_from_query(q)
+        if cfg is not None:
+            _apply_race(cfg)
+            return
     races = available_races()
     if races:
         _load_race(races[0].key)
@@ -328,6 +341,9 @@ def main() -> None:
         st.error(_ui.describe(exc))
         return
     state = _ui.ensure_race(P, cfg, data["upload"], data["digest"])
+    _ui.sync_url(cfg)
+    for msg in ss.pop(f"{P}_url_problems", None) or []:
+        st.warning(msg)
     commentary(cfg)
     for msg in data["errors"]:
         st.error(msg)

@@ -18,6 +18,7 @@
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -209,6 +210,25 @@ def _num(q, key, cast, default, warnings, check=None):
         return default
 
 
+def _params_from_query(cls, solver: str, q: dict, prefix: str, w: list) -> dict:
+    """The parameters ``prefix + name`` of a query for a solver class, each validated by its
+    ParamSpec; an unknown name or a bad value is reported in ``w`` and left to the default."""
+    specs = cls.params
+    params = {}
+    for key, raw in q.items():
+        if not key.startswith(prefix):
+            continue
+        name = key[len(prefix):]
+        if name not in specs:
+            w.append(f"link: {solver} has no parameter {name!r}; ignored")
+            continue
+        try:
+            params[name] = specs[name].validate(name, decode_value(specs[name], raw))
+        except (TypeError, ValueError) as exc:
+            w.append(f"link: {name}={raw!r} is not valid ({exc}); using the default")
+    return params
+
+
 def config_from_query(q, registry=None) -> tuple[RunConfig, list[str]]:
     """A RunConfig from query-string parameters (a mapping of str to str), and the list of
     problems found (each bad value falls back to its default). Never raises."""
@@ -250,20 +270,7 @@ def config_from_query(q, registry=None) -> tuple[RunConfig, list[str]]:
         solver = fallback
         q = {k: v for k, v in q.items() if not k.startswith("p.")}
     kw["solver"] = solver
-    specs = registry[solver].params
-    params = {}
-    for key, raw in q.items():
-        if not key.startswith("p."):
-            continue
-        name = key[2:]
-        if name not in specs:
-            w.append(f"link: {solver} has no parameter {name!r}; ignored")
-            continue
-        try:
-            params[name] = specs[name].validate(name, decode_value(specs[name], raw))
-        except (TypeError, ValueError) as exc:
-            w.append(f"link: {name}={raw!r} is not valid ({exc}); using the default")
-    kw["params"] = tuple(params.items())
+    kw["params"] = tuple(_params_from_query(registry[solver], solver, q, "p.", w).items())
     added = []
     for item in filter(None, q.get("add", "").split(";")):
         try:
@@ -616,6 +623,19 @@ class RaceConfig:
         # the data part only: the solver fields of ``data`` do not matter
         object.__setattr__(self, "data", replace(self.data, solver="", params=()))
 
+    def to_query(self) -> dict[str, str]:
+        """The race as query-string parameters: the data keys of :meth:`RunConfig.to_query`,
+        ``budget``, and per entrant k ``e{k}`` = solver and ``e{k}.{param}`` = value. Decoded
+        by :func:`race_config_from_query`."""
+        q = {k: v for k, v in self.data.to_query().items()
+             if k != "solver" and not k.startswith("p.")}
+        q["budget"] = self.budget
+        for k, e in enumerate(self.entrants):
+            q[f"e{k}"] = e.solver
+            for name, v in e.params:
+                q[f"e{k}.{name}"] = encode_value(v)
+        return q
+
     @property
     def seed(self) -> int:
         return int(self.data.seed)
@@ -629,6 +649,41 @@ class RacePreset:
     title: str
     text: str
     config: RaceConfig
+
+
+def is_race_query(q) -> bool:
+    """True if a query string describes a race (it names entrant ``e0``)."""
+    return "e0" in dict(q)
+
+
+def race_config_from_query(q, registry=None) -> tuple[RaceConfig | None, list[str]]:
+    """A RaceConfig from query-string parameters and the problems found (each bad value falls
+    back to its default, an unknown solver drops its entrant). ``None`` when fewer than two
+    entrants are left. Never raises."""
+    registry = REGISTRY if registry is None else registry
+    q = {str(k): (v[-1] if isinstance(v, (list, tuple)) else str(v)) for k, v in dict(q).items()}
+    data_q = {k: v for k, v in q.items() if not re.match(r"^e\d", k) and k != "budget"}
+    data, w = config_from_query(data_q, registry)
+    budget = q.get("budget", "time")
+    if budget not in RACE_BUDGETS:
+        w.append(f"link: unknown race budget {budget!r}, using 'time'")
+        budget = "time"
+    entrants = []
+    for k in range(RACE_SIZE[1]):
+        solver = q.get(f"e{k}")
+        if solver is None:
+            continue
+        if solver not in registry:
+            w.append(f"link: entrant {k + 1}'s solver {solver!r} is not available here; "
+                     "left out")
+            continue
+        params = _params_from_query(registry[solver], solver, q, f"e{k}.", w)
+        entrants.append(Entrant(solver, tuple(params.items())))
+    if len(entrants) < RACE_SIZE[0]:
+        w.append(f"link: a race needs at least {RACE_SIZE[0]} entrants, the link gives "
+                 f"{len(entrants)} usable ones; it is ignored")
+        return None, w
+    return RaceConfig(data, tuple(entrants), budget), w
 
 
 def _race(key, title, text, entrants, budget="time", **data) -> RacePreset:

@@ -269,5 +269,17 @@ def test_race_in_browser(server):
             page.mouse.move(5, 5)
             page.wait_for_timeout(800)
             page.screenshot(path=str(ARTIFACTS / "race.png"), full_page=False)
+
+            # 6. the address bar is a link to this race: a new session opens the same one
+            link = page.url
+            assert "/race?" in link and "e3=" in link and "budget=iterations" in link
+            other = browser.new_context(viewport={"width": 1600, "height": 1250}).new_page()
+            other.goto(link, wait_until="domcontentloaded")
+            other.wait_for_selector(".st-key-race_field3 .js-plotly-plot", timeout=120_000)
+            other.wait_for_function("() => document.body.innerText.includes("
+                                    "'race clock: t = 0 iterations')", timeout=30_000)
+            assert other.locator('[data-testid="stException"]').count() == 0
+            other.wait_for_timeout(1500)
+            assert other.url == link              # the page rewrites the URL of what it built
         finally:
             browser.close()

@@ -20,7 +20,7 @@ from svmcore import viz
 from svmcore.data import make_toy, train_test_split
 from svmcore.objectives import primal_objective
 from svmcore.presets import (RACES, Entrant, RaceConfig, RunConfig, available_races, build_data,
-                             get_race)
+                             get_race, race_config_from_query)
 from svmcore.race import (L1_NAME, Race, build_race, curve_panels, race_csv,
                           race_curves_figure, race_grid_figure, race_json, race_rows,
                           reference_optimum)
@@ -702,3 +702,57 @@ def test_sfw_last_vs_averaged_race_shows_what_its_text_says(data_folder):
     assert max(err[avg][t] for t in second) < 0.16
     assert max(err[last][t] for t in second) > 0.17
     assert np.array_equal(race.runs[0].solver.alpha, race.runs[1].solver.alpha)
+
+
+def _url(at: AppTest) -> dict:
+    return {k: (v[-1] if isinstance(v, list) else v) for k, v in at.query_params.items()}
+
+
+def test_race_url_round_trip_and_a_shared_link():
+    """The page writes its race into the URL; a new session opened on that link builds the
+    same race (data, entrants, parameters, budget); a broken link says what it ignored."""
+    for r in RACES:
+        cfg, problems = race_config_from_query(r.config.to_query())
+        if r.key in {a.key for a in available_races()}:
+            assert cfg == r.config and not problems, (r.key, problems)
+    at = _load(_page(), "norma-vs-olsvm")
+    cfg = at.session_state["race_state"]["cfg"]
+    q = _url(at)
+    assert q == cfg.to_query() and q["budget"] == "kernel_evals" and q["e1"] == "olsvm"
+    other = AppTest.from_file(PAGE, default_timeout=TIMEOUT)
+    other.query_params.update(q)
+    other.run()
+    _no_error(other)
+    assert other.session_state["race_state"]["cfg"] == cfg
+    assert not other.warning
+    # a link with a solver this server lacks and a bad value: the rest still loads
+    bad = dict(q, e2="no-such-solver", **{"e0.C": "-3"})
+    third = AppTest.from_file(PAGE, default_timeout=TIMEOUT)
+    third.query_params.update(bad)
+    third.run()
+    _no_error(third)
+    got = third.session_state["race_state"]["cfg"]
+    assert [e.solver for e in got.entrants] == ["norma", "olsvm"]
+    norma_C = get_solver("norma").params["C"].default
+    assert got.entrants[0].param_dict.get("C", norma_C) == norma_C
+    texts = " ".join(w.value for w in third.warning)
+    assert "no-such-solver" in texts and "C='-3'" in texts
+    # one entrant left: the link is ignored with a message, the first curated race is shown
+    fourth = AppTest.from_file(PAGE, default_timeout=TIMEOUT)
+    fourth.query_params.update({"e0": "pegasos"})
+    fourth.run()
+    _no_error(fourth)
+    first = available_races()[0].config
+    shown = fourth.session_state["race_state"]["cfg"]
+    assert [e.solver for e in shown.entrants] == [e.solver for e in first.entrants]
+    assert shown.data == first.data and shown.budget == first.budget
+    assert any("at least 2 entrants" in w.value for w in fourth.warning)
+
+
+def test_a_race_link_does_not_configure_the_playground():
+    cfg = get_race("norma-vs-olsvm").config
+    at = AppTest.from_file(str(ROOT / "pages" / "playground.py"), default_timeout=TIMEOUT)
+    at.query_params.update(cfg.to_query())
+    at.run()
+    _ok(at)
+    assert not any("link:" in w.value for w in at.warning)
