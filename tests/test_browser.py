@@ -234,7 +234,7 @@ def test_race_in_browser(server):
                 field = page.locator(f".st-key-race_field{k} .js-plotly-plot").first
                 assert field.locator("g.contour").count() == 1          # the grid is sent once
                 assert field.locator("g.scatterlayer .point").count() > 50
-            assert page.locator(f".st-key-race_field3 g.colorbar").count() == 1
+            assert page.locator(".st-key-race_field3 g.colorbar").count() == 1
             assert page.locator(f"{RACE_FIELD} g.colorbar").count() == 0
             curves = page.locator(".st-key-race_curves .js-plotly-plot").first
             legend = curves.locator("g.legend").text_content()

@@ -151,8 +151,8 @@ def part_fig1(datasets, s_grid, epochs_override=None, seed=0):
                   f"Nystroem+LinearSVC {100 * en:.2f}% RBFSampler+SGD {100 * er:.2f}%",
                   flush=True)
             gc.collect()
-    print(f"\n### Fig. 1: test error (%) versus s; ASSET with averaging ρ = 0.5, "
-          f"C as below, λ = 1/(C n); times in s include feature construction\n")
+    print("\n### Fig. 1: test error (%) versus s; ASSET with averaging ρ = 0.5, "
+          "C as below, λ = 1/(C n); times in s include feature construction\n")
     for name in datasets:
         cfg = DATASETS[name]
         print(f"{name}: γ = {cfg['gamma']}, C = {cfg['C']}, epochs = "
