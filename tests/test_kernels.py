@@ -89,3 +89,25 @@ def test_expansion_by_matmul_matches_sklearn(kernel, kw, ref, sparse, max_dense)
     np.testing.assert_allclose(out, ref(A, B[idx]) @ coef, rtol=1e-10, atol=1e-10)
     assert expansion_by_matmul(code, kp, RA, RB, idx[:0], coef[:0], out) == 0
     assert np.all(out == 0.0)
+
+
+def test_expansion_switches_to_matmul_for_large_evaluations(monkeypatch):
+    """kernels.expansion: the pairwise loop below MATMUL_MIN_EVALS, the matrix product from it
+    on; both give the same values (1e-12), so the switch is invisible to the caller."""
+    import svmcore.kernels as K
+    RA, RB = as_rows(A), as_rows(B)
+    idx = np.arange(B.shape[0])
+    coef = np.linspace(-1.0, 1.0, idx.size)
+    code, kp = kernel_params("rbf", gamma=0.37)
+    calls = []
+    real = K.expansion_by_matmul
+    monkeypatch.setattr(K, "expansion_by_matmul", lambda *a, **k: calls.append(1) or real(*a, **k))
+    small = np.zeros(A.shape[0])
+    K.expansion(code, kp, RA, RB, idx, coef, small)
+    assert not calls
+    monkeypatch.setattr(K, "MATMUL_MIN_EVALS", A.shape[0] * idx.size)
+    big = np.zeros(A.shape[0])
+    K.expansion(code, kp, RA, RB, idx, coef, big)
+    assert calls == [1]
+    np.testing.assert_allclose(big, small, rtol=1e-12, atol=1e-13)
+    np.testing.assert_allclose(big, rbf_kernel(A, B, gamma=0.37) @ coef, rtol=1e-10)

@@ -26,7 +26,7 @@ from typing import Any, ClassVar
 import numpy as np
 import scipy.sparse as sp
 
-from ..kernels import KERNEL_CODES, Rows, as_rows, kernel_expansion, kernel_params, rows_args
+from ..kernels import KERNEL_CODES, Rows, as_rows, expansion, kernel_params
 from ..objectives import lam_from_C
 from ..schedules import SCHEDULE_CODES, Schedule
 
@@ -354,8 +354,7 @@ class Solver:
         out = np.zeros(R.n)
         support, coef, b = self._support_coef()
         if support.size:
-            kernel_expansion(self.kcode, self.kp, *rows_args(R), *rows_args(self.X)[:5],
-                             support, np.ascontiguousarray(coef, dtype=np.float64), out)
+            expansion(self.kcode, self.kp, R, self.X, support, coef, out)
         return out + b
 
     def _require_ready(self):

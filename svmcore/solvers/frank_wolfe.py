@@ -82,7 +82,8 @@ import math
 import numpy as np
 
 from .._jit import njit
-from ..kernels import kernel_expansion, kernel_row, kernel_value, rows_args
+from ..kernels import (MATMUL_MIN_EVALS, expansion_by_matmul, kernel_expansion, kernel_row,
+                       kernel_value, rows_args)
 from ..objectives import error_rate
 from .base import (AVERAGING_SPEC, COEF0_SPEC, DEGREE_SPEC, GAMMA_SPEC, KERNEL_SPEC, ParamSpec,
                    SampleStream, Snapshot, Solver, averaging_start)
@@ -454,8 +455,11 @@ class SFWSolver(Solver):
 
     def _expansion(self, R, coef, pos, out):
         """out[i] = Σ_m coef[m] k(R_i, x_S[pos[m]]), reading the support rows from B (in
-        working-set order, so sequentially) rather than scattered over X."""
-        if pos.size:
+        working-set order, so sequentially) rather than scattered over X; large evaluations
+        (a whole test set) by matrix products instead."""
+        if pos.size and R.n * pos.size >= MATMUL_MIN_EVALS:
+            expansion_by_matmul(self.kcode, self.kp, R, self.X, self.Sidx[pos], coef, out)
+        elif pos.size:
             kernel_expansion(self.kcode, self.kp, *rows_args(R), *self.B,
                              np.ascontiguousarray(pos, dtype=np.int64),
                              np.ascontiguousarray(coef), out)
