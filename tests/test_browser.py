@@ -121,7 +121,11 @@ def test_playground_in_browser(server):
             page.mouse.click(box["x"] + 0.5 * box["width"], box["y"] + 0.5 * box["height"])
             page.wait_for_function("() => window.location.search.includes('add=')",
                                    timeout=30_000)
-            assert _as_int(_tile(page, "iteration t")) == 0        # edited data: a new run
+            # edited data: a new run (the URL is written early in the rerun, the tiles later)
+            deadline = time.monotonic() + 30
+            while _as_int(_tile(page, "iteration t")) != 0:
+                assert time.monotonic() < deadline, "editing the data did not start a new run"
+                page.wait_for_timeout(200)
             page.locator(".st-key-pg_edit").get_by_text("view", exact=True).click()
             page.wait_for_timeout(1000)
             _step(page, 8)
