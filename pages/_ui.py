@@ -988,8 +988,9 @@ def preset_panel(prefix: str) -> None:
         st.markdown(get_preset(key).text)
 
 
-def preset_commentary(prefix: str, cfg: RunConfig | None) -> None:
-    """The loaded preset's paragraph, shown while its configuration is unchanged."""
+def preset_commentary(prefix: str, cfg, get=get_preset, icon: str = ":material/school:") -> None:
+    """The loaded preset's (or, with ``get=get_race``, race's) paragraph, shown while the
+    configuration built from the widgets is still the one it loaded."""
     key = ss.get(f"{prefix}_preset_active")
     if not key or cfg is None:
         return
@@ -998,8 +999,8 @@ def preset_commentary(prefix: str, cfg: RunConfig | None) -> None:
     if ss[f"{prefix}_preset_cfg"] != cfg:
         ss[f"{prefix}_preset_active"] = None
         return
-    p = get_preset(key)
-    st.info(f"**{p.title}** — {p.text}", icon=":material/school:")
+    p = get(key)
+    st.info(f"**{p.title}** — {p.text}", icon=icon)
 
 
 # ====================================================================================== export

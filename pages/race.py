@@ -89,20 +89,6 @@ def preset_panel() -> None:
         st.markdown(get_race(key).text)
 
 
-def commentary(cfg: RaceConfig | None) -> None:
-    """The loaded race's paragraph, shown while its configuration is unchanged."""
-    key = ss.get(f"{P}_preset_active")
-    if not key or cfg is None:
-        return
-    if ss.get(f"{P}_preset_cfg") is None:
-        ss[f"{P}_preset_cfg"] = cfg
-    if ss[f"{P}_preset_cfg"] != cfg:
-        ss[f"{P}_preset_active"] = None
-        return
-    r = get_race(key)
-    st.info(f"**{r.title}** — {r.text}", icon=":material/sports_score:")
-
-
 def _first_visit() -> None:
     """Once per session: a race in the URL (a shared link), else the first curated race."""
     if ss.get(f"{P}_initialised"):
@@ -344,7 +330,7 @@ def main() -> None:
     _ui.sync_url(cfg)
     for msg in ss.pop(f"{P}_url_problems", None) or []:
         st.warning(msg)
-    commentary(cfg)
+    _ui.preset_commentary(P, cfg, get_race, ":material/sports_score:")
     for msg in data["errors"]:
         st.error(msg)
     for msg in data["warnings"]:
