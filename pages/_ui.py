@@ -988,6 +988,22 @@ def preset_panel(prefix: str) -> None:
         st.markdown(get_preset(key).text)
 
 
+def page_messages(prefix: str, cfg, data: dict, get=get_preset,
+                  icon: str = ":material/school:") -> None:
+    """What a page says above its run, in one order on both pages: problems of the link it was
+    opened with, the loaded preset's (or race's) commentary, the data panel's errors, warnings
+    and notes."""
+    for msg in ss.pop(f"{prefix}_url_problems", None) or []:
+        st.warning(msg)
+    preset_commentary(prefix, cfg, get, icon)
+    for msg in data["errors"]:
+        st.error(msg)
+    for msg in data["warnings"]:
+        st.warning(msg)
+    for msg in data["info"]:
+        st.caption(msg)
+
+
 def preset_commentary(prefix: str, cfg, get=get_preset, icon: str = ":material/school:") -> None:
     """The loaded preset's (or, with ``get=get_race``, race's) paragraph, shown while the
     configuration built from the widgets is still the one it loaded."""

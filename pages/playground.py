@@ -43,15 +43,7 @@ def main() -> None:
     cls = _ui.get_solver(solver_name)
     st.title("Playground")
     st.caption(f"{cls.title or solver_name} — {cls.paper}")
-    for msg in ss.pop(f"{P}_url_problems", None) or []:
-        st.warning(msg)
-    _ui.preset_commentary(P, cfg)
-    for msg in data["errors"]:
-        st.error(msg)
-    for msg in data["warnings"]:
-        st.warning(msg)
-    for msg in data["info"]:
-        st.caption(msg)
+    _ui.page_messages(P, cfg, data)
 
     with st.expander("What is minimised, and one iteration"):
         _ui.solver_info(solver_name)

@@ -328,15 +328,7 @@ def main() -> None:
         return
     state = _ui.ensure_race(P, cfg, data["upload"], data["digest"])
     _ui.sync_url(cfg)
-    for msg in ss.pop(f"{P}_url_problems", None) or []:
-        st.warning(msg)
-    _ui.preset_commentary(P, cfg, get_race, ":material/sports_score:")
-    for msg in data["errors"]:
-        st.error(msg)
-    for msg in data["warnings"]:
-        st.warning(msg)
-    for msg in data["info"]:
-        st.caption(msg)
+    _ui.page_messages(P, cfg, data, get_race, ":material/sports_score:")
     st.caption(BUDGET_HELP[cfg.budget])
     if ss.get(f"{P}_error"):
         st.error(f"Cannot build this race: {ss[f'{P}_error']}")
