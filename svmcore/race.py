@@ -199,7 +199,8 @@ def data_fingerprint(X, y) -> str:
 def reference_optimum(X, y, lam: float, kernel: tuple, tol: float = REF_TOL,
                       max_seconds: float = REF_MAX_SECONDS) -> Reference:
     """P* of min_w,b λ/2‖w‖² + (1/n) Σ max(0, 1 − y_i f(x_i)) with the given kernel, from SMO
-    with C = 1/(λ n) and ``tol`` (cached per dataset and problem, shared by all sessions)."""
+    with C = 1/(λ n), ``tol`` and shrinking (cached per dataset and problem, shared by all
+    sessions)."""
     y = np.asarray(y, dtype=np.float64)
     key = (data_fingerprint(X, y), float(lam), tuple(kernel), float(tol))
     with _REF_LOCK:
@@ -210,7 +211,7 @@ def reference_optimum(X, y, lam: float, kernel: tuple, tol: float = REF_TOL,
         raise ValueError("the reference optimum needs the smo solver, which is not registered")
     n = y.shape[0]
     C = 1.0 / (float(lam) * n)
-    params = {"C": C, "tol": float(tol), "max_iter": 10**12}
+    params = {"C": C, "tol": float(tol), "max_iter": 10**12, "shrinking": True}
     if kernel[0] in ("linear", "rbf", "poly"):
         params["kernel"] = kernel[0]
         if kernel[0] in ("rbf", "poly"):

@@ -152,6 +152,126 @@ def smo_wss2_reference(K, y, C, tol=1e-3, max_iter=100_000, tau=1e-12, q_dtype=n
         a, G = smo_pair_update(Q, QD, y, C, a, G, i, j, tau)
         pairs.append((i, j))
     return a, G, smo_kkt_bias(y, C, a, G), pairs
+
+
+class ShrinkingSMOReference:
+    """SMO with WSS 2 and LIBSVM's shrinking (``Solver::Solve`` with ``shrinking = 1``), written
+    from LIBSVM's svm.cpp in its own style: shrunk variables are physically swapped behind the
+    active part — y, α, G, Ḡ, the diagonal and the rows and columns of Q (``swap``) — so the scans
+    run over positions 0..active−1, ties going to the last position. Every min(n, 1000)
+    iterations (``counter``) ``do_shrinking``: m, M over the active part; the first time
+    m − M ≤ 10·tol the gradient is rebuilt from Ḡ (``reconstruct``) and every variable is active
+    again; then bounded α whose −y_t G_t lies beyond the violation leave. When the active part is
+    optimal: rebuild, all active, test again. Positions are mapped back by ``perm``."""
+
+    def __init__(self, K, y, C, tol=1e-3, tau=1e-12, QD=None):
+        self.y = np.asarray(y, dtype=float).copy()
+        n = self.n = self.y.shape[0]
+        self.Q = np.outer(self.y, self.y) * np.asarray(K, dtype=float)
+        self.QD = (np.diag(np.asarray(K, dtype=float)) if QD is None
+                   else np.asarray(QD, dtype=float)).copy()
+        self.C, self.tol, self.tau = C, tol, tau
+        self.perm = np.arange(n)
+        self.a, self.G, self.Gbar = np.zeros(n), -np.ones(n), np.zeros(n)
+        self.active, self.unshrink, self.counter = n, False, min(n, 1000) + 1
+
+    def swap(self, i, j):
+        for arr in (self.y, self.a, self.G, self.Gbar, self.QD, self.perm):
+            arr[[i, j]] = arr[[j, i]]
+        self.Q[[i, j], :] = self.Q[[j, i], :]
+        self.Q[:, [i, j]] = self.Q[:, [j, i]]
+
+    def reconstruct(self):
+        act, a = self.active, self.a
+        if act < self.n:
+            free = np.flatnonzero((a[:act] > 0) & (a[:act] < self.C))
+            self.G[act:] = self.Gbar[act:] - 1.0 + self.Q[act:][:, free] @ a[free]
+        self.active = self.n
+
+    def be_shrunk(self, t, g1, g2):
+        a, y, G = self.a, self.y, self.G
+        if a[t] >= self.C:
+            return -G[t] > (g1 if y[t] > 0 else g2)
+        if a[t] <= 0:
+            return G[t] > (g2 if y[t] > 0 else g1)
+        return False
+
+    def do_shrinking(self):
+        act = self.active
+        v = -self.y[:act] * self.G[:act]
+        up, low = _smo_sets(self.y[:act], self.a[:act], self.C)
+        g1 = v[up].max() if up.any() else -np.inf          # LIBSVM's Gmax1 = m
+        g2 = -v[low].min() if low.any() else -np.inf       # LIBSVM's Gmax2 = −M
+        if not self.unshrink and g1 + g2 <= 10 * self.tol:
+            self.unshrink = True
+            self.reconstruct()
+        act = self.active
+        i = 0
+        while i < act:
+            if self.be_shrunk(i, g1, g2):
+                act -= 1
+                while act > i:
+                    if not self.be_shrunk(act, g1, g2):
+                        self.swap(i, act)
+                        break
+                    act -= 1
+            i += 1
+        self.active = act
+
+    def select(self, i=None):
+        """WSS 2 over the active part (positions); as ``smo_wss2_select``."""
+        act = self.active
+        return smo_wss2_select(self.Q[:act, :act], self.QD[:act], self.y[:act], self.C,
+                               self.a[:act], self.G[:act], self.tol, self.tau, i=i)
+
+    def step(self, pick=None):
+        """One pass of the Solve loop. Returns the pair (positions) or None when optimal;
+        ``pick(sel)`` may replace the chosen pair (for tie checks in a lockstep test)."""
+        self.counter -= 1
+        if self.counter == 0:
+            self.counter = min(self.n, 1000)
+            self.do_shrinking()
+        sel = self.select()
+        if sel is None:
+            self.reconstruct()
+            sel = self.select()
+            if sel is None:
+                return None
+            self.counter = 1
+        i, j = sel[:2] if pick is None else pick(sel)
+        act, a, C = self.active, self.a, self.C
+        a_new, _ = smo_pair_update(self.Q[:act, :act], self.QD[:act], self.y[:act], C, a[:act],
+                                   self.G[:act], i, j, self.tau)
+        dai, daj = a_new[i] - a[i], a_new[j] - a[j]
+        for t in (i, j):
+            was_up, now_up = a[t] >= C, a_new[t] >= C
+            if was_up != now_up:
+                self.Gbar += (-C if was_up else C) * self.Q[t]
+        self.G[:act] += self.Q[i, :act] * dai + self.Q[j, :act] * daj
+        a[i], a[j] = a_new[i], a_new[j]
+        return i, j
+
+    def in_caller_order(self, arr):
+        out = np.empty_like(arr)
+        out[self.perm] = arr
+        return out
+
+
+def smo_shrinking_reference(K, y, C, tol=1e-3, max_iter=100_000, tau=1e-12, QD=None):
+    """Run ``ShrinkingSMOReference`` to the end. Returns (α, G, b, pairs) in the caller's index
+    order, G rebuilt everywhere."""
+    r = ShrinkingSMOReference(K, y, C, tol, tau, QD)
+    pairs = []
+    for _ in range(max_iter):
+        ij = r.step()
+        if ij is None:
+            break
+        pairs.append((int(r.perm[ij[0]]), int(r.perm[ij[1]])))
+    r.reconstruct()
+    a, G, y = (r.in_caller_order(v) for v in (r.a, r.G, r.y))
+    return a, G, smo_kkt_bias(y, C, a, G), pairs
+
+
 # End SMO section
 
 

@@ -8,10 +8,12 @@ import scipy.sparse as sp
 from sklearn.metrics.pairwise import linear_kernel, polynomial_kernel, rbf_kernel
 from sklearn.svm import SVC
 
-from reference import smo_kkt_bias, smo_pair_update, smo_wss2_reference, smo_wss2_select
+from reference import (ShrinkingSMOReference, smo_kkt_bias, smo_pair_update, smo_wss2_reference,
+                       smo_wss2_select)
 from svmcore import solvers
 from svmcore.objectives import primal_objective
 from svmcore.run import TrainingRun
+from svmcore.solvers import smo
 from svmcore.solvers.smo import SMOSolver
 
 DATASETS = {          # name: (file, n_features)
@@ -131,6 +133,141 @@ def test_every_step_follows_the_numpy_reference(real, kernel):
     assert s.intercept_ == pytest.approx(smo_kkt_bias(y, 1.0, s.alpha, s.G), abs=1e-14)
 
 
+# --------------------------------------------------------------------------- shrinking
+
+
+SHRINK_CASES = [("heart", "linear", 1.0), ("heart", "rbf", 10.0), ("heart", "rbf", 100.0),
+                ("diabetes", "linear", 10.0), ("breast-cancer", "rbf", 100.0)]
+
+
+def _Q(X, y, kernel, gamma):
+    from svmcore.kernels import kernel_matrix
+    K = kernel_matrix(X, kernel=kernel, gamma=gamma)
+    return K, np.outer(y, y) * K
+
+
+@pytest.mark.parametrize("name,kernel,C", SHRINK_CASES)
+def test_shrinking_follows_the_libsvm_style_reference(real, name, kernel, C):
+    """Lockstep against ShrinkingSMOReference (tests/reference.py: LIBSVM's Solve loop with
+    physical swaps on a full Q). Before each step the reference takes the solver's α, G and Ḡ;
+    both must then shrink the same variables in the same order (the permutation, the active
+    size, the countdown, the one-time unshrink), pick the same pair (or one tied to 1e-12) and
+    reach the same α, active gradient and Ḡ. A cache of a few rows makes rows partial, completed
+    and evicted throughout."""
+    X, y = real[name]
+    gamma = 1.0 / X.shape[1]
+    K, _ = _Q(X, y, kernel, gamma)
+    s = SMOSolver(C=C, kernel=kernel, gamma=gamma, shrinking=True, cache_mb=0.02)
+    s.init(X, y)
+    assert 2 < s.slots < 20
+    r = ShrinkingSMOReference(K, y, C, QD=s.QD)
+    ic = s.ic
+    ties, min_active = 0, s.n
+    while True:
+        for dst, src in ((r.a, s.alpha), (r.G, s.G), (r.Gbar, s.Gbar)):
+            dst[:] = src[r.perm]
+        done = s.step(1)
+        picked = {}
+
+        def pick(sel, picked=picked):
+            i, j = (int(np.flatnonzero(r.perm == v)[0]) for v in (ic[smo._PI], ic[smo._PJ]))
+            picked["tie"] = (i, j) != tuple(sel[:2])
+            if picked["tie"]:
+                v = sel[2][0]
+                assert abs(v[i] - v[sel[0]]) <= 1e-12          # i: a maximal violator too
+                _, jr, (_, score) = r.select(i=i)
+                assert abs(score[j] - score[jr]) <= 1e-12 * abs(score[jr])
+            return i, j
+
+        ij = r.step(pick)
+        np.testing.assert_array_equal(r.perm, s.active)
+        assert (r.active, r.counter, r.unshrink) == (s.active_size, ic[smo._COUNTER],
+                                                      bool(ic[smo._UNSHRUNK]))
+        if ij is None:
+            assert done == 0 and s.converged
+            break
+        assert done == 1
+        ties += picked["tie"]
+        act = s.active[:s.active_size]
+        np.testing.assert_allclose(s.alpha, r.in_caller_order(r.a), rtol=0, atol=1e-13 * C)
+        np.testing.assert_allclose(s.G[act], r.G[:r.active], rtol=0, atol=1e-12 * C)
+        np.testing.assert_allclose(s.Gbar, r.in_caller_order(r.Gbar), rtol=0, atol=1e-12 * C)
+        min_active = min(min_active, s.active_size)
+    # the runs really shrank, had their gradient rebuilt and converged on the whole set
+    assert min_active < s.n // 2 and ic[smo._GEN] >= 1 and s.active_size == s.n
+    assert ties <= s.t // 20
+    Qfull = np.outer(y, y) * K
+    np.testing.assert_allclose(s.G, Qfull @ s.alpha - 1.0, rtol=0, atol=1e-9)
+    from svmcore.solvers.smo import max_violation
+    assert max_violation(s.alpha, Qfull @ s.alpha - 1.0, y, C) <= 1e-3 + 1e-9
+
+
+@pytest.mark.parametrize("name,kernel,C", SHRINK_CASES[:3])
+def test_shrinking_state_holds_its_invariants(real, name, kernel, C):
+    """Every 50 iterations: the shrunk variables sit at a bound; G is exact on the active set;
+    Ḡ = C Σ_{α_t = C} Q_:t; every cached entry marked valid equals Q; full_gradient() is exact
+    everywhere and observing it changes nothing (same trajectory and kernel count as a run that
+    is never looked at)."""
+    X, y = real[name]
+    gamma = 1.0 / X.shape[1]
+    _, Q = _Q(X, y, kernel, gamma)
+    kw = dict(C=C, kernel=kernel, gamma=gamma, shrinking=True, cache_mb=0.02)
+    s, blind = SMOSolver(**kw), SMOSolver(**kw)
+    s.init(X, y)
+    blind.init(X, y)
+    valid = s._rc[6]
+    seen_partial = False
+    while not s.converged:
+        s.step(50)
+        blind.step(50)
+        act, out = s.active[:s.active_size], s.active[s.active_size:]
+        assert np.array_equal(np.sort(s.active), np.arange(s.n))
+        assert np.all((s.alpha[out] <= 0.0) | (s.alpha[out] >= C))
+        truth = Q @ s.alpha - 1.0
+        np.testing.assert_allclose(s.G[act], truth[act], rtol=0, atol=1e-10)
+        np.testing.assert_allclose(s.Gbar, C * Q[:, s.alpha >= C].sum(axis=1), rtol=0, atol=1e-9)
+        for slot, row in enumerate(s.row_of):
+            if row >= 0:
+                np.testing.assert_allclose(s.cache[slot][valid[slot]], Q[row][valid[slot]],
+                                           rtol=0, atol=1e-14)
+                seen_partial |= not valid[slot].all()
+        np.testing.assert_allclose(s.full_gradient(), truth, rtol=0, atol=1e-10)
+        snap = s.snapshot()
+        assert snap.extra["active_size"] == s.active_size
+        assert snap.extra["max_violation"] == pytest.approx(
+            smo.max_violation(s.alpha, truth, y, C), abs=1e-9)
+    assert seen_partial
+    blind.step(1 << 20)
+    np.testing.assert_array_equal(blind.alpha, s.alpha)
+    assert blind.kernel_evals == s.kernel_evals and blind.t == s.t
+
+
+def test_shrinking_reaches_libsvm_optimum_with_fewer_kernel_values(real):
+    """Against SVC (LIBSVM, shrinking on): the same dual optimum, on every data set and kernel;
+    with a cache far smaller than Q, fewer kernel values than the same SMO without shrinking;
+    chunking does not matter."""
+    for name, (X, y) in real.items():
+        for kernel in ("rbf", "linear"):
+            gamma = 1.0 / X.shape[1]
+            K, _ = _Q(X, y, kernel, gamma)
+            plain = _fit(X, y, C=10.0, kernel=kernel, gamma=gamma, cache_mb=0.05)
+            shr = _fit(X, y, C=10.0, kernel=kernel, gamma=gamma, cache_mb=0.05, shrinking=True)
+            m = SVC(C=10.0, kernel=kernel, gamma=gamma, tol=1e-3, shrinking=True).fit(X, y)
+            ref = _svc_dual(m, K)
+            for s in (plain, shr):
+                assert s.dual_objective_C() == pytest.approx(ref, rel=1e-4, abs=1e-3), \
+                    (name, kernel)
+            if shr.t > len(y):                  # shrinking only starts after min(n, 1000) steps
+                assert shr.kernel_evals < plain.kernel_evals, (name, kernel)
+    X, y = real["heart"]
+    runs = _chunked_runs(X, y, ([1] * 1500, [1500], [7] * 214 + [2], [3, 999, 498]),
+                         C=10.0, kernel="linear", cache_mb=0.02, shrinking=True)
+    assert runs[0].t == 1500 and runs[0].active_size < len(y)
+    for s in runs[1:]:
+        np.testing.assert_array_equal(s.active, runs[0].active)
+        np.testing.assert_array_equal(s.Gbar, runs[0].Gbar)
+
+
 def test_non_psd_kernel_uses_tau_and_terminates():
     """Polynomial kernel with coef0 < 0 is indefinite: a_ij ≤ 0 happens, τ keeps steps finite."""
     rng = np.random.default_rng(3)
@@ -199,22 +336,31 @@ def test_four_points_separable():
 # --------------------------------------------------------------------------- engine properties
 
 
-def test_chunking_is_bit_identical(real):
-    X, y = real["diabetes"]
+def _chunked_runs(X, y, chunkings, **params):
+    """One SMOSolver per way of cutting the run into step() calls; all must agree bit for bit
+    (α, G, the integer state, kernel evaluations). Returns the solvers."""
     runs = []
-    for chunks in ([1] * 400, [400], [7] * 57 + [1], [3, 100, 297]):
-        s = SMOSolver(C=1.0, kernel="rbf", gamma=0.125, cache_mb=0.1, tol=1e-6)  # 17 slots
+    for chunks in chunkings:
+        s = SMOSolver(**params)
         s.init(X, y)
         for c in chunks:
             s.step(c)
-        assert s.t == 400 and not s.converged
         runs.append(s)
     for s in runs[1:]:
         np.testing.assert_array_equal(s.alpha, runs[0].alpha)
         np.testing.assert_array_equal(s.G, runs[0].G)
         np.testing.assert_array_equal(s.ic, runs[0].ic)
-        np.testing.assert_array_equal(s.cache, runs[0].cache)
         assert s.kernel_evals == runs[0].kernel_evals
+    return runs
+
+
+def test_chunking_is_bit_identical(real):
+    X, y = real["diabetes"]
+    runs = _chunked_runs(X, y, ([1] * 400, [400], [7] * 57 + [1], [3, 100, 297]),
+                         C=1.0, kernel="rbf", gamma=0.125, cache_mb=0.1, tol=1e-6)  # 17 slots
+    assert runs[0].t == 400 and not runs[0].converged
+    for s in runs[1:]:
+        np.testing.assert_array_equal(s.cache, runs[0].cache)
 
 
 def test_cache_bound_changes_cost_not_result(real):
@@ -312,7 +458,8 @@ def test_max_iter_and_params():
     run = TrainingRun(SMOSolver(C=1.0, kernel="linear", max_iter=7, tol=1e-9), X, y)
     run.run()
     assert run.status == "finished" and run.t == 7
-    for bad in ({"cache_mb": 0.0}, {"tol": -1.0}, {"max_iter": 0}, {"shrinking": True}):
+    for bad in ({"cache_mb": 0.0}, {"tol": -1.0}, {"max_iter": 0}, {"shrinking": 1},
+                {"shrink": True}):
         with pytest.raises(ValueError):
             SMOSolver(**bad)
     assert SMOSolver.stochastic is False and SMOSolver.kernelized is True
