@@ -63,6 +63,23 @@ CHART_CONFIG = {"displaylogo": False,
 ss = st.session_state
 
 
+def through_the_router() -> None:
+    """Make sure this page runs inside app.py (page config, solver warm-up, navigation).
+
+    On a fresh server whose first visitor opens a page's own address (a shared race link,
+    /race?…), Streamlit runs that page's file directly: while a ``pages/`` folder exists and no
+    ``st.navigation`` call has run yet, it falls back to its first multipage mode, which skips
+    app.py and lists every file of pages/ in the sidebar — and it stays in that mode for every
+    later visitor of such an address until someone opens the root page. Here that mode is
+    switched off and the run restarted: the rerun goes through app.py, whose navigation resolves
+    the same address (and keeps its query) to the same page. Inside app.py this does nothing.
+    """
+    from streamlit.runtime.pages_manager import PagesManager
+    if getattr(PagesManager, "uses_pages_directory", False):
+        PagesManager.uses_pages_directory = False
+        st.rerun()
+
+
 def describe(exc: BaseException, limit: int = 500) -> str:
     """One readable line (or a few) for st.error; never a traceback."""
     text = f"{type(exc).__name__}: {exc}".strip()

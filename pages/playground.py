@@ -25,6 +25,7 @@ ss = st.session_state
 
 
 def main() -> None:
+    _ui.through_the_router()
     _ui.load_from_url(P)
 
     with st.sidebar:

@@ -301,6 +301,7 @@ def _remember_widgets() -> None:
 
 
 def main() -> None:
+    _ui.through_the_router()
     _restore_widgets()
     _first_visit()
     with st.sidebar:

@@ -3,7 +3,8 @@
 Starts ``streamlit run app.py`` on a free port, opens the Playground, presses Step and checks that
 the iteration tile moves and the field is drawn; saves ``test-artifacts/playground.png``. A second
 test tours the Race page (four entrants, step, play, pause, the budget switch) and saves
-``test-artifacts/race.png`` with the grid of fields and the curves.
+``test-artifacts/race.png`` with the grid of fields and the curves. A third opens a race link as
+a fresh server's very first visit (Streamlit's first multipage mode would skip app.py).
 Skipped when /usr/bin/chromium is missing (CI installs it with ``apt-get install chromium``).
 """
 from __future__ import annotations
@@ -285,5 +286,42 @@ def test_race_in_browser(server):
             assert other.locator('[data-testid="stException"]').count() == 0
             other.wait_for_timeout(1500)
             assert other.url == link              # the page rewrites the URL of what it built
+        finally:
+            browser.close()
+
+
+@pytest.mark.skipif(not Path(CHROMIUM).exists(),
+                    reason=NO_CHROMIUM)
+def test_a_race_link_as_the_servers_first_visit(server):
+    """A teacher starts the server and hands out a race link: the first visitor opens /race?…
+    before anyone has opened the root page. Streamlit would then run pages/race.py on its own
+    (its first multipage mode: no app.py, every file of pages/ in the sidebar, for every later
+    visitor too); the page hands the run to app.py, so the sidebar lists the app's two pages,
+    the race is the link's, the address keeps its query, and a second visitor gets the same."""
+    from urllib.parse import parse_qsl, urlencode, urlparse
+
+    from playwright.sync_api import sync_playwright
+
+    from svmcore.presets import get_race
+
+    link = server + "/race?" + urlencode(get_race("pegasos-vs-smo").config.to_query())
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        try:
+            for visitor in range(2):
+                page = browser.new_context(viewport={"width": 1600, "height": 1250}).new_page()
+                page.goto(link, wait_until="domcontentloaded")
+                page.wait_for_selector(f"{RACE_FIELD} .js-plotly-plot", timeout=120_000)
+                page.wait_for_timeout(1000)
+                nav = page.locator('[data-testid="stSidebarNav"] a').all_inner_texts()
+                assert [t.split()[-1] for t in nav] == ["Playground", "Race"], (visitor, nav)
+                assert page.locator('[data-testid="stException"]').count() == 0
+                assert page.locator(".st-key-race_field1 .js-plotly-plot").count() == 1
+                assert page.locator(".st-key-race_field2").count() == 0      # the link's two
+                # the page rewrites the URL of what it built (defaults spelt out): the link's race
+                shown = dict(parse_qsl(urlparse(page.url).query))
+                assert urlparse(page.url).path == "/race"
+                assert dict(parse_qsl(urlparse(link).query)).items() <= shown.items(), visitor
+                assert page.title() == "svmcore", (visitor, page.title())     # app.py's page config
         finally:
             browser.close()
