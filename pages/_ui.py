@@ -21,9 +21,7 @@ Everything svmcore can raise is caught and shown with ``st.error`` — never a t
 """
 from __future__ import annotations
 
-import csv
 import hashlib
-import io
 import json
 import math
 from urllib.parse import urlencode
@@ -39,7 +37,7 @@ from svmcore.presets import (DEFAULT_MAX_TRAIN, MAX_TRAIN_CHOICES, N_RANGE, UPLO
                              RaceConfig, RunConfig, available_presets, build_data,
                              config_from_query, get_preset, is_race_query,
                              round_coord)
-from svmcore.run import TrainingRun
+from svmcore.run import TrainingRun, rows_csv
 from svmcore.schedules import SCHEDULE_FORMULAS
 from svmcore.snippet import reproduce_snippet
 from svmcore.solvers import get_solver, list_solvers
@@ -1040,15 +1038,7 @@ def preset_commentary(prefix: str, cfg, get=get_preset, icon: str = ":material/s
 
 
 def trace_csv(run: TrainingRun) -> str:
-    rows = run.trace_dicts()
-    buf = io.StringIO()
-    if rows:
-        w = csv.DictWriter(buf, fieldnames=list(rows[0]), lineterminator="\n")
-        w.writeheader()
-        for r in rows:
-            w.writerow({k: ("" if v is None else repr(v) if isinstance(v, float) else v)
-                        for k, v in r.items()})
-    return buf.getvalue()
+    return rows_csv(run.trace_dicts())
 
 
 def trace_json(state: dict) -> str:

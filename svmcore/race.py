@@ -50,9 +50,7 @@ holds, but it levels off above 0, and its label says so.
 """
 from __future__ import annotations
 
-import csv
 import hashlib
-import io
 import json
 import math
 import threading
@@ -66,7 +64,7 @@ import scipy.sparse as sp
 
 from . import viz
 from .presets import RACE_BUDGETS, RACE_SIZE, Entrant, RaceConfig, RunData, build_data
-from .run import TrainingRun, warmup
+from .run import TrainingRun, rows_csv, warmup
 from .solvers import REGISTRY, get_solver
 from .solvers.base import Solver
 
@@ -821,15 +819,7 @@ def race_rows(race: Race) -> list[dict]:
 
 
 def race_csv(race: Race) -> str:
-    rows = race_rows(race)
-    buf = io.StringIO()
-    if rows:
-        w = csv.DictWriter(buf, fieldnames=list(rows[0]), lineterminator="\n")
-        w.writeheader()
-        for r in rows:
-            w.writerow({k: ("" if v is None else repr(v) if isinstance(v, float) else v)
-                        for k, v in r.items()})
-    return buf.getvalue()
+    return rows_csv(race_rows(race))
 
 
 def _clean(v):

@@ -110,3 +110,20 @@ def test_memory_budget_refuses_with_a_pointer_to_scalable_solvers(monkeypatch):
     monkeypatch.setenv("SVMCORE_MEMORY_MB", "lots")
     with pytest.raises(ValueError, match="SVMCORE_MEMORY_MB must be a number"):
         SMOSolver(kernel="rbf").init(X, y, seed=0)
+
+
+def test_rows_csv_round_trips_every_digit():
+    """The CSV of the trace and race exports: header from the keys, floats exact, None empty."""
+    import csv
+    import io
+
+    from svmcore.run import rows_csv
+    rows = [{"t": 1, "objective": 0.1 + 0.2, "gap": None, "name": "a,b"},
+            {"t": 10, "objective": 1e-300 / 3, "gap": 2.0 / 3, "name": "c"}]
+    text = rows_csv(rows)
+    back = list(csv.DictReader(io.StringIO(text)))
+    assert text.splitlines()[0] == "t,objective,gap,name"
+    assert [float(r["objective"]) for r in back] == [rows[0]["objective"], rows[1]["objective"]]
+    assert back[0]["gap"] == "" and float(back[1]["gap"]) == 2.0 / 3
+    assert back[0]["name"] == "a,b" and int(back[1]["t"]) == 10
+    assert rows_csv([]) == ""
