@@ -1,16 +1,11 @@
 """Run configurations (svmcore.presets): URL round trip, data building, presets, snippets."""
 from __future__ import annotations
 
-import importlib
-import inspect
-import pkgutil
-
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import svmcore.solvers as solvers_pkg
 from svmcore.data import TOY_GENERATORS, make_toy, train_test_split
 from svmcore.data.upload import parse_upload
 from svmcore.presets import (PRESETS, RunConfig, available_presets, build_data,
@@ -18,7 +13,6 @@ from svmcore.presets import (PRESETS, RunConfig, available_presets, build_data,
 from svmcore.run import TrainingRun
 from svmcore.snippet import reproduce_snippet
 from svmcore.solvers import REGISTRY, get_solver
-from svmcore.solvers.base import Solver
 
 TRACE_KEYS = ("iteration", "objective", "train_error", "test_error", "n_sv", "kernel_evals")
 
@@ -28,20 +22,6 @@ def _same_trace(a: TrainingRun, b: TrainingRun):
     assert len(ca["iteration"]) == len(cb["iteration"])
     for k in TRACE_KEYS:
         np.testing.assert_array_equal(ca[k], cb[k], err_msg=k)
-
-
-def _all_solver_classes() -> dict:
-    """Every Solver subclass defined in svmcore.solvers.*, registered or not (yet)."""
-    out = dict(REGISTRY)
-    for mod in pkgutil.iter_modules(solvers_pkg.__path__):
-        try:
-            m = importlib.import_module(f"svmcore.solvers.{mod.name}")
-        except Exception:  # noqa: BLE001 - a module still being written
-            continue
-        for obj in vars(m).values():
-            if inspect.isclass(obj) and issubclass(obj, Solver) and obj.name:
-                out.setdefault(obj.name, obj)
-    return out
 
 
 # ----------------------------------------------------------------------------------- URL
@@ -172,8 +152,8 @@ def test_build_upload_data():
 # ----------------------------------------------------------------------------------- presets
 
 
-def test_presets_are_valid_for_their_solvers():
-    classes = _all_solver_classes()
+def test_presets_are_valid_for_their_solvers(solver_classes):
+    classes = solver_classes
     assert len({p.key for p in PRESETS}) == len(PRESETS)
     for p in PRESETS:
         assert p.title and len(p.text) > 80, p.key

@@ -318,27 +318,9 @@ def test_grid_figure_merges_the_fields():
 # ====================================================================================== presets
 
 
-def _all_solver_classes() -> dict:
-    import importlib
-    import inspect
-    import pkgutil
-
-    import svmcore.solvers as pkg
-    from svmcore.solvers.base import Solver
-    out = dict(REGISTRY)
-    for mod in pkgutil.iter_modules(pkg.__path__):
-        try:
-            m = importlib.import_module(f"svmcore.solvers.{mod.name}")
-        except Exception:  # noqa: BLE001 - a module still being written
-            continue
-        for obj in vars(m).values():
-            if inspect.isclass(obj) and issubclass(obj, Solver) and obj.name:
-                out.setdefault(obj.name, obj)
-    return out
-
-
-def test_curated_races_are_valid_and_hidden_until_registered(monkeypatch):
-    classes = _all_solver_classes()
+def test_curated_races_are_valid_and_hidden_until_registered(monkeypatch,
+                                                             solver_classes):
+    classes = solver_classes
     assert len({r.key for r in RACES}) == len(RACES) >= 3
     for r in RACES:
         assert r.title and len(r.text) > 200, r.key
@@ -373,9 +355,10 @@ def test_curated_race_engine_runs(key):
     assert all(r.status != "diverged" for r in race.runs)
 
 
-def test_hidden_curated_races_run_once_their_solvers_are_registered(monkeypatch):
+def test_hidden_curated_races_run_once_their_solvers_are_registered(monkeypatch,
+                                                                    solver_classes):
     """Races waiting for a colleague's solver (SFW, …) work as soon as it is registered."""
-    classes = _all_solver_classes()
+    classes = solver_classes
     hidden = [r for r in RACES if r.key not in {a.key for a in available_races()}]
     for name, cls in classes.items():
         monkeypatch.setitem(REGISTRY, name, cls)
