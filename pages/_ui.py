@@ -923,14 +923,7 @@ def draw_live(prefix: str, state: dict, layout: str = "side", height: int = 560)
     with right:
         c1 = st.container()
         c2, c3 = st.columns(2)
-        ss.setdefault(f"{prefix}_curve_x", "iteration")
-        x_axis = c1.segmented_control("curves against", ["iteration", "time", "kernel_evals"],
-                                      key=f"{prefix}_curve_x", required=True,
-                                      format_func={"iteration": "iterations",
-                                                   "time": "wall time",
-                                                   "kernel_evals": "kernel evals"}.get)
-        ss.setdefault(f"{prefix}_logx", True)
-        log_x = c2.toggle("log x", key=f"{prefix}_logx")
+        x_axis, log_x = curve_axis_controls(prefix, c1, c2, "wall time")
         ss.setdefault(f"{prefix}_logy", False)
         log_y = c3.toggle("log y", key=f"{prefix}_logy",
                           help="Log scale for the objective (the gap is always log).")
@@ -1035,6 +1028,18 @@ def preset_commentary(prefix: str, cfg, get=get_preset, icon: str = ":material/s
 
 
 # ====================================================================================== export
+
+
+def curve_axis_controls(prefix: str, left, right, time_label: str) -> tuple[str, bool]:
+    """The x axis of the convergence curves (iterations, time, kernel evaluations; in ``left``)
+    and its log toggle (in ``right``), kept in ``{prefix}_curve_x`` / ``{prefix}_logx``."""
+    ss.setdefault(f"{prefix}_curve_x", "iteration")
+    x_axis = left.segmented_control("curves against", ["iteration", "time", "kernel_evals"],
+                                    key=f"{prefix}_curve_x", required=True,
+                                    format_func={"iteration": "iterations", "time": time_label,
+                                                 "kernel_evals": "kernel evals"}.get)
+    ss.setdefault(f"{prefix}_logx", True)
+    return x_axis or "iteration", right.toggle("log x", key=f"{prefix}_logx")
 
 
 def trace_csv(run: TrainingRun) -> str:

@@ -206,15 +206,8 @@ def draw_live(state: dict) -> None:
     for note in race.notes():
         st.caption(note)
     c1, c2, _ = st.columns([3, 1, 3], vertical_alignment="bottom")
-    ss.setdefault(f"{P}_curve_x", "iteration")
-    x_axis = c1.segmented_control("curves against", ["iteration", "time", "kernel_evals"],
-                                  key=f"{P}_curve_x", required=True,
-                                  format_func={"iteration": "iterations",
-                                               "time": "solver time",
-                                               "kernel_evals": "kernel evals"}.get)
-    ss.setdefault(f"{P}_logx", True)
-    log_x = c2.toggle("log x", key=f"{P}_logx")
-    fig = race_curves_figure(race, x=x_axis or "iteration", log_x=log_x, height=300)
+    x_axis, log_x = _ui.curve_axis_controls(P, c1, c2, "solver time")
+    fig = race_curves_figure(race, x=x_axis, log_x=log_x, height=300)
     st.plotly_chart(fig, key=f"{P}_curves", config=_ui.CHART_CONFIG)
     ref = race.reference_value
     if ref is not None:
