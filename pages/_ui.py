@@ -904,6 +904,9 @@ def draw_live(prefix: str, state: dict, layout: str = "side", height: int = 560)
     playing = bool(ss.get(f"{prefix}_playing"))
     snap, scores, test_err = _model(prefix, state, paused=not playing)
     tiles(prefix, state, snap, test_err)
+    line = run.solver.state_line(snap)
+    if line:
+        st.caption(f"**{run.solver.title}** — {line}")
     status_message(prefix, run)
     editing = ss.get(f"{prefix}_edit", "view") != "view" and not playing
     fig = viz.run_figure(run, state["view"], RES_PLAYING if playing else RES_PAUSED, snap,

@@ -306,6 +306,8 @@ def test_every_solver_on_every_toy(name):
         _step(at, 2)
         assert _t(at) > 0 and not at.error
     assert _charts(at)["pg_field"]["data"][0]["type"] == "contour"
+    title = get_solver(name).title
+    assert [c.value for c in at.caption if c.value.startswith(f"**{title}** — ")]  # state line
 
 
 @pytest.mark.parametrize("name", SOLVERS)

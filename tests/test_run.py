@@ -1,4 +1,5 @@
 """Training runs: log-spaced checkpoints, traces independent of chunking, stopping."""
+import dataclasses
 import importlib
 import inspect
 import pkgutil
@@ -86,13 +87,18 @@ def test_every_solver_class_is_registered():
         assert REGISTRY.get(name) is cls, f"{cls.__name__} ({name!r}) is not in the registry"
 
 
+def _tiny_run(name: str, max_iter: int) -> TrainingRun:
+    """``name`` on the small moons of ``_data()``, rbf (γ = 1) where it can, run to max_iter."""
+    X, y, Xt, yt = _data()
+    kw = {"kernel": "rbf", "gamma": 1.0} if "rbf" in REGISTRY[name].kernels else {}
+    return TrainingRun(name, X, y, Xt, yt, seed=0, max_iter=max_iter, **kw).run()
+
+
 @pytest.mark.parametrize("name", sorted(REGISTRY))
 def test_every_solver_runs_a_tiny_problem(name):
-    X, y, Xt, yt = _data()
+    Xt = _data()[2]
     cls = REGISTRY[name]
-    kw = {"kernel": "rbf", "gamma": 1.0} if "rbf" in cls.kernels else {}
-    run = TrainingRun(name, X, y, Xt, yt, seed=0, max_iter=500, **kw)
-    run.run()
+    run = _tiny_run(name, 500)
     snap = run.solver.snapshot()
     assert np.isfinite(snap.objective) and snap.t > 0
     assert np.all(np.isfinite(run.solver.decision_function(Xt)))
@@ -127,3 +133,50 @@ def test_rows_csv_round_trips_every_digit():
     assert back[0]["gap"] == "" and float(back[1]["gap"]) == 2.0 / 3
     assert back[0]["name"] == "a,b" and int(back[1]["t"]) == 10
     assert rows_csv([]) == ""
+
+
+STATE_WORDS = {       # what each solver's state line must name (its paper's own quantities)
+    "pegasos": ["step η_t = ", "λ = ", "mini-batch k = 1"],
+    "smo": ["last pair (i, j) = (", "max violation m − M = ", "α free ", "row cache "],
+    "norma": ["step η_t = ", "violations so far "],
+    "pegaz": ["step η_t = ", "violations so far "],
+    "olsvm": ["step η_t = ", "violations so far ", "output-vector column updates "],
+    "asset": ["step η_j = ", "D_X = ", "approximate features"],
+    "sfw": ["working set |S| = ", "last step: ", "epochs ", "L2-SVM primal "],
+    "msfw": ["working set |S| = ", "last step: ", "away steps ", "drop steps "],
+    "cpsp": ["cuts ", "ξ = ", "newest cut violated by ", "linear cuts"],
+}
+
+
+@pytest.mark.parametrize("name", sorted(REGISTRY))
+def test_every_solver_states_its_own_quantities(name):
+    """The line under the Playground's tiles: the solver's own quantities, with the snapshot's
+    numbers; a NaN (a diverged run) or a missing value drops that part, never raises."""
+    run = _tiny_run(name, 60)
+    snap = run.solver.snapshot()
+    line = run.solver.state_line(snap)
+    for word in STATE_WORDS[name]:
+        assert word in line, (name, word, line)
+    assert "nan" not in line.lower() and "None" not in line
+    for key in snap.extra:                                # each value as a NaN, then missing
+        for bad in (float("nan"), None):
+            extra = dict(snap.extra, **{key: bad})
+            broken = run.solver.state_line(dataclasses.replace(snap, extra=extra))
+            assert "nan" not in broken.lower() and "None" not in broken, (name, key, broken)
+    assert run.solver.state_line(dataclasses.replace(snap, extra={})) is not None
+
+
+def test_smo_state_line_counts_and_shrinking():
+    X, y, _, _ = _data()
+    from svmcore.solvers.smo import SMOSolver
+    s = SMOSolver(kernel="rbf", gamma=1.0, shrinking=True)
+    s.init(X, y, seed=0)
+    assert "no pair yet" in s.state_line(s.snapshot())
+    s.step(10**6)
+    snap = s.snapshot()
+    i, j = snap.extra["working_pair"]
+    line = s.state_line(snap)
+    assert f"last pair (i, j) = ({i}, {j})" in line
+    assert f"(stops at ≤ {s.p['tol']:g})" in line
+    assert f"α free {snap.extra['n_free']:,}, at C {snap.extra['n_bound']:,}" in line
+    assert f"shrinking: {s.n:,} of {s.n:,} variables active" in line     # converged: all back

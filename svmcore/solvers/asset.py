@@ -71,8 +71,8 @@ from .._jit import njit, njit_reduce
 from ..approx import (NystroemFeatures, RandomFourierFeatures, iter_blocks, kernel_diag_max)
 from ..kernels import KERNEL_CODES, as_rows, dense_dot, kernel_params
 from ..objectives import error_rate, hinge_losses, lam_from_C
-from .base import (C_SPEC, COEF0_SPEC, DEGREE_SPEC, EPOCHS_SPEC, GAMMA_SPEC,
-                   ParamSpec, SampleStream, Snapshot, Solver, averaging_start)
+from .base import (C_SPEC, COEF0_SPEC, DEGREE_SPEC, EPOCHS_SPEC, GAMMA_SPEC, ParamSpec,
+                   SampleStream, Snapshot, Solver, averaging_start, join_state, state_part)
 
 # scalar state slots (float64 array `sc`)
 _B, _BAVG, _ETASUM, _GSQ = 0, 1, 2, 3
@@ -467,6 +467,17 @@ class ASSETSolver(Solver):
         if self.regression:
             return np.maximum(0.0, np.abs(self.y - scores) - self.eps)
         return hinge_losses(scores, self.y)
+
+    def state_line(self, snap: Snapshot) -> str:
+        e = snap.extra
+        return join_state([
+            state_part("step η_j = {eta:.3g} (D_X = {dx:.3g}, D_G = {dg:.3g})", eta=e.get("eta"),
+                       dx=e.get("D_X"), dg=e.get("D_G")),
+            state_part("{d:,} approximate features ({s:,} requested)", d=e.get("dim"),
+                       s=e.get("n_components")),
+            state_part("points on or inside the margin {m:,}", m=e.get("n_margin_sv")),
+            "averaging the iterates now" if e.get("averaging_active") else None,
+        ])
 
     def snapshot(self) -> Snapshot:
         self._require_ready()

@@ -402,6 +402,27 @@ class Solver:
     def snapshot(self) -> Snapshot:
         raise NotImplementedError
 
+    def state_line(self, snap: Snapshot) -> str:
+        """One line, in the paper's terms, of what the snapshot says beyond the common tiles
+        (the working pair, the Frank-Wolfe step, the cuts …), shown under the Playground's tiles.
+        Built from ``snap.extra``; a missing or non-finite value is left out, never an error."""
+        return ""
+
+
+def state_part(text: str, **values) -> str | None:
+    """``text.format(**values)``, or None when a value is missing or not a finite number (a
+    diverged run's NaN), so that :func:`join_state` leaves that part out."""
+    for v in values.values():
+        if v is None or (isinstance(v, numbers.Real) and not isinstance(v, bool)
+                         and not math.isfinite(float(v))):
+            return None
+    return text.format(**values)
+
+
+def join_state(parts) -> str:
+    """The non-empty parts of a state line, separated by " · "."""
+    return " · ".join(p for p in parts if p)
+
 
 def is_sparse_input(X) -> bool:
     return sp.issparse(X) or (isinstance(X, Rows) and X.sparse)

@@ -74,7 +74,7 @@ from .._jit import njit
 from ..kernels import expansion_by_matmul, kernel_row, rows_args
 from ..objectives import error_rate, lam_from_C
 from .base import (C_SPEC, COEF0_SPEC, DEGREE_SPEC, GAMMA_SPEC, KERNEL_SPEC, ParamSpec, Snapshot,
-                   Solver)
+                   Solver, join_state, state_part)
 
 _ZERO_A = 1e-8           # a_t = α_t / C_p at or below this counts as inactive
 _MAX_DRAWS = 100
@@ -470,6 +470,17 @@ class CuttingPlaneSolver(Solver):
         if self.linear:
             return self.f.copy()
         return self._decision_rows(self.X)
+
+    def state_line(self, snap: Snapshot) -> str:
+        e = snap.extra
+        return join_state([
+            state_part("cuts {n:,} (+{a:,} / −{r:,})", n=e.get("n_cuts"), a=e.get("cuts_added"),
+                       r=e.get("cuts_removed")),
+            state_part("ξ = {xi:.4g}, mean hinge {h:.4g}", xi=e.get("xi"), h=e.get("mean_hinge")),
+            state_part("newest cut violated by {v:.2e} (stops at ≤ ε = {eps:g})",
+                       v=e.get("newest_cut_violation"), eps=e.get("epsilon")),
+            state_part("{s} cuts", s=e.get("sampling")),
+        ])
 
     def snapshot(self) -> Snapshot:
         self._require_ready()

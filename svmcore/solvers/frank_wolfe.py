@@ -86,7 +86,7 @@ from ..kernels import (MATMUL_MIN_EVALS, expansion_by_matmul, kernel_expansion, 
                        kernel_value, rows_args)
 from ..objectives import error_rate
 from .base import (AVERAGING_SPEC, COEF0_SPEC, DEGREE_SPEC, GAMMA_SPEC, KERNEL_SPEC, ParamSpec,
-                   SampleStream, Snapshot, Solver, averaging_start)
+                   SampleStream, Snapshot, Solver, averaging_start, join_state, state_part)
 
 # float state slots (`sc`)
 _C, _Q, _LAM, _BSUM, _NAVG = 0, 1, 2, 3, 4
@@ -511,6 +511,23 @@ class SFWSolver(Solver):
         h += ya.sum()
         g = -2.0 * self.y * h - alpha / self.p["C"]
         return g, h
+
+    def state_line(self, snap: Snapshot) -> str:
+        e = snap.extra
+        step = e.get("step")
+        return join_state([
+            state_part("working set |S| = {s:,}", s=e.get("working_set_size")),
+            state_part("last step: {kind} vertex {v} with λ = {lam:.2e}{new}", kind=step,
+                       v=e.get("vertex"), lam=e.get("lambda"),
+                       new=" (a new sample)" if e.get("sample_added") else "")
+            if step else None,
+            state_part("away steps {a:,}, drop steps {d:,}", a=e.get("away_steps"),
+                       d=e.get("drop_steps")) if self.away else None,
+            state_part("epochs {ep:.2f}", ep=e.get("epochs_done")),
+            state_part("L2-SVM primal {p:.4g} / dual {d:.4g}", p=e.get("l2svm_primal"),
+                       d=e.get("l2svm_dual")),
+            "averaging the iterates now" if e.get("averaging_active") else None,
+        ])
 
     def snapshot(self) -> Snapshot:
         self._require_ready()

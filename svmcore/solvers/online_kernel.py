@@ -121,7 +121,8 @@ from ..kernels import kernel_row, rows_args
 from ..objectives import error_rate, hinge_losses
 from ..schedules import SCHEDULE_CODES, step_size
 from .base import (AVERAGING_SPEC, C_SPEC, COEF0_SPEC, DEGREE_SPEC, ETA0_SPEC, GAMMA_SPEC,
-                   ParamSpec, SampleStream, Snapshot, Solver, averaging_start)
+                   ParamSpec, SampleStream, Snapshot, Solver, averaging_start, join_state,
+                   state_part)
 
 # algorithm codes
 NORMA, PEGAZ, OL_HINGE, OL_REG = 0, 1, 2, 3
@@ -445,6 +446,17 @@ class _OnlineKernelMixin:
     def _objective(self, hinge_mean: float, o_sqnorm: float) -> tuple[float, str, float | None]:
         """(value, name, λ) of the objective this variant minimises."""
         raise NotImplementedError
+
+    def state_line(self, snap: Snapshot) -> str:
+        e = snap.extra
+        return join_state([
+            state_part("step η_t = {eta:.3g}", eta=e.get("eta")),
+            state_part("violations so far {v:,}", v=e.get("violations")),
+            state_part("output-vector column updates {c:,}", c=e.get("column_updates"))
+            if e.get("column_updates") else None,
+            state_part("b = {b:.3g}", b=e.get("b")) if self.p.get("fit_intercept") else None,
+            "averaging the iterates now" if e.get("averaging_active") else None,
+        ])
 
     def snapshot(self) -> Snapshot:
         self._require_ready()

@@ -46,7 +46,7 @@ from ..objectives import error_rate, primal_objective
 from ..schedules import step_size
 from .base import (AVERAGING_SPEC, C_SPEC, COEF0_SPEC, DEGREE_SPEC, EPOCHS_SPEC, ETA0_SPEC,
                    GAMMA_SPEC, KERNEL_SPEC, SCHEDULE_SPEC, ParamSpec, SampleStream, Snapshot,
-                   Solver, averaging_start)
+                   Solver, averaging_start, join_state, state_part)
 
 # scalar state slots (float64 array `sc`)
 _A, _VSQ, _B, _BSUM_AVG, _BIAS_SUM, _N_AVG, _WSQ = 0, 1, 2, 3, 4, 5, 6
@@ -382,6 +382,15 @@ class PegasosSolver(Solver):
         from ..kernels import kernel_block
         K = kernel_block(self.kcode, self.kp, *rows_args(S), *rows_args(S)[:5])
         return float(coef @ K @ coef)
+
+    def state_line(self, snap: Snapshot) -> str:
+        e = snap.extra
+        return join_state([
+            state_part("step η_t = {eta:.3g}", eta=e.get("eta")),
+            state_part("λ = {lam:.3g}", lam=e.get("lam")),
+            state_part("mini-batch k = {k:,}", k=self.p.get("batch_size")),
+            "averaging the iterates now" if e.get("averaging_active") else None,
+        ])
 
     def snapshot(self) -> Snapshot:
         self._require_ready()

@@ -74,7 +74,7 @@ from .._jit import njit
 from ..kernels import expansion, kernel_row, kernel_value, rows_args
 from ..objectives import error_rate, lam_from_C, primal_objective
 from .base import (C_SPEC, COEF0_SPEC, DEGREE_SPEC, GAMMA_SPEC, KERNEL_SPEC, ParamSpec, Snapshot,
-                   Solver)
+                   Solver, join_state, state_part)
 
 TAU = 1e-12
 
@@ -664,6 +664,21 @@ class SMOSolver(Solver):
         """D_C(α) = eᵀα − ½ αᵀQα (from G: αᵀQα = αᵀ(G + e))."""
         aQa = float(self.alpha @ (self.full_gradient() + 1.0))
         return float(self.alpha.sum()) - 0.5 * aQa
+
+    def state_line(self, snap: Snapshot) -> str:
+        e = snap.extra
+        pair = e.get("working_pair")
+        i, j = pair if isinstance(pair, tuple) and len(pair) == 2 else (-1, -1)
+        return join_state([
+            state_part("last pair (i, j) = ({i}, {j})", i=i, j=j) if i >= 0 else "no pair yet",
+            state_part("max violation m − M = {v:.2e} (stops at ≤ {tol:g})",
+                       v=e.get("max_violation"), tol=self.p["tol"]),
+            state_part("α free {f:,}, at C {b:,}", f=e.get("n_free"), b=e.get("n_bound")),
+            state_part("row cache {h:,} hits / {m:,} misses ({s:,} rows)", h=e.get("cache_hits"),
+                       m=e.get("cache_misses"), s=e.get("cache_slots")),
+            state_part("shrinking: {a:,} of {n:,} variables active", a=e.get("active_size"),
+                       n=self.n) if self.p["shrinking"] else None,
+        ])
 
     def snapshot(self) -> Snapshot:
         self._require_ready()
