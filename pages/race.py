@@ -156,6 +156,9 @@ def results_table(race, models) -> None:
         "P − P*": cfg.NumberColumn(format="%.3e", help="only for the entrants that share the "
                                    "L1-SVM λ-form objective of the reference"),
     })
+    for r in rows:                      # each solver's own quantities, in its paper's terms
+        if r["state"]:
+            st.caption(f"**{r['entrant']}** — {r['state']}")
 
 
 def status_lines(race) -> None:

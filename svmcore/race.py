@@ -587,7 +587,7 @@ class Race:
                 "time_s": float(run.solver_time), "kernel_evals": int(run.solver.kernel_evals),
                 "n_sv": int(snap.n_sv), "objective": float(snap.objective),
                 "objective_name": snap.objective_name, "suboptimality": sub,
-                "at_t": int(snap.t)})
+                "at_t": int(snap.t), "state": run.solver.state_line(snap)})
         return rows
 
 

@@ -539,6 +539,10 @@ def test_page_kernel_eval_budget_and_the_results_table():
     assert {"test acc %", "solver time s", "kernel evals", "#SV", "objective",
             "P − P*"} <= set(table.columns)
     assert list(table["kernel evals"]) == [r.solver.kernel_evals for r in race.runs]
+    for label, run in zip(race.labels, race.runs):               # each entrant's own quantities
+        state = run.solver.state_line(run.solver.snapshot())
+        assert state.startswith("step η_t = ") and "violations so far " in state, state
+        assert f"**{label}** — {state}" in [c.value for c in at.caption]
 
 
 def test_page_export_snippet_reproduces_the_page():
