@@ -497,3 +497,15 @@ def test_estimator_contract(monkeypatch):
         results = check_estimator(SVMClassifier(solver="smo", kernel="rbf"), on_fail=None)
     failed = [(r["check_name"], r["exception"]) for r in results if r["status"] == "failed"]
     assert not failed
+
+
+def test_smo_benchmark_reaches_svcs_optimum(data_folder):
+    """``python -m svmcore.bench smo`` on svmguide1: three rows (SVC, SMO, SMO shrinking), the
+    same dual optimum (to the stopping tolerance) and the same test accuracy."""
+    from svmcore.bench import smo as bench
+    rows = bench.bench_dataset("svmguide1", log=lambda *a: None)
+    assert [r[2] for r in rows] == list(bench.SOLVERS)
+    duals = [float(r[9]) for r in rows]
+    assert max(duals) - min(duals) <= 1e-5 * abs(duals[0])
+    assert len({r[8] for r in rows}) == 1 and float(rows[0][8]) >= 96.5
+    assert rows[0][4] == 1.0 and all(r[3] > 0 for r in rows)

@@ -11,6 +11,7 @@ BENCHMARKS = {
     "race-tick": "svmcore.bench.race_tick",
     "asset": "svmcore.bench.asset",
     "frank-wolfe": "svmcore.bench.frank_wolfe",
+    "smo": "svmcore.bench.smo",
 }
 
 

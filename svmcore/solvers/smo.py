@@ -39,8 +39,8 @@ What differs from LIBSVM / the papers, and why:
   their ties), and a cached row records which entries it holds (``valid``): a partial row is
   completed, never recomputed. The stale gradient entries of shrunk variables are rebuilt into a
   copy for snapshots and models (``full_gradient``), so observing a run never changes it.
-  Measured on ijcnn1 (35,000 rows, C = 7, σ = 0.61): 3.3 s vs 3.9 s without (SVC 2.9 s; LIBSVM
-  caches float32 rows, twice as many in the same memory).
+  ``python -m svmcore.bench smo``, ijcnn1 (35,000 rows, C = 7, σ = 0.61): 3.56 s vs 4.19 s
+  without, SVC 3.06 s in the same run. Where it costs: README (many free α, small cache).
 * Rows of Q are cached in float64 (LIBSVM stores Qfloat = float32), so the iterates follow
   WSS 2 in double precision; results agree with scikit-learn's SVC to the stopping tolerance.
 * The cache is a fixed (slots × n) float64 array with an LRU list kept in plain index arrays
