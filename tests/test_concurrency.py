@@ -361,8 +361,13 @@ def test_eight_sessions_at_once(server, tmp_path):
             done = status_page != "running"
             run.advance(1e9, max_iters=(target if done else t_page) - run.t)
             assert (run.t, run.status) == (t_page, status_page.rstrip(" ✓")), (k, hist)
-        # every session moved on: far along, or its solver's own stopping rule fired
-        assert len(hist) >= 4 and (hist[-1][0] >= 64 or hist[-1][1] != "running"), (k, hist)
+        # every session moved on (the wait after each press demands a change of t): far along,
+        # or its solver's own stopping rule fired. CPSP's iteration is a cut — a QP over all cuts
+        # and a pass over the data, ~100× an SGD step — so a time-budgeted tick under eight
+        # sessions adds one to ten cuts (CI: 28 cuts and converged in one run, 22 in another):
+        # for it, at least one cut per press.
+        far = len(hist) if q["solver"] == "cpsp" else 64
+        assert len(hist) >= 4 and (hist[-1][0] >= far or hist[-1][1] != "running"), (k, hist)
         assert doc["t"] == run.t and doc["status"] == run.status and doc["message"] == run.message
         # every column but the wall time
         page_rows = [{key: v for key, v in r.items() if key != "time"} for r in doc["trace"]]
