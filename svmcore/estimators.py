@@ -207,19 +207,15 @@ class SVMClassifier(ClassifierMixin, BaseEstimator):
         s0 = self.solvers_[0]
         if len(self.solvers_) == 1:
             self.solver_ = s0
-        if not getattr(s0, "kernelized", True) and s0.p.get("kernel", "linear") == "linear":
+        self.intercept_ = np.array([s.intercept_ for s in self.solvers_])
+        if s0.linear_model() is not None:
             # a linear model in the input space (random-feature models have no input-space w)
-            self.coef_ = np.vstack([s.coef_ for s in self.solvers_])
-            self.intercept_ = np.array([s.intercept_ for s in self.solvers_])
-        elif not getattr(s0, "kernelized", True):
-            self.intercept_ = np.array([s.intercept_ for s in self.solvers_])
-        else:
-            self.intercept_ = np.array([s.intercept_ for s in self.solvers_])
-            if len(self.solvers_) == 1:
-                support, coef, _ = s0._support_coef()
-                self.support_ = support.astype(np.int32)
-                self.dual_coef_ = coef[None, :]
-                self.support_vectors_ = s0.X.take(support).to_scipy()
+            self.coef_ = np.vstack([s.linear_model()[0] for s in self.solvers_])
+        elif len(self.solvers_) == 1 and s0.support_coef() is not None:
+            support, coef, _ = s0.support_coef()
+            self.support_ = support.astype(np.int32)
+            self.dual_coef_ = coef[None, :]
+            self.support_vectors_ = s0.X.take(support).to_scipy()
 
     # ------------------------------------------------------------------------------ predict
     def decision_function(self, X):

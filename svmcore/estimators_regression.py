@@ -111,8 +111,8 @@ class SVMRegressor(RegressorMixin, BaseEstimator):
         self.history_ = run.trace_dicts()
         self.n_iter_ = s.t
         self.intercept_ = np.array([s.intercept_])
-        if getattr(s, "kernelized", False):
-            support, coef, _ = s._support_coef()
+        if s.support_coef() is not None:
+            support, coef, _ = s.support_coef()
             self.support_ = support.astype(np.int32)
             self.dual_coef_ = np.asarray(coef)[None, :]
             self.support_vectors_ = s.X.take(support).to_scipy()

@@ -15,8 +15,9 @@ makes it much cheaper:
   Ey^T · diag(c_s e^{−γ r_s}) · Ex  (R·#SV exponentials instead of R²·#SV);
 * poly: evaluated directly, in row blocks.
 
-Solvers that are not a kernel expansion over training points (e.g. random-feature models) fall
-back to their own ``decision_function`` on the grid points.
+Solvers that are neither a primal linear model (``linear_model()``) nor a kernel expansion over
+training points (``support_coef()``) — e.g. random-feature models — fall back to their own
+``decision_function`` on the grid points.
 """
 from __future__ import annotations
 
@@ -32,13 +33,10 @@ def plane_points(us, vs, origin, e1, e2) -> np.ndarray:
 
 def _expansion(solver):
     """(support vectors as a dense array, coefficients, b) or None if not a kernel expansion."""
-    fn = getattr(solver, "_support_coef", None)
-    if fn is None or not getattr(solver, "kernelized", False):
+    expansion = solver.support_coef() if solver.kernelized else None
+    if expansion is None:
         return None
-    try:
-        support, coef, b = fn()
-    except (AttributeError, NotImplementedError):
-        return None
+    support, coef, b = expansion
     S = solver.X.take(support).to_scipy()
     S = S.toarray() if sp.issparse(S) else np.asarray(S)
     return S, np.asarray(coef, dtype=np.float64), float(b)
@@ -58,13 +56,14 @@ def decision_on_plane(solver, us, vs, origin=None, e1=None, e2=None,
     vs = np.asarray(vs, dtype=np.float64)
     shape = (vs.shape[0], us.shape[0])
 
-    if not getattr(solver, "kernelized", True) and hasattr(solver, "model"):
-        w, b = solver.model()                       # linear primal model
+    linear = solver.linear_model()
+    if linear is not None:                          # linear primal model: affine in (u, v)
+        w, b = linear
         f = (origin @ w + b) + vs[:, None] * (e2 @ w) + us[None, :] * (e1 @ w)
         return f.astype(dtype)
 
     exp = _expansion(solver)
-    kernel = getattr(solver, "p", {}).get("kernel")
+    kernel = solver.p.get("kernel")
     if exp is None or kernel not in ("linear", "rbf", "poly"):
         pts = plane_points(us, vs, origin, e1, e2)
         return solver.decision_function(pts).reshape(shape).astype(dtype)

@@ -94,7 +94,7 @@ ENTRANT_SYMBOLS = ("circle", "square", "diamond", "triangle-up")
 
 
 def _kernel_key(solver: Solver) -> tuple:
-    p = getattr(solver, "p", {})
+    p = solver.p
     kernel = p.get("kernel")
     if kernel is None:
         return ("(no kernel parameter)",)
@@ -109,7 +109,7 @@ def _kernel_key(solver: Solver) -> tuple:
 def _lam_of(solver: Solver, snap) -> float | None:
     lam = snap.extra.get("lam") if snap is not None else None
     if lam is None:
-        lam = getattr(solver, "lam", None)
+        lam = solver.lam
     try:
         lam = float(lam)
     except (TypeError, ValueError):
@@ -376,7 +376,7 @@ class Race:
         """Does entrant k compute no kernel values (it races by iterations under equal kernel
         evaluations)?"""
         s = self.runs[k].solver
-        return s.kernel_evals == 0 and (not getattr(s, "kernelized", True) or s.t >= 10)
+        return s.kernel_evals == 0 and (not s.kernelized or s.t >= 10)
 
     def lagging(self) -> list[int]:
         """Entrants still catching up with the clock (their iterations are slow)."""

@@ -90,7 +90,7 @@ class TrainingRun:
         solver.init(X, y, seed=seed)
         self.X_test = None if X_test is None else solver.rows_like_train(X_test)
         self.y_test = None if y_test is None else np.asarray(y_test, dtype=np.float64)
-        self.max_iter = max_iter if max_iter is not None else getattr(solver, "horizon", None)
+        self.max_iter = max_iter if max_iter is not None else solver.horizon
         self.max_seconds = max_seconds
         self.per_decade = int(per_decade)
         self.solver_time = 0.0
@@ -99,6 +99,7 @@ class TrainingRun:
         self._next_ckpt = 1
         self.message = ""
         self.nonfinite = False
+        self.last_snapshot = None
         self._record()
 
     # ------------------------------------------------------------------------------ state

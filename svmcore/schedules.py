@@ -90,3 +90,36 @@ class Schedule:
     @property
     def formula(self) -> str:
         return SCHEDULE_FORMULAS[self.name]
+
+
+@dataclass(frozen=True)
+class StepRule:
+    """The step sizes a solver actually runs: a :class:`Schedule` with the problem's λ and C
+    filled in. ``Solver.step_rule()`` returns one (or None for solvers without a step size:
+    SMO, Frank-Wolfe's line search, cutting planes), and the solver's compiled loop calls
+    :func:`step_size` with ``code`` and ``params`` — so a plot of ``values(t)`` is what runs."""
+
+    schedule: Schedule
+    lam: float
+    C: float
+    note: str = ""               # where the constants come from (ASSET: η0 = D_X / D_G)
+
+    @property
+    def name(self) -> str:
+        return self.schedule.name
+
+    @property
+    def code(self) -> int:
+        return self.schedule.code
+
+    @property
+    def params(self) -> np.ndarray:
+        return self.schedule.params(self.lam, self.C)
+
+    @property
+    def formula(self) -> str:
+        return self.schedule.formula
+
+    def values(self, t) -> np.ndarray:
+        """η_t at the iterations ``t`` (counted from 1)."""
+        return self.schedule.values(t, self.lam, self.C)

@@ -575,7 +575,7 @@ def model_state(run, fresh: bool = False, scores: bool | str = "auto", max_cost:
     * The run stands on its last trace checkpoint: the run's own snapshot (no second one).
     * ``fresh`` (paused, a step): ``solver.snapshot()`` — exact numbers for the tiles.
     * Otherwise (a live tick that ended between checkpoints): the last checkpoint's snapshot with
-      the support vectors and coefficients of the *current* model from ``_support_coef()``
+      the support vectors and coefficients of the *current* model from ``support_coef()``
       (O(n), no kernel evaluations), so the rings follow the field while the tiles show the
       numbers of the last checkpoint (``snapshot.t`` says which). A linear (primal) model's
       snapshot is cheap and always fresh.
@@ -587,27 +587,25 @@ def model_state(run, fresh: bool = False, scores: bool | str = "auto", max_cost:
     from dataclasses import replace
 
     solver = run.solver
-    last = getattr(run, "last_snapshot", None)
-    kernelized = bool(getattr(solver, "kernelized", False))
+    last = run.last_snapshot
+    kernelized = solver.kernelized
     if last is not None and run.status == "diverged":
         return last, None       # the NaN model has nothing to show: the last finite checkpoint
+    expansion = None
     if last is not None and run.trace and run.trace[-1].iteration == run.t and last.t == run.t:
         snap = last
-    elif fresh or last is None or not kernelized or not hasattr(solver, "_support_coef"):
+    elif fresh or last is None or (expansion := solver.support_coef()) is None:
         snap = solver.snapshot()
     else:
-        try:
-            support, coef, _ = solver._support_coef()
-            support = np.asarray(support, dtype=np.int64)
-            snap = replace(last, support=support, n_sv=int(support.size),
-                           coef=None if last.coef is None else np.asarray(coef))
-        except Exception:  # noqa: BLE001 - a solver without a usable expansion: full snapshot
-            snap = solver.snapshot()
+        support, coef, _ = expansion
+        support = np.asarray(support, dtype=np.int64)
+        snap = replace(last, support=support, n_sv=int(support.size),
+                       coef=None if last.coef is None else np.asarray(coef))
     out = None
     if scores:
-        fn = getattr(solver, "train_scores", None)
-        if callable(fn):
-            out = np.asarray(fn(), dtype=np.float64)
+        cheap = solver.train_scores()
+        if cheap is not None:
+            out = np.asarray(cheap, dtype=np.float64)
         else:
             cost = solver.n * max(int(snap.n_sv), 1) if kernelized else 0
             if scores is True or cost <= max_cost:
@@ -623,7 +621,7 @@ def run_figure(run, view: View, resolution: int, snap, scores=None, title: str |
     field = decision_field(solver, xs, ys, None if view.plane.exact else view.plane)
     support = np.asarray(snap.support, dtype=np.int64) if snap.support is not None else None
     sv_size = None
-    coef = getattr(snap, "coef", None)
+    coef = snap.coef
     if coef is not None and support is not None and len(coef) == len(support):
         sv_size = np.abs(np.asarray(coef, dtype=np.float64))
     mis = None

@@ -681,7 +681,7 @@ def test_advance_tick_and_model_state():
     if run.trace[-1].iteration != run.t:
         snap, _ = viz.model_state(run, fresh=False, scores=False)
         assert snap.t == run.trace[-1].iteration
-        support, coef, _ = run.solver._support_coef()
+        support, coef, _ = run.solver.support_coef()
         np.testing.assert_array_equal(snap.support, support)
         np.testing.assert_array_equal(snap.coef, coef)
     exact, scores = viz.model_state(run, fresh=True, scores=True)

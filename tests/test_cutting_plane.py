@@ -54,7 +54,7 @@ def test_matches_reference(sampling, ref, fit_intercept, sparse):
     beta, t, conv, log = ref(rbf_kernel(X, gamma=gamma), y, C, r, eps, 4, solve_cut_dual,
                              add_one=float(fit_intercept), max_inactive=5)
     assert s.converged and conv and s.t == t
-    support, coef, b = s._support_coef()
+    support, coef, b = s.support_coef()
     mine = np.zeros(len(y))
     mine[support] = coef
     np.testing.assert_allclose(mine, beta, rtol=1e-8, atol=1e-10)
@@ -75,7 +75,7 @@ def test_linear_epsilon_guarantee_and_snapshot():
     snap = s.snapshot()
     assert s.converged and snap.converged
     assert snap.gap <= eps
-    support, coef, _ = s._support_coef()
+    support, coef, _ = s.support_coef()
     K = rbf_kernel(X, gamma=gamma)
     f = K[:, support] @ coef
     np.testing.assert_allclose(s.decision_function(X), f, atol=1e-10)
@@ -168,7 +168,7 @@ def test_chunking_seed_and_max_iter():
     d = CuttingPlaneSolver(**kw)
     d.init(X, y, seed=3)
     d.step(1000)
-    assert not np.array_equal(a._support_coef()[1], d._support_coef()[1])
+    assert not np.array_equal(a.support_coef()[1], d.support_coef()[1])
 
 
 def test_first_cut_and_initial_state():

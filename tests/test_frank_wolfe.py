@@ -133,7 +133,7 @@ def test_rescaled_model_is_the_l2_svm_with_regularised_bias():
     s = MSFWSolver(C=C, kernel="linear", epochs=200)
     s.init(X, y, seed=0)
     s.step(s.horizon)
-    support, coef, b = s._support_coef()
+    support, coef, b = s.support_coef()
     w = coef @ X[support]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -304,7 +304,7 @@ def test_snapshot_matches_numpy(algo, averaging):
     assert snap.n_sv == np.count_nonzero(alpha) and snap.t == 2 * n
     assert snap.kernel_evals == s.kernel_evals
     # the expansion: decision = K(x, sv) @ coef + b, coefficients signed
-    sv, coef, bb = s._support_coef()
+    sv, coef, bb = s.support_coef()
     Xt = _problem(30, seed=9)[0]
     np.testing.assert_allclose(s.decision_function(Xt),
                                rbf_kernel(Xt, X[sv], gamma=GAMMA) @ coef + bb, rtol=1e-10,

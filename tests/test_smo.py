@@ -329,7 +329,7 @@ def test_four_points_separable():
         assert s.intercept_ == pytest.approx(0.0, abs=1e-12)
         assert s.dual_objective_C() == pytest.approx(0.5, abs=1e-12)
         assert list(s.snapshot().support) == [0, 2]
-        sup, coef, b = s._support_coef()
+        sup, coef, b = s.support_coef()
         np.testing.assert_allclose(coef, [0.5, -0.5], atol=1e-12)
 
 

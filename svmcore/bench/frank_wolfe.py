@@ -114,7 +114,7 @@ def run_frank_wolfe(cls, Xtr, ytr, Xte, yte, C, gamma, seed, epochs=(1, 2), aver
         elapsed += time.perf_counter() - t0
         done = target
         acc = _accuracy(s.decision_function(Xte), yte)
-        out.append((ep, acc, elapsed, len(s.working_set), len(s._support_coef()[0])))
+        out.append((ep, acc, elapsed, len(s.working_set), len(s.support_coef()[0])))
     return out
 
 

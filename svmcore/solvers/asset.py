@@ -71,6 +71,7 @@ from .._jit import njit, njit_reduce
 from ..approx import (NystroemFeatures, RandomFourierFeatures, iter_blocks, kernel_diag_max)
 from ..kernels import KERNEL_CODES, as_rows, dense_dot, kernel_params
 from ..objectives import error_rate, hinge_losses, lam_from_C
+from ..schedules import Schedule, StepRule, step_size
 from .base import (C_SPEC, COEF0_SPEC, DEGREE_SPEC, EPOCHS_SPEC, GAMMA_SPEC, ParamSpec,
                    SampleStream, Snapshot, Solver, averaging_start, join_state, state_part)
 
@@ -93,7 +94,7 @@ def _vdot(a, b):
 
 
 @njit
-def _asset_chunk(F, pos, idx, y, n_steps, g, gavg, sc, ic, lam, gmax, bmax, step0, star,
+def _asset_chunk(F, pos, idx, y, n_steps, g, gavg, sc, ic, lam, gmax, bmax, scode, sparams,
                  loss, eps, fit_b, t_avg0):
     """n_steps ASSET / ASSET* iterations. Iteration s uses feature row F[pos[s]] of training
     point idx[s]. State: γ = g, γ̃ = gavg; sc = [b, b̃, η̃, ‖γ‖²]; ic = [t, diverged].
@@ -102,10 +103,7 @@ def _asset_chunk(F, pos, idx, y, n_steps, g, gavg, sc, ic, lam, gmax, bmax, step
     gmax2 = gmax * gmax
     for s in range(n_steps):
         j = ic[_T] + 1
-        if star:
-            eta = 1.0 / (lam * j)
-        else:
-            eta = step0 / math.sqrt(j)
+        eta = step_size(scode, sparams, j)      # the solver's StepRule: what the page plots
         r = pos[s]
         yi = y[idx[s]]
         b = sc[_B]
@@ -166,6 +164,7 @@ _KERNEL_SPEC = ParamSpec("rbf", "choice", "Kernel k(x, z) approximated by the fe
 class ASSETSolver(Solver):
     __doc__ = __doc__
     name = "asset"
+    tasks = ("classification", "regression")
     title = "ASSET (approximate kernel, robust SA)"
     paper = ("Lee & Wright (2012), ASSET: Approximate Stochastic Subgradient Estimation Training "
              "for Support Vector Machines")
@@ -324,6 +323,11 @@ class ASSETSolver(Solver):
             DG2 = float(np.mean(sq + extra1))
         self.DG = math.sqrt(DG2) if DG2 > 0 else 1.0
         self.step0 = self.DX / self.DG
+        self._rule = (StepRule(Schedule("pegasos"), self.lam, p["C"], note="ASSET*: η_j = 1/(λj)")
+                      if self.star else
+                      StepRule(Schedule("sqrt", eta0=self.step0 if self.step0 > 0 else
+                                        np.finfo(np.float64).tiny), self.lam, p["C"],
+                               note=f"η0 = D_X / D_G = {self.DX:.4g} / {self.DG:.4g}"))
         # 5. state
         self.stream = SampleStream(n, self.seed, p["sampling"])
         self.g = np.zeros(self.dim)
@@ -397,7 +401,8 @@ class ASSETSolver(Solver):
             a = self._bat
             done = _asset_chunk(self._F, self._pos[a:a + m], self._bidx[a:a + m], self.y, m,
                                 self.g, self.gavg, self.sc, self.ic, self.lam, self.gmax,
-                                self.bmax, self.step0, self.star, self.loss_code, self.eps,
+                                self.bmax, self._rule.code, self._rule.params, self.loss_code,
+                                self.eps,
                                 self.fit_b, self.t_avg0)
             self._bat += done
             total += done
@@ -429,14 +434,18 @@ class ASSETSolver(Solver):
     @property
     def eta(self) -> float:
         """η_t of the last iteration done (η_1 before the first)."""
-        j = max(self.t, 1)
-        return 1.0 / (self.lam * j) if self.star else self.step0 / math.sqrt(j)
+        return float(self._rule.values([max(self.t, 1)])[0])
 
-    def _support_coef(self):
+    def step_rule(self) -> StepRule:
+        """ASSET: η_j = D_X / (D_G √j) (the ``sqrt`` schedule with η0 = D_X / D_G, estimated at
+        init); ASSET*: η_j = 1/(λ j) (the ``pegasos`` schedule)."""
+        self._require_ready()
+        return self._rule
+
+    def support_coef(self):
         """Nyström: (landmark indices S, α_S = Q D^{-1/2} γ, b), the expansion of Sec. 2.4."""
         if not self.kernelized:
-            raise AttributeError("random Fourier features have no kernel expansion; the model "
-                                 "is coef_ (weights on the features) and intercept_")
+            return None         # random Fourier features: weights on the features (coef_)
         gvec, b = self.model()
         return self.fmap.landmark_indices_.copy(), self.fmap.expansion_coef(gvec), b
 

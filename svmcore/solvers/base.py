@@ -28,7 +28,7 @@ import scipy.sparse as sp
 
 from ..kernels import KERNEL_CODES, Rows, as_rows, expansion, kernel_params
 from ..objectives import lam_from_C
-from ..schedules import SCHEDULE_CODES, Schedule
+from ..schedules import SCHEDULE_CODES, Schedule, StepRule
 
 
 # --------------------------------------------------------------------------- parameters
@@ -244,6 +244,29 @@ class Snapshot:
         return self.t
 
 
+@dataclass
+class StepRecord:
+    """What one iteration did and why: the answer of :meth:`Solver.step_explained`.
+
+    ``lines`` are the numbers (1-based) of the lines of the solver's ``pseudocode`` that ran,
+    never empty; ``picked`` the training indices the iteration used (the sampled example, the
+    SMO pair, the Frank-Wolfe vertex, the cut's sample); ``changes`` maps a name to its
+    ``(before, after)`` values (arrays or numbers: α entries, w and b, the bias, …);
+    ``quantities`` holds the named numbers of the iteration in the paper's terms (margin y·f(x),
+    η_t, violation, …); ``text`` says it in one sentence. ``generic`` is True when the solver
+    has no record of its own and the record is the difference of two snapshots.
+    """
+
+    t_before: int
+    t: int
+    lines: tuple[int, ...]
+    text: str
+    picked: tuple[int, ...] = ()
+    changes: dict = field(default_factory=dict)
+    quantities: dict = field(default_factory=dict)
+    generic: bool = False
+
+
 # --------------------------------------------------------------------------- resources
 
 
@@ -278,6 +301,21 @@ class Solver:
     params: ClassVar[dict[str, ParamSpec]] = {}
     kernels: ClassVar[tuple[str, ...]] = tuple(KERNEL_CODES)   # kernels the solver supports
     stochastic: ClassVar[bool] = True
+    #: what the solver can learn: "classification" (labels ±1) and/or "regression"
+    tasks: ClassVar[tuple[str, ...]] = ("classification",)
+    #: the solver's algorithm, one line per entry, in the paper's notation (the step-through
+    #: page highlights the lines a :class:`StepRecord` names); empty: a generic one-liner
+    pseudocode: ClassVar[tuple[str, ...]] = ()
+    #: where the pseudocode comes from ("Pegasos, Fig. 1")
+    pseudocode_source: ClassVar[str] = ""
+
+    # Declared with defaults so that no caller probes attributes; solvers set them in ``_setup``.
+    #: True when the model is a kernel expansion over training points (``support_coef()``)
+    kernelized: bool = False
+    #: the planned number of iterations (None: the solver stops by its own rule only)
+    horizon: int | None = None
+    #: λ of the λ-form objective the solver minimises (None: not an L1-SVM λ-form solver)
+    lam: float | None = None
 
     def __init__(self, **params):
         unknown = sorted(set(params) - set(self.params))
@@ -349,10 +387,10 @@ class Solver:
 
     def _expansion_rows(self, R: Rows) -> np.ndarray:
         """Decision values of a kernel expansion over training points, as given by the
-        solver's ``_support_coef()`` -> (support indices, coefficients, b):
+        solver's ``support_coef()`` -> (support indices, coefficients, b):
         f(x) = Σ_m coef_m k(x_{support_m}, x) + b. Kernel solvers use this as ``_decision_rows``."""
         out = np.zeros(R.n)
-        support, coef, b = self._support_coef()
+        support, coef, b = self.support_coef()
         if support.size:
             expansion(self.kcode, self.kp, R, self.X, support, coef, out)
         return out + b
@@ -371,13 +409,22 @@ class Solver:
     def schedule(self) -> Schedule:
         return Schedule(self.p.get("schedule", "pegasos"), self.p.get("eta0", 1.0))
 
-    def step_sizes(self, t) -> np.ndarray:
-        """η_t this solver uses at iterations ``t`` (solvers with a ``schedule`` parameter, after
-        ``init``: λ = 1/(C n) depends on the data)."""
+    def step_rule(self) -> StepRule | None:
+        """The step-size rule the compiled loop runs (after ``init``: λ = 1/(C n) depends on the
+        data), or None for a solver without step sizes. The default serves every solver with a
+        ``schedule`` parameter; a solver with its own rule (ASSET) overrides it."""
         if "schedule" not in self.p:
-            raise AttributeError(f"{self.name} has no step-size schedule")
+            return None
         self._require_ready()
-        return self.schedule.values(t, self.lam, self.p["C"])
+        return StepRule(self.schedule, self.lam, self.p["C"])
+
+    def step_sizes(self, t) -> np.ndarray:
+        """η_t this solver uses at iterations ``t`` (see :meth:`step_rule`)."""
+        self._require_ready()
+        rule = self.step_rule()
+        if rule is None:
+            raise AttributeError(f"{self.name} has no step size (it takes no gradient steps)")
+        return rule.values(t)
 
     def _mark_diverged(self, what: str):
         self.diverged = True
@@ -407,6 +454,63 @@ class Solver:
         (the working pair, the Frank-Wolfe step, the cuts …), shown under the Playground's tiles.
         Built from ``snap.extra``; a missing or non-finite value is left out, never an error."""
         return ""
+
+    # ---- the declared model interface (defaults; solvers override what they have) ---------
+    def support_coef(self) -> tuple[np.ndarray, np.ndarray, float] | None:
+        """``(support indices, coefficients, b)`` with f(x) = Σ_m coef_m k(x_{support_m}, x) + b
+        when the model is a kernel expansion over training points (``kernelized``), else None.
+        O(n), no kernel evaluation: the app draws the rings of the current model from it."""
+        return None
+
+    def linear_model(self) -> tuple[np.ndarray, float] | None:
+        """``(w, b)`` in the input space when the model is f(x) = ⟨w, x⟩ + b kept in the primal,
+        else None (a kernel expansion, or weights on approximate features)."""
+        return None
+
+    def train_scores(self) -> np.ndarray | None:
+        """f(x_i) on the training set when the solver has them cheaply (kept outputs, cached
+        features, the cut vectors), else None: the caller decides whether ``decision_function``
+        on the training set is worth its cost."""
+        return None
+
+    def step_explained(self) -> StepRecord:
+        """Run ONE iteration (the same compiled step as ``step(1)``) and say what it did.
+
+        The default record is the difference of two snapshots (support set, objective, bias);
+        solvers with a record of their own override this and fill ``picked``, ``changes`` and
+        the paper's quantities."""
+        self._require_ready()
+        before = self.snapshot()
+        sc_before = self.support_coef()
+        self.step(1)
+        after = self.snapshot()
+        sc_after = self.support_coef()
+        s0, s1 = set(np.asarray(before.support).tolist()), set(np.asarray(after.support).tolist())
+        entered, left = sorted(s1 - s0), sorted(s0 - s1)
+        changes = {"objective": (before.objective, after.objective),
+                   "n_sv": (before.n_sv, after.n_sv)}
+        if sc_before is not None and sc_after is not None:
+            changes["b"] = (float(sc_before[2]), float(sc_after[2]))
+        parts = [f"iteration {after.t:,}"]
+        if after.t == before.t:
+            parts.append("nothing ran (the solver has stopped)")
+        if entered:
+            parts.append(f"{len(entered)} point(s) became support vectors")
+        if left:
+            parts.append(f"{len(left)} point(s) left the support")
+        if math.isfinite(before.objective) and math.isfinite(after.objective):
+            parts.append(f"objective {before.objective:.4g} → {after.objective:.4g}")
+        text = parts[0] + (": " + ", ".join(parts[1:]) if len(parts) > 1 else "")
+        return StepRecord(t_before=before.t, t=after.t, lines=(1,), text=text + ".",
+                          picked=tuple(entered + left), changes=changes,
+                          quantities={"entered": entered, "left": left}, generic=True)
+
+    def pseudocode_lines(self) -> tuple[str, ...]:
+        """The pseudocode the step-through page shows: the solver's own, or one generic line."""
+        if self.pseudocode:
+            return self.pseudocode
+        return (f"repeat: one iteration of {self.title or self.name} "
+                "(no line-by-line record yet: the page shows what changed)",)
 
 
 def state_part(text: str, **values) -> str | None:

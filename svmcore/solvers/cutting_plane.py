@@ -446,7 +446,7 @@ class CuttingPlaneSolver(Solver):
         """Number of active cuts."""
         return int(self.c.size)
 
-    def _support_coef(self):
+    def support_coef(self):
         """(support, coef, b): f(x) = Σ coef_m k(x, x_support_m) + b, w = −Σ_t α_t g_t."""
         if self.c.size == 0:
             return np.zeros(0, dtype=np.int64), np.zeros(0), 0.0
@@ -460,7 +460,7 @@ class CuttingPlaneSolver(Solver):
 
     @property
     def intercept_(self) -> float:
-        return self._support_coef()[2]
+        return self.support_coef()[2]
 
     def _decision_rows(self, R):
         return self._expansion_rows(R)
@@ -493,7 +493,7 @@ class CuttingPlaneSolver(Solver):
         xi = self._xi()
         model = 0.5 * self.lam * wsq + xi
         qp_dual = (float(self.c @ self.alpha) - 0.5 * wsq) / self.Cp if self.c.size else 0.0
-        support = self._support_coef()[0]
+        support = self.support_coef()[0]
         name = "primal L1-SVM, λ-form"
         if self.add_one:
             name += " (with regularised bias: λ/2·b² included)"

@@ -26,7 +26,7 @@ computed (one kernel row against S, α_k = 0) and x_k joins S when g_k ≥ max_{
 changes one β entry. The bias is b = yᵀα. Cost per iteration: at most two kernel rows of length
 |S| (the new sample's, and the chosen vertex's when that is another point).
 
-The model reported (``decision_function``, ``_support_coef``) is divided by ρ = q = αᵀAα:
+The model reported (``decision_function``, ``support_coef``) is divided by ρ = q = αᵀAα:
 f(x) = (Σ_m α_m y_m k(x_m, x) + yᵀα) / q. At the optimum of (aD) ρ = q is the margin of (aP),
 and (w/ρ, b/ρ) is exactly the solution of the usual L2-SVM with regularised bias,
 min ½(‖w‖² + b²) + C Σ_i max(0, 1 − y_i f(x_i))² (liblinear's squared-hinge problem with
@@ -482,7 +482,7 @@ class SFWSolver(Solver):
         _, ya = self._raw_support()
         return float(ya.sum()) / self._model_q()
 
-    def _support_coef(self):
+    def support_coef(self):
         """(support indices, y_m α_m / ρ, yᵀα / ρ): the L2-SVM model with margins at ±1."""
         support, ya = self._raw_support()
         q = self._model_q()

@@ -434,7 +434,7 @@ class _OnlineKernelMixin:
         """|{j : γ_j ≠ 0}| of the last iterate (what the literal form evaluates per step)."""
         return int(self.ic[_NSV])
 
-    def _support_coef(self):
+    def support_coef(self):
         alpha, b = self.model()
         support = np.flatnonzero(alpha != 0.0)
         return support, alpha[support], b
@@ -460,7 +460,7 @@ class _OnlineKernelMixin:
 
     def snapshot(self) -> Snapshot:
         self._require_ready()
-        support, coef, b = self._support_coef()
+        support, coef, b = self.support_coef()
         scores = self._decision_rows(self.X)
         # ‖o‖² = αᵀKα = Σ_{j∈S} α_j (o(x_j) − b): no kernel evaluation beyond the scores
         o_sq = float(coef @ (scores[support] - b)) if support.size else 0.0

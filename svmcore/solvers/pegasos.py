@@ -356,10 +356,16 @@ class PegasosSolver(Solver):
         """How often each example was a violator (the paper's α; kernel form only)."""
         return self.counts
 
-    def _support_coef(self):
+    def support_coef(self):
+        if not self.kernelized:
+            return None                      # the linear primal form: see linear_model()
         beta, b = self.model()
         support = np.flatnonzero(beta != 0.0)
         return support, beta[support] * self.y[support], b
+
+    def linear_model(self):
+        """(w, b) of the linear primal form (None for the kernelized form)."""
+        return None if self.kernelized else self.model()
 
     def _decision_rows(self, R):
         if self.kernelized:
@@ -375,7 +381,7 @@ class PegasosSolver(Solver):
             w, _ = self.model()
             with np.errstate(over="ignore", invalid="ignore"):
                 return float(w @ w)
-        support, coef, _ = self._support_coef()
+        support, coef, _ = self.support_coef()
         if support.size == 0:
             return 0.0
         S = self.X.take(support)
@@ -398,7 +404,7 @@ class PegasosSolver(Solver):
         margins = self.y * scores
         coef = None
         if self.kernelized:
-            support, coef, b = self._support_coef()
+            support, coef, b = self.support_coef()
             # ‖w‖² = Σ_s c_s ⟨w, φ(x_s)⟩ = Σ_s c_s (f(x_s) − b): no kernel values beyond the scores
             wsq = float(coef @ (scores[support] - b)) if support.size else 0.0
         else:

@@ -649,7 +649,7 @@ class SMOSolver(Solver):
     def intercept_(self) -> float:
         return kkt_bias(self.alpha, self.full_gradient(), self.y, self.C)
 
-    def _support_coef(self):
+    def support_coef(self):
         support = np.flatnonzero(self.alpha > 0.0)
         return support, self.alpha[support] * self.y[support], self.intercept_
 
