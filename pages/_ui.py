@@ -22,32 +22,30 @@ Everything svmcore can raise is caught and shown with ``st.error`` — never a t
 from __future__ import annotations
 
 import hashlib
-import json
 import math
 from urllib.parse import urlencode
 
 import numpy as np
 import streamlit as st
 
-from svmcore import viz
+from svmcore import export, live, viz
 from svmcore.data import TOY_DEFAULTS, TOY_GENERATORS, TOY_NOISE_RANGE, list_datasets
 from svmcore.data.upload import MAX_BYTES, UploadError, parse_upload
 from svmcore.objectives import error_rate
-from svmcore.presets import (DEFAULT_MAX_TRAIN, MAX_TRAIN_CHOICES, N_RANGE, UPLOAD_SCALES,
-                             RaceConfig, RunConfig, available_presets, build_data,
-                             config_from_query, get_preset, is_race_query,
-                             round_coord)
-from svmcore.run import TrainingRun, rows_csv
+from svmcore.presets import available_presets, get_preset
+from svmcore.config import DEFAULT_MAX_TRAIN, MAX_TRAIN_CHOICES, N_RANGE, UPLOAD_SCALES, RaceConfig, RunConfig, config_from_query, is_race_query, round_coord
+from svmcore.rundata import build_data
+from svmcore.run import TrainingRun
 from svmcore.schedules import SCHEDULE_FORMULAS
-from svmcore.snippet import reproduce_snippet
+from svmcore.export import reproduce_snippet
 from svmcore.solvers import get_solver, list_solvers
 from svmcore.solvers.base import ParamSpec
 
 TICK_S = 0.25            # seconds between two fragment reruns while playing
-BUDGET_S = viz.LIVE_BUDGET_S          # solver time per tick (svmcore.bench app-tick measures it)
+BUDGET_S = live.LIVE_BUDGET_S          # solver time per tick (svmcore.bench app-tick measures it)
 MAX_RUN_S = 300.0                     # solver time a run of the app may take (TrainingRun cap)
-PER_DECADE = viz.LIVE_PER_DECADE      # trace checkpoints per decade (the snippet passes it too)
-RES_PLAYING, RES_PAUSED = viz.RES_PLAYING, viz.RES_PAUSED
+PER_DECADE = live.LIVE_PER_DECADE      # trace checkpoints per decade (the snippet passes it too)
+RES_PLAYING, RES_PAUSED = live.RES_PLAYING, live.RES_PAUSED
 # How far one tick moves t. The curves use a log iteration axis, so growing t by a constant
 # factor per tick gives an even animation; "max" spends the whole budget.
 PACES = {"×1.1": 1.1, "×1.25": 1.25, "×1.5": 1.5, "×2": 2.0, "×4": 4.0, "max": None}
@@ -639,7 +637,7 @@ def tick(prefix: str, pace: str | None = None) -> None:
         if "race" in state:
             drv.tick(factor)                 # svmcore.race.LIVE_TICK_S shared by the entrants
         else:
-            viz.advance_tick(drv, factor, BUDGET_S)
+            live.advance_tick(drv, factor, BUDGET_S)
     except Exception as exc:  # noqa: BLE001 - shown with st.error, the session goes on
         ss[f"{prefix}_tick_error"] = describe(exc)
         ss[f"{prefix}_playing"] = False
@@ -799,7 +797,7 @@ def _model(prefix: str, state: dict, paused: bool):
     cache = state["cache"]
     if cache.get("t") == run.t and (cache.get("exact") or not paused):
         return cache["snap"], cache["scores"], cache["test"]
-    snap, scores = viz.model_state(run, fresh=paused, scores=True if paused else "auto")
+    snap, scores = live.model_state(run, fresh=paused, scores=True if paused else "auto")
     exact = snap.t == run.t
     if run.trace and run.trace[-1].iteration == snap.t:
         test = run.trace[-1].test_error
@@ -1046,30 +1044,11 @@ def curve_axis_controls(prefix: str, left, right, time_label: str) -> tuple[str,
 
 
 def trace_csv(run: TrainingRun) -> str:
-    return rows_csv(run.trace_dicts())
+    return export.trace_csv(run)
 
 
 def trace_json(state: dict) -> str:
-    run, cfg = state["run"], state["cfg"]
-
-    def clean(v):
-        if isinstance(v, float) and not math.isfinite(v):
-            return None
-        if isinstance(v, (np.integer,)):
-            return int(v)
-        if isinstance(v, (np.floating,)):
-            return clean(float(v))
-        return v
-
-    doc = {
-        "config": cfg.to_query(),
-        "solver": run.solver.name,
-        "params": {k: clean(v) for k, v in run.solver.p.items()},
-        "n_train": int(run.solver.n), "n_features": int(run.solver.d),
-        "t": int(run.t), "status": run.status, "message": run.message,
-        "trace": [{k: clean(v) for k, v in r.items()} for r in run.trace_dicts()],
-    }
-    return json.dumps(doc, indent=1)
+    return export.trace_json(state["run"], state["cfg"])
 
 
 def export_panel(prefix: str, state: dict | None) -> None:

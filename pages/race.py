@@ -24,12 +24,13 @@ if _HERE not in sys.path:
 
 import _ui  # noqa: E402  (pages/_ui.py: shared page-side widgets)
 
-from svmcore.presets import (RACE_BUDGETS, RACE_SIZE, Entrant, RaceConfig,  # noqa: E402
-                             available_races, get_race, is_race_query, race_config_from_query)
-from svmcore.race import (BUDGET_LABELS, ENTRANT_COLORS, FIELD_LEGEND, LETTERS,  # noqa: E402
-                          LIVE_TICK_S, race_csv, race_curves_figure, race_field_figures,
-                          race_json)
-from svmcore.snippet import reproduce_race_snippet  # noqa: E402
+from svmcore.presets import available_races, get_race
+from svmcore.config import RACE_BUDGETS, RACE_SIZE, Entrant, RaceConfig, is_race_query, race_config_from_query
+from svmcore.race import LETTERS, LIVE_TICK_S
+from svmcore.config import BUDGET_LABELS
+from svmcore.viz.race import ENTRANT_COLORS, FIELD_LEGEND, race_curves_figure, race_field_figures
+from svmcore.export import race_csv, race_json
+from svmcore.export import reproduce_race_snippet
 from svmcore.solvers import get_solver, list_solvers  # noqa: E402
 
 P = "race"

@@ -51,7 +51,6 @@ holds, but it levels off above 0, and its label says so.
 from __future__ import annotations
 
 import hashlib
-import json
 import math
 import threading
 import time
@@ -62,20 +61,16 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from . import viz
-from .presets import RACE_BUDGETS, RACE_SIZE, Entrant, RaceConfig, RunData, build_data
-from .run import TrainingRun, rows_csv, warmup
+from .config import BUDGET_LABELS, RACE_BUDGETS, RACE_SIZE, Entrant, RaceConfig
+from .rundata import RunData, build_data
+from .run import TrainingRun, warmup
 from .solvers import REGISTRY, get_solver
 from .solvers.base import Solver
 
 __all__ = ["Race", "Reference", "Entrant", "RaceConfig", "RACE_BUDGETS", "BUDGET_LABELS",
            "L1_NAME", "REF_TOL", "reference_optimum", "objective_group", "entrant_labels",
-           "build_race", "race_curves_figure", "race_field_figures", "race_grid_figure",
-           "race_rows", "race_csv", "race_json", "LETTERS", "ENTRANT_COLORS", "FIELD_LEGEND",
-           "curve_panels", "data_fingerprint", "LIVE_TICK_S"]
+           "build_race", "LETTERS", "data_fingerprint", "LIVE_TICK_S", "group_text"]
 
-BUDGET_LABELS = {"time": "equal solver time", "iterations": "equal iterations",
-                 "kernel_evals": "equal kernel evaluations"}
 L1_NAME = "primal L1-SVM, λ-form"
 REF_TOL = 1e-6                  # SMO's tolerance for the reference optimum
 REF_MAX_SECONDS = 30.0          # give up on the reference after this much SMO time
@@ -85,9 +80,6 @@ MIN_TIME_STEP = 2e-4            # equal time: the clock moves at least 0.2 ms pe
 LIVE_TICK_S = 0.04
 CATCH_UP = 1.5                  # equal time: an entrant may spend this many budgets per tick
 LETTERS = "ABCD"
-ENTRANT_COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd")
-ENTRANT_DASHES = ("solid", "dash", "dot", "dashdot")
-ENTRANT_SYMBOLS = ("circle", "square", "diamond", "triangle-up")
 
 
 # ================================================================================ objectives
@@ -297,7 +289,7 @@ class Race:
 
     Parameters
     ----------
-    entrants : each an :class:`~svmcore.presets.Entrant`, a ``(solver name, params dict)`` pair,
+    entrants : each an :class:`~svmcore.config.Entrant`, a ``(solver name, params dict)`` pair,
         a solver name, or a :class:`~svmcore.solvers.base.Solver` instance (not yet initialised).
     X, y, X_test, y_test : the data (labels ±1), shared by every entrant.
     seed : one seed for every entrant (its sample order).
@@ -601,260 +593,9 @@ def _acc(err) -> float:
 
 def build_race(cfg: RaceConfig, upload=None, *, per_decade: int = 20,
                max_seconds: float | None = None) -> tuple[Race, RunData]:
-    """The data of ``cfg`` (:func:`svmcore.presets.build_data`) and a fresh :class:`Race`."""
+    """The data of ``cfg`` (:func:`svmcore.rundata.build_data`) and a fresh :class:`Race`."""
     data = build_data(cfg.data, upload)
     race = Race(cfg.entrants, data.X_train, data.y_train, data.X_test, data.y_test,
                 seed=cfg.seed, budget=cfg.budget, per_decade=per_decade,
                 max_seconds=max_seconds)
     return race, data
-
-
-# ================================================================================ figures
-
-
-def _f32(a) -> np.ndarray:
-    return np.ascontiguousarray(a, dtype=np.float32)
-
-
-CURVE_X = {"iteration": "iteration t", "time": "solver time [s] (compile excluded)",
-           "kernel_evals": "kernel evaluations"}
-
-
-def curve_panels(race: Race) -> list[dict]:
-    """The panels of the race's curves: test error (train error without a test set), P − P*
-    of the main group (when its reference is known), and one panel per other objective."""
-    has_test = any(np.isfinite([r.test_error for r in run.trace]).any() for run in race.runs)
-    err = "test_error" if has_test else "train_error"
-    panels = [dict(kind="error", column=err, title=("test error" if has_test else
-                                                     "train error (no test set)"),
-                   members=list(range(len(race.runs))), log_y=False)]
-    ref = race.reference_value
-    main = [k for k in range(len(race.runs)) if race.in_main_group(k)] if ref is not None else []
-    if main:
-        panels.append(dict(kind="subopt", title="P − P*  (L1-SVM primal, λ-form; P* from SMO)",
-                           members=main, log_y=True))
-    seen: dict = {}
-    for k in range(len(race.runs)):
-        if k in main:
-            continue
-        seen.setdefault(race.groups[k], []).append(k)
-    for g, members in seen.items():
-        panels.append(dict(kind="objective", title=f"own objective: {group_text(g)}",
-                           members=members, log_y=False))
-    return panels
-
-
-def race_curves_figure(race: Race, x: str = "iteration", log_x: bool = True,
-                       height: int = 300, cols: int | None = None):
-    """Overlaid curves of every entrant (one colour, dash and marker per entrant) against
-    iterations, solver time or kernel evaluations: test error, P − P* (log y) for the main group,
-    and each other objective in its own panel, titled with its name. Panels sit side by side
-    (``cols`` per row, default all in one row); ``height`` is per row of panels."""
-    if x not in CURVE_X:
-        raise ValueError(f"x must be one of {', '.join(CURVE_X)}, got {x!r}")
-    panels = curve_panels(race)
-    P = len(panels)
-    cols = P if cols is None else max(1, min(int(cols), P))
-    rows = -(-P // cols)
-    hs, vs = 0.07, (0.16 if rows > 1 else 0.0)
-    w = (1.0 - hs * (cols - 1)) / cols
-    h = (1.0 - vs * (rows - 1)) / rows
-    data, layout, notes = [], {}, []
-    shown = set()
-    trace_cols = [run.trace_columns() for run in race.runs]
-    for p_i, panel in enumerate(panels):
-        r, c = p_i // cols, p_i % cols
-        xa = "x" if p_i == 0 else f"x{p_i + 1}"
-        ya = "y" if p_i == 0 else f"y{p_i + 1}"
-        x0, y1 = c * (w + hs), 1.0 - r * (h + vs)
-        for k in panel["members"]:
-            tc = trace_cols[k]
-            if not tc:
-                continue
-            xv = np.asarray(tc[x], dtype=np.float64)
-            if panel["kind"] == "error":
-                yv = np.asarray(tc[panel["column"]], dtype=np.float64)
-            elif panel["kind"] == "subopt":
-                yv = race.suboptimality(k)
-            else:
-                yv = np.asarray(tc["objective"], dtype=np.float64)
-            keep = np.isfinite(xv) & np.isfinite(yv)
-            if log_x:
-                keep &= xv > 0
-            if panel["log_y"]:
-                keep &= yv > 0
-            if not keep.any():
-                continue
-            label = race.labels[k]
-            data.append(dict(
-                type="scatter", x=_f32(xv[keep]), y=_f32(yv[keep]), mode="lines+markers",
-                name=label, legendgroup=LETTERS[k], showlegend=k not in shown,
-                xaxis=xa, yaxis=ya,
-                line=dict(color=ENTRANT_COLORS[k], width=2, dash=ENTRANT_DASHES[k]),
-                marker=dict(size=5, symbol=ENTRANT_SYMBOLS[k], color=ENTRANT_COLORS[k]),
-                hovertemplate="%{y:.4g} at %{x:.4g}<extra>" + label + "</extra>"))
-            shown.add(k)
-        xaxis = dict(domain=[x0, x0 + w], anchor=ya, type="log" if log_x else "linear",
-                     exponentformat="power" if x == "time" else "SI",
-                     title=dict(text=CURVE_X[x], font=dict(size=11)))
-        if log_x:
-            xaxis["dtick"] = 1
-        if p_i > 0:
-            xaxis["matches"] = "x"
-        layout["xaxis" if p_i == 0 else f"xaxis{p_i + 1}"] = xaxis
-        yaxis = dict(domain=[max(0.0, y1 - h), y1], anchor=xa,
-                     type="log" if panel["log_y"] else "linear")
-        if panel["log_y"]:
-            yaxis["exponentformat"] = "power"
-        layout["yaxis" if p_i == 0 else f"yaxis{p_i + 1}"] = yaxis
-        notes.append(dict(text=panel["title"], x=x0, y=y1, xref="paper", yref="paper",
-                          xanchor="left", yanchor="bottom", showarrow=False,
-                          font=dict(size=12)))
-    total = height * rows + 60
-    layout.update(height=total, margin=dict(l=10, r=10, t=60, b=10), uirevision="race-curves",
-                  annotations=notes, hovermode="closest",
-                  legend=dict(orientation="h", x=0.0, y=1.0 + 34 / total, yanchor="bottom"))
-    return viz._figure(dict(data=data, layout=layout))
-
-
-def race_field_figures(race: Race, view: viz.View, resolution: int, models: Sequence,
-                       height: int = 380) -> list:
-    """One decision-field figure per entrant on the same grid and colour scale (viz.run_figure:
-    the field via decision_on_plane, margins, boundary, points, support vectors). ``models``
-    holds per entrant ``(snapshot, train scores or None)``. The figures carry no legend (the
-    page writes one line for the grid) and only the last one a colour bar."""
-    figs = []
-    K = len(race.runs)
-    for k, run in enumerate(race.runs):
-        snap, scores = models[k]
-        title = f"<span style='color:{ENTRANT_COLORS[k]}'>■</span> {race.labels[k]} — t = {run.t:,}"
-        fig = viz.run_figure(run, view, resolution, snap, scores, title=title, height=height)
-        _compact_field(fig, legend=False, colorbar=k == K - 1)
-        figs.append(fig)
-    return figs
-
-
-FIELD_LEGEND = ("● training points (blue +1, red −1) · ○ test points · ◯ support vectors "
-                "(ring size ∝ |coefficient|) · ✕ misclassified · solid line f = 0, dashed f = ±1")
-
-
-def _compact_field(fig, legend: bool, colorbar: bool) -> None:
-    """Smaller margins, one legend and one colour bar per grid (cheap: no re-validation of the
-    data arrays)."""
-    lay = fig.layout
-    lay.margin = dict(l=4, r=4, t=40, b=4)
-    lay.title.font.size = 13
-    if not legend:
-        lay.showlegend = False
-    else:
-        lay.legend.font.size = 10
-    if not colorbar:
-        fig.data[0].showscale = False
-
-
-def _spec(fig) -> dict:
-    """A figure's data and layout as plain dicts, without copying the arrays (plotly keeps them
-    in ``_data`` / ``_layout``; a deep copy through ``to_plotly_json`` is the fallback)."""
-    data, layout = getattr(fig, "_data", None), getattr(fig, "_layout", None)
-    if isinstance(data, list) and isinstance(layout, dict):
-        return {"data": data, "layout": layout}
-    return fig.to_plotly_json()
-
-
-def race_grid_figure(figs: Sequence, cols: int = 2, height: int = 380):
-    """The field figures merged into ONE figure with a grid of subplots (the alternative to
-    sending one figure per entrant; ``python -m svmcore.bench race-tick`` measures both)."""
-    K = len(figs)
-    rows = -(-K // cols)
-    hs, vs = 0.04, 0.06
-    w = (1.0 - hs * (cols - 1)) / cols
-    hh = (1.0 - vs * (rows - 1)) / rows
-    data, layout, notes = [], {}, []
-    for k, fig in enumerate(figs):
-        spec = _spec(fig)
-        r, c = k // cols, k % cols
-        xa = "x" if k == 0 else f"x{k + 1}"
-        ya = "y" if k == 0 else f"y{k + 1}"
-        for tr in spec["data"]:
-            tr = dict(tr)
-            tr["xaxis"], tr["yaxis"] = xa, ya
-            if k > 0:
-                tr["showlegend"] = False
-            if tr.get("type") == "contour":
-                tr["showscale"] = k == K - 1
-            data.append(tr)
-        src = spec["layout"]
-        x0, y1 = c * (w + hs), 1.0 - r * (hh + vs)
-        xax = dict(src.get("xaxis", {}))
-        yax = dict(src.get("yaxis", {}))
-        xax.update(domain=[x0, x0 + w], anchor=ya)
-        yax.update(domain=[y1 - hh, y1], anchor=xa, scaleanchor=xa)
-        layout["xaxis" if k == 0 else f"xaxis{k + 1}"] = xax
-        layout["yaxis" if k == 0 else f"yaxis{k + 1}"] = yax
-        title = src.get("title", {})
-        notes.append(dict(text=title.get("text", "") if isinstance(title, dict) else str(title),
-                          x=x0, y=y1, xref="paper", yref="paper", xanchor="left",
-                          yanchor="bottom", showarrow=False, font=dict(size=13)))
-    layout.update(height=height * rows, margin=dict(l=4, r=4, t=40, b=4),
-                  uirevision="race-grid", annotations=notes, plot_bgcolor="white",
-                  legend=dict(orientation="h", yanchor="top", y=-0.03, x=0.0))
-    return viz._figure(dict(data=data, layout=layout))
-
-
-# ================================================================================ export
-
-
-def race_rows(race: Race) -> list[dict]:
-    """Every trace row of every entrant, long format: entrant letter, label, solver, the
-    TrainingRun trace fields, and P − P* (main group with a reference; else None)."""
-    out = []
-    for k, run in enumerate(race.runs):
-        sub = race.suboptimality(k)
-        for i, r in enumerate(run.trace_dicts()):
-            row = {"entrant": LETTERS[k], "label": race.labels[k], "solver": run.solver.name}
-            row.update(r)
-            row["suboptimality"] = None if sub is None else float(sub[i])
-            out.append(row)
-    return out
-
-
-def race_csv(race: Race) -> str:
-    return rows_csv(race_rows(race))
-
-
-def _clean(v):
-    if isinstance(v, (np.integer,)):
-        return int(v)
-    if isinstance(v, (np.floating, float)):
-        v = float(v)
-        return v if math.isfinite(v) else None
-    if isinstance(v, tuple):
-        return [_clean(x) for x in v]
-    return v
-
-
-def race_json(race: Race, config: dict | None = None) -> str:
-    """The race as JSON: configuration, reference, and per entrant its parameters, status,
-    objective and trace."""
-    ref = race.reference_value
-    doc = {
-        "config": config or {},
-        "budget": race.budget, "seed": race.seed, "ticks": race.ticks,
-        "n_train": int(race.runs[0].solver.n), "n_features": int(race.runs[0].solver.d),
-        "reference": None if ref is None else {k: _clean(v) for k, v in ref.__dict__.items()},
-        "entrants": [],
-    }
-    for k, run in enumerate(race.runs):
-        sub = race.suboptimality(k)
-        trace = []
-        for i, r in enumerate(run.trace_dicts()):
-            row = {kk: _clean(v) for kk, v in r.items()}
-            row["suboptimality"] = None if sub is None else _clean(sub[i])
-            trace.append(row)
-        doc["entrants"].append({
-            "entrant": LETTERS[k], "label": race.labels[k], "solver": run.solver.name,
-            "params": {kk: _clean(v) for kk, v in run.solver.p.items()},
-            "objective_name": Race._snap(run).objective_name,
-            "compared_as": race.note_of(k), "t": int(run.t), "status": run.status,
-            "message": run.message, "solver_time": run.solver_time, "trace": trace})
-    return json.dumps(doc, indent=1)

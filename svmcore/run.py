@@ -8,8 +8,6 @@ excluded (a warm-up runs once per process), differs between runs.
 """
 from __future__ import annotations
 
-import csv
-import io
 import math
 import time
 from dataclasses import asdict, dataclass
@@ -235,16 +233,3 @@ class TrainingRun:
             return {}
         return {k: np.array([r[k] if r[k] is not None else np.nan for r in rows], dtype=float)
                 for k in rows[0]}
-
-
-def rows_csv(rows: list[dict]) -> str:
-    """CSV text of a list of same-keyed dicts (a trace, a race table): the keys as the header,
-    floats with repr (every digit; round trip exact), None as an empty cell."""
-    buf = io.StringIO()
-    if rows:
-        w = csv.DictWriter(buf, fieldnames=list(rows[0]), lineterminator="\n")
-        w.writeheader()
-        for r in rows:
-            w.writerow({k: ("" if v is None else repr(v) if isinstance(v, float) else v)
-                        for k, v in r.items()})
-    return buf.getvalue()

@@ -14,9 +14,11 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from svmcore import viz
+from svmcore import live, viz
 from svmcore.data import TOY_GENERATORS, make_toy, train_test_split
-from svmcore.presets import RunConfig, available_presets, build_data
+from svmcore.presets import available_presets
+from svmcore.config import RunConfig
+from svmcore.rundata import build_data
 from svmcore.run import TrainingRun, checkpoints_after, warmup
 from svmcore.solvers import get_solver, list_solvers
 
@@ -281,7 +283,7 @@ def test_same_configuration_gives_the_same_trace():
     # and the page drives the engine faithfully: a direct run on the same data agrees
     X, y = make_toy("gaussians", n=200, noise=0.35, imbalance=0.5, seed=0)
     X_tr, X_te, y_tr, y_te = train_test_split(X, y, test_size=0.25, seed=0)
-    direct = TrainingRun("pegasos", X_tr, y_tr, X_te, y_te, seed=0, per_decade=viz.LIVE_PER_DECADE)
+    direct = TrainingRun("pegasos", X_tr, y_tr, X_te, y_te, seed=0, per_decade=live.LIVE_PER_DECADE)
     direct.advance_iters(_run(a).t)
     _trace_equal(direct.trace_columns(), ca)
 
@@ -671,24 +673,24 @@ def test_schedule_figure():
 
 def test_advance_tick_and_model_state():
     X, y = make_toy("gaussians", n=200, seed=0)
-    run = TrainingRun("pegasos", X, y, seed=0, kernel="rbf", per_decade=viz.LIVE_PER_DECADE)
+    run = TrainingRun("pegasos", X, y, seed=0, kernel="rbf", per_decade=live.LIVE_PER_DECADE)
     ts = [run.t]
     for _ in range(40):
-        viz.advance_tick(run, 1.1, budget_s=10.0)
+        live.advance_tick(run, 1.1, budget_s=10.0)
         ts.append(run.t)
     assert all(b == max(a + 1, math.ceil(a * 1.1)) for a, b in zip(ts, ts[1:]))
     # between checkpoints: the last checkpoint's numbers, the current support vectors
     if run.trace[-1].iteration != run.t:
-        snap, _ = viz.model_state(run, fresh=False, scores=False)
+        snap, _ = live.model_state(run, fresh=False, scores=False)
         assert snap.t == run.trace[-1].iteration
         support, coef, _ = run.solver.support_coef()
         np.testing.assert_array_equal(snap.support, support)
         np.testing.assert_array_equal(snap.coef, coef)
-    exact, scores = viz.model_state(run, fresh=True, scores=True)
+    exact, scores = live.model_state(run, fresh=True, scores=True)
     assert exact.t == run.t
     np.testing.assert_allclose(scores, run.solver.decision_function(X))
     run.advance_iters(checkpoints_after(run.t, run.per_decade) - run.t)
-    on, _ = viz.model_state(run, fresh=True, scores=False)
+    on, _ = live.model_state(run, fresh=True, scores=False)
     assert on is run.last_snapshot                      # the run's own: no second snapshot
 
 

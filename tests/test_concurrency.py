@@ -39,8 +39,9 @@ import numpy as np
 import pytest
 from streamlit_server import CHROMIUM, CHROMIUM_ARGS, NO_CHROMIUM, ROOT, free_port, streamlit_server
 
-from svmcore import viz
-from svmcore.presets import build_data, config_from_query
+from svmcore import live
+from svmcore.rundata import build_data
+from svmcore.config import config_from_query
 from svmcore.run import TrainingRun, warmup
 from svmcore.solvers import REGISTRY, get_solver
 
@@ -72,7 +73,7 @@ def _build(cfg) -> TrainingRun:
     """The run of a page configuration, built as pages/_ui.py ensure_run builds it."""
     data = build_data(cfg)
     return TrainingRun(cfg.solver, data.X_train, data.y_train, data.X_test, data.y_test,
-                       seed=int(cfg.seed), per_decade=viz.LIVE_PER_DECADE, **cfg.param_dict)
+                       seed=int(cfg.seed), per_decade=live.LIVE_PER_DECADE, **cfg.param_dict)
 
 
 # ------------------------------------------------------------------------------------- server
@@ -376,7 +377,7 @@ def test_eight_sessions_at_once(server, tmp_path):
         assert len(page_rows) == len(alone_rows) >= 10, k
         for a, b in zip(page_rows, alone_rows):
             assert a == b, f"session {k} ({q['solver']}): the page's row {a} != alone {b}"
-        snap, _ = viz.model_state(run, fresh=True, scores=False)
+        snap, _ = live.model_state(run, fresh=True, scores=False)
         assert tile["iteration t"] == f"{run.t:,}"
         assert tile["objective"] == f"{snap.objective:.4g}", k
         assert tile["# SV"] == f"{snap.n_sv:,}", k

@@ -22,7 +22,7 @@ from streamlit.testing.v1 import AppTest
 
 from svmcore.data import make_toy
 from svmcore.estimators import SVMClassifier
-from svmcore.presets import encode_value
+from svmcore.config import encode_value
 from svmcore.run import TrainingRun
 from svmcore.solvers import REGISTRY
 

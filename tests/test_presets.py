@@ -8,10 +8,11 @@ from hypothesis import strategies as st
 
 from svmcore.data import TOY_GENERATORS, make_toy, train_test_split
 from svmcore.data.upload import parse_upload
-from svmcore.presets import (PRESETS, RunConfig, available_presets, build_data,
-                             config_from_query, decode_value, encode_value, get_preset)
+from svmcore.presets import PRESETS, available_presets, get_preset
+from svmcore.config import RunConfig, config_from_query, decode_value, encode_value
+from svmcore.rundata import build_data
 from svmcore.run import TrainingRun
-from svmcore.snippet import reproduce_snippet
+from svmcore.export import reproduce_snippet
 from svmcore.solvers import REGISTRY, get_solver
 
 TRACE_KEYS = ("iteration", "objective", "train_error", "test_error", "n_sv", "kernel_evals")

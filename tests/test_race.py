@@ -16,16 +16,17 @@ from sklearn.svm import SVC
 from streamlit.testing.v1 import AppTest
 
 from svmcore import race as race_mod
-from svmcore import viz
+from svmcore import live, viz
 from svmcore.data import make_toy, train_test_split
 from svmcore.objectives import primal_objective
-from svmcore.presets import (RACES, Entrant, RaceConfig, RunConfig, available_races, build_data,
-                             get_race, race_config_from_query)
-from svmcore.race import (L1_NAME, Race, build_race, curve_panels, race_csv,
-                          race_curves_figure, race_grid_figure, race_json, race_rows,
-                          reference_optimum)
+from svmcore.presets import RACES, available_races, get_race
+from svmcore.config import Entrant, RaceConfig, RunConfig, race_config_from_query
+from svmcore.rundata import build_data
+from svmcore.race import L1_NAME, Race, build_race, reference_optimum
+from svmcore.viz.race import curve_panels, race_curves_figure, race_field_figures, race_grid_figure
+from svmcore.export import race_csv, race_json, race_rows
 from svmcore.run import TrainingRun, warmup
-from svmcore.snippet import reproduce_race_snippet
+from svmcore.export import reproduce_race_snippet
 from svmcore.solvers import REGISTRY, get_solver
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -306,8 +307,8 @@ def test_grid_figure_merges_the_fields():
     race = Race([("pegasos", RBF), ("smo", RBF), ("pegasos", {"C": 1.0})], X, y, Xt, yt)
     race.tick(None, 0.005)
     view = viz.make_view(X, y, Xt, yt)
-    models = [viz.model_state(r, fresh=True, scores=True) for r in race.runs]
-    figs = race_mod.race_field_figures(race, view, 40, models, height=300)
+    models = [live.model_state(r, fresh=True, scores=True) for r in race.runs]
+    figs = race_field_figures(race, view, 40, models, height=300)
     assert [f.data[0].type for f in figs] == ["contour"] * 3
     assert [bool(f.data[0].showscale is not False) for f in figs] == [False, False, True]
     grid = race_grid_figure(figs, cols=3)

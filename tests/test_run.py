@@ -123,7 +123,7 @@ def test_rows_csv_round_trips_every_digit():
     import csv
     import io
 
-    from svmcore.run import rows_csv
+    from svmcore.export import rows_csv
     rows = [{"t": 1, "objective": 0.1 + 0.2, "gap": None, "name": "a,b"},
             {"t": 10, "objective": 1e-300 / 3, "gap": 2.0 / 3, "name": "c"}]
     text = rows_csv(rows)

@@ -7,9 +7,9 @@ points (two overlapping Gaussian blobs, so that many points end up support vecto
 until it has about ``--target-sv`` support vectors. From that state, ``--reps`` ticks are timed
 exactly as the page's live fragment does them (pages/_ui.py):
 
-1. ``viz.advance_tick`` — the solver chunk (at most ``BUDGET_S`` of solver time, ending on a
+1. ``live.advance_tick`` — the solver chunk (at most ``BUDGET_S`` of solver time, ending on a
    trace checkpoint, so the run's own snapshot, test error included, is part of it);
-2. ``viz.model_state`` — the snapshot (reused when the tick ended on a checkpoint) and the
+2. ``live.model_state`` — the snapshot (reused when the tick ended on a checkpoint) and the
    training scores for the misclassified marks (only when cheap while playing);
 3. ``viz.run_figure`` at the playing resolution (100×100) — the field via decision_on_plane, the
    zero contour and the figure; plus the curves figure;
@@ -28,14 +28,14 @@ import time
 import plotly.io as pio
 import plotly.tools
 
-from .. import viz
+from .. import live, viz
 from ..data import make_toy, train_test_split
 from ..run import TrainingRun, warmup
 from ..solvers import get_solver, list_solvers
 from .common import machine_line, markdown_table
 
-BUDGET_S = viz.LIVE_BUDGET_S
-RES_PLAYING, RES_PAUSED = viz.RES_PLAYING, viz.RES_PAUSED
+BUDGET_S = live.LIVE_BUDGET_S
+RES_PLAYING, RES_PAUSED = live.RES_PLAYING, live.RES_PAUSED
 PACE = 1.1                  # the page's default speed
 
 
@@ -56,7 +56,7 @@ def _setup(name: str, n: int, target_sv: int, gamma: float, C: float, seed: int,
         params["epochs"] = float(cls.params["epochs"].high or 1000.0)
         params["epochs"] = min(params["epochs"], 1000.0)
     warmup(cls(**params))
-    run = TrainingRun(name, X_tr, y_tr, X_te, y_te, seed=seed, per_decade=viz.LIVE_PER_DECADE,
+    run = TrainingRun(name, X_tr, y_tr, X_te, y_te, seed=seed, per_decade=live.LIVE_PER_DECADE,
                       **params)
     view = viz.make_view(X_tr, y_tr, X_te, y_te)
     t0 = time.perf_counter()
@@ -86,10 +86,10 @@ def bench_solver(name: str, n: int, target_sv: int, reps: int, gamma: float, C: 
         n_trace = len(run.trace)
         st0 = run.solver_time
         t0 = time.perf_counter()
-        done = viz.advance_tick(run, PACE, BUDGET_S)
+        done = live.advance_tick(run, PACE, BUDGET_S)
         t1 = time.perf_counter()
         iters = run.solver_time - st0
-        snap, scores = viz.model_state(run, fresh=False, scores="auto")
+        snap, scores = live.model_state(run, fresh=False, scores="auto")
         t2 = time.perf_counter()
         fig = viz.run_figure(run, view, RES_PLAYING, snap, scores)
         t3 = time.perf_counter()
@@ -107,7 +107,7 @@ def bench_solver(name: str, n: int, target_sv: int, reps: int, gamma: float, C: 
                 parts[k].append(v)
         if r % 5 == 0:                      # the paused frame, every few ticks
             p0 = time.perf_counter()
-            snap, scores = viz.model_state(run, fresh=True, scores=True)
+            snap, scores = live.model_state(run, fresh=True, scores=True)
             figp = viz.run_figure(run, view, RES_PAUSED, snap, scores)
             paused_bytes = len(figure_json(figp))
             paused.append(time.perf_counter() - p0)

@@ -11,7 +11,7 @@ are timed exactly as the page's live fragment does them (pages/race.py, pages/_u
 1. ``Race.tick`` — the lockstep advance (``LIVE_TICK_S`` = 40 ms of solver time per tick, shared
    by the entrants, at the page's default pace ×1.1), trace snapshots included when a checkpoint
    is crossed;
-2. the model state of every entrant (``viz.model_state``, as the page while playing);
+2. the model state of every entrant (``live.model_state``, as the page while playing);
 3. the decision fields at the playing resolution (100×100, via decision_on_plane), one figure per
    entrant (``race_field_figures``);
 4. the overlaid curves (``race_curves_figure``) and the results table rows;
@@ -30,15 +30,16 @@ import os
 import statistics
 import time
 
-from .. import viz
+from .. import live, viz
 from ..data import make_toy, train_test_split
-from ..race import LIVE_TICK_S, Race, race_curves_figure, race_field_figures, race_grid_figure
+from ..race import LIVE_TICK_S, Race
+from ..viz.race import race_curves_figure, race_field_figures, race_grid_figure
 from ..solvers import get_solver, list_solvers
 from .app_tick import figure_json
 from .common import machine_line, markdown_table
 
 PACE = 1.1                            # the page's default speed
-RES_PLAYING = viz.RES_PLAYING
+RES_PLAYING = live.RES_PLAYING
 
 
 def default_solvers() -> list[str]:
@@ -59,7 +60,7 @@ def make_race(names, n: int, gamma: float, C: float, budget: str, seed: int = 0)
             params["epochs"] = min(float(cls.params["epochs"].high or 1000.0), 1000.0)
         entrants.append((name, params))
     race = Race(entrants, X_tr, y_tr, X_te, y_te, seed=seed, budget=budget,
-                per_decade=viz.LIVE_PER_DECADE, max_seconds=300.0)
+                per_decade=live.LIVE_PER_DECADE, max_seconds=300.0)
     view = viz.make_view(X_tr, y_tr, X_te, y_te)
     return race, view
 
@@ -67,7 +68,7 @@ def make_race(names, n: int, gamma: float, C: float, budget: str, seed: int = 0)
 def _models(race):
     out = []
     for run in race.runs:
-        snap, scores = viz.model_state(run, fresh=False, scores="auto")
+        snap, scores = live.model_state(run, fresh=False, scores="auto")
         out.append((snap, scores))
     return out
 

@@ -1,21 +1,117 @@
-"""The "reproduce this run" snippet: a short, seeded Python script using svmcore.
+"""Exports of runs and races: traces as CSV / JSON, and the seeded script that reproduces them.
 
-:func:`reproduce_snippet` writes out, step by step, what :func:`svmcore.presets.build_data` and
-the Playground do for a :class:`~svmcore.presets.RunConfig` — generate or load the data, split it,
-apply the clicked edits, build the :class:`~svmcore.run.TrainingRun` with the same seed and
-parameters and advance it to the app's iteration — so a student can rerun the experiment in a
-notebook and get the same trace (tests/test_presets.py executes the snippet and compares).
-
-:func:`reproduce_race_snippet` does the same for a race (:class:`~svmcore.presets.RaceConfig`):
-the same data steps, a :class:`svmcore.race.Race` with the same entrants, seed and budget, each
-entrant advanced to the iteration the app's race reached, the reference optimum, and the traces
-(tests/test_race.py executes it and compares with the page).
+* :func:`rows_csv`, :func:`trace_csv`, :func:`trace_json` — a run's trace (one row per checkpoint);
+* :func:`race_rows`, :func:`race_csv`, :func:`race_json` — every entrant's trace, long format;
+* :func:`reproduce_snippet` writes out, step by step, what :func:`svmcore.rundata.build_data` and
+  the Playground do for a :class:`~svmcore.config.RunConfig` — generate or load the data, split it,
+  apply the clicked edits, build the :class:`~svmcore.run.TrainingRun` with the same seed and
+  parameters and advance it to the app's iteration — so a student can rerun the experiment in a
+  notebook and get the same trace (tests/test_presets.py executes the snippet and compares);
+* :func:`reproduce_race_snippet` does the same for a race (tests/test_race.py executes it).
 """
 from __future__ import annotations
 
-from .presets import RaceConfig, RunConfig
+import csv
+import io
+import json
+import math
 
-__all__ = ["reproduce_snippet", "reproduce_race_snippet"]
+import numpy as np
+
+from .config import RaceConfig, RunConfig
+from .race import LETTERS, Race
+from .run import TrainingRun
+
+__all__ = ["rows_csv", "trace_csv", "trace_json", "race_rows", "race_csv", "race_json",
+           "reproduce_snippet", "reproduce_race_snippet"]
+
+
+def clean(v):
+    """A value for JSON: numpy scalars as Python numbers, non-finite floats as None."""
+    if isinstance(v, np.integer):
+        return int(v)
+    if isinstance(v, (np.floating, float)):
+        v = float(v)
+        return v if math.isfinite(v) else None
+    if isinstance(v, tuple):
+        return [clean(x) for x in v]
+    return v
+
+
+def rows_csv(rows: list[dict]) -> str:
+    """CSV text of a list of same-keyed dicts (a trace, a race table): the keys as the header,
+    floats with repr (every digit; round trip exact), None as an empty cell."""
+    buf = io.StringIO()
+    if rows:
+        w = csv.DictWriter(buf, fieldnames=list(rows[0]), lineterminator="\n")
+        w.writeheader()
+        for r in rows:
+            w.writerow({k: ("" if v is None else repr(v) if isinstance(v, float) else v)
+                        for k, v in r.items()})
+    return buf.getvalue()
+
+
+def trace_csv(run: TrainingRun) -> str:
+    return rows_csv(run.trace_dicts())
+
+
+def trace_json(run: TrainingRun, cfg: RunConfig) -> str:
+    """A run as JSON: its configuration (the URL form), parameters, status and trace."""
+    doc = {
+        "config": cfg.to_query(),
+        "solver": run.solver.name,
+        "params": {k: clean(v) for k, v in run.solver.p.items()},
+        "n_train": int(run.solver.n), "n_features": int(run.solver.d),
+        "t": int(run.t), "status": run.status, "message": run.message,
+        "trace": [{k: clean(v) for k, v in r.items()} for r in run.trace_dicts()],
+    }
+    return json.dumps(doc, indent=1)
+
+
+def race_rows(race: Race) -> list[dict]:
+    """Every trace row of every entrant, long format: entrant letter, label, solver, the
+    TrainingRun trace fields, and P − P* (main group with a reference; else None)."""
+    out = []
+    for k, run in enumerate(race.runs):
+        sub = race.suboptimality(k)
+        for i, r in enumerate(run.trace_dicts()):
+            row = {"entrant": LETTERS[k], "label": race.labels[k], "solver": run.solver.name}
+            row.update(r)
+            row["suboptimality"] = None if sub is None else float(sub[i])
+            out.append(row)
+    return out
+
+
+def race_csv(race: Race) -> str:
+    return rows_csv(race_rows(race))
+
+
+def race_json(race: Race, config: dict | None = None) -> str:
+    """The race as JSON: configuration, reference, and per entrant its parameters, status,
+    objective and trace."""
+    ref = race.reference_value
+    doc = {
+        "config": config or {},
+        "budget": race.budget, "seed": race.seed, "ticks": race.ticks,
+        "n_train": int(race.runs[0].solver.n), "n_features": int(race.runs[0].solver.d),
+        "reference": None if ref is None else {k: clean(v) for k, v in ref.__dict__.items()},
+        "entrants": [],
+    }
+    for k, run in enumerate(race.runs):
+        sub = race.suboptimality(k)
+        trace = []
+        for i, r in enumerate(run.trace_dicts()):
+            row = {kk: clean(v) for kk, v in r.items()}
+            row["suboptimality"] = None if sub is None else clean(sub[i])
+            trace.append(row)
+        doc["entrants"].append({
+            "entrant": LETTERS[k], "label": race.labels[k], "solver": run.solver.name,
+            "params": {kk: clean(v) for kk, v in run.solver.p.items()},
+            "objective_name": Race._snap(run).objective_name,
+            "compared_as": race.note_of(k), "t": int(run.t), "status": run.status,
+            "message": run.message, "solver_time": run.solver_time, "trace": trace})
+    return json.dumps(doc, indent=1)
+
 
 #: Statuses after which a run is replayed with ``run.run()`` (a solver notices its stopping rule
 #: only when asked for more iterations); any other state by ``advance_iters(t)``.
@@ -29,7 +125,7 @@ def _kwargs(params: dict) -> str:
 def _data_lines(cfg: RunConfig, *, n_before_edit: int | None = None,
                 upload_path: str | None = None) -> tuple[set, list[str]]:
     """(imports, body lines) that build ``X_train, X_test, y_train, y_test`` as
-    :func:`svmcore.presets.build_data` does for ``cfg`` (clicked edits included)."""
+    :func:`svmcore.rundata.build_data` does for ``cfg`` (clicked edits included)."""
     imports = {"import numpy as np"}
     body: list[str] = []
     split = (f"X_train, X_test, y_train, y_test = train_test_split(X, y, test_size={cfg.test!r}, "

@@ -1,0 +1,398 @@
+"""What a run and a race are, as data, and their URL format (no streamlit, no plotly here).
+
+* :class:`RunConfig` — everything that decides a run: the data (toy generator and its parameters,
+  a real dataset with its classroom-size cap, or an uploaded file), the points added or removed by
+  clicking, the seed, the solver and its parameters. Equal configurations give bit-identical runs.
+* :meth:`RunConfig.to_query` / :func:`config_from_query` — the configuration as a URL query string
+  (``st.query_params``), so a copied link reproduces the run; decoding is forgiving: a bad value is
+  replaced by its default and reported, never raised.
+* :class:`Entrant` / :class:`RaceConfig` — a race: 2–4 solvers (each with its own parameters) on
+  one dataset with one seed, advanced in lockstep by a budget (:mod:`svmcore.race` runs it), and
+  its URL format (:meth:`RaceConfig.to_query` / :func:`race_config_from_query`).
+* The ranges the pages offer (``N_RANGE``, ``MAX_TRAIN_CHOICES``, ``UPLOAD_SCALES``, …).
+
+The data of a configuration are built by :func:`svmcore.rundata.build_data`; curated
+configurations live in :mod:`svmcore.presets`.
+"""
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+
+from .data import TOY_DEFAULTS, TOY_GENERATORS, list_datasets
+from .solvers import REGISTRY
+
+__all__ = ["RunConfig", "SOURCES", "VIEWS", "MAX_TRAIN_CHOICES", "DEFAULT_MAX_TRAIN",
+           "UPLOAD_SCALES", "N_RANGE", "config_from_query", "encode_value", "decode_value",
+           "round_coord", "Entrant", "RaceConfig", "RACE_BUDGETS", "RACE_SIZE", "BUDGET_LABELS",
+           "is_race_query", "race_config_from_query", "real_dataset_names"]
+
+SOURCES = ("toy", "real", "upload")
+VIEWS = ("pca", "features")
+MAX_TRAIN_CHOICES = (200, 500, 1000, 2000, 5000, 10000)
+DEFAULT_MAX_TRAIN = 2000
+UPLOAD_SCALES = ("none", "standard", "minmax01")
+N_RANGE = (10, 5000)
+COORD_DECIMALS = 4
+MAX_EDITS_IN_URL = 300
+
+
+def round_coord(v: float) -> float:
+    """Coordinates of clicked points are kept to 4 decimals, so the URL carries them exactly."""
+    return float(f"{float(v):.{COORD_DECIMALS}f}")
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    """A Playground run, complete: same configuration (and same uploaded bytes) → same trace.
+
+    ``params`` holds the solver parameters the page set, as sorted ``(name, value)`` pairs (the
+    solver's defaults fill in the rest). ``noise=None`` means the generator's default.
+    ``added`` are clicked points ``(x, y, label)`` appended to the training part; ``removed`` are
+    indices into the concatenation [train; test] of the data before editing.
+    """
+
+    source: str = "toy"
+    dataset: str = "gaussians"
+    n: int = 200
+    noise: float | None = None
+    imbalance: float = 0.5
+    test: float = 0.25
+    seed: int = 0
+    max_train: int = DEFAULT_MAX_TRAIN
+    scale: str = "none"
+    positive: str | None = None
+    negative: str | None = None
+    view: str = "pca"
+    fx: int = 0
+    fy: int = 1
+    solver: str = "pegasos"
+    params: tuple = ()
+    added: tuple = ()
+    removed: tuple = ()
+
+    def __post_init__(self):
+        # canonical form: fields that do not matter for this source take their defaults, so a
+        # configuration equals its own round trip through the URL
+        put = object.__setattr__
+        d = _DEFAULTS
+        if self.source == "toy":
+            if self.noise is None:
+                put(self, "noise", float(TOY_DEFAULTS.get(self.dataset, 0.1)))
+            for k in ("max_train", "scale", "positive", "negative", "view", "fx", "fy"):
+                put(self, k, d[k])
+        else:
+            for k in ("n", "noise", "imbalance"):
+                put(self, k, d[k])
+            if self.source == "real":
+                for k in ("scale", "positive", "negative"):
+                    put(self, k, d[k])
+        if self.noise is not None:
+            put(self, "noise", float(self.noise))
+        put(self, "imbalance", float(self.imbalance))
+        put(self, "test", float(self.test))
+        put(self, "params", tuple(sorted(dict(self.params).items())))
+        object.__setattr__(self, "added", tuple((round_coord(x), round_coord(y), int(c))
+                                                for x, y, c in self.added))
+        object.__setattr__(self, "removed", tuple(sorted({int(i) for i in self.removed})))
+
+    # ----------------------------------------------------------------------------- helpers
+    @property
+    def param_dict(self) -> dict:
+        return dict(self.params)
+
+    @property
+    def noise_value(self) -> float:
+        if self.noise is not None:
+            return float(self.noise)
+        return float(TOY_DEFAULTS.get(self.dataset, 0.1))
+
+    def with_params(self, **params) -> "RunConfig":
+        return replace(self, params=tuple({**self.param_dict, **params}.items()))
+
+    def data_key(self) -> tuple:
+        """The fields that decide the data (not the solver): a cache key for :func:`build_data`."""
+        return (self.source, self.dataset, self.n, self.noise_value, self.imbalance, self.test,
+                self.seed, self.max_train, self.scale, self.positive, self.negative,
+                self.added, self.removed)
+
+    # ----------------------------------------------------------------------------- URL
+    def to_query(self) -> dict[str, str]:
+        """The configuration as query-string parameters (strings), decoded by
+        :func:`config_from_query`. Uploaded bytes are not part of it (only the file name)."""
+        q = {"src": self.source, "ds": self.dataset, "seed": str(self.seed)}
+        if self.source == "toy":
+            q.update(n=str(self.n), noise=repr(self.noise_value), imb=repr(float(self.imbalance)))
+        else:
+            q["maxn"] = str(self.max_train)
+            q.update(view=self.view, fx=str(self.fx), fy=str(self.fy))
+        q["test"] = repr(float(self.test))
+        if self.source == "upload":
+            q["scale"] = self.scale
+            if self.positive is not None and self.negative is not None:
+                q.update(pos=self.positive, neg=self.negative)
+        q["solver"] = self.solver
+        for k, v in self.params:
+            q["p." + k] = encode_value(v)
+        if self.added and len(self.added) <= MAX_EDITS_IN_URL:
+            q["add"] = ";".join(f"{x!r},{y!r},{c}" for x, y, c in self.added)
+        if self.removed and len(self.removed) <= MAX_EDITS_IN_URL:
+            q["rm"] = ",".join(str(i) for i in self.removed)
+        return q
+
+    def edits_fit_in_url(self) -> bool:
+        return len(self.added) <= MAX_EDITS_IN_URL and len(self.removed) <= MAX_EDITS_IN_URL
+
+
+_DEFAULTS = dict(n=200, noise=None, imbalance=0.5, max_train=DEFAULT_MAX_TRAIN, scale="none",
+                 positive=None, negative=None, view="pca", fx=0, fy=1)
+
+
+def encode_value(v) -> str:
+    """A parameter value as text: None → 'none', bools → 'true'/'false', floats by repr
+    (so they round-trip exactly, and always with a '.' or an exponent)."""
+    if v is None:
+        return "none"
+    if isinstance(v, (bool, np.bool_)):
+        return "true" if v else "false"
+    if isinstance(v, (int, np.integer)):
+        return str(int(v))
+    if isinstance(v, (float, np.floating)):
+        return repr(float(v))
+    return str(v)
+
+
+def decode_value(spec, text: str):
+    """The inverse of :func:`encode_value` for a parameter of the given ParamSpec (not validated)."""
+    text = str(text).strip()
+    if spec.kind == "bool":
+        low = text.lower()
+        if low in ("true", "1", "yes"):
+            return True
+        if low in ("false", "0", "no"):
+            return False
+        raise ValueError(f"expected true or false, got {text!r}")
+    if spec.kind == "choice":
+        return text
+    if spec.kind == "int":
+        return int(float(text)) if float(text) == int(float(text)) else float(text)
+    if spec.kind == "averaging":
+        if text.lower() in ("none", ""):
+            return None
+        if any(ch in text for ch in ".eE") or text.lower() in ("inf", "nan"):
+            return float(text)
+        return int(text)
+    return float(text)
+
+
+def _num(q, key, cast, default, warnings, check=None):
+    if key not in q:
+        return default
+    raw = q[key]
+    try:
+        v = cast(raw)
+        if isinstance(v, float) and not math.isfinite(v):
+            raise ValueError
+        if check is not None and not check(v):
+            raise ValueError
+        return v
+    except (TypeError, ValueError):
+        warnings.append(f"link: {key}={raw!r} is not valid, using {default!r}")
+        return default
+
+
+def _params_from_query(cls, solver: str, q: dict, prefix: str, w: list) -> dict:
+    """The parameters ``prefix + name`` of a query for a solver class, each validated by its
+    ParamSpec; an unknown name or a bad value is reported in ``w`` and left to the default."""
+    specs = cls.params
+    params = {}
+    for key, raw in q.items():
+        if not key.startswith(prefix):
+            continue
+        name = key[len(prefix):]
+        if name not in specs:
+            w.append(f"link: {solver} has no parameter {name!r}; ignored")
+            continue
+        try:
+            params[name] = specs[name].validate(name, decode_value(specs[name], raw))
+        except (TypeError, ValueError) as exc:
+            w.append(f"link: {name}={raw!r} is not valid ({exc}); using the default")
+    return params
+
+
+def config_from_query(q, registry=None) -> tuple[RunConfig, list[str]]:
+    """A RunConfig from query-string parameters (a mapping of str to str), and the list of
+    problems found (each bad value falls back to its default). Never raises."""
+    registry = REGISTRY if registry is None else registry
+    q = {str(k): (v[-1] if isinstance(v, (list, tuple)) else str(v)) for k, v in dict(q).items()}
+    w: list[str] = []
+    d = RunConfig()
+    source = q.get("src", d.source)
+    if source not in SOURCES:
+        w.append(f"link: unknown data source {source!r}, using {d.source!r}")
+        source = d.source
+    dataset = q.get("ds", d.dataset if source == "toy" else "")
+    if source == "toy" and dataset not in TOY_GENERATORS:
+        w.append(f"link: unknown toy problem {dataset!r}, using {d.dataset!r}")
+        dataset = d.dataset
+    if source == "real":
+        names = real_dataset_names()
+        if dataset not in names:
+            w.append(f"link: dataset {dataset!r} is not available here, using the toy "
+                     f"problem {d.dataset!r}")
+            source, dataset = "toy", d.dataset
+    kw: dict[str, Any] = dict(source=source, dataset=dataset)
+    kw["seed"] = _num(q, "seed", int, d.seed, w, lambda v: 0 <= v <= 2**31)
+    kw["n"] = _num(q, "n", int, d.n, w, lambda v: N_RANGE[0] <= v <= N_RANGE[1])
+    kw["noise"] = _num(q, "noise", float, None, w, lambda v: 0 <= v <= 10)
+    kw["imbalance"] = _num(q, "imb", float, d.imbalance, w, lambda v: 0 < v < 1)
+    kw["test"] = _num(q, "test", float, d.test, w, lambda v: 0 <= v <= 0.9)
+    kw["max_train"] = _num(q, "maxn", int, d.max_train, w, lambda v: 10 <= v <= 10**6)
+    kw["view"] = q.get("view", d.view) if q.get("view", d.view) in VIEWS else d.view
+    kw["fx"] = _num(q, "fx", int, d.fx, w, lambda v: v >= 0)
+    kw["fy"] = _num(q, "fy", int, d.fy, w, lambda v: v >= 0)
+    kw["scale"] = q.get("scale", d.scale) if q.get("scale", d.scale) in UPLOAD_SCALES else d.scale
+    kw["positive"] = q.get("pos")
+    kw["negative"] = q.get("neg")
+    solver = q.get("solver", d.solver)
+    if solver not in registry:
+        fallback = d.solver if d.solver in registry else next(iter(registry))
+        w.append(f"link: solver {solver!r} is not available here, using {fallback!r}")
+        solver = fallback
+        q = {k: v for k, v in q.items() if not k.startswith("p.")}
+    kw["solver"] = solver
+    kw["params"] = tuple(_params_from_query(registry[solver], solver, q, "p.", w).items())
+    added = []
+    for item in filter(None, q.get("add", "").split(";")):
+        try:
+            x, y, c = item.split(",")
+            x, y, c = float(x), float(y), int(c)
+            if c not in (-1, 1) or not (math.isfinite(x) and math.isfinite(y)):
+                raise ValueError
+            added.append((x, y, c))
+        except ValueError:
+            w.append(f"link: added point {item!r} is not 'x,y,±1'; ignored")
+    kw["added"] = tuple(added)
+    removed = []
+    for item in filter(None, q.get("rm", "").split(",")):
+        try:
+            removed.append(int(item))
+        except ValueError:
+            w.append(f"link: removed index {item!r} is not an integer; ignored")
+    kw["removed"] = tuple(i for i in removed if i >= 0)
+    return RunConfig(**kw), w
+
+
+def real_dataset_names() -> set:
+    """Names of the real datasets available here (none when the data folder is unusable)."""
+    try:
+        return {i.name for i in list_datasets()}
+    except Exception:  # noqa: BLE001 - e.g. SVMCORE_DATA pointing nowhere: bundled ones only
+        from .data import BUNDLED
+        return set(BUNDLED)
+
+
+
+# ----------------------------------------------------------------------------------- races
+
+#: How a race advances its entrants in lockstep (svmcore.race): equal solver time per tick
+#: (the default), equal iterations, or equal kernel evaluations.
+RACE_BUDGETS = ("time", "iterations", "kernel_evals")
+BUDGET_LABELS = {"time": "equal solver time", "iterations": "equal iterations",
+                 "kernel_evals": "equal kernel evaluations"}
+RACE_SIZE = (2, 4)
+
+
+@dataclass(frozen=True)
+class Entrant:
+    """One entrant of a race: a registered solver and its parameters (``(name, value)`` pairs,
+    sorted; the solver's defaults fill in the rest)."""
+
+    solver: str
+    params: tuple = ()
+
+    def __post_init__(self):
+        object.__setattr__(self, "params", tuple(sorted(dict(self.params).items())))
+
+    @property
+    def param_dict(self) -> dict:
+        return dict(self.params)
+
+
+@dataclass(frozen=True)
+class RaceConfig:
+    """A race, complete: the data (the data fields of ``data``; its solver is ignored), one seed
+    (``data.seed``) for the data, the split and every entrant's sampling, 2–4 entrants and the
+    lockstep budget. Equal configurations give bit-identical traces (up to the time column)."""
+
+    data: RunConfig = field(default_factory=RunConfig)
+    entrants: tuple = ()
+    budget: str = "time"
+
+    def __post_init__(self):
+        ents = tuple(e if isinstance(e, Entrant) else Entrant(*e) for e in self.entrants)
+        object.__setattr__(self, "entrants", ents)
+        lo, hi = RACE_SIZE
+        if not lo <= len(ents) <= hi:
+            raise ValueError(f"a race needs {lo} to {hi} entrants, got {len(ents)}")
+        if self.budget not in RACE_BUDGETS:
+            raise ValueError(f"budget must be one of {', '.join(RACE_BUDGETS)}, "
+                             f"got {self.budget!r}")
+        # the data part only: the solver fields of ``data`` do not matter
+        object.__setattr__(self, "data", replace(self.data, solver="", params=()))
+
+    def to_query(self) -> dict[str, str]:
+        """The race as query-string parameters: the data keys of :meth:`RunConfig.to_query`,
+        ``budget``, and per entrant k ``e{k}`` = solver and ``e{k}.{param}`` = value. Decoded
+        by :func:`race_config_from_query`."""
+        q = {k: v for k, v in self.data.to_query().items()
+             if k != "solver" and not k.startswith("p.")}
+        q["budget"] = self.budget
+        for k, e in enumerate(self.entrants):
+            q[f"e{k}"] = e.solver
+            for name, v in e.params:
+                q[f"e{k}.{name}"] = encode_value(v)
+        return q
+
+    @property
+    def seed(self) -> int:
+        return int(self.data.seed)
+
+
+def is_race_query(q) -> bool:
+    """True if a query string describes a race (it names entrant ``e0``)."""
+    return "e0" in dict(q)
+
+
+def race_config_from_query(q, registry=None) -> tuple[RaceConfig | None, list[str]]:
+    """A RaceConfig from query-string parameters and the problems found (each bad value falls
+    back to its default, an unknown solver drops its entrant). ``None`` when fewer than two
+    entrants are left. Never raises."""
+    registry = REGISTRY if registry is None else registry
+    q = {str(k): (v[-1] if isinstance(v, (list, tuple)) else str(v)) for k, v in dict(q).items()}
+    data_q = {k: v for k, v in q.items() if not re.match(r"^e\d", k) and k != "budget"}
+    data, w = config_from_query(data_q, registry)
+    budget = q.get("budget", "time")
+    if budget not in RACE_BUDGETS:
+        w.append(f"link: unknown race budget {budget!r}, using 'time'")
+        budget = "time"
+    entrants = []
+    for k in range(RACE_SIZE[1]):
+        solver = q.get(f"e{k}")
+        if solver is None:
+            continue
+        if solver not in registry:
+            w.append(f"link: entrant {k + 1}'s solver {solver!r} is not available here; "
+                     "left out")
+            continue
+        params = _params_from_query(registry[solver], solver, q, f"e{k}.", w)
+        entrants.append(Entrant(solver, tuple(params.items())))
+    if len(entrants) < RACE_SIZE[0]:
+        w.append(f"link: a race needs at least {RACE_SIZE[0]} entrants, the link gives "
+                 f"{len(entrants)} usable ones; it is ignored")
+        return None, w
+    return RaceConfig(data, tuple(entrants), budget), w

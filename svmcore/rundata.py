@@ -1,0 +1,155 @@
+"""The arrays of a run: :func:`build_data` turns a :class:`~svmcore.config.RunConfig` into training
+and test parts (the same steps the reproduction script of :mod:`svmcore.export` writes out),
+with the points added or removed by clicking applied last (no streamlit here)."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from .config import SOURCES, RunConfig
+from .data import load_dataset, make_toy, train_test_split
+from .data.prep import canonical_csr, scale
+from .data.upload import ParsedUpload, binary_task
+
+__all__ = ["RunData", "apply_edits", "build_data"]
+
+
+@dataclass
+class RunData:
+    """The arrays of a run: training and (optional) test part, ±1 labels."""
+
+    X_train: Any
+    y_train: np.ndarray
+    X_test: Any
+    y_test: np.ndarray | None
+    feature_names: tuple[str, ...]
+    notes: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    n_before_edit: int = 0           # rows of [train; test] before clicking (removal indices)
+    origin: np.ndarray | None = None  # per row of [train; test]: index before editing, or
+    #                                   -(k+1) for the k-th clicked point
+
+    @property
+    def n_features(self) -> int:
+        return int(self.X_train.shape[1])
+
+    @property
+    def sparse(self) -> bool:
+        return sp.issparse(self.X_train)
+
+
+def _split(X, y, test: float, seed: int):
+    if test <= 0:
+        return X, None, y, None
+    return train_test_split(X, y, test_size=test, seed=seed)
+
+
+def apply_edits(X_tr, y_tr, X_te, y_te, added, removed):
+    """Remove rows (indices into [train; test]) and append clicked points to the training part.
+
+    Returns ``(X_tr, y_tr, X_te, y_te, origin, problems)``: ``origin`` gives, per row of the
+    edited [train; test], its index before editing (``-(k+1)`` for the k-th added point);
+    ``problems`` lists what was ignored (out-of-range indices, points on non-2-D data).
+    """
+    problems = []
+    n_tr = X_tr.shape[0]
+    n_te = 0 if X_te is None else X_te.shape[0]
+    removed = list(removed)
+    bad = [i for i in removed if i >= n_tr + n_te]
+    if bad:
+        problems.append(f"{len(bad)} removed index(es) beyond the {n_tr + n_te} points; ignored")
+    keep_tr = np.ones(n_tr, dtype=bool)
+    keep_tr[[i for i in removed if i < n_tr]] = False
+    X_tr, y_tr = X_tr[np.flatnonzero(keep_tr)], y_tr[keep_tr]
+    origin_tr = np.flatnonzero(keep_tr)
+    origin_te = np.zeros(0, dtype=np.int64)
+    if X_te is not None:
+        keep_te = np.ones(n_te, dtype=bool)
+        keep_te[[i - n_tr for i in removed if n_tr <= i < n_tr + n_te]] = False
+        X_te, y_te = X_te[np.flatnonzero(keep_te)], y_te[keep_te]
+        origin_te = n_tr + np.flatnonzero(keep_te)
+    origin_add = np.zeros(0, dtype=np.int64)
+    if added:
+        if X_tr.shape[1] != 2:
+            problems.append("clicked points need 2-D data; ignored")
+        else:
+            A = np.array([[x, y] for x, y, _ in added], dtype=np.float64)
+            c = np.array([c for _, _, c in added], dtype=np.float64)
+            if sp.issparse(X_tr):
+                X_tr = canonical_csr(sp.vstack([X_tr, sp.csr_matrix(A)]))
+            else:
+                X_tr = np.ascontiguousarray(np.vstack([X_tr, A]))
+            y_tr = np.concatenate([y_tr, c])
+            origin_add = -(np.arange(len(added), dtype=np.int64) + 1)
+    origin = np.concatenate([origin_tr, origin_add, origin_te]).astype(np.int64)
+    return X_tr, y_tr, X_te, y_te, origin, problems
+
+
+def build_data(cfg: RunConfig, upload: ParsedUpload | None = None) -> RunData:
+    """The data of a configuration (raises ValueError / FileNotFoundError with a message).
+
+    toy: ``make_toy`` then a stratified split; real: ``load_dataset(..., scale="auto")`` with at
+    most ``max_train`` training and test rows; upload: the two chosen classes, a split, at most
+    ``max_train`` training rows, optional scaling fitted on the training part. Clicked edits last.
+    """
+    notes: list[str] = []
+    if cfg.source == "toy":
+        X, y = make_toy(cfg.dataset, n=int(cfg.n), noise=cfg.noise_value,
+                        imbalance=float(cfg.imbalance), seed=int(cfg.seed))
+        X_tr, X_te, y_tr, y_te = _split(X, y, cfg.test, cfg.seed)
+        names = ("x1", "x2")
+    elif cfg.source == "real":
+        test = cfg.test if cfg.test > 0 else 0.25
+        ds = load_dataset(cfg.dataset, max_train=int(cfg.max_train), test_size=test,
+                          seed=int(cfg.seed), scale="auto", max_test=int(cfg.max_train))
+        info = ds.info
+        X_tr, y_tr, X_te, y_te = ds.X_train, ds.y_train, ds.X_test, ds.y_test
+        which = ("a stratified sample of" if info.ordered else "the first")
+        if ds.n_train >= cfg.max_train:
+            notes.append(f"{info.name}: {info.rows:,} rows in its training file; this run trains "
+                         f"on {which} {ds.n_train:,} (max_train = {cfg.max_train:,}), a "
+                         "classroom size." + (" Its files are sorted by class, so the first "
+                                              "rows would hold one class." if info.ordered
+                                              else ""))
+        if info.has_test and info.test_rows and ds.n_test < info.test_rows:
+            notes.append(f"Test: {which} {ds.n_test:,} of {info.test_rows:,} rows of its test "
+                         "file.")
+        elif info.has_test:
+            notes.append("Test: its own test file (the test fraction does not apply).")
+        if ds.scaling:
+            notes.append(f"Features scaled ({ds.scaling}) on the training part.")
+        names = tuple(f"x{j + 1}" for j in range(ds.n_features))
+    elif cfg.source == "upload":
+        if upload is None:
+            raise ValueError(f"this run uses the uploaded file {cfg.dataset!r}: upload it again")
+        X, y, note = binary_task(upload, cfg.positive, cfg.negative)
+        notes.append(f"{cfg.dataset}: {note}.")
+        X_tr, X_te, y_tr, y_te = _split(X, y, cfg.test, cfg.seed)
+        if X_tr.shape[0] > cfg.max_train:
+            notes.append(f"{X_tr.shape[0]:,} training rows: the first {cfg.max_train:,} are used "
+                         f"(max_train).")
+            X_tr, y_tr = X_tr[:cfg.max_train], y_tr[:cfg.max_train]
+        if X_te is not None and X_te.shape[0] > cfg.max_train:
+            notes.append(f"{X_te.shape[0]:,} test rows: the first {cfg.max_train:,} are used "
+                         "(max_train caps the test part too, as for the real datasets).")
+            X_te, y_te = X_te[:cfg.max_train], y_te[:cfg.max_train]
+        if np.unique(y_tr).size < 2:
+            raise ValueError("the training part has a single class: use more rows")
+        if cfg.scale != "none":
+            X_tr, X_te, _ = scale(cfg.scale, X_tr, X_te)
+            notes.append(f"Features scaled ({cfg.scale}) on the training part.")
+        names = upload.feature_names
+    else:
+        raise ValueError(f"unknown data source {cfg.source!r}; valid: {', '.join(SOURCES)}")
+    n0 = X_tr.shape[0] + (0 if X_te is None else X_te.shape[0])
+    X_tr, y_tr, X_te, y_te, origin, problems = apply_edits(X_tr, y_tr, X_te, y_te, cfg.added,
+                                                           cfg.removed)
+    if np.unique(y_tr).size < 2:
+        raise ValueError("the training points have a single class after editing: add a point of "
+                         "the other class")
+    return RunData(X_tr, np.asarray(y_tr, dtype=np.float64), X_te,
+                   None if y_te is None else np.asarray(y_te, dtype=np.float64), tuple(names),
+                   notes, problems, n0, origin)
