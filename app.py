@@ -1,7 +1,7 @@
 """svmcore app — router only: page config, numba warm-up once per server, navigation.
 
-Run with ``streamlit run app.py``. Each page lives in ``pages/`` and is thin: it reads widgets,
-calls svmcore and draws the figures of svmcore.viz.
+Run with ``streamlit run app.py``. Each page lives in ``pages/`` and is thin: it composes the
+Streamlit kit (svmcore.ui) and svmcore functions.
 """
 from __future__ import annotations
 
@@ -46,6 +46,9 @@ _warm_error = _warm_up()
 if _warm_error:
     st.error(f"Warming up the solvers failed — training may be slow or fail: {_warm_error}")
 
+from svmcore.ui import keep_widgets  # noqa: E402  (after set_page_config)
+
+keep_widgets()          # the widget values of the page not shown survive this run
 st.navigation([
     st.Page("pages/playground.py", title="Playground", icon="🎛️", default=True),
     st.Page("pages/race.py", title="Race", icon="🏁", url_path="race"),

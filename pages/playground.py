@@ -1,69 +1,55 @@
 """Playground: train any registered solver live on any dataset — a page for a classroom.
 
-Thin by design: the widgets, the live loop and the exports are the building blocks of
-``pages/_ui.py`` (instance prefix ``pg``); the figures come from svmcore.viz, the data from
-svmcore.presets / svmcore.data. The live loop follows DESIGN.md ("Live training in the app"):
-Play / Pause / Step / Reset are callbacks that change ``st.session_state``; while playing, a
-fragment with ``run_every`` advances the :class:`svmcore.run.TrainingRun` by a small budget per
-tick and redraws. The configuration round-trips through the URL's query string.
+A composition of the kit (:mod:`svmcore.ui`, instance ``"pg"``): the data and solver panels
+build a :class:`~svmcore.config.RunConfig`, :func:`~svmcore.ui.ensure_live` keeps its run, the
+controls and the live fragment train and draw it, and the configuration round-trips through the
+URL's query string.
 """
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import streamlit as st
 
-_HERE = str(Path(__file__).resolve().parent)
-if _HERE not in sys.path:
-    sys.path.insert(0, _HERE)
-
-import _ui  # noqa: E402  (pages/_ui.py: shared page-side widgets)
-
-P = "pg"
-ss = st.session_state
+from svmcore import ui
+from svmcore.solvers import get_solver
 
 
 def main() -> None:
-    _ui.through_the_router()
-    _ui.load_from_url(P)
+    pg = ui.instance("pg")
+    ui.start(pg, "run")
 
     with st.sidebar:
         st.header("Presets")
-        _ui.preset_panel(P)
+        ui.preset_panel(pg, "run")
         st.header("Data")
-        data = _ui.data_panel(P)
+        data = ui.data_panel(pg)
         st.header("Solver")
-        solver_name, params = _ui.solver_panel(P)
+        solver_name, params = ui.solver_panel(pg)
         eta_slot = st.container()
 
-    cfg = _ui.make_config(P, data, solver_name, params)
-    state = _ui.ensure_run(P, cfg, data["upload"], data["digest"])
-    _ui.sync_url(cfg)
+    cfg = ui.run_config(pg, data, solver_name, params)
+    state = ui.ensure_live(pg, cfg, data["upload"], data["digest"])
+    ui.sync_url(cfg)
 
-    cls = _ui.get_solver(solver_name)
+    cls = get_solver(solver_name)
     st.title("Playground")
     st.caption(f"{cls.title or solver_name} — {cls.paper}")
-    _ui.page_messages(P, cfg, data)
+    ui.page_messages(pg, cfg, data, "run")
 
     with st.expander("What is minimised, and one iteration"):
-        _ui.solver_info(solver_name)
+        ui.solver_info(solver_name)
 
-    if ss.get(f"{P}_error"):
-        st.error(f"Cannot build this run: {ss[f'{P}_error']}")
+    if pg.error:
+        st.error(f"Cannot build this run: {pg.error}")
     elif state is not None:
         with eta_slot:
-            _ui.schedule_preview(P, state["run"])
-        for note in state["data"].notes + state["data"].warnings:
+            ui.schedule_preview(pg, state.run)
+        for note in state.data.notes + state.data.warnings:
             st.caption(note)
-        if not state["view"].plane.exact:
-            st.caption(state["view"].plane.describe())
-        _ui.controls(P)
-        _ui.live_panel(P)
-        _ui.export_panel(P, state)
+        if not state.view.plane.exact:
+            st.caption(state.view.plane.describe())
+        ui.controls(pg)
+        ui.live_panel(pg, ui.draw_run)
+        ui.export_panel(pg)
 
 
-try:
-    main()
-except Exception as exc:  # noqa: BLE001 - the last net: a message, never a traceback
-    st.error(f"Something went wrong on this page: {_ui.describe(exc)}")
+ui.guarded(main)

@@ -78,7 +78,7 @@ def _step(at: AppTest, times: int = 1, key: str = "pg_step") -> AppTest:
 
 
 def _run(at: AppTest) -> TrainingRun:
-    return at.session_state["pg_state"]["run"]
+    return at.session_state["pg"].live.run
 
 
 def _query(at: AppTest) -> dict:
@@ -181,10 +181,10 @@ def test_config_change_rebuilds_the_run():
     at.number_input(key="pg_seed").set_value(3).run()
     _ok(at)
     assert _t(at) == 0
-    assert at.session_state["pg_state"]["cfg"].seed == 3
+    assert at.session_state["pg"].live.cfg.seed == 3
     at.button(key="pg_regen").click().run()
     _ok(at)
-    assert at.session_state["pg_state"]["cfg"].seed == 4
+    assert at.session_state["pg"].live.cfg.seed == 4
 
 
 def test_bad_parameter_shows_error_and_session_goes_on():
@@ -207,12 +207,12 @@ def test_play_ticks_and_pause_stops():
     at = _page()
     at.button(key="pg_play").click().run()   # the fragment ticks once inside this run
     _ok(at)
-    assert at.session_state["pg_playing"] is True
+    assert at.session_state["pg"].playing is True
     assert _t(at) >= 1
     assert _field_shape(at) == "100, 100"       # coarser field while playing
     at.button(key="pg_pause").click().run()
     _ok(at)
-    assert at.session_state["pg_playing"] is False
+    assert at.session_state["pg"].playing is False
     assert _field_shape(at) == "150, 150"       # full resolution when paused
 
 
@@ -335,7 +335,7 @@ def test_feature_view_for_real_data():
     at = _page({"src": "real", "ds": "breast_cancer", "solver": "pegasos", "view": "features",
                 "fx": "2", "fy": "5"})
     _ok(at)
-    view = at.session_state["pg_state"]["view"]
+    view = at.session_state["pg"].live.view
     assert view.plane.kind == "features" and view.plane.xlabel == "x3"
     assert any("Slice" in c.value for c in at.caption)
 
@@ -355,7 +355,7 @@ def test_url_round_trip_reproduces_the_run():
     assert query["ds"] == "circles" and query["p.gamma"] == "2.0" and query["seed"] == "7"
     b = _page(query)                          # a new session opened from the copied link
     assert b.selectbox(key="pg_toy").value == "circles"
-    assert b.session_state["pg_state"]["cfg"] == a.session_state["pg_state"]["cfg"]
+    assert b.session_state["pg"].live.cfg == a.session_state["pg"].live.cfg
     _step(b, 5)
     assert _run(b).t == _run(a).t
     _trace_equal(_run(a).trace_columns(), _run(b).trace_columns())
@@ -376,7 +376,7 @@ def test_presets_load_and_run():
         at.selectbox(key="pg_preset").set_value(preset.key).run()
         at.button(key="pg_preset_load").click().run()
         _ok(at)
-        cfg = at.session_state["pg_state"]["cfg"]
+        cfg = at.session_state["pg"].live.cfg
         assert cfg.solver == preset.config.solver and cfg.dataset == preset.config.dataset
         for k, v in preset.config.params:
             assert cfg.param_dict[k] == v, (preset.key, k)
@@ -424,7 +424,7 @@ def test_upload_good_file_then_three_classes():
     at.selectbox(key="pg_neg").set_value("a").run()
     _ok(at)
     assert not at.error
-    cfg = at.session_state["pg_state"]["cfg"]
+    cfg = at.session_state["pg"].live.cfg
     assert (cfg.positive, cfg.negative) == ("c", "a")
     _step(at, 1)
     assert _t(at) > 0
@@ -459,14 +459,12 @@ def test_upload_warnings_are_shown():
 
 
 _EDIT_SCRIPT = """
-import sys
-import streamlit as st
-sys.path.insert(0, PAGES_DIR)
-import _ui
-from svmcore.presets import RunConfig
-_ui.ensure_run("ed", RunConfig(**CFG))
+from svmcore import ui
+from svmcore.config import RunConfig
+ed = ui.instance("ed")
+ui.ensure_live(ed, RunConfig(**CFG))
 for mode, x, y, cd in CLICKS:
-    _ui.handle_click("ed", mode, x, y, cd)
+    ui.handle_click(ed, mode, x, y, cd)
 """
 
 
@@ -476,26 +474,26 @@ def test_click_edits_add_and_remove_points():
     clicks = [("add +1", 0.123456, -0.5, None), ("add −1", 1.0, 1.0, None),
               ("remove", None, None, [3]), ("remove", None, None, [n_tr + 1]),
               ("view", 0.0, 0.0, None), ("remove", None, None, None)]
-    head = f"PAGES_DIR = {str(ROOT / 'pages')!r}\nCFG = {cfg!r}\nCLICKS = {clicks!r}\n"
+    head = f"CFG = {cfg!r}\nCLICKS = {clicks!r}\n"
     at = AppTest.from_string(head + _EDIT_SCRIPT, default_timeout=TIMEOUT).run()
     _ok(at)
-    assert at.session_state["ed_added"] == [(0.1235, -0.5, 1), (1.0, 1.0, -1)]
-    assert at.session_state["ed_removed"] == [3, n_tr + 1]
+    assert at.session_state["ed"].added == [(0.1235, -0.5, 1), (1.0, 1.0, -1)]
+    assert at.session_state["ed"].removed == [3, n_tr + 1]
 
 
 def test_edits_rebuild_the_run_and_go_into_the_link():
     at = _page()
-    at.session_state["pg_added"] = [(0.25, 0.5, 1), (-0.3, 0.1, -1)]
-    at.session_state["pg_removed"] = [0, 5]
+    at.session_state["pg"].added = [(0.25, 0.5, 1), (-0.3, 0.1, -1)]
+    at.session_state["pg"].removed = [0, 5]
     at.run()
     _ok(at)
-    cfg = at.session_state["pg_state"]["cfg"]
+    cfg = at.session_state["pg"].live.cfg
     assert cfg.added == ((0.25, 0.5, 1), (-0.3, 0.1, -1)) and cfg.removed == (0, 5)
     assert _run(at).solver.n == 150 - 2 + 2
     q = _query(at)
     assert q["add"] == "0.25,0.5,1;-0.3,0.1,-1" and q["rm"] == "0,5"
     b = _page(q)
-    assert b.session_state["pg_state"]["cfg"] == cfg
+    assert b.session_state["pg"].live.cfg == cfg
     at.segmented_control(key="pg_edit").set_value("add +1").run()
     _ok(at)
     spec = _charts(at)["pg_field"]
@@ -503,7 +501,7 @@ def test_edits_rebuild_the_run_and_go_into_the_link():
     assert spec["layout"]["clickmode"] == "event+select"
     at.button(key="pg_clear").click().run()
     _ok(at)
-    assert at.session_state["pg_state"]["cfg"].added == ()
+    assert at.session_state["pg"].live.cfg.added == ()
 
 
 # ----------------------------------------------------------------------------- svmcore.viz

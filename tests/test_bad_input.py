@@ -519,7 +519,7 @@ def test_page_session_goes_on_after_bad_uploads(_warm):
     for _ in range(3):
         at.button(key="pg_step").click().run()
         assert not at.exception
-    run = at.session_state["pg_state"]["run"]
+    run = at.session_state["pg"].live.run
     assert run.t > 0 and run.solver.d == 3
     # warnings of a legal but odd file are shown, and it still trains
     _upload(at, "wide.csv", _WIDE.encode())
@@ -539,4 +539,4 @@ def test_page_memory_budget_message(monkeypatch, _warm):
     monkeypatch.setenv("SVMCORE_MEMORY_MB", "2048")
     at.slider(key="pg_n").set_value(400).run()              # fewer rows: the session goes on
     assert not at.exception and not at.error, [e.value for e in at.error]
-    assert at.session_state["pg_state"]["run"].solver.n == 300
+    assert at.session_state["pg"].live.run.solver.n == 300

@@ -235,11 +235,12 @@ def test_race_in_browser(server):
             _pause(page)
             page.wait_for_timeout(1500)
             assert page.locator('[data-testid="stException"]').count() == 0
-            for k in range(4):
+            from playwright.sync_api import expect
+            for k in range(4):           # wait for the drawn frame: a redraw swaps the plot
                 field = page.locator(f".st-key-race_field{k} .js-plotly-plot").first
-                assert field.locator("g.contour").count() == 1          # the grid is sent once
+                expect(field.locator("g.contour")).to_have_count(1, timeout=10_000)  # sent once
                 assert field.locator("g.scatterlayer .point").count() > 50
-            assert page.locator(".st-key-race_field3 g.colorbar").count() == 1
+            expect(page.locator(".st-key-race_field3 g.colorbar")).to_have_count(1, timeout=10_000)
             assert page.locator(f"{RACE_FIELD} g.colorbar").count() == 0
             curves = page.locator(".st-key-race_curves .js-plotly-plot").first
             legend = curves.locator("g.legend").text_content()

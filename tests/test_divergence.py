@@ -174,13 +174,13 @@ def test_page_shows_divergence_and_the_session_goes_on(name):
     at.query_params.update(_query(name))
     at.run()
     assert not at.exception and not at.warning, [w.value for w in at.warning]
-    run = at.session_state["pg_state"]["run"]
+    run = at.session_state["pg"].live.run
     assert run.solver.p["eta0"] == ETA_MAX and run.solver.p["schedule"] == "constant"
     at.select_slider(key="pg_pace").set_value("×2").run()
     for _ in range(20):
         at.button(key="pg_step").click().run()
         assert not at.exception, [e.value for e in at.exception]
-        run = at.session_state["pg_state"]["run"]
+        run = at.session_state["pg"].live.run
         if run.done:
             break
     assert run.status == "diverged", run.status
@@ -203,7 +203,7 @@ def test_page_shows_divergence_and_the_session_goes_on(name):
     for _ in range(3):
         at.button(key="pg_step").click().run()
     assert not at.exception and not at.warning, [w.value for w in at.warning]
-    assert at.session_state["pg_state"]["run"].status == "running"
+    assert at.session_state["pg"].live.run.status == "running"
 
 
 def test_page_tiles_keep_the_last_finite_snapshot():
@@ -213,8 +213,8 @@ def test_page_tiles_keep_the_last_finite_snapshot():
     at.select_slider(key="pg_pace").set_value("×2").run()
     for _ in range(20):
         at.button(key="pg_step").click().run()
-        if at.session_state["pg_state"]["run"].done:
+        if at.session_state["pg"].live.run.done:
             break
-    run = at.session_state["pg_state"]["run"]
+    run = at.session_state["pg"].live.run
     assert run.status == "diverged"
     assert _metric(at, "objective") == f"{run.last_snapshot.objective:.4g}"

@@ -415,7 +415,7 @@ def _no_error(at: AppTest) -> None:
 
 
 def _race(at: AppTest) -> Race:
-    return at.session_state["race_state"]["race"]
+    return at.session_state["race"].live.race
 
 
 def _step(at: AppTest, times: int = 1) -> AppTest:
@@ -497,8 +497,8 @@ def test_page_equal_iterations_traces_equal_solo_runs():
     _no_error(at)
     _step(at, 8)
     _settle(_race(at), lambda: _step(at))
-    state = at.session_state["race_state"]
-    race, cfg = state["race"], state["cfg"]
+    state = at.session_state["race"].live
+    race, cfg = state.race, state.cfg
     assert race.budget == "iterations"
     d = build_data(cfg.data)
     active = [r.t for r in race.runs if not r.done]
@@ -517,7 +517,7 @@ def test_page_four_entrants_play_pause_reset():
     assert len({r.solver.name for r in race.runs}) >= 3          # different default solvers
     at.button(key="race_play").click().run()                      # one tick inside this run
     _no_error(at)
-    assert at.session_state["race_playing"] is True
+    assert at.session_state["race"].playing is True
     assert any(r.t > 0 for r in _race(at).runs)
     z = _charts(at)["race_field0"]["data"][0]["z"]
     assert z["shape"] == "100, 100" and z["dtype"] == "f4"        # playing resolution
@@ -585,12 +585,12 @@ def test_app_navigation_has_the_race_page():
 def test_playground_runs_have_a_time_cap():
     at = AppTest.from_file(str(ROOT / "pages" / "playground.py"), default_timeout=TIMEOUT).run()
     _ok(at)
-    run = at.session_state["pg_state"]["run"]
+    run = at.session_state["pg"].live.run
     assert run.max_seconds == 300.0
     run.max_seconds = 1e-9                      # as if 300 s of solver time had been spent
     at.button(key="pg_step").click().run()
     _ok(at)
-    run = at.session_state["pg_state"]["run"]
+    run = at.session_state["pg"].live.run
     assert run.status == "time cap"
     assert any("at most" in w.value and "solver time" in w.value for w in at.warning)
     assert at.button(key="pg_play").disabled
@@ -635,7 +635,7 @@ def test_page_on_real_and_uploaded_data():
     _step(at, 2)
     race = _race(at)
     assert race.runs[0].solver.d == 3 and race.t > 0
-    assert at.session_state["race_state"]["cfg"].data.source == "upload"
+    assert at.session_state["race"].live.cfg.data.source == "upload"
 
 
 @pytest.mark.parametrize("budget", ["iterations", "kernel_evals"])
@@ -704,14 +704,14 @@ def test_race_url_round_trip_and_a_shared_link():
         if r.key in {a.key for a in available_races()}:
             assert cfg == r.config and not problems, (r.key, problems)
     at = _load(_page(), "norma-vs-olsvm")
-    cfg = at.session_state["race_state"]["cfg"]
+    cfg = at.session_state["race"].live.cfg
     q = _url(at)
     assert q == cfg.to_query() and q["budget"] == "kernel_evals" and q["e1"] == "olsvm"
     other = AppTest.from_file(PAGE, default_timeout=TIMEOUT)
     other.query_params.update(q)
     other.run()
     _no_error(other)
-    assert other.session_state["race_state"]["cfg"] == cfg
+    assert other.session_state["race"].live.cfg == cfg
     assert not other.warning
     # a link with a solver this server lacks and a bad value: the rest still loads
     bad = dict(q, e2="no-such-solver", **{"e0.C": "-3"})
@@ -719,7 +719,7 @@ def test_race_url_round_trip_and_a_shared_link():
     third.query_params.update(bad)
     third.run()
     _no_error(third)
-    got = third.session_state["race_state"]["cfg"]
+    got = third.session_state["race"].live.cfg
     assert [e.solver for e in got.entrants] == ["norma", "olsvm"]
     norma_C = get_solver("norma").params["C"].default
     assert got.entrants[0].param_dict.get("C", norma_C) == norma_C
@@ -731,7 +731,7 @@ def test_race_url_round_trip_and_a_shared_link():
     fourth.run()
     _no_error(fourth)
     first = available_races()[0].config
-    shown = fourth.session_state["race_state"]["cfg"]
+    shown = fourth.session_state["race"].live.cfg
     assert [e.solver for e in shown.entrants] == [e.solver for e in first.entrants]
     assert shown.data == first.data and shown.budget == first.budget
     assert any("at least 2 entrants" in w.value for w in fourth.warning)

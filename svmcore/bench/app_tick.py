@@ -20,7 +20,6 @@ medians over the repetitions, in milliseconds; compile time is excluded (warm-up
 """
 from __future__ import annotations
 
-import argparse
 import copy
 import statistics
 import time
@@ -32,7 +31,7 @@ from .. import live, viz
 from ..data import make_toy, train_test_split
 from ..run import TrainingRun, warmup
 from ..solvers import get_solver, list_solvers
-from .common import machine_line, markdown_table
+from .common import machine_line, markdown_table, tick_parser
 
 BUDGET_S = live.LIVE_BUDGET_S
 RES_PLAYING, RES_PAUSED = live.RES_PLAYING, live.RES_PAUSED
@@ -123,18 +122,9 @@ def bench_solver(name: str, n: int, target_sv: int, reps: int, gamma: float, C: 
 
 
 def main(argv=None) -> None:
-    ap = argparse.ArgumentParser(prog="python -m svmcore.bench app-tick", description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--solvers", default=None,
-                    help="comma-separated solver names (default: every registered solver "
-                         "with an rbf kernel)")
-    ap.add_argument("--n", type=int, default=2000, help="training points (default 2000)")
+    ap = tick_parser("app-tick", __doc__, "comma-separated solver names (default: every "
+                     "registered solver with an rbf kernel)", "timed ticks per solver", 50.0)
     ap.add_argument("--target-sv", type=int, default=1000, help="support vectors to reach")
-    ap.add_argument("--reps", type=int, default=30, help="timed ticks per solver")
-    ap.add_argument("--gamma", type=float, default=10.0,
-                    help="rbf width (default 10: most points become support vectors)")
-    ap.add_argument("--C", type=float, default=1.0)
-    ap.add_argument("--limit-ms", type=float, default=50.0, help="the acceptance bound")
     args = ap.parse_args(argv)
     names = (args.solvers.split(",") if args.solvers else
              [s for s in list_solvers() if "rbf" in get_solver(s).kernels

@@ -1,6 +1,7 @@
 """Small helpers shared by the benchmarks: timing, tables, data."""
 from __future__ import annotations
 
+import argparse
 import statistics
 import time
 
@@ -36,3 +37,18 @@ def machine_line() -> str:
     import sklearn
     return (f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
             f"numpy {numpy.__version__}, numba {numba.__version__}, scikit-learn {sklearn.__version__}")
+
+
+def tick_parser(prog: str, doc: str, solvers_help: str, reps_help: str,
+                limit_ms: float) -> argparse.ArgumentParser:
+    """The options the live-tick benchmarks (app-tick, race-tick) share."""
+    ap = argparse.ArgumentParser(prog=f"python -m svmcore.bench {prog}", description=doc,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--solvers", default=None, help=solvers_help)
+    ap.add_argument("--n", type=int, default=2000, help="training points (default 2000)")
+    ap.add_argument("--reps", type=int, default=30, help=reps_help)
+    ap.add_argument("--gamma", type=float, default=10.0,
+                    help="rbf width (default 10: most points become support vectors)")
+    ap.add_argument("--C", type=float, default=1.0)
+    ap.add_argument("--limit-ms", type=float, default=limit_ms, help="the acceptance bound")
+    return ap

@@ -24,7 +24,6 @@ ends while measured starts over from the measured state.
 """
 from __future__ import annotations
 
-import argparse
 import copy
 import os
 import statistics
@@ -36,7 +35,7 @@ from ..race import LIVE_TICK_S, Race
 from ..viz.race import race_curves_figure, race_field_figures, race_grid_figure
 from ..solvers import get_solver, list_solvers
 from .app_tick import figure_json
-from .common import machine_line, markdown_table
+from .common import machine_line, markdown_table, tick_parser
 
 PACE = 1.1                            # the page's default speed
 RES_PLAYING = live.RES_PLAYING
@@ -131,20 +130,12 @@ def bench(names, n, budget, reps, gamma, C, prep_s) -> dict:
 
 
 def main(argv=None) -> None:
-    ap = argparse.ArgumentParser(prog="python -m svmcore.bench race-tick", description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--solvers", default=None,
-                    help="comma-separated entrants (default: the first four registered solvers "
-                         "with an rbf kernel)")
-    ap.add_argument("--n", type=int, default=2000, help="training points (default 2000)")
+    ap = tick_parser("race-tick", __doc__, "comma-separated entrants (default: the first four "
+                     "registered solvers with an rbf kernel)", "timed ticks per budget", 150.0)
     ap.add_argument("--budgets", default="time,iterations,kernel_evals",
                     help="lockstep budgets to measure (default: all three)")
-    ap.add_argument("--reps", type=int, default=30, help="timed ticks per budget")
     ap.add_argument("--prep-s", type=float, default=3.0,
                     help="seconds of full-speed ticks before measuring (default 3)")
-    ap.add_argument("--gamma", type=float, default=10.0)
-    ap.add_argument("--C", type=float, default=1.0)
-    ap.add_argument("--limit-ms", type=float, default=150.0, help="the acceptance bound")
     args = ap.parse_args(argv)
     names = args.solvers.split(",") if args.solvers else default_solvers()
     print(f"# race-tick: one live tick of the Race page, {len(names)} entrants "

@@ -1,0 +1,30 @@
+"""The Streamlit kit: the only part of svmcore that imports streamlit.
+
+A page composes these parts (see pages/playground.py and pages/race.py):
+
+* :mod:`~svmcore.ui.state` — :class:`Instance`, the session state of one page instance, its
+  widget keys, :func:`keep_widgets` (values survive a page switch), :func:`open_on` (open a
+  configuration on another page of the session), :func:`guarded` (no traceback in a page);
+* :mod:`~svmcore.ui.data`, :mod:`~svmcore.ui.params` — the data panel, the solver and parameter
+  widgets (from ``ParamSpec``), the Race's entrants, the step-size plot;
+* :mod:`~svmcore.ui.urls` — configuration ↔ widgets ↔ URL;
+* :mod:`~svmcore.ui.live` — one builder for a run or a race, the controls, the live fragment,
+  click editing; :mod:`~svmcore.ui.panels` — what a live frame draws;
+* :mod:`~svmcore.ui.presets` — curated runs and races; :mod:`~svmcore.ui.export` — share/export.
+"""
+from .data import apply_data_config, data_panel
+from .export import export_panel
+from .live import controls, ensure_live, handle_click, live_panel, tick
+from .panels import draw_race, draw_run
+from .params import entrants_panel, schedule_preview, solver_info, solver_panel
+from .presets import load_first, page_messages, preset_panel
+from .state import (Instance, LiveState, describe, guarded, instance, keep_widgets, open_on,
+                    through_the_router)
+from .urls import apply_config, race_config, run_config, start, sync_url
+
+__all__ = ["apply_data_config", "data_panel", "export_panel", "controls", "ensure_live",
+           "handle_click", "live_panel", "tick", "draw_race", "draw_run", "entrants_panel",
+           "schedule_preview", "solver_info", "solver_panel", "load_first", "page_messages",
+           "preset_panel", "Instance", "LiveState", "describe", "guarded", "instance",
+           "keep_widgets", "open_on", "through_the_router", "apply_config", "race_config",
+           "run_config", "start", "sync_url"]

@@ -1,0 +1,205 @@
+"""The data panel: toy problem, real dataset or upload, sizes, 2-D view and seed.
+
+Returns the data fields of a :class:`~svmcore.config.RunConfig` plus the parsed upload and the
+messages to show in the main area; :func:`apply_data_config` puts a configuration's data fields
+into the widgets (a link, a preset, a race).
+"""
+from __future__ import annotations
+
+import hashlib
+
+import streamlit as st
+
+from ..config import DEFAULT_MAX_TRAIN, MAX_TRAIN_CHOICES, N_RANGE, UPLOAD_SCALES, RunConfig
+from ..data import TOY_DEFAULTS, TOY_GENERATORS, TOY_NOISE_RANGE, list_datasets
+from ..data.upload import MAX_BYTES, UploadError, parse_upload
+from .state import Instance, describe, ss
+
+SOURCE_LABELS = {"toy": "toy problem", "real": "real dataset", "upload": "upload a file"}
+
+
+def _parse_cached(inst: Instance, file) -> tuple:
+    """(ParsedUpload or None, error message or None, digest) for an UploadedFile, cached."""
+    raw = file.getvalue()
+    digest = hashlib.sha1(raw).hexdigest()[:16]
+    cache = inst.upload_cache
+    if cache and cache[0] == digest:
+        return cache[1], cache[2], digest
+    try:
+        parsed, err = parse_upload(raw, file.name, max_bytes=MAX_BYTES), None
+    except UploadError as exc:
+        parsed, err = None, str(exc)
+    except Exception as exc:  # noqa: BLE001 - an unexpected parser failure is still a message
+        parsed, err = None, f"The file could not be read: {describe(exc)}"
+    inst.upload_cache = (digest, parsed, err)
+    return parsed, err, digest
+
+
+def _regenerate(inst: Instance):
+    inst.set("seed", int(inst.get("seed", 0)) + 1)
+
+
+def data_panel(inst: Instance) -> dict:
+    """The data widgets: source, generator or dataset, sizes, seed. Returns a dict with the
+    RunConfig data fields (``cfg``), the parsed upload (``upload``), its digest, and messages
+    (``errors``, ``warnings``, ``info``) to show in the main area."""
+    out = {"upload": None, "digest": None, "errors": [], "warnings": [], "info": []}
+    inst.setdefault("src", "toy")
+    source = st.radio("data", list(SOURCE_LABELS), key=inst.key("src"),
+                      format_func=SOURCE_LABELS.get, horizontal=True)
+    kw: dict = {"source": source}
+    if source == "toy":
+        inst.setdefault("toy", "gaussians")
+        toy = st.selectbox("toy problem", list(TOY_GENERATORS), key=inst.key("toy"))
+        inst.setdefault("n", 200)
+        n = st.slider("n points", N_RANGE[0], N_RANGE[1], step=10, key=inst.key("n"),
+                      help="Training + test points.")
+        lo, hi = TOY_NOISE_RANGE.get(toy, (0.0, 1.0))
+        nkey = inst.key(f"noise_{toy}")
+        ss.setdefault(nkey, float(TOY_DEFAULTS[toy]))
+        ss[nkey] = float(min(max(ss[nkey], lo), hi))
+        noise = st.slider("noise", float(lo), float(hi), step=0.01, key=nkey,
+                          help="Standard deviation of the jitter.")
+        inst.setdefault("imb", 0.5)
+        imbalance = st.slider("fraction of +1", 0.05, 0.95, step=0.05, key=inst.key("imb"),
+                              help="Imbalance: the share of points in class +1.")
+        inst.setdefault("test", 0.25)
+        test = st.slider("test fraction", 0.0, 0.5, step=0.05, key=inst.key("test"),
+                         help="Held-out points (hollow markers), never trained on.")
+        kw.update(dataset=toy, n=int(n), noise=float(noise), imbalance=float(imbalance),
+                  test=float(test))
+    elif source == "real":
+        try:
+            infos = {i.name: i for i in list_datasets()}
+        except Exception as exc:  # noqa: BLE001 - an unusable data folder: bundled sets only
+            out["errors"].append(f"The real-data folder cannot be used ({describe(exc)}); "
+                                 "only scikit-learn's bundled datasets are offered.")
+            from svmcore.data import BUNDLED
+            infos = dict(BUNDLED)
+        names = list(infos)
+        if inst.get("real") not in names:
+            inst.set("real", "breast_cancer" if "breast_cancer" in names else names[0])
+        name = st.selectbox(
+            "dataset", names, key=inst.key("real"),
+            format_func=lambda s: f"{s} ({infos[s].rows:,} × {infos[s].n_features})",
+            help="The real-data catalog and scikit-learn's bundled sets.")
+        info = infos[name]
+        if info.description:
+            st.caption(info.description)
+        inst.setdefault("maxn", DEFAULT_MAX_TRAIN)
+        maxn = st.select_slider("max_train", list(MAX_TRAIN_CHOICES), key=inst.key("maxn"),
+                                help="Large datasets are cut to a classroom size: the first "
+                                     "max_train training rows (and at most as many test rows).")
+        inst.setdefault("test_r", 0.25)
+        test = st.slider("test fraction", 0.1, 0.5, step=0.05, key=inst.key("test_r"),
+                         help="Used when the dataset has no test file of its own.")
+        kw.update(dataset=name, max_train=int(maxn), test=float(test))
+        kw.update(_view_widgets(inst, info.n_features))
+    else:
+        file = st.file_uploader("CSV or LIBSVM file", type=["csv", "txt", "tsv", "libsvm", "svm",
+                                                             "svmlight", "data"],
+                                key=inst.key("upload", keep=False),
+                                help=f"At most {MAX_BYTES // 2**20} MB. CSV: numeric features, "
+                                     "the label in a column named label/y/target/class or "
+                                     "else the last column. LIBSVM: label index:value …")
+        inst.setdefault("test_r", 0.25)
+        test = st.slider("test fraction", 0.1, 0.5, step=0.05, key=inst.key("test_r"))
+        inst.setdefault("maxn", DEFAULT_MAX_TRAIN)
+        maxn = st.select_slider("max_train", list(MAX_TRAIN_CHOICES), key=inst.key("maxn"))
+        inst.setdefault("scale", "none")
+        scale = st.selectbox("scaling", list(UPLOAD_SCALES), key=inst.key("scale"),
+                             help="Per-feature scaling fitted on the training part.")
+        kw.update(test=float(test), max_train=int(maxn), scale=scale,
+                  dataset=inst.upload_name or "upload.csv")
+        if file is not None:
+            parsed, err, digest = _parse_cached(inst, file)
+            kw["dataset"] = file.name
+            inst.upload_name = file.name
+            if err:
+                out["errors"].append(f"{file.name}: {err}")
+            else:
+                out.update(upload=parsed, digest=digest)
+                out["warnings"].extend(f"{file.name}: {w}" for w in parsed.warnings)
+                out["info"].append(f"{file.name}: {parsed.n_rows:,} rows × "
+                                   f"{parsed.n_features} features ({parsed.fmt}), classes "
+                                   + ", ".join(f"{c} ({k})" for c, k in
+                                               zip(parsed.classes, parsed.counts)))
+                if len(parsed.classes) > 2:
+                    order = sorted(range(len(parsed.classes)),
+                                   key=lambda i: -parsed.counts[i])
+                    top = [parsed.classes[i] for i in order[:2]]
+                    for k, default in ((inst.key("pos"), top[0]), (inst.key("neg"), top[1])):
+                        if ss.get(k) not in parsed.classes:
+                            ss[k] = default
+                    st.caption(f"{len(parsed.classes)} classes: pick two.")
+                    pos = st.selectbox("class +1", list(parsed.classes), key=inst.key("pos"))
+                    neg = st.selectbox("class −1", list(parsed.classes), key=inst.key("neg"))
+                    kw.update(positive=pos, negative=neg)
+                kw.update(_view_widgets(inst, parsed.n_features, parsed.feature_names))
+        else:
+            name = inst.upload_name
+            if inst.want_upload:
+                out["errors"].append(f"This link was made with the uploaded file {name!r}: "
+                                     "upload it again to reproduce the run.")
+            else:
+                out["info"].append("Upload a CSV or LIBSVM file to train on it.")
+    inst.setdefault("seed", 0)
+    c1, c2 = st.columns([1, 1], vertical_alignment="bottom")
+    seed = int(c1.number_input("seed", 0, 2**31, step=1, key=inst.key("seed"),
+                               help="Seeds the data, the split and the solver's sampling."))
+    c2.button("regenerate", key=inst.key("regen", keep=False), on_click=_regenerate, args=(inst,),
+              help="A new seed: new data (toy), a new split and a new sample order.",
+              width="stretch")
+    kw["seed"] = seed
+    out["cfg"] = kw
+    return out
+
+
+def _view_widgets(inst: Instance, d: int, names=None) -> dict:
+    """The 2-D view of data with more than 2 features: PCA or two chosen features."""
+    if d <= 2:
+        return {}
+    names = list(names) if names is not None else [f"x{j + 1}" for j in range(d)]
+    inst.setdefault("view", "pca")
+    view = st.radio("2-D view", ["pca", "features"], key=inst.key("view"), horizontal=True,
+                    format_func={"pca": "PCA plane", "features": "two features"}.get,
+                    help="The solver trains on all features; the picture is a slice.")
+    kw = {"view": view}
+    if view == "features":
+        for k, default in ((inst.key("fx"), 0), (inst.key("fy"), 1)):
+            if not (isinstance(ss.get(k), int) and 0 <= ss[k] < d):
+                ss[k] = default
+        c1, c2 = st.columns(2)
+        fx = c1.selectbox("horizontal", list(range(d)), key=inst.key("fx"),
+                          format_func=lambda j: names[j])
+        fy = c2.selectbox("vertical", list(range(d)), key=inst.key("fy"),
+                          format_func=lambda j: names[j])
+        kw.update(fx=int(fx), fy=int(fy))
+    return kw
+
+
+def apply_data_config(inst: Instance, cfg: RunConfig) -> None:
+    """Put the data fields of a configuration into the data panel's widget state."""
+    inst.set("src", cfg.source)
+    inst.set("seed", int(cfg.seed))
+    if cfg.source == "toy":
+        inst.set("toy", cfg.dataset)
+        inst.set("n", int(cfg.n))
+        ss[inst.key(f"noise_{cfg.dataset}")] = float(cfg.noise_value)
+        inst.set("imb", float(cfg.imbalance))
+        inst.set("test", float(cfg.test))
+    else:
+        if cfg.source == "real":
+            inst.set("real", cfg.dataset)
+        else:
+            inst.upload_name = cfg.dataset
+            inst.set("scale", cfg.scale)
+            inst.want_upload = True
+            if cfg.positive is not None:
+                inst.set("pos", cfg.positive)
+                inst.set("neg", cfg.negative)
+        inst.set("maxn", int(cfg.max_train))
+        inst.set("test_r", float(min(max(cfg.test, 0.1), 0.5)))
+        inst.set("view", cfg.view)
+        inst.set("fx", cfg.fx)
+        inst.set("fy", cfg.fy)

@@ -1,0 +1,63 @@
+"""Share and export: the link, the traces as CSV / JSON, and the script that reproduces the run
+or the race (the same panel for both; the contents come from :mod:`svmcore.export`)."""
+from __future__ import annotations
+
+from urllib.parse import urlencode
+
+import streamlit as st
+
+from .. import export
+from .state import Instance, LiveState, describe
+
+
+def _files(state: LiveState) -> tuple[list, str]:
+    """((label, text, file name, mime) × 3, the reproduction script) of a run or a race."""
+    cfg = state.cfg
+    if state.is_race:
+        race = state.race
+        config = {"data": cfg.data.to_query(), "budget": cfg.budget,
+                  "entrants": [{"solver": e.solver, "params": e.param_dict}
+                               for e in cfg.entrants]}
+        code = export.reproduce_race_snippet(cfg, [r.t for r in race.runs],
+                                             [r.status for r in race.runs],
+                                             per_decade=race.per_decade)
+        return [("race.csv", export.race_csv(race), "svmcore-race.csv", "text/csv"),
+                ("race.json", export.race_json(race, config), "svmcore-race.json",
+                 "application/json"),
+                ("reproduce_race.py", code, "svmcore-race.py", "text/x-python")], code
+    run = state.run
+    done = run.status if run.done and run.status != "time cap" else None
+    code = export.reproduce_snippet(cfg, run.t, n_before_edit=state.data.n_before_edit,
+                                    finished=done, per_decade=run.per_decade)
+    return [("trace.csv", export.trace_csv(run), "svmcore-trace.csv", "text/csv"),
+            ("trace.json", export.trace_json(run, cfg), "svmcore-trace.json", "application/json"),
+            ("reproduce.py", code, "svmcore-reproduce.py", "text/x-python")], code
+
+
+def export_panel(inst: Instance) -> None:
+    """Share link, traces as CSV / JSON, and the reproduction script, in one expander."""
+    state = inst.live
+    if state is None:
+        return
+    try:
+        files, code = _files(state)
+        data_cfg = state.cfg.data if state.is_race else state.cfg
+        with st.expander("Share and export", icon=":material/ios_share:"):
+            st.markdown("**Link** — the address bar holds this configuration; copy it, or this "
+                        "query string:")
+            st.code("?" + urlencode(state.cfg.to_query()), language=None, wrap_lines=True)
+            if data_cfg.source == "upload":
+                st.caption("An uploaded file is not part of a link: whoever opens it uploads "
+                           "the same file (the script reads it from its original name).")
+            if not state.is_race and not state.cfg.edits_fit_in_url():
+                st.caption("Too many clicked edits for a link: they are left out of it.")
+            for col, (label, text, name, mime) in zip(st.columns(3), files):
+                col.download_button(label, text, file_name=name, mime=mime,
+                                    key=inst.key(f"dl_{label}", keep=False),
+                                    icon=":material/download:", width="stretch")
+            st.caption("The figure: the camera button of the chart's toolbar saves it as PNG.")
+            st.markdown("**Reproduce this outside the app** (same data, seed and parameters: "
+                        "the same trace, except the solver time):")
+            st.code(code, language="python")
+    except Exception as exc:  # noqa: BLE001 - never a traceback in the page
+        st.error(f"Cannot export this: {describe(exc)}")

@@ -1,0 +1,292 @@
+"""Live training on a page: one builder for a single run or a race, the controls, the tick.
+
+:func:`ensure_live` builds (or keeps) the :class:`~svmcore.ui.state.LiveState` of a
+configuration — a :class:`~svmcore.config.RunConfig` becomes a TrainingRun, a
+:class:`~svmcore.config.RaceConfig` a Race — and a changed configuration starts again at t = 0.
+Play / Pause / +1 / Step / Reset are callbacks that change the instance's state; while playing,
+:func:`live_panel`'s fragment (``run_every``) advances the driver by one tick and redraws.
+"""
+from __future__ import annotations
+
+import streamlit as st
+
+from .. import live
+from ..config import RaceConfig, RunConfig, round_coord
+from ..objectives import error_rate
+from ..race import Race
+from ..run import TrainingRun
+from ..rundata import build_data
+from ..viz import make_view
+from .state import Instance, LiveState, describe, ss
+
+EDIT_MODES = ("view", "add +1", "add −1", "remove")
+
+
+def _data_and_view(inst: Instance, cfg: RunConfig, upload=None, digest=None):
+    """The data and the 2-D view of ``cfg``, cached per data configuration (raises ValueError)."""
+    dkey = (cfg.data_key(), digest, cfg.view, cfg.fx, cfg.fy)
+    if inst.datacache is not None and inst.datacache[0] == dkey:
+        return inst.datacache[1], inst.datacache[2]
+    data = build_data(cfg, upload)
+    view = make_view(data.X_train, data.y_train, data.X_test, data.y_test,
+                     cfg.view, cfg.fx, cfg.fy, data.feature_names)
+    inst.datacache = (dkey, data, view)
+    return data, view
+
+
+def _build(cfg, data):
+    """The driver of a configuration: a TrainingRun, or a Race with its reference optimum
+    (computed once per dataset and problem, cached across sessions)."""
+    if isinstance(cfg, RaceConfig):
+        race = Race(cfg.entrants, data.X_train, data.y_train, data.X_test, data.y_test,
+                    seed=cfg.seed, budget=cfg.budget, per_decade=live.LIVE_PER_DECADE,
+                    max_seconds=live.MAX_RUN_S)
+        if race.main_group is not None:
+            with st.spinner("Computing the reference optimum P* (SMO to tol 1e-6, once per "
+                            "dataset)…"):
+                race.reference()
+        return race, list(race.runs)
+    run = TrainingRun(cfg.solver, data.X_train, data.y_train, data.X_test, data.y_test,
+                      seed=int(cfg.seed), per_decade=live.LIVE_PER_DECADE,
+                      max_seconds=live.MAX_RUN_S, **cfg.param_dict)
+    return run, [run]
+
+
+def ensure_live(inst: Instance, cfg: RunConfig | RaceConfig, upload=None,
+                digest=None) -> LiveState | None:
+    """Build (or keep) the run or race of ``cfg``. A changed configuration stops playing and
+    starts again at t = 0; errors go to ``inst.error`` (shown by the page), never raised."""
+    data_cfg = cfg.data if isinstance(cfg, RaceConfig) else cfg
+    key = (cfg, digest if data_cfg.source == "upload" else None)
+    if inst.live is not None and inst.live.key == key and not inst.reset:
+        return inst.live
+    inst.reset = inst.playing = False
+    inst.tick_error = None
+    inst.live = None
+    if data_cfg.source == "upload" and upload is None:
+        inst.error = None
+        return None
+    try:
+        data, view = _data_and_view(inst, data_cfg, upload, digest)
+        driver, runs = _build(cfg, data)
+    except Exception as exc:  # noqa: BLE001 - bad parameters or data: shown, the session goes on
+        inst.error = describe(exc)
+        return None
+    inst.error = None
+    inst.live = LiveState(key, cfg, data, view, driver, [{"run": r, "cache": {}} for r in runs],
+                          is_race=isinstance(cfg, RaceConfig))
+    return inst.live
+
+
+# ------------------------------------------------------------------------------ ticking
+
+
+def tick(inst: Instance, pace: str | None = None) -> None:
+    """Advance the run (or race) by one tick; errors are stored, never raised."""
+    drv = inst.live.driver if inst.live is not None else None
+    if drv is None or drv.done:
+        inst.playing = False
+        return
+    factor = live.PACES.get(pace or inst.get("pace", live.DEFAULT_PACE))
+    try:
+        if inst.live.is_race:
+            drv.tick(factor)                 # svmcore.race.LIVE_TICK_S shared by the entrants
+        else:
+            live.advance_tick(drv, factor, live.LIVE_BUDGET_S)
+    except Exception as exc:  # noqa: BLE001 - shown with st.error, the session goes on
+        inst.tick_error = describe(exc)
+        inst.playing = False
+    if drv.done:
+        inst.playing = False
+
+
+def _on_play(inst):
+    inst.tick_error = None
+    inst.playing = True
+    inst.set("edit", "view")
+
+
+def _on_pause(inst):
+    inst.playing = False
+
+
+def _on_step(inst):
+    inst.playing = False
+    inst.tick_error = None
+    tick(inst)
+
+
+def _on_step1(inst):
+    inst.playing = False
+    inst.tick_error = None
+    drv = inst.live.driver if inst.live is not None else None
+    if drv is not None and not drv.done:
+        try:
+            drv.advance_iters(1)
+        except Exception as exc:  # noqa: BLE001
+            inst.tick_error = describe(exc)
+
+
+def _on_reset(inst):
+    inst.playing = False
+    inst.tick_error = None
+    inst.reset = True                     # rebuilt from the same configuration on this rerun
+
+
+def _on_edit_mode(inst):
+    if inst.get("edit", "view") != "view":
+        inst.playing = False
+
+
+def _clear_edits(inst):
+    inst.added, inst.removed = [], []
+
+
+def controls(inst: Instance, allow_edit: bool = True, speed_label: str = "speed: t grows per tick",
+             speed_help: str | None = None) -> None:
+    """Play / Pause / +1 / Step / Reset, the speed, and the click-edit mode — for a run or a
+    whole race (+1: one iteration for every entrant)."""
+    state = inst.live
+    drv = state.driver if state is not None else None
+    can_run = drv is not None and not drv.done
+    is_race = state is not None and state.is_race
+    cols = st.columns([1, 1, 1, 1, 1, 3], vertical_alignment="bottom")
+    cols[0].button("Play", icon=":material/play_arrow:", on_click=_on_play, args=(inst,),
+                   key=inst.key("play", keep=False), disabled=not can_run or inst.playing,
+                   type="primary", width="stretch")
+    cols[1].button("Pause", icon=":material/pause:", on_click=_on_pause, args=(inst,),
+                   key=inst.key("pause", keep=False), disabled=not inst.playing, width="stretch")
+    cols[2].button("+1", on_click=_on_step1, args=(inst,), key=inst.key("step1", keep=False),
+                   disabled=not can_run, width="stretch",
+                   help="Exactly one iteration" + (" of every entrant." if is_race else "."))
+    cols[3].button("Step", icon=":material/skip_next:", on_click=_on_step, args=(inst,),
+                   key=inst.key("step", keep=False), disabled=not can_run, width="stretch",
+                   help="One chunk: a tick, as while playing.")
+    cols[4].button("Reset", icon=":material/replay:", on_click=_on_reset, args=(inst,),
+                   key=inst.key("reset_btn", keep=False), width="stretch",
+                   help="Back to t = 0 with the same configuration and seed.")
+    inst.setdefault("pace", live.DEFAULT_PACE)
+    cols[5].select_slider(speed_label, list(live.PACES), key=inst.key("pace"),
+                          help=speed_help or
+                          f"Each tick ({live.TICK_S:g} s) multiplies t by this factor, with "
+                          f"about {live.LIVE_BUDGET_S * 1e3:.0f} ms of solver time at most; 'max' "
+                          "spends the whole budget. Between two trace checkpoints the "
+                          "tiles show the last checkpoint's numbers.")
+    if allow_edit and state is not None and not is_race:
+        modes = list(EDIT_MODES) if state.view.plane.exact else ["view", "remove"]
+        inst.setdefault("edit", "view")
+        if inst.get("edit") not in modes:
+            inst.set("edit", "view")
+        c1, c2 = st.columns([4, 1], vertical_alignment="center")
+        with c1:
+            st.segmented_control(
+                "click on the field to", modes, key=inst.key("edit"), required=True,
+                on_change=_on_edit_mode, args=(inst,),
+                help="Add a point of a class where you click, or remove the point you click "
+                     "on. Editing the data starts the run again at t = 0.")
+        n_ed = len(inst.added) + len(inst.removed)
+        c2.button(f"clear {n_ed} edit{'s' if n_ed != 1 else ''}", key=inst.key("clear", False),
+                  on_click=_clear_edits, args=(inst,), disabled=n_ed == 0, width="stretch")
+
+
+# ------------------------------------------------------------------------------ click editing
+
+
+def on_field_click(inst: Instance, chart_key: str):
+    """Edit mode: a click on the field adds a point there, or removes the clicked point."""
+    ev = ss.get(chart_key)
+    try:
+        pts = ev["selection"]["points"]
+    except (TypeError, KeyError):
+        return
+    if not pts:
+        return
+    pt = pts[0]
+    sig = (pt.get("curve_number"), pt.get("point_index"), pt.get("x"), pt.get("y"))
+    if sig == inst.last_click:
+        return                                # the same event delivered again
+    inst.last_click = sig
+    handle_click(inst, inst.get("edit", "view"), pt.get("x"), pt.get("y"), pt.get("customdata"))
+
+
+def handle_click(inst: Instance, mode: str, x, y, customdata=None) -> bool:
+    """Apply one click of the edit mode; True if the data changed (tests call this directly)."""
+    state = inst.live
+    if state is None or mode == "view":
+        return False
+    if mode in ("add +1", "add −1"):
+        if x is None or y is None or not state.view.plane.exact:
+            return False
+        inst.added = list(inst.added) + [(round_coord(x), round_coord(y),
+                                          1 if mode == "add +1" else -1)]
+        inst.edited = True
+        return True
+    if mode == "remove":
+        if isinstance(customdata, (list, tuple)):
+            customdata = customdata[0] if customdata else None
+        if customdata is None:
+            return False
+        origin = state.data.origin
+        j = int(customdata)
+        if origin is None or not 0 <= j < len(origin):
+            return False
+        o = int(origin[j])
+        if o < 0:                               # a clicked point: forget it
+            added = list(inst.added)
+            if -o - 1 < len(added):
+                del added[-o - 1]
+            inst.added = added
+        else:
+            inst.removed = sorted(set(inst.removed) | {o})
+        inst.edited = True
+        return True
+    return False
+
+
+# ------------------------------------------------------------------------------ frames
+
+
+def model(entry: dict, paused: bool):
+    """(snapshot, train scores, test error) of one drawn model, cached per t: exact when
+    paused, the last checkpoint's numbers (with the current support vectors) while playing."""
+    run = entry["run"]
+    cache = entry["cache"]
+    if cache.get("t") == run.t and (cache.get("exact") or not paused):
+        return cache["snap"], cache["scores"], cache["test"]
+    snap, scores = live.model_state(run, fresh=paused, scores=True if paused else "auto")
+    exact = snap.t == run.t
+    if run.trace and run.trace[-1].iteration == snap.t:
+        test = run.trace[-1].test_error
+    elif run.X_test is not None and run.X_test.n > 0:
+        test = error_rate(run.solver.decision_function(run.X_test), run.y_test)
+    else:
+        test = float("nan")
+    entry["cache"] = {"t": run.t, "exact": exact and scores is not None, "snap": snap,
+                      "scores": scores, "test": test}
+    return snap, scores, test
+
+
+def live_panel(inst: Instance, draw) -> None:
+    """The live fragment: ticks while playing (``run_every``), then ``draw(inst, state)``."""
+    if inst.live is None:
+        return
+    playing = inst.playing and not inst.live.driver.done
+
+    @st.fragment(run_every=live.TICK_S if playing else None)
+    def _live():
+        if inst.edited:
+            inst.edited = False
+            st.rerun()                       # data edited by a click: rebuild in a full run
+        state = inst.live
+        if state is None:
+            return
+        if inst.playing:
+            tick(inst)
+            if not inst.playing:
+                st.rerun()                   # the run ended: a full rerun stops the timer
+        try:
+            draw(inst, state)
+        except Exception as exc:  # noqa: BLE001 - never a traceback in the page
+            st.error(f"Cannot draw the model: {describe(exc)}")
+
+    _live()

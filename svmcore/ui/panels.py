@@ -1,0 +1,248 @@
+"""What a live panel draws: the tiles, the status, the decision field(s) and the curves of a run
+or of a race (inside :func:`svmcore.ui.live.live_panel`'s fragment)."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import streamlit as st
+
+from ..config import BUDGET_LABELS
+from ..live import RES_PAUSED, RES_PLAYING
+from ..viz import curves_figure, run_figure
+from ..viz.race import FIELD_LEGEND, race_curves_figure, race_field_figures
+from .live import model, on_field_click
+from .state import Instance, LiveState
+
+CHART_CONFIG = {"displaylogo": False,
+                "toImageButtonOptions": {"format": "png", "filename": "svmcore-playground",
+                                         "scale": 2}}
+
+
+def _compact(v: int) -> str:
+    v = int(v)
+    if v >= 10**9:
+        return f"{v / 1e9:.2f} G"
+    if v >= 10**6:
+        return f"{v / 1e6:.2f} M"
+    if v >= 10**4:
+        return f"{v / 1e3:.0f} k"
+    return f"{v:,}"
+
+
+def _pct(e) -> str:
+    return "—" if e is None or not math.isfinite(e) else f"{100 * e:.1f} %"
+
+
+def tiles(run, snap, test_err) -> None:
+    train_err = snap.extra.get("train_error", float("nan"))
+    status = run.status + (" ✓" if run.status == "converged" else "")
+    when = "" if snap.t == run.t else f" (at the last checkpoint, t = {snap.t:,})"
+    items = [
+        ("iteration t", f"{run.t:,}", f"of {run.max_iter:,} planned" if run.max_iter else None),
+        ("objective", f"{snap.objective:.4g}", f"{snap.objective_name}{when}"),
+    ]
+    if snap.dual_objective is not None and math.isfinite(snap.dual_objective):
+        items.append(("dual", f"{snap.dual_objective:.4g}", "dual objective"))
+    if snap.gap is not None and math.isfinite(snap.gap):
+        items.append(("gap", f"{snap.gap:.2e}", "primal − dual: zero at the optimum"))
+    items += [
+        ("train error", _pct(train_err), None),
+        ("test error", _pct(test_err), None),
+        ("# SV", f"{snap.n_sv:,}", "support vectors"),
+        ("kernel evals", _compact(run.solver.kernel_evals), f"{run.solver.kernel_evals:,}"),
+        ("status", status, run.message or None),
+    ]
+    per_row = len(items) if len(items) <= 7 else -(-len(items) // 2)
+    for start in range(0, len(items), per_row):
+        row = items[start:start + per_row]
+        widths = [1.0] * len(row)
+        if row[-1][0] == "status":
+            widths[-1] = 1.5
+        widths += [1.0] * (per_row - len(row))          # keep the tiles of both rows aligned
+        for col, (label, value, help_text) in zip(st.columns(widths), row):
+            col.metric(label, value, help=help_text, border=True)
+
+
+def status_message(inst: Instance, run) -> None:
+    if inst.tick_error:
+        st.error(f"Training stopped: {inst.tick_error}")
+    if run.status == "running":
+        return
+    msg = run.message
+    if run.status == "diverged":
+        st.warning(f"Diverged at t = {run.t:,}: {msg or 'the model became NaN or infinite.'}")
+    elif run.status == "converged":
+        st.success(f"Converged ✓ — the solver's own stopping rule fired at t = {run.t:,}. {msg}",
+                   icon=":material/check_circle:")
+    elif run.status == "finished":
+        st.info(f"Finished: the planned horizon of {run.t:,} iterations. "
+                "Raise *epochs* (or max_iter) to train longer.")
+    elif run.status == "time cap":
+        st.warning(f"Stopped at t = {run.t:,}: the app gives a run at most "
+                   f"{run.max_seconds:.0f} s of solver time ({run.solver_time:.1f} s used). "
+                   "Use fewer epochs or a smaller dataset, or run the reproduction snippet "
+                   "outside the app.", icon=":material/timer_off:")
+    else:
+        st.info(f"Stopped ({run.status}) after {run.t:,} iterations. {msg}")
+
+
+def curve_panels(cols: dict) -> tuple[list, list]:
+    """Panels (and log-y flags) for the columns a run has: dual objective and gap only when the
+    solver reports them."""
+    def has(name):
+        v = cols.get(name)
+        return v is not None and np.isfinite(np.asarray(v, dtype=float)).any()
+
+    panels = [("objective", "dual_objective") if has("dual_objective") else ("objective",)]
+    logs = [False]
+    if has("gap"):
+        panels.append(("gap",))
+        logs.append(True)
+    panels += [("train_error", "test_error"), ("n_sv",)]
+    logs += [False, False]
+    return panels, logs
+
+
+def draw_run(inst: Instance, state: LiveState, layout: str = "side", height: int = 560) -> None:
+    """Tiles, status, field and curves of the current model (inside the live fragment)."""
+    run = state.run
+    playing = inst.playing
+    snap, scores, test_err = model(state.models[0], paused=not playing)
+    tiles(run, snap, test_err)
+    line = run.solver.state_line(snap)
+    if line:
+        st.caption(f"**{run.solver.title}** — {line}")
+    status_message(inst, run)
+    editing = inst.get("edit", "view") != "view" and not playing
+    fig = run_figure(run, state.view, RES_PLAYING if playing else RES_PAUSED, snap,
+                         scores, click_grid=editing, height=height)
+    field_key = inst.key("field", keep=False)
+    if layout == "side":
+        left, right = st.columns([3, 2])
+    else:
+        left = right = st.container()
+    with left:
+        if editing:
+            st.plotly_chart(fig, key=field_key, config=CHART_CONFIG,
+                            on_select=lambda: on_field_click(inst, field_key),
+                            selection_mode="points")
+        else:
+            st.plotly_chart(fig, key=field_key, config=CHART_CONFIG)
+        if scores is None:
+            st.caption("Misclassified marks are drawn when paused (large model).")
+    with right:
+        c1 = st.container()
+        c2, c3 = st.columns(2)
+        x_axis, log_x = curve_axis_controls(inst, c1, c2, "wall time")
+        inst.setdefault("logy", False)
+        log_y = c3.toggle("log y", key=inst.key("logy"),
+                          help="Log scale for the objective (the gap is always log).")
+        cols = run.trace_columns()
+        panels, logs = curve_panels(cols)
+        logs = [True if p == ("gap",) else (log_y if k == 0 else False)
+                for k, p in enumerate(panels)]
+        curves = curves_figure(cols, x=x_axis or "iteration", y=panels, log_x=log_x,
+                                   log_y=logs, cols=1,
+                                   height=max(120, (height - 40) // len(panels)))
+        st.plotly_chart(curves, key=inst.key("curves", keep=False), config=CHART_CONFIG)
+
+
+def curve_axis_controls(inst: Instance, left, right, time_label: str) -> tuple[str, bool]:
+    """The x axis of the convergence curves (iterations, time, kernel evaluations; in ``left``)
+    and its log toggle (in ``right``), kept in the instance's ``curve_x`` / ``logx``."""
+    inst.setdefault("curve_x", "iteration")
+    x_axis = left.segmented_control("curves against", ["iteration", "time", "kernel_evals"],
+                                    key=inst.key("curve_x"), required=True,
+                                    format_func={"iteration": "iterations", "time": time_label,
+                                                 "kernel_evals": "kernel evals"}.get)
+    inst.setdefault("logx", True)
+    return x_axis or "iteration", right.toggle("log x", key=inst.key("logx"))
+
+
+def _pct100(v) -> float | None:
+    return None if v is None or not math.isfinite(v) else 100.0 * v
+
+
+def results_table(inst: Instance, race, models) -> None:
+    rows = race.results([(m[0], m[2]) for m in models])
+    table = [{
+        "entrant": r["entrant"], "status": r["status"], "t": r["t"],
+        "test acc %": _pct100(r["test_accuracy"]), "train acc %": _pct100(r["train_accuracy"]),
+        "solver time s": r["time_s"], "kernel evals": r["kernel_evals"], "#SV": r["n_sv"],
+        "objective": r["objective"], "P − P*": r["suboptimality"],
+        "objective is": r["objective_name"]} for r in rows]
+    cfg = st.column_config
+    st.dataframe(table, hide_index=True, width="stretch", key=inst.key("table", keep=False), column_config={
+        "test acc %": cfg.NumberColumn(format="%.1f"),
+        "train acc %": cfg.NumberColumn(format="%.1f", help="at the last trace checkpoint "
+                                        "while playing, exact when paused"),
+        "solver time s": cfg.NumberColumn(format="%.4f", help="the solver's own time, "
+                                          "compile time excluded"),
+        "kernel evals": cfg.NumberColumn(format="localized"),
+        "objective": cfg.NumberColumn(format="%.6g"),
+        "P − P*": cfg.NumberColumn(format="%.3e", help="only for the entrants that share the "
+                                   "L1-SVM λ-form objective of the reference"),
+    })
+    for r in rows:                      # each solver's own quantities, in its paper's terms
+        if r["state"]:
+            st.caption(f"**{r['entrant']}** — {r['state']}")
+
+
+def status_lines(inst: Instance, race) -> None:
+    if inst.tick_error:
+        st.error(f"The race stopped: {inst.tick_error}")
+    for k, run in enumerate(race.runs):
+        if run.status == "diverged":
+            st.warning(f"{race.labels[k]} diverged at t = {run.t:,}: {run.message}")
+        elif run.status == "time cap":
+            st.warning(f"{race.labels[k]} stopped at t = {run.t:,}: the app gives a run at most "
+                       f"{run.max_seconds:.0f} s of solver time ({run.solver_time:.1f} s used).",
+                       icon=":material/timer_off:")
+    if race.done:
+        st.success("The race is over: every entrant converged, finished its planned iterations "
+                   "or stopped. Reset to run it again.", icon=":material/sports_score:")
+
+
+def clock_caption(race) -> None:
+    c = race.clock
+    if race.budget == "time":
+        text = f"race clock: {1e3 * c['time']:.1f} ms of solver time per entrant"
+    elif race.budget == "iterations":
+        text = f"race clock: t = {c['iterations']:,} iterations"
+    else:
+        text = f"race clock: {c['kernel_evals']:,} kernel evaluations"
+        if c["iterations"]:
+            text += f" (kernel-free entrants: t = {c['iterations']:,})"
+    st.caption(f"{text} · {race.ticks:,} ticks · {BUDGET_LABELS[race.budget]}")
+
+
+FIELD_HEIGHT = {2: 440, 3: 340, 4: 280}
+
+
+def draw_race(inst: Instance, state: LiveState) -> None:
+    race, view = state.race, state.view
+    playing = inst.playing
+    models = [model(e, paused=not playing) for e in state.models]
+    status_lines(inst, race)
+    clock_caption(race)
+    K = len(race.runs)
+    res = RES_PLAYING if playing else RES_PAUSED
+    figs = race_field_figures(race, view, res, [(m[0], m[1]) for m in models],
+                              height=FIELD_HEIGHT.get(K, 320))
+    for k, col in enumerate(st.columns(K)):
+        with col:
+            st.plotly_chart(figs[k], key=inst.key(f"field{k}", keep=False), config=CHART_CONFIG)
+    st.caption(FIELD_LEGEND + (" — " + view.plane.describe() if not view.plane.exact else ""))
+    for note in race.notes():
+        st.caption(note)
+    c1, c2, _ = st.columns([3, 1, 3], vertical_alignment="bottom")
+    x_axis, log_x = curve_axis_controls(inst, c1, c2, "solver time")
+    fig = race_curves_figure(race, x=x_axis, log_x=log_x, height=300)
+    st.plotly_chart(fig, key=inst.key("curves", keep=False), config=CHART_CONFIG)
+    ref = race.reference_value
+    if ref is not None:
+        st.caption("Reference: " + ref.describe())
+    elif race.reference_error:
+        st.caption(f"No reference optimum: {race.reference_error}")
+    results_table(inst, race, models)

@@ -1,0 +1,249 @@
+"""Solver and parameter widgets generated from the solvers' ``ParamSpec`` declarations.
+
+A solver panel belongs to a page instance and, on the Race, to one entrant of it (``sub="e0"``
+…): its widget keys are ``{prefix}_[{sub}_]solver`` and ``{prefix}_[{sub}_]p_{solver}_{name}``.
+Values put into the widget state before the widgets are drawn (a link, a preset) are honoured.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import streamlit as st
+
+from ..schedules import SCHEDULE_FORMULAS
+from ..solvers import get_solver, list_solvers
+from ..solvers.base import ParamSpec
+from ..viz import schedule_figure
+from .state import Instance, describe, ss
+
+
+def _log_grid(lo: float, hi: float, integer: bool) -> list:
+    """Round values from lo to hi: 1-2-5 per decade (floats) or powers of two (ints)."""
+    if integer:
+        out, v = [], max(1, int(lo))
+        while v < hi:
+            out.append(v)
+            v *= 2
+        return out + [int(hi)]
+    out = []
+    for k in range(math.floor(math.log10(lo)), math.ceil(math.log10(hi)) + 1):
+        for m in (1, 2, 5):
+            v = float(f"{m}e{k}")
+            if lo * (1 - 1e-9) <= v <= hi * (1 + 1e-9):
+                out.append(v)
+    return out
+
+
+def _fmt(v) -> str:
+    return f"{v:g}" if isinstance(v, float) else str(v)
+
+
+def _name(sub: str, name: str) -> str:
+    return f"{sub}_{name}" if sub else name
+
+
+def param_key(inst: Instance, sub: str, solver: str, name: str) -> str:
+    """The widget key of one solver parameter (the averaging widget adds _mode/_frac/_n)."""
+    return inst.key(_name(sub, f"p_{solver}_{name}"))
+
+
+def _set_param_state(key: str, spec: ParamSpec, value) -> None:
+    """Put a parameter value into the widget state (before its widget is drawn)."""
+    if spec.kind == "averaging":
+        if value is None:
+            ss[key + "_mode"] = "None"
+        elif isinstance(value, float):
+            ss[key + "_mode"] = "fraction"
+            ss[key + "_frac"] = float(value)
+        else:
+            ss[key + "_mode"] = "last N"
+            ss[key + "_n"] = int(value)
+        return
+    if spec.kind == "int":
+        value = int(value)
+    elif spec.kind == "float":
+        value = float(value)
+    ss[key] = value
+
+
+def _current_value(key: str, spec: ParamSpec):
+    """The value a parameter widget holds (or will hold), without drawing it."""
+    if spec.kind == "averaging":
+        mode = ss.get(key + "_mode")
+        if mode is None:
+            return spec.default
+        if mode == "fraction":
+            return float(ss.get(key + "_frac", 0.5))
+        if mode == "last N":
+            return int(ss.get(key + "_n", 100))
+        return None
+    return ss.get(key, spec.default)
+
+
+def param_widget(name: str, spec: ParamSpec, key: str, choices=None, inst: Instance | None = None):
+    """One widget generated from a ParamSpec; returns the chosen value.
+
+    Values set in session state beforehand (from a link or a preset) are honoured: a log slider
+    gains that value as an option, a linear slider widens its range to include it.
+    """
+    help_text = f"{spec.help} Valid: {spec.range_text()}."
+    if spec.kind == "bool":
+        ss.setdefault(key, bool(spec.default))
+        return st.checkbox(name, key=key, help=help_text)
+    if spec.kind == "choice":
+        options = list(choices if choices is not None else spec.choices)
+        if ss.get(key) not in options:
+            ss[key] = spec.default if spec.default in options else options[0]
+        return st.selectbox(name, options, key=key, help=help_text)
+    if spec.kind == "averaging":
+        if inst is not None:
+            inst.kept.update({key + "_mode", key + "_frac", key + "_n"})
+        modes = ["None", "fraction", "last N"]
+        d = spec.default
+        default_mode = "None" if d is None else "fraction" if isinstance(d, float) else "last N"
+        ss.setdefault(key + "_mode", default_mode)
+        ss.setdefault(key + "_frac", float(d) if isinstance(d, float) else 0.5)
+        ss.setdefault(key + "_n", int(d) if isinstance(d, int) and d is not None else 100)
+        mode = st.selectbox(name, modes, key=key + "_mode", help=help_text)
+        if mode == "fraction":
+            return st.slider(f"{name}: final fraction ρ of the planned iterations", 0.05, 1.0,
+                             step=0.05, key=key + "_frac")
+        if mode == "last N":
+            return int(st.number_input(f"{name}: final N iterations", min_value=1,
+                                       max_value=10**9, step=10, key=key + "_n"))
+        return None
+    integer = spec.kind == "int"
+    cast = int if integer else float
+    ss.setdefault(key, cast(spec.default))
+    try:
+        current = cast(ss[key])
+    except (TypeError, ValueError):
+        current = cast(spec.default)
+    ss[key] = current
+    if spec.ui is not None and spec.log and spec.ui[0] > 0:
+        grid = _log_grid(spec.ui[0], spec.ui[1], integer)
+        for v in (cast(spec.default), current):
+            if v not in grid:
+                grid = sorted(grid + [v])
+        return st.select_slider(name, options=grid, format_func=_fmt, key=key,
+                                help=help_text + " (log scale)")
+    if spec.ui is not None:
+        lo, hi = spec.ui
+        lo, hi = min(lo, current), max(hi, current)
+        if integer:
+            return st.slider(name, int(lo), int(hi), step=1, key=key, help=help_text)
+        step = float(f"{(hi - lo) / 100:.1g}") or None
+        return st.slider(name, float(lo), float(hi), step=step, key=key, help=help_text)
+    if integer:
+        return int(st.number_input(name, step=1, key=key, help=help_text))
+    return float(st.number_input(name, key=key, help=help_text, format="%g"))
+
+
+def apply_solver_config(inst: Instance, solver: str, params: dict, sub: str = "") -> None:
+    """Put a solver and ALL its parameters (defaults where ``params`` has none) into the widget
+    state of a solver panel (before it is drawn)."""
+    ss[inst.key(_name(sub, "solver"))] = solver
+    for name, spec in get_solver(solver).params.items():
+        _set_param_state(param_key(inst, sub, solver, name), spec, params.get(name, spec.default))
+
+
+def solver_panel(inst: Instance, sub: str = "", solvers: list[str] | None = None,
+                 label: str = "solver", default: str | None = None) -> tuple[str, dict]:
+    """Solver choice and its parameter widgets (from ParamSpec): ``(solver_name, params)``.
+
+    Parameters whose ``when`` condition fails are hidden (the solver uses its default);
+    ``advanced`` ones sit under "More options"; the kernel list is the solver's ``kernels``.
+    """
+    solvers = list_solvers() if solvers is None else solvers
+    key = inst.key(_name(sub, "solver"))
+    if ss.get(key) not in solvers:
+        ss[key] = default if default in solvers else solvers[0]
+    name = st.selectbox(label, solvers, key=key,
+                        format_func=lambda s: get_solver(s).title or s,
+                        help="Every registered solver; its parameters below come from its "
+                             "ParamSpec declarations.")
+    cls = get_solver(name)
+    specs = cls.params
+    current = {k: _current_value(param_key(inst, sub, name, k), s) for k, s in specs.items()}
+    values: dict = {}
+
+    def draw(names):
+        for k in names:
+            spec = specs[k]
+            if not spec.applies({**current, **values}):
+                continue               # irrelevant here: the solver uses its default
+            choices = None
+            if k == "kernel" and spec.kind == "choice":
+                choices = [c for c in spec.choices if c in cls.kernels] or list(spec.choices)
+            values[k] = param_widget(k, spec, param_key(inst, sub, name, k), choices, inst)
+
+    draw([k for k, s in specs.items() if not s.advanced])
+    rest = [k for k, s in specs.items() if s.advanced]
+    if rest:
+        with st.expander("More options"):
+            draw(rest)
+    return name, values
+
+
+def schedule_preview(inst: Instance, run) -> None:
+    """A small plot of η_t of the rule the run's solver runs (solvers with step sizes)."""
+    if run is None:
+        return
+    try:
+        rule = run.solver.step_rule()
+        if rule is None:
+            return
+        T = max(int(run.max_iter or 1000), 2)
+        t = np.unique(np.geomspace(1, T, 200).astype(np.int64))
+        st.plotly_chart(schedule_figure(t, rule.values(t), current_t=run.t or None,
+                                        title=f"η_t ({rule.name}), t = 1…{T:,}", height=180),
+                        key=inst.key("eta", keep=False), config={"displayModeBar": False})
+        if rule.name in SCHEDULE_FORMULAS:
+            st.latex(SCHEDULE_FORMULAS[rule.name])
+        if rule.note:
+            st.caption(rule.note)
+    except Exception as exc:  # noqa: BLE001 - shown, the page goes on
+        st.caption(f"(no step-size plot: {describe(exc)})")
+
+
+def solver_info(name: str) -> None:
+    """Formulation, update rule and paper of a solver (class attributes)."""
+    cls = get_solver(name)
+    if cls.formulation:
+        st.markdown("**Problem solved**")
+        st.latex(cls.formulation)
+    if cls.update_rule:
+        st.markdown("**One iteration**")
+        st.latex(cls.update_rule)
+    if cls.paper:
+        st.caption(f"Paper: {cls.paper}")
+    st.caption(("Stochastic: it samples training points, the seed decides which."
+                if cls.stochastic else
+                "Deterministic: it has its own stopping rule (the ‘converged’ signal).")
+               + f" Kernels: {', '.join(cls.kernels)}.")
+
+
+def entrants_panel(inst: Instance) -> list:
+    """The Race's entrants: how many (2–4), and one solver panel per entrant (``sub="e0"`` …)."""
+    from ..config import RACE_SIZE, Entrant
+    from ..race import LETTERS
+    from ..viz.race import ENTRANT_COLORS
+
+    lo, hi = RACE_SIZE
+    inst.setdefault("count", lo)
+    count = st.radio("entrants", list(range(lo, hi + 1)), key=inst.key("count"), horizontal=True,
+                     help="2 to 4 solvers; the same solver twice (say with two step sizes) is "
+                          "a valid race.")
+    solvers = list_solvers()
+    out = []
+    for k in range(int(count)):
+        current = inst.get(f"e{k}_solver")
+        name = current if current in solvers else solvers[k % len(solvers)]
+        with st.expander(f"{LETTERS[k]} — {get_solver(name).title or name}", expanded=k < 2):
+            st.markdown(f"<span style='color:{ENTRANT_COLORS[k]};font-size:1.4em'>■</span> "
+                        f"entrant **{LETTERS[k]}**", unsafe_allow_html=True)
+            name, params = solver_panel(inst, f"e{k}", label=f"solver {LETTERS[k]}",
+                                        default=name)
+        out.append(Entrant(name, tuple(params.items())))
+    return out

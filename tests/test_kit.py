@@ -1,0 +1,151 @@
+"""The page architecture: layers, thin pages, and a new solver with no page edit.
+
+* ``import svmcore`` (solvers, estimators, race engine, exports) never imports streamlit, and the
+  race engine imports no plotly: the Streamlit kit lives in ``svmcore/ui`` only.
+* Every page file is a short composition (≤ 200 lines) that defines no shared helpers.
+* A solver class registered at run time (one file + one registry line in real life) trains on
+  the Playground and in a Race through AppTest, with no edit to any page.
+"""
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from svmcore.solvers import REGISTRY
+from svmcore.solvers.base import C_SPEC, EPOCHS_SPEC, Snapshot, Solver
+
+ROOT = Path(__file__).resolve().parents[1]
+TIMEOUT = 120
+
+
+def test_engine_imports_no_streamlit_and_race_no_plotly():
+    code = ("import sys, svmcore, svmcore.estimators, svmcore.race, svmcore.export, "
+            "svmcore.config, svmcore.rundata, svmcore.presets, svmcore.live, svmcore.run\n"
+            "assert 'streamlit' not in sys.modules, 'streamlit imported'\n"
+            "assert not [m for m in sys.modules if m.split('.')[0] == 'plotly'], 'plotly'\n"
+            "import svmcore.viz\n"
+            "assert 'streamlit' not in sys.modules, 'viz imported streamlit'\n")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+
+
+def test_only_the_kit_imports_streamlit():
+    offenders = []
+    for path in (ROOT / "svmcore").rglob("*.py"):
+        if "ui" in path.relative_to(ROOT / "svmcore").parts[:1]:
+            continue
+        tree = ast.parse(path.read_text())
+        for node in ast.walk(tree):
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import) else
+                     [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+            if any(n.split(".")[0] == "streamlit" for n in names):
+                offenders.append(str(path.relative_to(ROOT)))
+    assert offenders == []
+
+
+@pytest.mark.parametrize("page", sorted((ROOT / "pages").glob("*.py")), ids=lambda p: p.name)
+def test_pages_are_thin_compositions(page):
+    text = page.read_text()
+    assert len(text.splitlines()) <= 200
+    tree = ast.parse(text)
+    defs = [n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))]
+    assert defs == ["main"], f"{page.name} defines helpers {defs}: they belong in svmcore.ui"
+    assert "sys.path" not in text and "session_state" not in text
+
+
+class ThrowawaySolver(Solver):
+    """Objective: λ/2‖w‖² + mean hinge, λ = 1/(Cn). One iteration: a plain stochastic
+    subgradient step with η_t = 1/(λ(t + 10)) on the example t mod n (a test-only solver)."""
+
+    name = "throwaway"
+    title = "Throwaway SGD (test only)"
+    params = {"C": C_SPEC, "epochs": EPOCHS_SPEC}
+    kernels = ("linear",)
+
+    def _setup(self):
+        self.w = np.zeros(self.d)
+        self.b = 0.0
+        self.horizon = max(1, int(self.p["epochs"] * self.n))
+
+    def step(self, n):
+        X = self.X.to_scipy()
+        X = X.toarray() if hasattr(X, "toarray") else np.asarray(X)
+        for _ in range(int(n)):
+            i = self.t % self.n
+            eta = 1.0 / (self.lam * (self.t + 10))
+            viol = self.y[i] * (X[i] @ self.w + self.b) < 1
+            self.w *= 1 - eta * self.lam
+            if viol:
+                self.w += eta * self.y[i] * X[i]
+                self.b += eta * self.y[i] * 0.1
+            self.t += 1
+        return int(n)
+
+    def _decision_rows(self, R):
+        X = R.to_scipy()
+        X = X.toarray() if hasattr(X, "toarray") else np.asarray(X)
+        return X @ self.w + self.b
+
+    def linear_model(self):
+        return self.w.copy(), self.b
+
+    def snapshot(self):
+        f = self._decision_rows(self.X)
+        m = self.y * f
+        return Snapshot(t=self.t, objective=0.5 * self.lam * float(self.w @ self.w)
+                        + float(np.mean(np.maximum(0, 1 - m))), n_sv=int((m <= 1).sum()),
+                        support=np.flatnonzero(m <= 1), kernel_evals=0,
+                        extra={"train_error": float(np.mean(m <= 0))})
+
+
+@pytest.fixture
+def throwaway(monkeypatch):
+    monkeypatch.setitem(REGISTRY, ThrowawaySolver.name, ThrowawaySolver)
+    yield ThrowawaySolver
+
+
+def _ok(at):
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+
+
+def _tile(at, label="iteration t") -> int:
+    return int(next(m.value for m in at.metric if m.label == label).replace(",", ""))
+
+
+def test_a_new_solver_runs_on_the_playground_without_a_page_edit(throwaway):
+    at = AppTest.from_file(str(ROOT / "pages" / "playground.py"), default_timeout=TIMEOUT)
+    at.run()
+    at.selectbox(key="pg_solver").set_value("throwaway").run()
+    _ok(at)
+    assert at.select_slider(key="pg_p_throwaway_C").value == 1.0     # its ParamSpec widgets
+    at.button(key="pg_step1").click().run()
+    _ok(at)
+    assert _tile(at) == 1
+    for _ in range(3):
+        at.button(key="pg_step").click().run()
+    _ok(at)
+    run = at.session_state["pg"].live.run
+    assert isinstance(run.solver, ThrowawaySolver) and run.t > 1 and _tile(at) == run.t
+    assert at.query_params["solver"] == ["throwaway"] or at.query_params["solver"] == "throwaway"
+
+
+def test_a_new_solver_races_without_a_page_edit(throwaway):
+    at = AppTest.from_file(str(ROOT / "pages" / "race.py"), default_timeout=TIMEOUT)
+    at.run()
+    at.selectbox(key="race_e1_solver").set_value("throwaway").run()
+    _ok(at)
+    race = at.session_state["race"].live.race
+    assert [r.solver.name for r in race.runs][1] == "throwaway"
+    at.button(key="race_step1").click().run()
+    at.button(key="race_step").click().run()
+    _ok(at)
+    race = at.session_state["race"].live.race
+    assert all(r.t >= 1 for r in race.runs)
+    assert any("throwaway" in label for label in race.labels)
