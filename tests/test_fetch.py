@@ -431,9 +431,17 @@ def test_damaged_cache_file_is_fetched_again(toy, monkeypatch):
         npz = toy.cache / "libsvm/binary/toybz.npz"
         npz.write_bytes(npz.read_bytes()[:100])
         clear_cache()
-        with pytest.warns(UserWarning, match="cannot be read.*downloaded again"):
+        with pytest.warns(UserWarning, match="cannot be used.*downloaded again"):
             toy.assert_loads("toybz")
         assert srv.requests == ["/binary/toybz.bz2"] * 2
+        # a readable file with other content (a catalog changed since): fetched again too
+        fetch_dataset("toyplain")
+        plain = toy.cache / "libsvm/binary/toyplain.npz"
+        plain.write_bytes((toy.cache / "libsvm/binary/toyplain.t.npz").read_bytes())
+        clear_cache()
+        with pytest.warns(UserWarning, match="no longer matches the catalog: rows 200 instead of 600"):
+            toy.assert_loads("toyplain")
+        assert srv.requests.count("/binary/toyplain") == 2
 
 
 def test_leftovers_of_killed_downloads_are_swept(toy, monkeypatch):

@@ -47,7 +47,15 @@ from urllib.parse import urlsplit
 import numpy as np
 import scipy.sparse as sp
 
-from .catalog import DatasetInfo, SiteFile, _files, content_check, data_dir, get_info
+from .catalog import (
+    DatasetInfo,
+    FileCheck,
+    SiteFile,
+    _files,
+    content_check,
+    data_dir,
+    get_info,
+)
 from .libsvm import _decompress, read_libsvm
 
 __all__ = [
@@ -198,8 +206,9 @@ def _write_npz(path: Path, X: sp.csr_matrix, y: np.ndarray, sha256: str, url: st
 
 
 @functools.lru_cache(maxsize=16)
-def _load_npz(path: str, n_features: int, mtime_ns: int, size: int):
-    """Read a cached ``.npz`` once per (path, width, mtime, size); arrays are made read-only."""
+def _load_npz(path: str, n_features: int, check: FileCheck, mtime_ns: int, size: int):
+    """Read a cached ``.npz`` once per (path, width, check, mtime, size) and check its content
+    against the catalog (ValueError if it differs); arrays are made read-only."""
     with np.load(path, allow_pickle=False) as z:
         if int(z["version"]) != NPZ_VERSION:
             raise ValueError(f"cache format {int(z['version'])}, expected {NPZ_VERSION}")
@@ -211,6 +220,9 @@ def _load_npz(path: str, n_features: int, mtime_ns: int, size: int):
     if X.indices.dtype != np.int32 or X.indptr.dtype != np.int32 or X.data.dtype != np.float64:
         raise ValueError("arrays of the wrong type")
     X.has_sorted_indices = True
+    diffs = check.differences(content_check(X, y))
+    if diffs:
+        raise ValueError("it no longer matches the catalog: " + "; ".join(diffs))
     for a in (X.data, X.indices, X.indptr, y):
         a.flags.writeable = False
     return X, y
@@ -225,16 +237,10 @@ def _load_cached(sf: SiteFile, n_features: int):
     except FileNotFoundError:
         return None
     try:
-        X, y = _load_npz(str(path), n_features, st.st_mtime_ns, st.st_size)
+        return _load_npz(str(path), n_features, sf.check, st.st_mtime_ns, st.st_size)
     except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as exc:
-        problem = f"cannot be read ({exc})"
-    else:
-        diffs = sf.check.differences(content_check(X, y))
-        if not diffs:
-            return X, y
-        problem = "no longer matches the catalog: " + "; ".join(diffs)
-    warnings.warn(f"the cached {path} {problem}; it was removed and will be downloaded again",
-                  stacklevel=3)
+        warnings.warn(f"the cached {path} cannot be used ({exc}); it was removed and will be "
+                      f"downloaded again", stacklevel=3)
     _remove(path)
     return None
 
