@@ -1,11 +1,30 @@
 """Shared fixtures: the real-data folder (../shared/data or $SVMCORE_DATA) and every solver class."""
 import os
+import socket
 import sys
 from pathlib import Path
 
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))       # tests/reference.py
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _no_dataset_downloads(tmp_path_factory):
+    """No test reaches the internet or the user's dataset cache.
+
+    load_dataset downloads a dataset that is neither in the data folder nor in the cache. For
+    the whole session the cache is a fresh temporary folder (SVMCORE_CACHE) and the download
+    source (SVMCORE_DATA_URL) a port on 127.0.0.1 that is bound but not listening, so any
+    download is refused at once. Tests of downloads set both to their own local mirror.
+    """
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.bind(("127.0.0.1", 0))  # bound, never listening: connections are refused
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("SVMCORE_CACHE", str(tmp_path_factory.mktemp("svmcore-cache")))
+        mp.setenv("SVMCORE_DATA_URL", f"http://127.0.0.1:{sock.getsockname()[1]}/no-downloads/")
+        yield
+    sock.close()
 
 
 @pytest.fixture(scope="session")

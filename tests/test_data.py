@@ -13,6 +13,7 @@ import io
 import lzma
 import time
 import tomllib
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -73,6 +74,14 @@ def assert_canonical_csr(X, n_rows=None, n_cols=None):
         assert X.shape[0] == n_rows
     if n_cols is not None:
         assert X.shape[1] == n_cols
+
+
+def assert_check(check: dict, X, y):
+    """A catalog ``check`` table (what a download must contain) describes our copy: counted here
+    with Counter and count_nonzero, not with svmcore's content_check."""
+    assert check["nnz"] == np.count_nonzero(X.data)
+    assert check["max_index"] == X.indices.max() + 1
+    assert {float(k): v for k, v in check["classes"].items()} == Counter(float(v) for v in y)
 
 
 def assert_pm1(y):
@@ -445,9 +454,11 @@ def test_catalog_files_exist_and_checksums_match_sha256sums(data_folder):
 def test_catalog_entry_loads_with_declared_shape(data_folder, entry):
     Xf, yf = read_libsvm(data_folder / entry["train"], n_features=entry["n_features"])
     assert_canonical_csr(Xf, entry["rows"], entry["n_features"])
+    assert_check(entry["check"], Xf, yf)
     if "test" in entry:
-        Xt, _ = read_libsvm(data_folder / entry["test"], n_features=entry["n_features"])
+        Xt, yt = read_libsvm(data_folder / entry["test"], n_features=entry["n_features"])
         assert Xt.shape == (entry["test_rows"], entry["n_features"])
+        assert_check(entry["test_check"], Xt, yt)
     d = load_dataset(entry["name"])
     assert_canonical_csr(d.X_train, n_cols=entry["n_features"])
     assert_canonical_csr(d.X_test, n_cols=entry["n_features"])
@@ -585,14 +596,26 @@ def test_data_folder_env_pointing_nowhere(monkeypatch, tmp_path):
         load_dataset("a9a")
 
 
-def test_data_dir_found_beside_repo(monkeypatch):
+def test_data_dir_found_beside_repo(monkeypatch, tmp_path):
+    """Without SVMCORE_DATA the data folder is the first shared/data above svmcore/data. Checked
+    on a tree made here, so it runs wherever the clone is (a contributor whose data sit
+    elsewhere, found through SVMCORE_DATA, used to skip it), then on this checkout if it has one."""
+    from svmcore.data.catalog import _shared_data_above
+
+    (tmp_path / "shared" / "data").mkdir(parents=True)
+    module = tmp_path / "work" / "repo" / "svmcore" / "data" / "catalog.py"
+    module.parent.mkdir(parents=True)
+    module.touch()
+    assert _shared_data_above(module) == (tmp_path / "shared" / "data").resolve()
+    (tmp_path / "work" / "shared" / "data").mkdir(parents=True)  # the nearest one wins
+    assert _shared_data_above(module) == (tmp_path / "work" / "shared" / "data").resolve()
     monkeypatch.delenv("SVMCORE_DATA", raising=False)
     d = data_dir()
     repo = Path(__file__).resolve().parents[1]
-    if d is None:
-        pytest.skip("no shared/data beside the repository")
-    assert d.name == "data" and d.parent.name == "shared"
-    assert repo.is_relative_to(d.parent.parent)
+    assert d == _shared_data_above(repo / "svmcore" / "data" / "catalog.py")
+    if d is not None:
+        assert d.name == "data" and d.parent.name == "shared"
+        assert repo.is_relative_to(d.parent.parent)
 
 
 def test_load_dataset_argument_errors():

@@ -10,6 +10,10 @@ LIBSVM files (:mod:`svmcore.data.libsvm`)
 Real datasets (:mod:`svmcore.data.catalog`)
     ``data_dir()``, ``catalog_path()``, ``list_datasets()``, ``load_dataset(name, ...)``,
     ``Dataset``, ``DatasetInfo``, ``verify_dataset()``, ``clear_cache()``.
+Downloads (:mod:`svmcore.data.fetch`)
+    ``fetch_dataset(name, progress=None)``, ``dataset_location(name)``, ``download_size(name)``,
+    ``cache_dir()``, ``base_url()``, ``DatasetFetchError``, ``DatasetHashWarning``; command line
+    ``python -m svmcore.data list`` / ``fetch NAME ... | --all``.
 Preparation (:mod:`svmcore.data.prep`)
     ``train_test_split``, ``fit_scaler``, ``scale``, ``Scaler``, ``canonical_csr``, ``as_dense``,
     ``apply_binary_rule``, ``parse_binary_rule``.
@@ -29,6 +33,15 @@ from .catalog import (
     list_datasets,
     load_dataset,
     verify_dataset,
+)
+from .fetch import (
+    DatasetFetchError,
+    DatasetHashWarning,
+    base_url,
+    cache_dir,
+    dataset_location,
+    download_size,
+    fetch_dataset,
 )
 from .libsvm import read_libsvm, to_pm1
 from .prep import (
@@ -58,6 +71,8 @@ from .toy import (
 __all__ = [
     "BUNDLED",
     "Dataset",
+    "DatasetFetchError",
+    "DatasetHashWarning",
     "DatasetInfo",
     "SCALE_KINDS",
     "Scaler",
@@ -66,12 +81,17 @@ __all__ = [
     "TOY_NOISE_RANGE",
     "apply_binary_rule",
     "as_dense",
+    "base_url",
+    "cache_dir",
     "canonical_csr",
     "catalog_path",
     "checkerboard",
     "circles",
     "clear_cache",
     "data_dir",
+    "dataset_location",
+    "download_size",
+    "fetch_dataset",
     "fit_scaler",
     "gaussians",
     "get_info",

@@ -10,6 +10,10 @@ Two kinds of datasets:
 catalog's ``binary`` rule for multiclass data), the catalog's test file as test part when there is
 one and a deterministic stratified split otherwise, optional truncation (``max_train``) and
 optional scaling fitted on the training part only. Parsed files are cached in-process.
+
+Where the files come from, in this order: the data folder (:func:`data_dir`), then the download
+cache, then the catalog's public source (the LIBSVM datasets site), which
+:mod:`svmcore.data.fetch` downloads, verifies and caches on first use.
 """
 
 from __future__ import annotations
@@ -42,7 +46,10 @@ __all__ = [
     "BUNDLED",
     "Dataset",
     "DatasetInfo",
+    "FileCheck",
+    "SiteFile",
     "catalog_path",
+    "content_check",
     "clear_cache",
     "data_dir",
     "get_info",
@@ -83,7 +90,12 @@ def data_dir() -> Path | None:
                 f"(e.g. shared/data) or set it to the empty string for bundled datasets only"
             )
         return p.resolve()
-    for parent in Path(__file__).resolve().parents:
+    return _shared_data_above(Path(__file__))
+
+
+def _shared_data_above(start: Path) -> Path | None:
+    """The first ``shared/data`` directory in a parent of ``start``, or ``None``."""
+    for parent in start.resolve().parents:
         candidate = parent / "shared" / "data"
         if candidate.is_dir():
             return candidate
@@ -108,13 +120,73 @@ def catalog_path() -> Path:
 
 
 @dataclass(frozen=True)
+class FileCheck:
+    """The parsed content of one LIBSVM file, as the catalog records it to verify a download.
+
+    Counted after parsing with :func:`~svmcore.data.libsvm.read_libsvm` (explicit zeros dropped,
+    duplicates summed), so two serialisations of the same data (``-1`` vs ``-1.0``, ``5:0``
+    written or not) have the same check. ``rows`` is always known; ``max_index`` (highest 1-based
+    feature index present), ``nnz`` and ``classes`` (``(label, count)`` pairs, label written
+    with ``%g``, in increasing label order) are ``None`` where the catalog does not know them.
+    """
+
+    rows: int
+    max_index: int | None = None
+    nnz: int | None = None
+    classes: tuple[tuple[str, int], ...] | None = None
+
+    def differences(self, got: "FileCheck") -> list[str]:
+        """What differs between this expected content and ``got`` (empty list: it matches)."""
+        out = []
+        for key in ("rows", "max_index", "nnz"):
+            want = getattr(self, key)
+            if want is not None and getattr(got, key) != want:
+                out.append(f"{key} {getattr(got, key)} instead of {want}")
+        if self.classes is not None and got.classes != self.classes:
+            fmt = lambda c: "{" + ", ".join(f"{k}: {v}" for k, v in c) + "}"  # noqa: E731
+            out.append(f"classes {fmt(got.classes)} instead of {fmt(self.classes)}")
+        return out
+
+
+def content_check(X, y) -> FileCheck:
+    """The :class:`FileCheck` of a parsed file (canonical CSR ``X`` and raw labels ``y``)."""
+    labels, counts = np.unique(np.asarray(y, dtype=np.float64), return_counts=True)
+    return FileCheck(
+        rows=int(X.shape[0]),
+        max_index=int(X.indices.max()) + 1 if X.nnz else 0,
+        nnz=int(np.count_nonzero(X.data)),
+        classes=tuple((f"{v:g}", int(c)) for v, c in zip(labels, counts)),
+    )
+
+
+@dataclass(frozen=True)
+class SiteFile:
+    """One file of a dataset's public source (the LIBSVM datasets site or a mirror of it).
+
+    ``path`` is relative to the base URL (``binary/ijcnn1.bz2``); ``check`` is what the parsed,
+    decompressed download must contain; ``sha256`` the hash of the decompressed file where the
+    catalog has one (a different hash with matching content is accepted with a warning);
+    ``bytes`` the approximate download size.
+    """
+
+    path: str
+    check: FileCheck
+    sha256: str | None = None
+    bytes: int | None = None
+
+
+@dataclass(frozen=True)
 class DatasetInfo:
     """What is known about a dataset before loading it (one catalog entry or a bundled set).
 
     ``rows``/``test_rows`` are the row counts of the train/test files as stored (before a binary
     rule drops rows, before splitting). ``scale`` is a hint for unscaled data, applied by
     ``load_dataset(..., scale="auto")``. ``ordered`` marks files whose rows are grouped by class
-    (svmguide1, w3a), where the first rows are not a sample of the file. ``available`` is filled in by :func:`list_datasets`.
+    (svmguide1, w3a), where the first rows are not a sample of the file. ``check``/``test_check``
+    record the parsed content of our copies. ``site`` holds the public source, train file first
+    (empty when there is none); ``site_notes`` says how it differs from our copies.
+    ``available`` and ``location`` (``"local"``, ``"cached"``, ``"remote"`` or
+    ``"unavailable"``) are filled in by :func:`list_datasets` and :func:`load_dataset`.
     """
 
     name: str
@@ -133,8 +205,13 @@ class DatasetInfo:
     provenance: str = ""
     notes: str = ""
     ordered: bool = False
+    check: FileCheck | None = None
+    test_check: FileCheck | None = None
+    site: tuple[SiteFile, ...] = ()
+    site_notes: str = ""
     bundled: bool = False
     available: bool = True
+    location: str = "local"
 
     @property
     def has_test(self) -> bool:
@@ -208,8 +285,79 @@ _REQUIRED = {"name": str, "train": str, "n_features": int, "task": str, "rows": 
 _OPTIONAL = {
     "test": str, "test_rows": int, "scale": str, "binary": str, "sha256": str,
     "test_sha256": str, "provenance": str, "description": str, "reference": str, "notes": str,
-    "ordered": bool,
+    "ordered": bool, "check": dict, "test_check": dict, "site": dict,
 }
+_CHECK_KEYS = {"max_index": int, "nnz": int, "classes": dict}
+_SITE_KEYS = {
+    "train": str, "test": str, "rows": int, "test_rows": int, "check": dict, "test_check": dict,
+    "sha256": str, "test_sha256": str, "bytes": int, "test_bytes": int, "notes": str,
+}
+# (path, rows, check, sha256, bytes) keys of the train and the test file
+_PART_KEYS = (("train", "rows", "check", "sha256", "bytes"),
+              ("test", "test_rows", "test_check", "test_sha256", "test_bytes"))
+
+
+def _check_types(table: dict, types: dict, ctx: str) -> None:
+    unknown = set(table) - set(types)
+    if unknown:
+        raise ValueError(f"{ctx}: unknown keys {sorted(unknown)}")
+    for key, typ in types.items():
+        if key in table and (not isinstance(table[key], typ)
+                             or (typ is not bool and isinstance(table[key], bool))):
+            raise ValueError(f"{ctx}: {key!r} must be a {typ.__name__}")
+
+
+def _parse_check(table: dict | None, rows: int, ctx: str) -> FileCheck:
+    """A ``check = { max_index = .., nnz = .., classes = { "-1" = .., "1" = .. } }`` table."""
+    table = table or {}
+    _check_types(table, _CHECK_KEYS, ctx)
+    classes = table.get("classes")
+    if classes is not None:
+        try:
+            pairs = sorted(((str(k), v) for k, v in classes.items()), key=lambda kv: float(kv[0]))
+        except ValueError:
+            raise ValueError(f"{ctx}: class labels must be numbers, got {sorted(classes)}") from None
+        if any(not isinstance(v, int) or isinstance(v, bool) or v < 1 for _, v in pairs):
+            raise ValueError(f"{ctx}: class counts must be integers >= 1")
+        if sum(v for _, v in pairs) != rows:
+            raise ValueError(f"{ctx}: class counts add up to {sum(v for _, v in pairs)}, "
+                             f"not to the {rows} rows")
+        classes = tuple(pairs)
+    return FileCheck(rows=rows, max_index=table.get("max_index"), nnz=table.get("nnz"),
+                     classes=classes)
+
+
+def _parse_site(entry: dict, ctx: str) -> tuple[SiteFile, ...]:
+    """The ``[dataset.site]`` table: the dataset's files on the public site.
+
+    A site file that sets neither its rows nor its check is the same data as our copy: it
+    inherits rows, check and sha256 from the entry. One that sets them is described by them
+    alone (the site has more rows than our copy, or labels coded differently).
+    """
+    site = entry["site"]
+    ctx = f"{ctx}: site"
+    _check_types(site, _SITE_KEYS, ctx)
+    if "train" not in site:
+        raise ValueError(f"{ctx}: missing required key 'train'")
+    if "test" in entry and "test" not in site:
+        raise ValueError(f"{ctx}: the dataset has a test file, so the site table needs 'test'")
+    files = []
+    for path_key, rows_key, check_key, sha_key, bytes_key in _PART_KEYS:
+        if path_key not in site:
+            continue
+        path = site[path_key]
+        if path.startswith("/") or ".." in Path(path).parts or "://" in path:
+            raise ValueError(f"{ctx}: {path_key!r} must be a path relative to the site, got {path!r}")
+        own = rows_key in site or check_key in site
+        if not own and path_key not in entry:
+            raise ValueError(f"{ctx}: {path_key!r} is a file we have no copy of, so give "
+                             f"its {rows_key!r}")
+        rows = site.get(rows_key, entry.get(rows_key))
+        check = _parse_check(site.get(check_key) if own else entry.get(check_key), rows,
+                             f"{ctx}: {check_key}")
+        sha = site.get(sha_key) if own else site.get(sha_key, entry.get(sha_key))
+        files.append(SiteFile(path=path, check=check, sha256=sha, bytes=site.get(bytes_key)))
+    return tuple(files)
 
 
 def _entry_to_info(entry: dict, where: str) -> DatasetInfo:
@@ -219,13 +367,7 @@ def _entry_to_info(entry: dict, where: str) -> DatasetInfo:
     for key, typ in _REQUIRED.items():
         if key not in entry:
             raise ValueError(f"{ctx}: missing required key {key!r}")
-    unknown = set(entry) - set(_REQUIRED) - set(_OPTIONAL)
-    if unknown:
-        raise ValueError(f"{ctx}: unknown keys {sorted(unknown)}")
-    for key, typ in {**_REQUIRED, **_OPTIONAL}.items():
-        if key in entry and (not isinstance(entry[key], typ)
-                             or (typ is not bool and isinstance(entry[key], bool))):
-            raise ValueError(f"{ctx}: {key!r} must be a {typ.__name__}")
+    _check_types(entry, {**_REQUIRED, **_OPTIONAL}, ctx)
     if entry["task"] not in TASKS:
         raise ValueError(f"{ctx}: task must be one of {TASKS}, got {entry['task']!r}")
     if entry["n_features"] < 1 or entry["rows"] < 2:
@@ -240,7 +382,17 @@ def _entry_to_info(entry: dict, where: str) -> DatasetInfo:
         parse_binary_rule(entry["binary"])  # raises ValueError on a bad rule
     elif "binary" in entry:
         raise ValueError(f"{ctx}: 'binary' rule only applies to task='multiclass'")
-    return DatasetInfo(**entry)
+    if "test_check" in entry and "test" not in entry:
+        raise ValueError(f"{ctx}: 'test_check' without a 'test' file")
+    fields = {k: v for k, v in entry.items() if k not in ("check", "test_check", "site")}
+    fields["check"] = _parse_check(entry.get("check"), entry["rows"], f"{ctx}: check")
+    if "test" in entry:
+        fields["test_check"] = _parse_check(entry.get("test_check"), entry["test_rows"],
+                                            f"{ctx}: test_check")
+    if "site" in entry:
+        fields["site"] = _parse_site(entry, ctx)
+        fields["site_notes"] = entry["site"].get("notes", "")
+    return DatasetInfo(**fields)
 
 
 @functools.lru_cache(maxsize=4)
@@ -294,15 +446,21 @@ def _files(info: DatasetInfo) -> list[str]:
 def list_datasets(available_only: bool = True) -> list[DatasetInfo]:
     """All datasets: the bundled ones first (always available), then the catalog in file order.
 
-    A catalog dataset is available when the data folder exists and holds all of its files.
-    With ``available_only=False`` unavailable ones are included with ``available=False``.
+    A catalog dataset is available when the data folder holds all of its files or the download
+    cache holds it. With ``available_only=False`` the others are included too, with
+    ``available=False``. ``location`` says where each one is (see
+    :func:`svmcore.data.fetch.dataset_location`); a cached or remote dataset is described as the
+    catalog's public source has it (mnist: the site's 60,000 + 10,000 rows).
     """
-    root = data_dir()
+    from .fetch import _location, site_info
+
     out = list(BUNDLED.values())
     for info in _catalog():
-        ok = root is not None and all((root / f).is_file() for f in _files(info))
+        loc = _location(info)
+        ok = loc in ("local", "cached")
         if ok or not available_only:
-            out.append(replace(info, available=ok))
+            out.append(replace(info, available=ok, location=loc) if loc in ("local", "unavailable")
+                       else site_info(info, loc))
     return out
 
 
@@ -353,7 +511,10 @@ def _load_bundled(name: str):
 
 def clear_cache() -> None:
     """Forget every parsed file and catalog (e.g. after replacing files in the data folder)."""
+    from .fetch import _load_npz
+
     _read_cached.cache_clear()
+    _load_npz.cache_clear()
     _load_bundled.cache_clear()
     _parse_catalog.cache_clear()
 
@@ -370,13 +531,20 @@ def _require_data_dir(info: DatasetInfo) -> Path:
 
 
 def verify_dataset(name: str) -> list[Path]:
-    """Check the sha256 of the (uncompressed) files of ``name`` against the catalog.
+    """Check the files of ``name`` against the catalog.
 
-    Returns the files checked; raises ValueError on a mismatch. Bundled datasets have no files.
+    In the data folder: the sha256 of each (uncompressed) file. In the download cache (when the
+    data folder does not have the dataset): the parsed content of each cached file (its hash was
+    checked at download). Returns the files checked; raises ValueError on a mismatch. Bundled
+    datasets have no files.
     """
+    from .fetch import _location, verify_cached
+
     info = get_info(name)
     if info.bundled:
         return []
+    if _location(info) == "cached":
+        return verify_cached(info)
     root = _require_data_dir(info)
     checked = []
     for rel, expected in ((info.train, info.sha256), (info.test, info.test_sha256)):
@@ -393,6 +561,20 @@ def verify_dataset(name: str) -> list[Path]:
 # --------------------------------------------------------------------------------------------
 # loading
 # --------------------------------------------------------------------------------------------
+
+
+def _catalog_parts(info: DatasetInfo, download: bool):
+    """The parsed files of a catalog dataset and its info as loaded: data folder, then cache,
+    then download."""
+    root = data_dir()
+    if root is not None and all((root / f).is_file() for f in _files(info)):
+        return [_read(root, rel, info.n_features) for rel in _files(info)], info
+    if info.site:
+        from .fetch import site_info, site_parts
+
+        return site_parts(info, download=download), site_info(info)
+    root = _require_data_dir(info)
+    return [_read(root, rel, info.n_features) for rel in _files(info)], info
 
 
 def _labels(info: DatasetInfo, y_parts: list[np.ndarray]):
@@ -437,6 +619,7 @@ def load_dataset(
     scale: str | None = None,
     *,
     max_test: int | None = None,
+    download: bool = True,
 ) -> Dataset:
     """Load dataset ``name`` as train/test parts with ±1 labels, optionally truncated and scaled.
 
@@ -464,6 +647,13 @@ def load_dataset(
         ``minmax01``) or no scaling. ``None`` returns the data as stored.
     max_test : int, optional
         Keep only the first ``max_test`` test rows (same rules as ``max_train``).
+    download : bool
+        Where a catalog dataset comes from: the data folder if it holds the files, else the
+        download cache, else (``download=True``) its public source, downloaded, verified and
+        cached by :mod:`svmcore.data.fetch` (a9a: about 3.5 MB, seconds). ``download=False``
+        raises :class:`~svmcore.data.fetch.DatasetFetchError` instead of downloading. A
+        cached or downloaded dataset is the public source's version (mnist: the site's 60,000
+        training and 10,000 test rows; ``ds.info`` says which, ``ds.info.location`` where from).
 
     Returns
     -------
@@ -476,7 +666,10 @@ def load_dataset(
     ValueError
         Unknown name, bad arguments, or a training part with a single class.
     FileNotFoundError
-        A catalog dataset without a data folder (message names ``SVMCORE_DATA``) or a missing file.
+        A catalog dataset without a data folder and without a public source (message names
+        ``SVMCORE_DATA``) or a missing file. Its subclass
+        :class:`~svmcore.data.fetch.DatasetFetchError`: the dataset is not here and could not be
+        downloaded (offline, HTTP error, content not matching the catalog, disk full).
     """
     info = get_info(name)
     max_train = _check_limit(max_train, "max_train")
@@ -491,8 +684,7 @@ def load_dataset(
     if info.bundled:
         parts = [_load_bundled(info.name)]
     else:
-        root = _require_data_dir(info)
-        parts = [_read(root, rel, info.n_features) for rel in _files(info)]
+        parts, info = _catalog_parts(info, download)
     ys, keeps = _labels(info, [y for _, y in parts])
     Xs = [X if keep is None else X[keep] for (X, _), keep in zip(parts, keeps)]
 
