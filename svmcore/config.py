@@ -288,9 +288,11 @@ def config_from_query(q, registry=None) -> tuple[RunConfig, list[str]]:
 
 
 def real_dataset_names() -> set:
-    """Names of the real datasets available here (none when the data folder is unusable)."""
+    """Names of the real datasets here or downloadable (bundled ones only when the data folder is
+    unusable)."""
     try:
-        return {i.name for i in list_datasets()}
+        return {i.name for i in list_datasets(available_only=False)
+                if i.location != "unavailable"}
     except Exception:  # noqa: BLE001 - e.g. SVMCORE_DATA pointing nowhere: bundled ones only
         from .data import BUNDLED
         return set(BUNDLED)

@@ -104,7 +104,8 @@ def build_data(cfg: RunConfig, upload: ParsedUpload | None = None) -> RunData:
     elif cfg.source == "real":
         test = cfg.test if cfg.test > 0 else 0.25
         ds = load_dataset(cfg.dataset, max_train=int(cfg.max_train), test_size=test,
-                          seed=int(cfg.seed), scale="auto", max_test=int(cfg.max_train))
+                          seed=int(cfg.seed), scale="auto", max_test=int(cfg.max_train),
+                          download=False)       # the page offers a Download button instead
         info = ds.info
         X_tr, y_tr, X_te, y_te = ds.X_train, ds.y_train, ds.X_test, ds.y_test
         which = ("a stratified sample of" if info.ordered else "the first")

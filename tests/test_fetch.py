@@ -636,3 +636,46 @@ def test_acceptance_corrupted_mirror_file(data_folder, tmp_path, monkeypatch):
     assert sha(corrupted) in msg and get_info("a9a").sha256 in msg
     assert '"-1": 24719' not in msg and "-1: 24719, 1: 7842" in msg
     assert files_under(tmp_path / "cache") == []
+
+
+# ============================================================================================
+# the app: the picker lists remote datasets, a Download button fetches them (issue 19, item 4)
+# ============================================================================================
+
+
+def _playground_on(name: str):
+    from streamlit.testing.v1 import AppTest
+    page = Path(__file__).resolve().parents[1] / "pages" / "playground.py"
+    at = AppTest.from_file(str(page), default_timeout=120).run()
+    at.radio(key="pg_src").set_value("real").run()
+    assert at.session_state["pg"].live.cfg.dataset == "breast_cancer"
+    at.selectbox(key="pg_real").set_value(name).run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def test_app_offers_a_download_and_keeps_the_data_on_failure(toy, monkeypatch):
+    at = _playground_on("toybz")
+    assert "toybz — download" in at.selectbox(key="pg_real").format_func("toybz")
+    assert any("not on this machine" in i.value for i in at.info)
+    assert at.session_state["pg"].live.cfg.dataset == "breast_cancer"   # the previous data
+    sock, url = _refused_url()
+    monkeypatch.setenv("SVMCORE_DATA_URL", url)
+    at.button(key="pg_fetch").click().run()
+    sock.close()
+    assert not at.exception
+    assert any("Could not download toybz" in e.value for e in at.error)
+    assert at.session_state["pg"].live.cfg.dataset == "breast_cancer"
+    assert dataset_location("toybz") == "remote" and not files_under(toy.cache)
+
+
+def test_app_download_button_fetches_and_trains_on_it(toy, monkeypatch):
+    at = _playground_on("toyplain")
+    with serve(toy.mirror) as srv:
+        monkeypatch.setenv("SVMCORE_DATA_URL", srv.url)
+        at.button(key="pg_fetch").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert dataset_location("toyplain") == "cached"
+    state = at.session_state["pg"].live
+    assert state.cfg.dataset == "toyplain" and state.run.solver.n == 600
+    assert "toyplain (600 × 3)" == at.selectbox(key="pg_real").format_func("toyplain")

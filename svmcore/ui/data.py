@@ -12,10 +12,44 @@ import streamlit as st
 
 from ..config import DEFAULT_MAX_TRAIN, MAX_TRAIN_CHOICES, N_RANGE, UPLOAD_SCALES, RunConfig
 from ..data import TOY_DEFAULTS, TOY_GENERATORS, TOY_NOISE_RANGE, list_datasets
+from ..data.fetch import download_size, fetch_dataset
 from ..data.upload import MAX_BYTES, UploadError, parse_upload
 from .state import Instance, describe, ss
 
 SOURCE_LABELS = {"toy": "toy problem", "real": "real dataset", "upload": "upload a file"}
+
+
+def _dataset_label(info) -> str:
+    if info.available:
+        return f"{info.name} ({info.rows:,} × {info.n_features})"
+    size = download_size(info.name)
+    return f"{info.name} — download {size / 2**20:.1f} MB" if size else f"{info.name} — download"
+
+
+def _download_offer(inst: Instance, info, out: dict) -> str | None:
+    """A dataset that is not on this machine: a Download button with a progress bar. Returns
+    its name once it is here; until then (or after a failure, shown as one message) the page
+    keeps the dataset it had."""
+    size = download_size(info.name)
+    st.info(f"**{info.name}** is not on this machine yet: {info.rows:,} rows, about "
+            f"{(size or 0) / 2**20:.1f} MB from {info.site[0].path if info.site else 'its source'}"
+            ". Until it is here, the page keeps the data it has.", icon=":material/cloud_download:")
+    if not st.button("Download", key=inst.key("fetch", keep=False), icon=":material/download:"):
+        return None
+    bar = st.progress(0.0, text=f"Downloading {info.name} …")
+
+    def progress(done, total):
+        bar.progress(min(1.0, done / total) if total else 0.0,
+                     text=f"Downloading {info.name}: {done / 2**20:.1f} MB")
+
+    try:
+        fetch_dataset(info.name, progress=progress)
+    except Exception as exc:  # noqa: BLE001 - offline, HTTP, checksum, disk: one message
+        bar.empty()
+        out["errors"].append(f"Could not download {info.name}: {describe(exc)}")
+        return None
+    bar.empty()
+    st.rerun()                         # now listed as here: the run is built from it
 
 
 def _parse_cached(inst: Instance, file) -> tuple:
@@ -70,7 +104,8 @@ def data_panel(inst: Instance) -> dict:
                   test=float(test))
     elif source == "real":
         try:
-            infos = {i.name: i for i in list_datasets()}
+            infos = {i.name: i for i in list_datasets(available_only=False)
+                     if i.location != "unavailable"}
         except Exception as exc:  # noqa: BLE001 - an unusable data folder: bundled sets only
             out["errors"].append(f"The real-data folder cannot be used ({describe(exc)}); "
                                  "only scikit-learn's bundled datasets are offered.")
@@ -80,9 +115,14 @@ def data_panel(inst: Instance) -> dict:
         if inst.get("real") not in names:
             inst.set("real", "breast_cancer" if "breast_cancer" in names else names[0])
         name = st.selectbox(
-            "dataset", names, key=inst.key("real"),
-            format_func=lambda s: f"{s} ({infos[s].rows:,} × {infos[s].n_features})",
-            help="The real-data catalog and scikit-learn's bundled sets.")
+            "dataset", names, key=inst.key("real"), format_func=lambda s: _dataset_label(infos[s]),
+            help="The real-data catalog and scikit-learn's bundled sets. A dataset not yet on "
+                 "this machine is downloaded once from its public source, checked and cached.")
+        if not infos[name].available:
+            name = _download_offer(inst, infos[name], out) or inst.real_loaded
+            if name not in infos or not infos[name].available:
+                name = "breast_cancer" if "breast_cancer" in infos else names[0]
+        inst.real_loaded = name
         info = infos[name]
         if info.description:
             st.caption(info.description)

@@ -64,6 +64,7 @@ class Instance:
     upload_cache: tuple | None = None  # (digest, ParsedUpload, error)
     upload_name: str | None = None
     want_upload: bool = False         # a link named an uploaded file
+    real_loaded: str | None = None    # the real dataset in use (kept while another downloads)
     kept: set = field(default_factory=set)
 
     def key(self, name: str, keep: bool = True) -> str:
