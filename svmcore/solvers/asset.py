@@ -169,7 +169,8 @@ ASSET_LISTING = Listing("Lee & Wright (2012), Algorithm 1: ASSET", (
          "γ are weights on d approximate kernel features, b the bias.", when="!star"),
     Line("init", "1: γ_0 = 0   (ASSET*: no bias, no averaging)",
          "γ are weights on d approximate kernel features.", when="star"),
-    Line("loop", "2: for j = 1, 2, …, N do", "", ("t",)),
+    Line("loop", "2: for j = 1, 2, …, N do", "N iterations of projected stochastic "
+         "sub-gradient descent on the features.", ("t",)),
     Line("eta", "3:   η_j = D_X / (D_G √j)",
          "Robust stochastic approximation: D_X bounds the feasible set, D_G the sub-gradients "
          "(estimated at the start).", ("eta",), when="!star"),
@@ -202,15 +203,25 @@ ASSET_LISTING = Listing("Lee & Wright (2012), Algorithm 1: ASSET", (
     Line("avg", "9:     (γ̃, b̃) = η̃/(η̃ + η_j)·(γ̃, b̃) + η_j/(η̃ + η_j)·(γ_j, b_j),  "
          "η̃ = η̃ + η_j", "A step-length weighted mean of the iterates: Theorem 1's "
          "guarantee is for it.", ("avg_weight",), when="!star"),
-    Line("end", "11: end for"),
+    Line("end", "11: end for", "N is set by the planned epochs (epochs·n iterations)."),
     Line("return", "12: return (γ̃, b̃);  f(x) = Σ_{i∈S} α_i k(x_i, x) + b̃,  α_S = Q D^{-1/2} γ̃",
          "Nyström: the model is a kernel expansion over the s landmarks (Sec. 2.4).",
          when="!star"),
-    Line("return", "12: return γ_N   (the last iterate)", "", when="star"),
+    Line("return", "12: return γ_N   (the last iterate)", "ASSET* has no averaging: with "
+         "η_j = 1/(λj) the last iterate is what Pegasos returns too.", when="star"),
 ), symbols={"i": "ξ_j", "eta": "η_j", "f": "f = V_ξj·γ + b", "d": "d_j", "margin": "y f",
             "residual": "y − f", "shrink": "1 − η_jλ", "norm_half": "‖γ_{j−½}‖",
             "radius": "Γ", "projection": "min{1, Γ/‖γ_{j−½}‖}", "avg_weight": "η_j/(η̃ + η_j)",
             "averaging": "j ≥ N̄"})
+
+
+def asset_listing(regression: bool = False, star: bool = False) -> Listing:
+    """Algorithm 1 with Table 1's hinge or ε-insensitive d_j; ASSET* (η_j = 1/(λj), no bias,
+    last iterate) with ``star``."""
+    flags = ["eps" if regression else "hinge"] + (["star"] if star else [])
+    src = ("Lee & Wright (2012), ASSET* (Algorithm 1 with η_j = 1/(λj), no bias, last "
+           "iterate)") if star else None
+    return ASSET_LISTING.select(*flags, source=src)
 
 
 class ASSETSolver(Solver):
@@ -274,7 +285,7 @@ class ASSETSolver(Solver):
                                 "BLAS block.", low=1, high=1 << 22, ui=(64, 65536), log=True),
     }
 
-    listing_default = ASSET_LISTING.select("hinge")
+    listing_default = asset_listing()
 
     def __init__(self, **params):
         super().__init__(**params)
@@ -467,6 +478,11 @@ class ASSETSolver(Solver):
 
     # ---------------------------------------------------------------------------------- model
     @property
+    def has_bias(self) -> bool:
+        """fit_intercept, except for ASSET* (defined without a bias)."""
+        return bool(self.p["fit_intercept"]) and self.p["variant"] != "star"
+
+    @property
     def averaging_active(self) -> bool:
         return self.sc[_ETASUM] > 0
 
@@ -573,13 +589,7 @@ class ASSETSolver(Solver):
 
     # ------------------------------------------------------------------------ step through
     def listing(self) -> Listing:
-        p = self.p
-        flags = ["eps" if self.regression else "hinge"] + (["star"] if p["variant"] == "star"
-                                                           else [])
-        src = None
-        if flags[-1] == "star":
-            src = "Lee & Wright (2012), ASSET* (Algorithm 1 with η_j = 1/(λj), no bias, last iterate)"
-        return ASSET_LISTING.select(*flags, source=src)
+        return asset_listing(self.regression, self.p["variant"] == "star")
 
     def explain_state(self) -> dict:
         """γ and b of the last iterate; with averaging (not ASSET*) also the averages

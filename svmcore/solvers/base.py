@@ -560,6 +560,12 @@ class Solver:
         """True when the solver's own stopping rule has fired (stochastic solvers: never)."""
         return False
 
+    @property
+    def has_bias(self) -> bool:
+        """Does the model learn a bias b (f = ⟨w, φ(x)⟩ + b)? Default: the ``fit_intercept``
+        option; solvers whose problem always has one (SMO, Frank-Wolfe) say True."""
+        return bool(self.p.get("fit_intercept", False))
+
     # ---- helpers for subclasses ----------------------------------------------------------
     @property
     def schedule(self) -> Schedule:

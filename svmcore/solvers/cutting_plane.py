@@ -171,22 +171,25 @@ _CPSP_HEAD = (
     Line("input", "1: Input: S = ((x_1, y_1), …, (x_N, y_N)), C, ε, r",
          "Binary classification: Δ is the 0-1 loss, Ψ(x, y) = ½ y φ(x); each cut is a "
          "linear lower model of the mean hinge loss.", ("eps",)),
-    Line("init", "2: J = {}, t = 0, w = 0, ξ = 0"),
-    Line("first", "3: (c, g) = FindCuttingPlane(w)"),
+    Line("init", "2: J = {}, t = 0, w = 0, ξ = 0", "No cuts yet: the cut model of the loss is 0."),
+    Line("first", "3: (c, g) = FindCuttingPlane(w)", "The first cut, at w = 0 (every point "
+         "violates the margin there)."),
     Line("while", "4: while c̄ + w·ḡ > ξ + ε do   «test»",
          "Stop when the cut (the exact one in Alg. 3) is violated by at most ε: then the cut "
          "model is ε-close to the objective.", ("loss", "xi", "violation")),
     Line("add", "5:   J = J ∪ {(c, g)}", "The new cut: c + ⟨w, g⟩ ≤ ξ must hold from now on.",
          ("c_new", "n_cuts")),
-    Line("count", "6:   t = t + 1", "", ("t",)),
+    Line("count", "6:   t = t + 1", "t counts the calls of FindCuttingPlane.", ("t",)),
     Line("qp", "7:   (w, ξ) = SolveQP(J):  α = argmax_{α≥0, Σα≤CN} −½αᵀGα + cᵀα",
          _QP_NOTE, ("qp", "xi_after")),
     Line("prune", "     (drop cuts with α_t = 0 for 20 iterations, Sec. 6.1)",
          "Inactive cuts are removed so the QP stays small.", ("removed",)),
-    Line("next", "8:   (c, g) = FindCuttingPlane(w)"),
+    Line("next", "8:   (c, g) = FindCuttingPlane(w)", "The next cut, at the new w: the loop "
+         "test uses it."),
     Line("return", "10: return (w, ξ)   — f(x) = ⟨w, φ(x)⟩ = Σ_j β_j K(x_j, x)",
          "The model is a kernel expansion over the points of the active cuts."),
-    Line("proc", "11: procedure FindCuttingPlane(w)"),
+    Line("proc", "11: procedure FindCuttingPlane(w)", "The separation oracle: a cut that the "
+         "current w violates, built from a sample."),
 )
 
 CPSP_LISTING = Listing("Yu & Joachims (2008), Algorithm 3: linear-time cut subsampling", (
@@ -202,7 +205,8 @@ CPSP_LISTING = Listing("Yu & Joachims (2008), Algorithm 3: linear-time cut subsa
     Line("repeat", "17–18:   repeat: sample r examples S uniformly from I",
          "A cut on r of the violators instead of all of them: its expansion has at most r "
          "points.", ("r", "draws"), when="linear"),
-    Line("cut", "19:     (c, g) = (|I|/N, −|I|/(N r) Σ_{j∈S} y_j φ(x_j))", "", ("c_new",),
+    Line("cut", "19:     (c, g) = (|I|/N, −|I|/(N r) Σ_{j∈S} y_j φ(x_j))", "The sampled cut: "
+         "an unbiased estimate of the exact one, with r points instead of |I|.", ("c_new",),
          when="linear"),
     Line("until", "20:   until c + w·g > ξ + ε   (the sampled cut is violated)",
          "A sampled cut that the model already satisfies would teach nothing.",
@@ -218,11 +222,22 @@ CPSP_LISTING = Listing("Yu & Joachims (2008), Algorithm 3: linear-time cut subsa
     Line("patience", "     (stop after p = «patience» sampled cuts in a row with c + w·g ≤ ξ + ε, "
          "Sec. 6.1)", "One non-violated sample may be luck: the paper waits for p of them.",
          ("streak",), when="constant"),
-    Line("endproc", "end procedure"),
+    Line("endproc", "end procedure", "Returns the cut (and, in Alg. 3, the exact cut for the "
+         "stopping test)."),
 ), symbols={"eps": "ε", "loss": "c̄ + w·ḡ (mean hinge)", "xi": "ξ", "violation":
             "c + w·g − ξ", "c_new": "c", "n_cuts": "|J|", "qp": "QP dual", "xi_after": "ξ",
             "removed": "cuts removed", "n_I": "|I|", "r": "r", "draws": "draws",
             "streak": "non-violated in a row"})
+
+
+def cpsp_listing(linear: bool = True, patience: int = 4) -> Listing:
+    """Algorithm 3 (linear-time sampling) or Algorithm 2 (constant-time, with the paper's
+    patience rule)."""
+    if linear:
+        return CPSP_LISTING.select("linear", test="(exact cut c̄, ḡ)")
+    return CPSP_LISTING.select(
+        "constant", source="Yu & Joachims (2008), Algorithm 2: constant-time cut subsampling",
+        test="(the sampled cut; see p below)", patience=str(patience))
 
 
 class CuttingPlaneSolver(Solver):
@@ -263,7 +278,7 @@ class CuttingPlaneSolver(Solver):
     }
     kernelized = True
     stochastic = False
-    listing_default = CPSP_LISTING.select("linear", test="(exact cut c̄, ḡ)")
+    listing_default = cpsp_listing()
 
     # ---------------------------------------------------------------------------------- setup
     def _setup(self):
@@ -581,12 +596,7 @@ class CuttingPlaneSolver(Solver):
 
     # ------------------------------------------------------------------------ step through
     def listing(self) -> Listing:
-        if self.linear:
-            return self.listing_default
-        return CPSP_LISTING.select(
-            "constant", source="Yu & Joachims (2008), Algorithm 2: constant-time cut "
-            "subsampling", test="(the sampled cut; see p below)",
-            patience=str(self.p["patience"]))
+        return cpsp_listing(self.p["sampling"] == "linear", self.p["patience"])
 
     def qp_dual(self) -> float:
         """The value cᵀα − ½αᵀGα of the cut QP at the current α (C-form)."""
@@ -626,7 +636,7 @@ class CuttingPlaneSolver(Solver):
              "violation": self.last_violation, "draws": self.last_draws, "added": added,
              "n_cuts": (int(s0["c"].size), int(s1["c"].size)), "removed": removed,
              "qp": (qp0, self.qp_dual()), "xi_after": s1["ξ"], "converged": self.converged,
-             "sample": tuple(int(j) for j in sample)}
+             "sample": sample.copy()}
         if self.linear:
             q["n_I"] = int(np.count_nonzero(m0 < 1.0))
             q["loss"] = float(np.mean(np.maximum(0.0, 1.0 - m0)))
@@ -646,7 +656,7 @@ class CuttingPlaneSolver(Solver):
         roles = {"cut sample": tuple(int(j) for j in np.unique(sample))}
         if added:
             pts = self.pts[-1]
-            q.update({"c_new": float(self.c[-1]), "cut_points": tuple(int(j) for j in pts),
+            q.update({"c_new": float(self.c[-1]), "cut_points": pts.copy(),
                       "cut_coef": self.coef[-1].copy()})
             roles["updated"] = tuple(int(j) for j in pts)
             text = (f"t = {self.t}: a cut on {len(pts)} sampled point(s) "

@@ -301,7 +301,8 @@ FW_LISTING = Listing("Ouyang & Gray (2010), Algorithm 1 (SFW) with Algorithm 2 (
          "d_a = α − e(p_a),  p_a = argmin_{p∈S, α_p>0} g_p",
          "Compare the slopes: moving toward the best vertex, or away from the worst "
          "vertex that has weight. The steeper one is taken.", ("dt", "da"), when="away"),
-    Line("toward", "  DECIDESTEP 2:   TOWARD", "", when="away"),
+    Line("toward", "  DECIDESTEP 2:   TOWARD", "The toward slope is at least as steep.",
+         when="away"),
     Line("t1", "  TOWARD 1: p* = argmax_{p∈S} g_p",
          "The simplex vertex e(p*) that maximises the linearised objective: the "
          "Frank-Wolfe direction is d = e(p*) − α.", ("vertex", "g_p")),
@@ -313,14 +314,17 @@ FW_LISTING = Listing("Ouyang & Gray (2010), Algorithm 1 (SFW) with Algorithm 2 (
          "One kernel row of p* against S updates the gradient."),
     Line("t7", "  TOWARD 7: α ← (1−λ*) α + λ* e(p*)",
          "Every weight shrinks, p* gains λ*: kept as α = c·β, so this is O(1)."),
-    Line("away", "  DECIDESTEP 4: else AWAY", "", when="away"),
+    Line("away", "  DECIDESTEP 4: else AWAY", "Taking weight off p_a raises f faster: "
+         "this is what lets MSFW converge linearly.", when="away"),
     Line("a1", "  AWAY 1: p = argmin_{p∈S, α_p>0} g_p", "The vertex with weight that hurts "
          "f the most.", ("away_vertex", "g_p"), when="away"),
     Line("a2", "  AWAY 2: λ = Clamp{−(q + g_p/2)/(q + g_p + A_pp), [0, α_p/(1 − α_p)]}",
          _STEP_NOTE + " The upper bound keeps α_p ≥ 0.", ("lam_raw", "lam", "lam_max"),
          when="away"),
-    Line("a3", "  AWAY 3: q ← (1+λ)² q + λ(1+λ) g_p + λ² A_pp", "", ("q",), when="away"),
-    Line("a5", "  AWAY 4–5: g_p' ← (1+λ) g_p' + 2λ A_p'p   for p' ∈ S", "", when="away"),
+    Line("a3", "  AWAY 3: q ← (1+λ)² q + λ(1+λ) g_p + λ² A_pp", "q = αᵀAα in O(1), "
+         "as in TOWARD 3 with the opposite direction.", ("q",), when="away"),
+    Line("a5", "  AWAY 4–5: g_p' ← (1+λ) g_p' + 2λ A_p'p   for p' ∈ S", "One kernel row of p "
+         "against S updates the gradient.", when="away"),
     Line("a7", "  AWAY 7: α ← (1+λ) α − λ e(p)", "Weight moves from p to all the others "
          "in proportion.", when="away"),
     Line("drop", "  (λ = α_p/(1 − α_p): α_p becomes 0 — a drop step)",
@@ -449,6 +453,11 @@ class SFWSolver(Solver):
     def _scale(q: float) -> float:
         """ρ = q for the ±1-margin model; 1 if q lost its precision (a diverged run)."""
         return q if (q > 0.0 and np.isfinite(q)) else 1.0
+
+    @property
+    def has_bias(self) -> bool:
+        """The (regularised) bias b = yᵀα is part of the L2-SVM solved here."""
+        return True
 
     @property
     def converged(self) -> bool:

@@ -447,24 +447,14 @@ class _OnlineKernelMixin:
 
     # ------------------------------------------------------------------------------ objective
     # ------------------------------------------------------------------------ step through
-    _LISTING: Listing
-
     def listing(self) -> Listing:
+        """The list of this variant (from the options: it works before ``init``)."""
         p = self.p
-        flags = ["cache"] if self.cache else []
-        if p.get("fit_intercept"):
-            flags.append("bias")
-        if self.add_rule:
-            flags.append("add")
-        if self.alg in (OL_HINGE, OL_REG):
-            flags.append("hinge" if self.alg == OL_HINGE else "reg")
-        src = None
-        if self.alg == OL_REG:
-            src = "Kecman & Melki (2016), List 3a: OL SVM for R_rhl"
-        viol = ("y_i o_i   (o = Kα (+ b), kept for all points)" if self.cache
-                else "y_i k(x_i, :) · α   (+ b)")
-        return self._LISTING.select(*flags, source=src, eta=self.schedule.text, viol=viol,
-                                    le="<" if self.strict else "≤")
+        rule = p["viol_rule"]
+        strict = self._strict_listing if rule == "listing" else rule == "<"
+        return online_listing(self._alg(), cache=p["cache_outputs"], bias=p["fit_intercept"],
+                              add=p.get("update") == "add", strict=strict,
+                              eta=self.schedule.text)
 
     def explain_state(self) -> dict:
         """The last iterate α (over all n points) and b; Pegaz also β (α = η β); with
@@ -622,7 +612,8 @@ NORMA_LISTING = Listing("Kecman & Melki (2016), List 1: NORMA (Kivinen, Smola & 
     Line("min", "Minimization of R_rhl in (1)",
          "Per example C·max(0, 1 − y_i o(x_i)) + ½‖o‖²: over the data, the λ-form with "
          "λ = 1/C (SVC with C/n; the solver's docstring shows why)."),
-    Line("init", "Shuffle the dataset & initialize α = 0, i = 0"),
+    Line("init", "Shuffle the dataset & initialize α = 0, i = 0",
+         "One random order, then the points are visited in it, epoch after epoch."),
     *_COMMON_HEAD,
     Line("viol", "  viol = «viol»", _VIOL_NOTE, ("viol",)),
     Line("shrink", "  α(I_noti) = (1 − η/C) α(I_noti)",
@@ -642,7 +633,8 @@ NORMA_LISTING = Listing("Kecman & Melki (2016), List 1: NORMA (Kivinen, Smola & 
          "A point outside the margin keeps its coefficient.", when="!add"),
     Line("keep", "  else: α_i only decays", "A point outside the margin adds nothing.",
          when="add"),
-    Line("end", "end   (o(x) = Σ_j α_j k(x, x_j) (+ b))"),
+    Line("end", "end   (o(x) = Σ_j α_j k(x, x_j) (+ b))",
+         "The model: a kernel expansion over the points with α_j ≠ 0."),
 ), symbols=_SYMBOLS)
 
 PEGAZ_LISTING = Listing("Kecman & Melki (2016), List 2: Pegaz (Pegasos without projection; "
@@ -660,7 +652,7 @@ PEGAZ_LISTING = Listing("Kecman & Melki (2016), List 2: Pegaz (Pegasos without p
     _BIAS,
     Line("keep", "  else: β unchanged", "A point outside the margin adds nothing; α still "
          "changes with the next η."),
-    Line("end", "end;  α = η β"),
+    Line("end", "end;  α = η β", "The model after the last step: o(x) = Σ_j α_j k(x, x_j)."),
 ), symbols=_SYMBOLS)
 
 OLSVM_LISTING = Listing("Kecman & Melki (2016), List 3b: OL SVM for R_hl", (
@@ -669,7 +661,8 @@ OLSVM_LISTING = Listing("Kecman & Melki (2016), List 3b: OL SVM for R_hl", (
          "steps.", when="hinge"),
     Line("min", "Minimization of R_rhl in (1)",
          "C Σ hinge + ½‖o‖²: SVC's problem with this C.", when="reg"),
-    Line("init", "Shuffle the dataset & initialize α = 0, o = 0, i = 0"),
+    Line("init", "Shuffle the dataset & initialize α = 0, o = 0, i = 0",
+         "o holds the current output o(x_j) of every training point."),
     *_COMMON_HEAD,
     Line("viol", "  viol = «viol»", _O_NOTE, ("viol",)),
     Line("test", "  if viol < 1", "A violator: a gradient step on its hinge loss.", ("hit",)),
@@ -684,15 +677,37 @@ OLSVM_LISTING = Listing("Kecman & Melki (2016), List 3b: OL SVM for R_hl", (
     _BIAS,
     Line("elif", "  elseif viol > 1", "Outside the margin: only the regulariser acts.",
          when="reg"),
-    Line("shrink_o", "    o = o − η α_i k(:, x_i)/C", "", when="reg+cache"),
+    Line("shrink_o", "    o = o − η α_i k(:, x_i)/C", "The outputs follow the decay of α_i.",
+         when="reg+cache"),
     Line("shrink_i", "    α_i = (1 − η/C) α_i", "The visited coefficient decays: over an "
          "epoch these decays add up to one gradient of ½‖o‖².", ("alpha_i", "shrink"),
          when="reg"),
     Line("keep", "  else: nothing changes", "A non-violator costs no kernel evaluation.",
          when="hinge"),
-    Line("keep", "  (viol = 1 exactly: no change)", "", when="reg"),
-    Line("end", "end   (o(x) = Σ_j α_j k(x, x_j) (+ b))"),
+    Line("keep", "  (viol = 1 exactly: no change)", "On the margin itself the hinge loss has "
+         "a kink; the list does nothing there.", when="reg"),
+    Line("end", "end   (o(x) = Σ_j α_j k(x, x_j) (+ b))",
+         "The model: a kernel expansion over the points with α_j ≠ 0."),
 ), symbols=_SYMBOLS)
+
+
+def online_listing(alg: int, cache=False, bias=False, add=False, strict=False,
+                   eta="C√(2/t)") -> Listing:
+    """The listing of ``alg`` (NORMA, PEGAZ, OL_HINGE, OL_REG) for these options: cached
+    outputs (List 3's o) or the literal kernel row, the bias of eq. 6, NORMA's add rule, the
+    violation test (< or ≤) and the schedule's η."""
+    flags = ["cache"] if cache else []
+    flags += ["bias"] if bias else []
+    flags += ["add"] if add else []
+    base = {NORMA: NORMA_LISTING, PEGAZ: PEGAZ_LISTING}.get(alg, OLSVM_LISTING)
+    src = None
+    if alg in (OL_HINGE, OL_REG):
+        flags.append("hinge" if alg == OL_HINGE else "reg")
+        if alg == OL_REG:
+            src = "Kecman & Melki (2016), List 3a: OL SVM for R_rhl"
+    viol = ("y_i o_i   (o = Kα (+ b), kept for all points)" if cache
+            else "y_i k(x_i, :) · α   (+ b)")
+    return base.select(*flags, source=src, eta=eta, viol=viol, le="<" if strict else "≤")
 
 
 class NormaSolver(_OnlineKernelMixin, Solver):
@@ -711,8 +726,7 @@ class NormaSolver(_OnlineKernelMixin, Solver):
                                   "writes it; add: α_i ← (1−η/C)α_i + η y_i (Kivinen et al. "
                                   "2004; identical in the first epoch).", choices=("set", "add"))}
     _strict_listing = False
-    _LISTING = NORMA_LISTING
-    listing_default = NORMA_LISTING.select(eta="C√(2/t)", viol="y_i k(x_i, :) · α", le="≤")
+    listing_default = online_listing(NORMA)
 
     def _alg(self):
         return NORMA
@@ -732,8 +746,7 @@ class PegazSolver(_OnlineKernelMixin, Solver):
                    r"y_i,\quad \eta_t = C\sqrt{2/t}")
     params = {**_COMMON, "cache_outputs": _cache_spec(False), "c_scale": _C_SCALE}
     _strict_listing = False
-    _LISTING = PEGAZ_LISTING
-    listing_default = PEGAZ_LISTING.select(eta="C√(2/t)", viol="y_i k(x_i, :) · α", le="≤")
+    listing_default = online_listing(PEGAZ)
 
     def _alg(self):
         return PEGAZ
@@ -757,9 +770,7 @@ class OLSVMSolver(_OnlineKernelMixin, Solver):
                                    "paper's experiments); regularized: List 3a, eq. 1.",
                                    choices=("hinge", "regularized"))}
     _strict_listing = True
-    _LISTING = OLSVM_LISTING
-    listing_default = OLSVM_LISTING.select("hinge", "cache", eta="C√(2/t)",
-                                           viol="y_i o_i   (o = Kα, kept for all points)")
+    listing_default = online_listing(OL_HINGE, cache=True, strict=True)
 
     def _alg(self):
         return OL_HINGE if self.p["variant"] == "hinge" else OL_REG

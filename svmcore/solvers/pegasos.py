@@ -317,6 +317,14 @@ PEGASOS_LISTING = Listing(_SRC_LINEAR, (
             "averaging": "averaging"})
 
 
+def pegasos_listing(kernel=False, bias=False, project=True, avg=False, eta="1/(λt)") -> Listing:
+    """The variant of :data:`PEGASOS_LISTING` for these options."""
+    flags = [f for f, on in (("kernel", kernel), ("bias", bias), ("project", project),
+                             ("avg", avg)) if on]
+    return PEGASOS_LISTING.select(*flags, source=_SRC_KERNEL if kernel else _SRC_LINEAR,
+                                  eta=eta)
+
+
 class PegasosSolver(Solver):
     __doc__ = __doc__
     name = "pegasos"
@@ -348,7 +356,7 @@ class PegasosSolver(Solver):
                           "kernel (the same iterates, to compare costs).",
                           when=("kernel", ("linear",)), advanced=True),
     }
-    listing_default = PEGASOS_LISTING.select("project", eta="1/(λt)")
+    listing_default = pegasos_listing()
 
     # ---------------------------------------------------------------------------------- setup
     def _setup(self):
@@ -509,12 +517,9 @@ class PegasosSolver(Solver):
         """Fig. 1 (linear, primal) or the kernel form (dual), with the bias, projection and
         averaging lines of the options that are on and the schedule's η_t."""
         p = self.p
-        kernel = p["kernel"] != "linear" or p["dual"]
-        flags = [f for f, on in (("kernel", kernel),
-                                 ("bias", p["fit_intercept"]), ("project", p["projection"]),
-                                 ("avg", p["averaging"] is not None)) if on]
-        src = _SRC_KERNEL if "kernel" in flags else _SRC_LINEAR
-        return PEGASOS_LISTING.select(*flags, source=src, eta=self.schedule.text)
+        return pegasos_listing(kernel=p["kernel"] != "linear" or p["dual"],
+                               bias=p["fit_intercept"], project=p["projection"],
+                               avg=p["averaging"] is not None, eta=self.schedule.text)
 
     def explain_state(self) -> dict:
         """Linear form: the iterate ``w`` = a·v and ``b``; kernel form: ``β`` = a·γ over all
@@ -586,11 +591,13 @@ class PegasosSolver(Solver):
         if self.p["averaging"] is not None and t >= self.t_avg0:
             keys.append("avg")
         q = {"t": t, "eta": eta, "lam": lam, "shrink": shrink, "k": k,
-             "batch": tuple(int(i) for i in idx), "margins": margins,
-             "violators": tuple(int(i) for i in viol), "n_violators": int(viol.size),
+             "batch": idx.copy(), "margins": margins, "violators": viol,
+             "n_violators": int(viol.size),
              "grad": grad, "grad_norm": grad_norm,
              ("β_half" if self.kernelized else "w_half"): half, "norm_half": norm_half, "radius": radius, "projection": factor,
-             "projected": factor < 1.0, "b": s1["b"], "averaging": bool(t >= self.t_avg0)}
+             "projected": factor < 1.0, "b": s1["b"], "averaging": bool(t >= self.t_avg0),
+             ("β_t" if self.kernelized else "w_t"): vec0,
+             ("β_next" if self.kernelized else "w_next"): s1[name]}
         roles = {"sample": tuple(int(i) for i in np.unique(idx))}
         if viol.size:
             roles["violators"] = tuple(int(i) for i in np.unique(viol))

@@ -524,7 +524,8 @@ SMO_LISTING = Listing(
         Line("input", "INPUT: K, y, C, tol;   α = 0,   G = ∇f(α) = Qα − e = −e",
              "f(α) = ½αᵀQα − eᵀα (Q_ij = y_i y_j K_ij) is the dual, minimised over 0 ≤ α ≤ C, "
              "yᵀα = 0. Keeping its gradient G makes choosing a pair O(n)."),
-        Line("loop", "LOOP  (t = 1, 2, …):", "", ("t",)),
+        Line("loop", "LOOP  (t = 1, 2, …):", "Each iteration changes exactly two α: the fewest "
+             "that can move while yᵀα = 0 stays true.", ("t",)),
         Line("shrink", "  every min(n, 1000) iterations: set aside the bounded α_t that "
              "stay bounded (shrinking)", "LIBSVM's heuristic: variables that will not move "
              "are left out of the scans until the end.", ("active",), when="shrinking"),
@@ -559,7 +560,8 @@ SMO_LISTING = Listing(
         Line("bias", "b = −mean_{0 < α_t < C} y_t G_t   (LIBSVM's −ρ)",
              "At the optimum every free α_t satisfies y_t f(x_t) = 1, which fixes b.",
              ("b",)),
-        Line("output", "OUTPUT: f(x) = Σ_t y_t α_t K(x_t, x) + b"),
+        Line("output", "OUTPUT: f(x) = Σ_t y_t α_t K(x_t, x) + b",
+             "The support vectors are the points with α_t > 0."),
     ), symbols={"m": "m(α)", "M": "M(α)", "gap": "m(α) − M(α)", "G_i": "G_i", "G_j": "G_j",
                 "b_ij": "b_ij", "a_ij": "a_ij", "gain": "b_ij²/(2a_ij)",
                 "step": "b_ij/a_ij", "dalpha_i": "Δα_i", "dalpha_j": "Δα_j",
@@ -669,6 +671,11 @@ class SMOSolver(Solver):
     def converged(self) -> bool:
         return bool(self._ready and self.ic[_CONV])
 
+    @property
+    def has_bias(self) -> bool:
+        """The constraint yᵀα = 0 comes from the bias: SMO's model always has one."""
+        return True
+
     # ---------------------------------------------------------------------------------- model
     @property
     def active_size(self) -> int:
@@ -757,7 +764,7 @@ class SMOSolver(Solver):
 
     # ------------------------------------------------------------------------ step through
     def listing(self) -> Listing:
-        return SMO_LISTING.select(*(("shrinking",) if self.p["shrinking"] else ()))
+        return SMO_LISTING.select("shrinking") if self.p["shrinking"] else self.listing_default
 
     def explain_state(self) -> dict:
         """α, the gradient G = Qα − e at every index, and the bias b."""
