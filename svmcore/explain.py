@@ -79,11 +79,21 @@ def format_value(v) -> str:
     return str(v)
 
 
+#: line keys of the initialisation (marked as run before the first step)
+INIT_KEYS = ("input", "init", "min", "first")
+
+
 def pseudocode_rows(solver: Solver, rec: StepRecord | None = None) -> list[PseudoRow]:
     """The solver's pseudocode (the variant its options select), with the lines ``rec`` ran
-    marked and the record's values of each line's quantities filled in."""
+    marked and the record's values of each line's quantities filled in. Without a record, a
+    solver at t = 0 (initialised or not) has its initialisation lines marked, else none."""
     listing = solver.listing()
-    ran = set(rec.lines) if rec is not None else set()
+    if rec is not None:
+        ran = set(rec.lines)
+    elif getattr(solver, "t", 0) == 0:               # before the first step: initialisation
+        ran = {k for k, e in enumerate(listing.entries, start=1) if e.key in INIT_KEYS}
+    else:
+        ran = set()
     q = rec.quantities if rec is not None else {}
     rows = []
     for k, line in enumerate(listing.entries, start=1):

@@ -33,9 +33,9 @@ RBF = {"kernel": "rbf", "gamma": 1.0}
 CONFIGS = [
     ("pegasos-linear", "pegasos", {}),
     ("pegasos-linear-batch-bias-avg", "pegasos", {"batch_size": 5, "fit_intercept": True,
-                                                  "averaging": 0.5, "C": 10.0}),
+                                                  "averaging": 110, "C": 10.0}),
     ("pegasos-kernel", "pegasos", RBF),
-    ("pegasos-kernel-batch-avg", "pegasos", {**RBF, "batch_size": 4, "averaging": 10}),
+    ("pegasos-kernel-batch-avg", "pegasos", {**RBF, "batch_size": 4, "averaging": 1.0}),
     ("pegasos-dual-linear-noproj", "pegasos", {"dual": True, "batch_size": 3,
                                                "projection": False}),
     ("smo", "smo", {**RBF, "C": 10.0}),
@@ -57,7 +57,8 @@ CONFIGS = [
     ("cpsp-linear", "cpsp", {**RBF, "sample_size": 15, "epsilon": 1e-4}),
     ("cpsp-constant", "cpsp", {**RBF, "sampling": "constant", "sample_size": 15,
                                "epsilon": 0.05, "max_inactive": 3}),
-    ("asset-nystroem", "asset", {**RBF, "n_components": 20, "block_rows": 7}),
+    ("asset-nystroem", "asset", {**RBF, "n_components": 20, "block_rows": 7,
+                                 "averaging": 1.0}),
     ("asset-rff-nocache", "asset", {**RBF, "approx": "rff", "n_components": 30, "cache_mb": 0,
                                     "block_rows": 9}),
     ("asset-star", "asset", {**RBF, "variant": "star", "n_components": 20}),
@@ -282,11 +283,14 @@ def test_smo_pair_is_the_maximal_gain_pair_of_wss2(shrinking, toy):
     Q, QD = np.outer(y, y) * Kx, np.diag(Kx).copy()
     s = REGISTRY["smo"](**RBF, C=10.0, shrinking=shrinking)
     s.init(X, y, seed=0)
+    ran = set()
     for _ in range(400):
         st = s.explain_state()
         rec = s.step_explained()
+        ran |= set(_lines(s, rec))
         if rec.t == rec.t_before:
             assert "stop" in _lines(s, rec) and s.converged
+            assert ("shrink" in ran) == shrinking      # every min(n, 1000) = 60 iterations
             assert wss2_max_gain(Q, QD, y, s.C, st["α"], st["G"]) is None
             break
         ref = wss2_max_gain(Q, QD, y, s.C, st["α"], st["G"])
@@ -593,3 +597,6 @@ def test_pseudocode_rows_fill_the_record(toy):
     assert eta_row.executed and eta_row.values == f"η_t = {rec.quantities['eta']:.4g}"
     assert all(r.note for r in rows)
     assert not any(r.executed for r in explain.pseudocode_rows(s))
+    fresh = [r.text for r in explain.pseudocode_rows(REGISTRY["pegasos"]()) if r.executed]
+    assert fresh == [t for t in REGISTRY["pegasos"].pseudocode
+                     if t.startswith(("INPUT", "INITIALIZE"))]

@@ -14,6 +14,18 @@ widgets of the app and the documentation. Randomness is drawn in Python from
 ``np.random.default_rng(seed)`` (:class:`SampleStream`) and handed to the compiled code, so a
 run does not depend on how it is chunked, and two solvers with the same seed see the same
 sample order.
+
+Step through ("why did this update happen?"). ``rec = s.step_explained()`` runs ONE iteration —
+the solver's own compiled step, so k explained steps leave the solver exactly where ``step(1)``
+k times leaves it — and returns a :class:`StepRecord`: the pseudocode lines that ran, the
+training indices it picked (by role), the before/after values of the named state of
+:meth:`Solver.explain_state` it changed (:func:`apply_changes` replays them), the paper's
+quantities of the iteration and one sentence. The pseudocode is a :class:`Listing` kept beside
+the solver (``listing_default``, and ``listing()`` for the variant the options select): numbered
+:class:`Line` s in the paper's notation, each with a ``note`` for a student (what the line does
+and why) and the record quantities that belong beside it. A solver without a record of its own
+gets the generic one (the difference of two snapshots), so the page needs no edit for a new
+solver. ``svmcore.explain`` turns records into what the page draws.
 """
 from __future__ import annotations
 

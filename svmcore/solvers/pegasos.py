@@ -590,14 +590,13 @@ class PegasosSolver(Solver):
             keys.append("project")
         if self.p["averaging"] is not None and t >= self.t_avg0:
             keys.append("avg")
-        q = {"t": t, "eta": eta, "lam": lam, "shrink": shrink, "k": k,
-             "batch": idx.copy(), "margins": margins, "violators": viol,
-             "n_violators": int(viol.size),
-             "grad": grad, "grad_norm": grad_norm,
-             ("β_half" if self.kernelized else "w_half"): half, "norm_half": norm_half, "radius": radius, "projection": factor,
-             "projected": factor < 1.0, "b": s1["b"], "averaging": bool(t >= self.t_avg0),
-             ("β_t" if self.kernelized else "w_t"): vec0,
-             ("β_next" if self.kernelized else "w_next"): s1[name]}
+        q = {"t": t, "eta": eta, "lam": lam, "shrink": shrink, "k": k, "batch": idx.copy(),
+             "margins": margins, "violators": viol, "n_violators": int(viol.size),
+             "grad": grad, "grad_norm": grad_norm, "norm_half": norm_half, "radius": radius,
+             "projection": factor, "projected": factor < 1.0, "b": s1["b"],
+             "averaging": bool(t >= self.t_avg0),
+             # the iterate before, after the sub-gradient step and after the projection
+             name + "_t": vec0, name + "_half": half, name + "_next": s1[name]}
         roles = {"sample": tuple(int(i) for i in np.unique(idx))}
         if viol.size:
             roles["violators"] = tuple(int(i) for i in np.unique(viol))
