@@ -180,6 +180,23 @@ def test_record_is_the_state_change(name, params, toy):
 
 
 @pytest.mark.parametrize("name,params", [c[1:] for c in CONFIGS], ids=IDS)
+def test_a_deep_copy_steps_on_exactly(name, params, toy):
+    """The page's Back keeps copies of the solver: a deep copy taken mid-run continues with
+    the same records and state as the original, and stepping it leaves the original alone."""
+    import copy
+    a, _ = _pair(name, params, toy, seed=9)
+    for _ in range(5):
+        a.step_explained()
+    c = copy.deepcopy(a)
+    before = fingerprint(a)
+    rc = [c.step_explained() for _ in range(8)]
+    assert fingerprint(a) == before                 # the copy shares no state
+    ra = [a.step_explained() for _ in range(8)]
+    assert [r.text for r in ra] == [r.text for r in rc]
+    assert fingerprint(a) == fingerprint(c)
+
+
+@pytest.mark.parametrize("name,params", [c[1:] for c in CONFIGS], ids=IDS)
 def test_pseudocode_of_the_variant(name, params, toy):
     """The listing the page shows: the variant's lines, a note for every line, the class's
     default pseudocode for default options, unique keys, no unfilled placeholder."""
