@@ -34,6 +34,15 @@ SCHEDULE_FORMULAS = {
     "invscaling": r"\eta_t = \frac{\eta_0}{1 + \eta_0 \lambda t}",
 }
 
+#: the same formulas as plain text (the pseudocode of the step-through page)
+SCHEDULE_TEXT = {
+    "pegasos": "1/(λt)",
+    "sqrt": "η0/√t",
+    "kecman": "C√(2/t)",
+    "constant": "η0",
+    "invscaling": "η0/(1 + η0 λ t)",
+}
+
 
 @njit
 def step_size(code, params, t):
@@ -90,6 +99,11 @@ class Schedule:
     @property
     def formula(self) -> str:
         return SCHEDULE_FORMULAS[self.name]
+
+    @property
+    def text(self) -> str:
+        """The formula as plain text, e.g. ``1/(λt)``."""
+        return SCHEDULE_TEXT[self.name]
 
 
 @dataclass(frozen=True)

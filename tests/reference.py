@@ -767,3 +767,60 @@ def cpsp_constant_reference(K, y, C, r, eps, seed, qp, max_iter=1000, add_one=0.
         log.append((cs[-1], np.flatnonzero(gcs[-1]), alpha.copy()))
     return beta, max_iter, False, log
 # End CPSP section
+
+
+# ============================================================================ step-through records
+# Begin step-through section (tests/test_step_explained.py): the quantities a StepRecord names,
+# written from the papers on dense arrays, independent of the solvers' code.
+
+
+def pegasos_subgradient(X, y, w, b, lam, batch):
+    """Pegasos eq. 3 on the mini-batch A_t = ``batch`` (k indices, repeats count):
+    ∇_t = λ w − (1/k) Σ_{i∈A_t⁺} y_i x_i with A_t⁺ = {i ∈ A_t : y_i (⟨w, x_i⟩ + b) < 1}.
+    Returns (∇_t, the violators in batch order)."""
+    X = np.asarray(X.toarray() if hasattr(X, "toarray") else X, dtype=float)
+    batch = np.asarray(batch, dtype=int)
+    viol = [i for i in batch if y[i] * (X[i] @ w + b) < 1.0]
+    grad = lam * np.asarray(w, dtype=float).copy()
+    for i in viol:
+        grad -= y[i] * X[i] / len(batch)
+    return grad, viol
+
+
+def pegasos_kernel_subgradient(K, y, beta, b, lam, batch):
+    """The same sub-gradient for w = Σ_j β_j y_j φ(x_j), as coefficients c over the training
+    points (∇_t = Σ_j c_j φ(x_j)): c = λ β∘y − (1/k) Σ_{i∈A_t⁺} y_i e_i, A_t⁺ by
+    f(x_i) = Σ_j β_j y_j K_ji + b. Returns (c, the violators)."""
+    batch = np.asarray(batch, dtype=int)
+    f = (np.asarray(beta) * y) @ K[:, batch] + b
+    viol = [i for i, fi in zip(batch, f) if y[i] * fi < 1.0]
+    c = lam * np.asarray(beta, dtype=float) * y
+    for i in viol:
+        c[i] -= y[i] / len(batch)
+    return c, viol
+
+
+def wss2_max_gain(Q, QD, y, C, a, G, tol=1e-3, tau=1e-12):
+    """WSS 2 (Fan, Chen & Lin 2005) at (α, G): the pair (i, j) and its second-order gain
+    b_ij²/(2 a_ij), the largest over every admissible j (from :func:`smo_wss2_select`, whose
+    score is −b²/a). None when m(α) − M(α) ≤ tol."""
+    sel = smo_wss2_select(Q, QD, y, C, a, G, tol, tau)
+    if sel is None:
+        return None
+    i, j, (_, score) = sel
+    gains = -score[np.isfinite(score)] / 2.0
+    return i, j, float(gains.max())
+
+
+def fw_line_search(A, alpha, p, away=False):
+    """The exact line-search step of f(α) = −αᵀAα along d = e_p − α (TOWARD) or d = α − e_p
+    (AWAY), clamped to the feasible range [0, 1] or [0, α_p/(1 − α_p)]:
+    λ = −dᵀAα / dᵀAd (the maximiser of the concave quadratic f(α + λd))."""
+    e = np.zeros(len(alpha))
+    e[p] = 1.0
+    d = (alpha - e) if away else (e - alpha)
+    dAd = float(d @ A @ d)
+    lam = -float(d @ A @ alpha) / dAd if dAd > 0 else 0.0
+    hi = alpha[p] / (1.0 - alpha[p]) if away else 1.0
+    return min(max(lam, 0.0), hi)
+# End step-through section

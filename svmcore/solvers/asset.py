@@ -72,8 +72,9 @@ from ..approx import (NystroemFeatures, RandomFourierFeatures, iter_blocks, kern
 from ..kernels import KERNEL_CODES, as_rows, dense_dot, kernel_params
 from ..objectives import error_rate, hinge_losses, lam_from_C
 from ..schedules import Schedule, StepRule, step_size
-from .base import (C_SPEC, COEF0_SPEC, DEGREE_SPEC, EPOCHS_SPEC, GAMMA_SPEC, ParamSpec,
-                   SampleStream, Snapshot, Solver, averaging_start, join_state, state_part)
+from .base import (C_SPEC, COEF0_SPEC, DEGREE_SPEC, EPOCHS_SPEC, GAMMA_SPEC, Line, Listing,
+                   ParamSpec, SampleStream, Snapshot, Solver, StepRecord, averaging_start,
+                   join_state, state_changes, state_part)
 
 # scalar state slots (float64 array `sc`)
 _B, _BAVG, _ETASUM, _GSQ = 0, 1, 2, 3
@@ -161,6 +162,68 @@ _KERNEL_SPEC = ParamSpec("rbf", "choice", "Kernel k(x, z) approximated by the fe
                          "(rff: rbf only).", choices=tuple(KERNEL_CODES))
 
 
+# --------------------------------------------------------------------------- pseudocode
+
+ASSET_LISTING = Listing("Lee & Wright (2012), Algorithm 1: ASSET", (
+    Line("init", "1: (γ_0, b_0) = (0, 0),  (γ̃, b̃) = (0, 0),  η̃ = 0",
+         "γ are weights on d approximate kernel features, b the bias.", when="!star"),
+    Line("init", "1: γ_0 = 0   (ASSET*: no bias, no averaging)",
+         "γ are weights on d approximate kernel features.", when="star"),
+    Line("loop", "2: for j = 1, 2, …, N do", "N iterations of projected stochastic "
+         "sub-gradient descent on the features.", ("t",)),
+    Line("eta", "3:   η_j = D_X / (D_G √j)",
+         "Robust stochastic approximation: D_X bounds the feasible set, D_G the sub-gradients "
+         "(estimated at the start).", ("eta",), when="!star"),
+    Line("eta", "3:   η_j = 1/(λ j)", "ASSET*: Pegasos' step for a λ-strongly convex "
+         "objective.", ("eta",), when="star"),
+    Line("sample", "4:   choose ξ_j ∈ {1, …, m} at random", "One training example per "
+         "iteration.", ("i",)),
+    Line("features", "5:   V_ξj· = the approximate features of x_ξj   (Nyström eq. 7 / "
+         "random Fourier eq. 8)", "K ≈ VVᵀ: the kernel SVM becomes a linear SVM on V.",
+         ("f",)),
+    Line("grad", "6:   G = (λγ_{j−1} + d_j V_ξjᵀ, d_j),   d_j = ∂ℓ/∂f   (Table 1)",
+         "A sub-gradient of λ/2‖γ‖² + ℓ(y, Vγ + b) at the sampled example.", ("d",)),
+    Line("viol", "6a:    y f < 1:  d_j = −y   (hinge violator)",
+         "Inside the margin: the loss pulls γ toward y V.", ("margin",),
+         when="hinge"),
+    Line("ok", "6b:    y f ≥ 1:  d_j = 0   (no loss: only the regulariser acts)",
+         "Outside the margin: γ only shrinks by 1 − η_jλ.", ("margin",), when="hinge"),
+    Line("viol", "6a:    |y − f| > ε:  d_j = −sign(y − f)",
+         "Outside the ε-tube: the loss pulls f toward y.", ("residual",), when="eps"),
+    Line("ok", "6b:    |y − f| ≤ ε:  d_j = 0", "Inside the tube: no loss.", ("residual",),
+         when="eps"),
+    Line("step", "7:   (γ_j, b_j) = Π_X[(γ_{j−1}, b_{j−1}) − η_j G],   X = {‖γ‖ ≤ Γ, |b| ≤ B}",
+         "The sub-gradient step, then the projection back onto the set that contains the "
+         "optimum.", ("shrink", "norm_half", "radius", "projection"), when="!star"),
+    Line("step", "7:   γ_j = Π_{‖γ‖≤Γ}[γ_{j−1} − η_j G]",
+         "The sub-gradient step and Pegasos' projection.",
+         ("shrink", "norm_half", "radius", "projection"), when="star"),
+    Line("avg_if", "8:   if j ≥ N̄ then", "Averaging only the last iterates (N̄ = N − 100 in "
+         "the paper).", ("averaging",), when="!star"),
+    Line("avg", "9:     (γ̃, b̃) = η̃/(η̃ + η_j)·(γ̃, b̃) + η_j/(η̃ + η_j)·(γ_j, b_j),  "
+         "η̃ = η̃ + η_j", "A step-length weighted mean of the iterates: Theorem 1's "
+         "guarantee is for it.", ("avg_weight",), when="!star"),
+    Line("end", "11: end for", "N is set by the planned epochs (epochs·n iterations)."),
+    Line("return", "12: return (γ̃, b̃);  f(x) = Σ_{i∈S} α_i k(x_i, x) + b̃,  α_S = Q D^{-1/2} γ̃",
+         "Nyström: the model is a kernel expansion over the s landmarks (Sec. 2.4).",
+         when="!star"),
+    Line("return", "12: return γ_N   (the last iterate)", "ASSET* has no averaging: with "
+         "η_j = 1/(λj) the last iterate is what Pegasos returns too.", when="star"),
+), symbols={"i": "ξ_j", "eta": "η_j", "f": "f = V_ξj·γ + b", "d": "d_j", "margin": "y f",
+            "residual": "y − f", "shrink": "1 − η_jλ", "norm_half": "‖γ_{j−½}‖",
+            "radius": "Γ", "projection": "min{1, Γ/‖γ_{j−½}‖}", "avg_weight": "η_j/(η̃ + η_j)",
+            "averaging": "j ≥ N̄"})
+
+
+def asset_listing(regression: bool = False, star: bool = False) -> Listing:
+    """Algorithm 1 with Table 1's hinge or ε-insensitive d_j; ASSET* (η_j = 1/(λj), no bias,
+    last iterate) with ``star``."""
+    flags = ["eps" if regression else "hinge"] + (["star"] if star else [])
+    src = ("Lee & Wright (2012), ASSET* (Algorithm 1 with η_j = 1/(λj), no bias, last "
+           "iterate)") if star else None
+    return ASSET_LISTING.select(*flags, source=src)
+
+
 class ASSETSolver(Solver):
     __doc__ = __doc__
     name = "asset"
@@ -221,6 +284,8 @@ class ASSETSolver(Solver):
         "block_rows": ParamSpec(4096, "int", "Sampled rows whose features are generated per "
                                 "BLAS block.", low=1, high=1 << 22, ui=(64, 65536), log=True),
     }
+
+    listing_default = asset_listing()
 
     def __init__(self, **params):
         super().__init__(**params)
@@ -413,6 +478,11 @@ class ASSETSolver(Solver):
 
     # ---------------------------------------------------------------------------------- model
     @property
+    def has_bias(self) -> bool:
+        """fit_intercept, except for ASSET* (defined without a bias)."""
+        return bool(self.p["fit_intercept"]) and self.p["variant"] != "star"
+
+    @property
     def averaging_active(self) -> bool:
         return self.sc[_ETASUM] > 0
 
@@ -516,3 +586,69 @@ class ASSETSolver(Solver):
                    "averaging_active": bool(self.averaging_active),
                    "feature_cache": self.cache is not None},
         )
+
+    # ------------------------------------------------------------------------ step through
+    def listing(self) -> Listing:
+        return asset_listing(self.regression, self.p["variant"] == "star")
+
+    def explain_state(self) -> dict:
+        """γ and b of the last iterate; with averaging (not ASSET*) also the averages
+        ``γ_avg``, ``b_avg``."""
+        out = {"γ": self.g.copy(), "b": float(self.sc[_B])}
+        if not self.star and self.p["averaging"] is not None:
+            out["γ_avg"], out["b_avg"] = self.gavg.copy(), float(self.sc[_BAVG])
+        return out
+
+    def _explain_one(self) -> StepRecord:
+        """One iteration of Algorithm 1 on the next sample of the stream-aligned block: the
+        feature row, d_j, the step and the projection computed in NumPy from the state before,
+        then the compiled step on the same row."""
+        L = self.listing()
+        if self.diverged:
+            return self._idle_record(L.no("loop"), "the run diverged")
+        if self._bat >= self._bidx.shape[0]:
+            self._next_block()                 # what step(1) would do first: same stream
+        i = int(self._bidx[self._bat])
+        V = np.asarray(self._F[self._pos[self._bat]], dtype=np.float64)
+        j = self.t + 1
+        eta = float(self._rule.values([j])[0])
+        lam, yi = self.lam, float(self.y[i])
+        s0 = self.explain_state()
+        f = float(V @ s0["γ"] + s0["b"])
+        if self.regression:
+            d = -1.0 if yi > f + self.eps else (1.0 if yi < f - self.eps else 0.0)
+        else:
+            d = -yi if yi * f < 1.0 else 0.0
+        shrink = 1.0 - eta * lam
+        half = shrink * s0["γ"] - eta * d * V
+        norm_half = float(np.linalg.norm(half))
+        factor = min(1.0, self.gmax / norm_half) if norm_half > 0 else 1.0
+        es0 = float(self.sc[_ETASUM])
+        self.step(1)                           # the compiled step on row i
+        s1 = self.explain_state()
+        avg = j >= self.t_avg0
+        keys = ["loop", "eta", "sample", "features", "grad", "viol" if d != 0.0 else "ok",
+                "step"] + (["avg_if", "avg"] if avg else [])
+        q = {"t": j, "i": i, "eta": eta, "lam": lam, "f": f, "d": d, "shrink": shrink,
+             "norm_half": norm_half, "radius": self.gmax, "projection": factor,
+             "projected": factor < 1.0, "averaging": avg, "gamma_half": half,
+             "b": s1["b"], "bias_bound": self.bmax}
+        if self.regression:
+            q["residual"] = yi - f
+        else:
+            q["margin"] = yi * f
+        if avg:
+            q["avg_weight"] = eta / (es0 + eta)
+        loss = "outside the ε-tube" if self.regression else "a margin violator"
+        text = (f"j = {j}: x_{i} has " + (f"y − f = {yi - f:.3g}" if self.regression
+                                            else f"y·f = {yi * f:.3g}")
+                + (f", {loss} (d_j = {d:g})" if d != 0.0 else ", no loss (d_j = 0)")
+                + f"; γ shrinks by 1 − η_jλ = {shrink:.3g}"
+                + (" and moves along −η_j d_j V_ξj·" if d != 0.0 else " only"))
+        if factor < 1.0:
+            text += f"; ‖γ‖ > Γ = {self.gmax:.3g}: projected back"
+        if avg:
+            text += f"; the average takes it with weight {q['avg_weight']:.3g}"
+        return StepRecord(t_before=j - 1, t=self.t, lines=L.no(*keys), text=text + ".",
+                          picked=(i,), changes=state_changes(s0, s1), quantities=q,
+                          roles={"sample": (i,)})

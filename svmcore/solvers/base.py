@@ -14,6 +14,18 @@ widgets of the app and the documentation. Randomness is drawn in Python from
 ``np.random.default_rng(seed)`` (:class:`SampleStream`) and handed to the compiled code, so a
 run does not depend on how it is chunked, and two solvers with the same seed see the same
 sample order.
+
+Step through ("why did this update happen?"). ``rec = s.step_explained()`` runs ONE iteration —
+the solver's own compiled step, so k explained steps leave the solver exactly where ``step(1)``
+k times leaves it — and returns a :class:`StepRecord`: the pseudocode lines that ran, the
+training indices it picked (by role), the before/after values of the named state of
+:meth:`Solver.explain_state` it changed (:func:`apply_changes` replays them), the paper's
+quantities of the iteration and one sentence. The pseudocode is a :class:`Listing` kept beside
+the solver (``listing_default``, and ``listing()`` for the variant the options select): numbered
+:class:`Line` s in the paper's notation, each with a ``note`` for a student (what the line does
+and why) and the record quantities that belong beside it. A solver without a record of its own
+gets the generic one (the difference of two snapshots), so the page needs no edit for a new
+solver. ``svmcore.explain`` turns records into what the page draws.
 """
 from __future__ import annotations
 
@@ -26,7 +38,7 @@ from typing import Any, ClassVar
 import numpy as np
 import scipy.sparse as sp
 
-from ..kernels import KERNEL_CODES, Rows, as_rows, expansion, kernel_params
+from ..kernels import KERNEL_CODES, Rows, as_rows, expansion, kernel_block, kernel_params, rows_args
 from ..objectives import lam_from_C
 from ..schedules import SCHEDULE_CODES, Schedule, StepRule
 
@@ -248,13 +260,23 @@ class Snapshot:
 class StepRecord:
     """What one iteration did and why: the answer of :meth:`Solver.step_explained`.
 
-    ``lines`` are the numbers (1-based) of the lines of the solver's ``pseudocode`` that ran,
-    never empty; ``picked`` the training indices the iteration used (the sampled example, the
-    SMO pair, the Frank-Wolfe vertex, the cut's sample); ``changes`` maps a name to its
-    ``(before, after)`` values (arrays or numbers: α entries, w and b, the bias, …);
-    ``quantities`` holds the named numbers of the iteration in the paper's terms (margin y·f(x),
-    η_t, violation, …); ``text`` says it in one sentence. ``generic`` is True when the solver
-    has no record of its own and the record is the difference of two snapshots.
+    ``lines`` are the numbers (1-based) of the lines of the solver's pseudocode (its
+    :meth:`Solver.listing`) that ran, never empty; ``picked`` the training indices the iteration
+    used (the sampled example, the SMO pair, the Frank-Wolfe vertex, the cut's sample) and
+    ``roles`` the same indices by role (``{"sample": (i,)}``, ``{"i": (i,), "j": (j,)}``,
+    ``{"toward": (p,)}``, ``{"cut sample": (…)}``, ``{"updated": (…)}`` …).
+
+    ``changes`` maps a name of the solver's :meth:`Solver.explain_state` to its ``(before,
+    after)`` values; for a vector of which only some entries changed, ``index[name]`` holds those
+    entries' positions and the pair holds the values there. :func:`apply_changes` applies a
+    record to a state, so a record can be checked against the state change.
+
+    ``quantities`` holds the named numbers of the iteration in the paper's terms (keys are short
+    identifiers, ``Listing.symbol`` gives the paper's symbol): margin y·f(x), η_t, the
+    violation, the line-search step …; ``text`` says it in one sentence. ``model_w`` is
+    ``((w, b) before, (w, b) after)`` of the reported model in input space when the model is
+    linear in x (a linear kernel), else None. ``generic`` is True when the solver has no record
+    of its own and the record is the difference of two snapshots.
     """
 
     t_before: int
@@ -265,6 +287,139 @@ class StepRecord:
     changes: dict = field(default_factory=dict)
     quantities: dict = field(default_factory=dict)
     generic: bool = False
+    roles: dict = field(default_factory=dict)
+    index: dict = field(default_factory=dict)
+    model_w: tuple | None = None
+
+
+def apply_changes(state: dict, rec: StepRecord) -> dict:
+    """The state after ``rec``: ``state`` (from :meth:`Solver.explain_state` before the step)
+    with the recorded changes applied. Raises ValueError when a recorded "before" value is not
+    what the state holds (the record does not describe this state)."""
+    out = dict(state)
+    for name, (before, after) in rec.changes.items():
+        if name not in out:
+            raise ValueError(f"the record changes {name!r}, which the state does not have")
+        if name in rec.index:
+            idx = np.asarray(rec.index[name], dtype=np.int64)
+            cur = np.array(out[name], copy=True)
+            if not np.array_equal(cur[idx], np.asarray(before)):
+                raise ValueError(f"{name}[{idx.tolist()}] is {cur[idx]}, the record says {before}")
+            cur[idx] = after
+            out[name] = cur
+        else:
+            if not same_value(out[name], before):
+                raise ValueError(f"{name} is {out[name]!r}, the record says {before!r}")
+            out[name] = after
+    return out
+
+
+def same_value(a, b) -> bool:
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        a, b = np.asarray(a), np.asarray(b)
+        return a.shape == b.shape and bool(np.array_equal(a, b, equal_nan=a.dtype.kind == "f"))
+    if isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b):
+        return True
+    return a == b
+
+
+def state_changes(s0: dict, s1: dict, skip=()) -> dict:
+    """``{name: (before, after)}`` for every entry of two explained states that differs
+    (names in ``skip`` left out: the caller records them entry by entry)."""
+    return {k: (s0[k], s1[k]) for k in s0 if k not in skip and not same_value(s0[k], s1[k])}
+
+
+# --------------------------------------------------------------------------- pseudocode
+
+
+@dataclass(frozen=True)
+class Line:
+    """One line of a solver's pseudocode.
+
+    ``key`` names the line for the solver's records (numbers shift between variants, keys do
+    not); ``text`` is the line in the paper's notation (leading spaces give the indentation);
+    ``note`` says, for a student, what the line does and why; ``shows`` names the record
+    quantities whose values belong beside the line; ``when`` keeps the line only in variants
+    with that flag (``"!flag"``: only without it; ``"a+b"``: with both), see
+    :meth:`Listing.select`."""
+
+    key: str
+    text: str
+    note: str = ""
+    shows: tuple[str, ...] = ()
+    when: str | None = None
+
+
+@dataclass(frozen=True)
+class Listing:
+    """A solver's algorithm as numbered lines, with its source ("Pegasos, Fig. 1"), the notes
+    for a student and the paper's symbol of each record quantity (``symbols``).
+
+    Texts may hold placeholders ``«name»`` that :meth:`select` fills (the step-size formula of
+    the schedule that runs)."""
+
+    source: str
+    entries: tuple[Line, ...]
+    symbols: dict = field(default_factory=dict, compare=False, hash=False)
+
+    def __post_init__(self):
+        # a key may repeat across variants (lines with different ``when``), never within one
+        pairs = [(e.key, e.when) for e in self.entries]
+        if len(set(pairs)) != len(pairs):
+            raise ValueError(f"duplicate line keys in {self.source!r}: {pairs}")
+
+    @property
+    def lines(self) -> tuple[str, ...]:
+        return tuple(e.text for e in self.entries)
+
+    @property
+    def notes(self) -> dict[int, str]:
+        """Line number (1-based) -> the note for a student."""
+        return {k + 1: e.note for k, e in enumerate(self.entries) if e.note}
+
+    def no(self, *keys: str) -> tuple[int, ...]:
+        """The 1-based numbers of the lines ``keys``, in listing order."""
+        pos = {e.key: k + 1 for k, e in enumerate(self.entries)}
+        missing = [k for k in keys if k not in pos]
+        if missing:
+            raise KeyError(f"{self.source}: no line {missing}")
+        return tuple(sorted(pos[k] for k in keys))
+
+    def has(self, key: str) -> bool:
+        return any(e.key == key for e in self.entries)
+
+    def select(self, *flags: str, source: str | None = None, **fill: str) -> "Listing":
+        """The listing of one variant: lines whose ``when`` is None, a flag in ``flags`` or
+        ``"!x"`` with ``x`` not in ``flags``; placeholders ``«name»`` replaced by ``fill``;
+        ``source`` replaces the source line (a variant from another figure of the paper)."""
+        def keep(e):
+            if e.when is None:
+                return True
+            return all(f[1:] not in flags if f.startswith("!") else f in flags
+                       for f in e.when.split("+"))
+
+        def filled(text):
+            for k, v in fill.items():
+                text = text.replace(f"«{k}»", v)
+            return text
+
+        out = tuple(Line(e.key, filled(e.text), filled(e.note), e.shows, None)
+                    for e in self.entries if keep(e))
+        keys = [e.key for e in out]
+        if len(set(keys)) != len(keys):
+            raise ValueError(f"{self.source}: variant {flags} repeats a line key: {keys}")
+        return Listing(source or self.source, out, self.symbols)
+
+    def symbol(self, key: str) -> str:
+        """The paper's symbol of a record quantity (the key itself when none is declared)."""
+        return self.symbols.get(key, QUANTITY_SYMBOLS.get(key, key))
+
+
+#: symbols of quantities several solvers record; a listing's own ``symbols`` take precedence
+QUANTITY_SYMBOLS = {
+    "t": "t", "eta": "η_t", "lam": "λ", "shrink": "1 − η_t λ", "margin": "y·f(x)",
+    "f": "f(x)", "b": "b", "C": "C", "projection": "min{1, 1/(√λ‖w‖)}",
+}
 
 
 # --------------------------------------------------------------------------- resources
@@ -308,6 +463,12 @@ class Solver:
     pseudocode: ClassVar[tuple[str, ...]] = ()
     #: where the pseudocode comes from ("Pegasos, Fig. 1")
     pseudocode_source: ClassVar[str] = ""
+    #: line number (1-based) -> what the line does and why, for a student
+    pseudocode_notes: ClassVar[dict[int, str]] = {}
+    #: the default variant's :class:`Listing`; a subclass that sets it gets ``pseudocode``,
+    #: ``pseudocode_source`` and ``pseudocode_notes`` from it (``__init_subclass__``), and
+    #: overrides :meth:`listing` when its options change the algorithm
+    listing_default: ClassVar[Listing | None] = None
 
     # Declared with defaults so that no caller probes attributes; solvers set them in ``_setup``.
     #: True when the model is a kernel expansion over training points (``support_coef()``)
@@ -316,6 +477,13 @@ class Solver:
     horizon: int | None = None
     #: λ of the λ-form objective the solver minimises (None: not an L1-SVM λ-form solver)
     lam: float | None = None
+
+    def __init_subclass__(cls, **kw):
+        super().__init_subclass__(**kw)
+        L = cls.__dict__.get("listing_default")
+        if L is not None:
+            cls.pseudocode, cls.pseudocode_source = L.lines, L.source
+            cls.pseudocode_notes = L.notes
 
     def __init__(self, **params):
         unknown = sorted(set(params) - set(self.params))
@@ -404,6 +572,12 @@ class Solver:
         """True when the solver's own stopping rule has fired (stochastic solvers: never)."""
         return False
 
+    @property
+    def has_bias(self) -> bool:
+        """Does the model learn a bias b (f = ⟨w, φ(x)⟩ + b)? Default: the ``fit_intercept``
+        option; solvers whose problem always has one (SMO, Frank-Wolfe) say True."""
+        return bool(self.p.get("fit_intercept", False))
+
     # ---- helpers for subclasses ----------------------------------------------------------
     @property
     def schedule(self) -> Schedule:
@@ -473,24 +647,68 @@ class Solver:
         on the training set is worth its cost."""
         return None
 
+    def linear_weights(self) -> tuple[np.ndarray, float] | None:
+        """``(w, b)`` in input space when the reported model is linear in x: the primal
+        ``linear_model()``, or a kernel expansion with the linear kernel (w = Σ_m coef_m x_m);
+        else None. A copy; O(|support|·d)."""
+        lin = self.linear_model()
+        if lin is not None:
+            return np.array(lin[0], dtype=np.float64, copy=True), float(lin[1])
+        if not (self.kernelized and self.p.get("kernel") == "linear"):
+            return None
+        expansion = self.support_coef()
+        if expansion is None:
+            return None
+        support, coef, b = expansion
+        S = self.X.take(support).to_scipy()
+        return np.asarray(coef @ S, dtype=np.float64).ravel(), float(b)
+
     def step_explained(self) -> StepRecord:
         """Run ONE iteration (the same compiled step as ``step(1)``) and say what it did.
 
-        The default record is the difference of two snapshots (support set, objective, bias);
-        solvers with a record of their own override this and fill ``picked``, ``changes`` and
-        the paper's quantities."""
+        The record comes from the solver's ``_explain_one`` (its own, or the default: the
+        difference of two snapshots); ``model_w`` is filled here for models linear in x.
+        Stepping with ``step_explained()`` leaves the solver exactly where ``step(1)`` does."""
         self._require_ready()
+        lin0 = self.linear_weights()
+        rec = self._explain_one()
+        lin1 = self.linear_weights()
+        if lin0 is not None and lin1 is not None:
+            rec.model_w = (lin0, lin1)
+        return rec
+
+    def kernel_block(self, rows, cols) -> np.ndarray:
+        """K(x_rows, x_cols) between training points, for explanations and checks (not
+        counted in ``kernel_evals``: it is not training work)."""
+        A, B = self.X.take(rows), self.X.take(cols)
+        return kernel_block(self.kcode, self.kp, *rows_args(A), *rows_args(B)[:5])
+
+    def explain_state(self) -> dict:
+        """The named state a :class:`StepRecord`'s ``changes`` refer to (copies): the default
+        has the objective, n_sv and the model (``coef`` over all n training points and ``b``
+        for a kernel expansion, ``w`` and ``b`` for a primal linear model)."""
+        snap = self.snapshot()
+        out = {"objective": snap.objective, "n_sv": snap.n_sv}
+        lin = self.linear_model()
+        exp = self.support_coef() if lin is None else None
+        if lin is not None:
+            out["w"], out["b"] = np.array(lin[0], dtype=np.float64, copy=True), float(lin[1])
+        elif exp is not None:
+            coef = np.zeros(self.n)
+            coef[exp[0]] = exp[1]
+            out["coef"], out["b"] = coef, float(exp[2])
+        return out
+
+    def _explain_one(self) -> StepRecord:
+        """The generic record: one ``step(1)`` and the difference of two snapshots."""
         before = self.snapshot()
-        sc_before = self.support_coef()
+        s0 = self.explain_state()
         self.step(1)
         after = self.snapshot()
-        sc_after = self.support_coef()
-        s0, s1 = set(np.asarray(before.support).tolist()), set(np.asarray(after.support).tolist())
-        entered, left = sorted(s1 - s0), sorted(s0 - s1)
-        changes = {"objective": (before.objective, after.objective),
-                   "n_sv": (before.n_sv, after.n_sv)}
-        if sc_before is not None and sc_after is not None:
-            changes["b"] = (float(sc_before[2]), float(sc_after[2]))
+        s1 = self.explain_state()
+        a0, a1 = set(np.asarray(before.support).tolist()), set(np.asarray(after.support).tolist())
+        entered, left = sorted(a1 - a0), sorted(a0 - a1)
+        changes = state_changes(s0, s1)
         parts = [f"iteration {after.t:,}"]
         if after.t == before.t:
             parts.append("nothing ran (the solver has stopped)")
@@ -501,16 +719,34 @@ class Solver:
         if math.isfinite(before.objective) and math.isfinite(after.objective):
             parts.append(f"objective {before.objective:.4g} → {after.objective:.4g}")
         text = parts[0] + (": " + ", ".join(parts[1:]) if len(parts) > 1 else "")
+        roles = {k: tuple(v) for k, v in (("entered", entered), ("left", left)) if v}
         return StepRecord(t_before=before.t, t=after.t, lines=(1,), text=text + ".",
                           picked=tuple(entered + left), changes=changes,
-                          quantities={"entered": entered, "left": left}, generic=True)
+                          quantities={"entered": entered, "left": left}, generic=True,
+                          roles=roles)
+
+    def _idle_record(self, lines: tuple[int, ...], why: str) -> StepRecord:
+        """The record of a call that ran nothing (the solver has stopped or diverged)."""
+        return StepRecord(t_before=self.t, t=self.t, lines=lines,
+                          text=f"Nothing ran: {why}.", quantities={"stopped": True})
+
+    def listing(self) -> Listing:
+        """The pseudocode of this instance's variant (options such as the kernel form or the
+        bias change it): the class's ``listing_default``, or a listing built from
+        ``pseudocode``, or one generic line."""
+        if self.listing_default is not None:
+            return self.listing_default
+        if self.pseudocode:
+            return Listing(self.pseudocode_source, tuple(
+                Line(f"line{k + 1}", t, self.pseudocode_notes.get(k + 1, ""))
+                for k, t in enumerate(self.pseudocode)))
+        return Listing(self.pseudocode_source, (Line("repeat", (
+            f"repeat: one iteration of {self.title or self.name} "
+            "(no line-by-line record yet: the page shows what changed)")),))
 
     def pseudocode_lines(self) -> tuple[str, ...]:
-        """The pseudocode the step-through page shows: the solver's own, or one generic line."""
-        if self.pseudocode:
-            return self.pseudocode
-        return (f"repeat: one iteration of {self.title or self.name} "
-                "(no line-by-line record yet: the page shows what changed)",)
+        """The pseudocode the step-through page shows (the variant's, see :meth:`listing`)."""
+        return self.listing().lines
 
 
 def state_part(text: str, **values) -> str | None:

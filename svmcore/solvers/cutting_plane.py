@@ -73,8 +73,9 @@ import scipy.sparse as sp
 from .._jit import njit
 from ..kernels import expansion_by_matmul, kernel_row, rows_args
 from ..objectives import error_rate, lam_from_C
-from .base import (C_SPEC, COEF0_SPEC, DEGREE_SPEC, GAMMA_SPEC, KERNEL_SPEC, ParamSpec, Snapshot,
-                   Solver, join_state, state_part)
+from .base import (C_SPEC, COEF0_SPEC, DEGREE_SPEC, GAMMA_SPEC, KERNEL_SPEC, Line, Listing,
+                   ParamSpec, Snapshot, Solver, StepRecord, join_state, state_changes,
+                   state_part)
 
 _ZERO_A = 1e-8           # a_t = α_t / C_p at or below this counts as inactive
 _MAX_DRAWS = 100
@@ -162,6 +163,83 @@ def _polish(P, c, a, rounds=20):
     return best
 
 
+# --------------------------------------------------------------------------- pseudocode
+
+_QP_NOTE = ("The dual of the cut problem (Optimization Problem 2) over the cuts in J, "
+            "G_tu = ⟨g_t, g_u⟩: w = −Σ_t α_t g_t and ξ = max(0, max_t c_t + ⟨w, g_t⟩).")
+_CPSP_HEAD = (
+    Line("input", "1: Input: S = ((x_1, y_1), …, (x_N, y_N)), C, ε, r",
+         "Binary classification: Δ is the 0-1 loss, Ψ(x, y) = ½ y φ(x); each cut is a "
+         "linear lower model of the mean hinge loss.", ("eps",)),
+    Line("init", "2: J = {}, t = 0, w = 0, ξ = 0", "No cuts yet: the cut model of the loss is 0."),
+    Line("first", "3: (c, g) = FindCuttingPlane(w)", "The first cut, at w = 0 (every point "
+         "violates the margin there)."),
+    Line("while", "4: while c̄ + w·ḡ > ξ + ε do   «test»",
+         "Stop when the cut (the exact one in Alg. 3) is violated by at most ε: then the cut "
+         "model is ε-close to the objective.", ("loss", "xi", "violation")),
+    Line("add", "5:   J = J ∪ {(c, g)}", "The new cut: c + ⟨w, g⟩ ≤ ξ must hold from now on.",
+         ("c_new", "n_cuts")),
+    Line("count", "6:   t = t + 1", "t counts the calls of FindCuttingPlane.", ("t",)),
+    Line("qp", "7:   (w, ξ) = SolveQP(J):  α = argmax_{α≥0, Σα≤CN} −½αᵀGα + cᵀα",
+         _QP_NOTE, ("qp", "xi_after")),
+    Line("prune", "     (drop cuts with α_t = 0 for 20 iterations, Sec. 6.1)",
+         "Inactive cuts are removed so the QP stays small.", ("removed",)),
+    Line("next", "8:   (c, g) = FindCuttingPlane(w)", "The next cut, at the new w: the loop "
+         "test uses it."),
+    Line("return", "10: return (w, ξ)   — f(x) = ⟨w, φ(x)⟩ = Σ_j β_j K(x_j, x)",
+         "The model is a kernel expansion over the points of the active cuts."),
+    Line("proc", "11: procedure FindCuttingPlane(w)", "The separation oracle: a cut that the "
+         "current w violates, built from a sample."),
+)
+
+CPSP_LISTING = Listing("Yu & Joachims (2008), Algorithm 3: linear-time cut subsampling", (
+    *_CPSP_HEAD,
+    Line("margins", "12–14:   for i = 1..N: y_i f(x_i)   (ŷ_i ≠ y_i iff y_i f(x_i) < 1)",
+         "The margins of all N points, read off the stored ⟨g_t, φ(x_i)⟩: no kernel "
+         "evaluation.", when="linear"),
+    Line("I", "15:   I = {i : y_i f(x_i) < 1}", "The points with a non-zero hinge loss.",
+         ("n_I",), when="linear"),
+    Line("exact", "16:   (c̄, ḡ) = (|I|/N, −(1/N) Σ_{i∈I} y_i φ(x_i))   (exact cut: c̄ + w·ḡ = "
+         "mean hinge loss)", "Used only for the stopping test: it is the true loss at w.",
+         ("loss",), when="linear"),
+    Line("repeat", "17–18:   repeat: sample r examples S uniformly from I",
+         "A cut on r of the violators instead of all of them: its expansion has at most r "
+         "points.", ("r", "draws"), when="linear"),
+    Line("cut", "19:     (c, g) = (|I|/N, −|I|/(N r) Σ_{j∈S} y_j φ(x_j))", "The sampled cut: "
+         "an unbiased estimate of the exact one, with r points instead of |I|.", ("c_new",),
+         when="linear"),
+    Line("until", "20:   until c + w·g > ξ + ε   (the sampled cut is violated)",
+         "A sampled cut that the model already satisfies would teach nothing.",
+         ("violation",), when="linear"),
+    Line("sample", "11b:   sample r examples S uniformly from 1..N",
+         "No pass over the data: the cost per cut does not depend on N.", ("r",),
+         when="constant"),
+    Line("margins", "12–14:   for j = 1..r: y_Sj f(x_Sj)   (ŷ_Sj ≠ y_Sj iff margin < 1)",
+         "Margins of the r sampled points only.", when="constant"),
+    Line("cut", "15:   (c, g) = ((1/r) Σ_j Δ_j, −(1/r) Σ_{j: margin<1} y_Sj φ(x_Sj))",
+         "A bootstrap estimate of the exact cut; also used for the stopping test.",
+         ("c_new", "violation"), when="constant"),
+    Line("patience", "     (stop after p = «patience» sampled cuts in a row with c + w·g ≤ ξ + ε, "
+         "Sec. 6.1)", "One non-violated sample may be luck: the paper waits for p of them.",
+         ("streak",), when="constant"),
+    Line("endproc", "end procedure", "Returns the cut (and, in Alg. 3, the exact cut for the "
+         "stopping test)."),
+), symbols={"eps": "ε", "loss": "c̄ + w·ḡ (mean hinge)", "xi": "ξ", "violation":
+            "c + w·g − ξ", "c_new": "c", "n_cuts": "|J|", "qp": "QP dual", "xi_after": "ξ",
+            "removed": "cuts removed", "n_I": "|I|", "r": "r", "draws": "draws",
+            "streak": "non-violated in a row"})
+
+
+def cpsp_listing(linear: bool = True, patience: int = 4) -> Listing:
+    """Algorithm 3 (linear-time sampling) or Algorithm 2 (constant-time, with the paper's
+    patience rule)."""
+    if linear:
+        return CPSP_LISTING.select("linear", test="(exact cut c̄, ḡ)")
+    return CPSP_LISTING.select(
+        "constant", source="Yu & Joachims (2008), Algorithm 2: constant-time cut subsampling",
+        test="(the sampled cut; see p below)", patience=str(patience))
+
+
 class CuttingPlaneSolver(Solver):
     __doc__ = __doc__
     name = "cpsp"
@@ -200,6 +278,7 @@ class CuttingPlaneSolver(Solver):
     }
     kernelized = True
     stochastic = False
+    listing_default = cpsp_listing()
 
     # ---------------------------------------------------------------------------------- setup
     def _setup(self):
@@ -233,6 +312,7 @@ class CuttingPlaneSolver(Solver):
         self.last_violation = float("nan")
         self.last_xi = 0.0
         self.last_draws = 0
+        self.last_sample = np.zeros(0, dtype=np.int64)   # the r indices of the last draw
         self._conv = False
         self._snap_cache = None
         if self.linear:
@@ -343,6 +423,7 @@ class CuttingPlaneSolver(Solver):
         self.last_violation = val - xi
         self.last_xi = xi
         self.last_draws = draws
+        self.last_sample = S
         self._solve_and_prune()
         self.f = -(self.alpha @ self.A)
         self.t += 1
@@ -372,6 +453,7 @@ class CuttingPlaneSolver(Solver):
         self.last_violation = val - xi
         self.last_xi = xi
         self.last_draws = 1
+        self.last_sample = S
         if val <= xi + self.eps:
             self.streak += 1
             if self.streak >= self.p["patience"]:
@@ -511,3 +593,86 @@ class CuttingPlaneSolver(Solver):
         )
         self._snap_cache = snap
         return snap
+
+    # ------------------------------------------------------------------------ step through
+    def listing(self) -> Listing:
+        return cpsp_listing(self.p["sampling"] == "linear", self.p["patience"])
+
+    def qp_dual(self) -> float:
+        """The value cᵀα − ½αᵀGα of the cut QP at the current α (C-form)."""
+        if self.c.size == 0:
+            return 0.0
+        return float(self.c @ self.alpha - 0.5 * self.alpha @ self.G @ self.alpha)
+
+    def explain_state(self) -> dict:
+        """The cuts (offsets ``c``, the iteration that added each: ``born``), their QP
+        weights α, ξ, and the model's expansion ``coef`` over all n points (and ``b``)."""
+        support, coef, b = self.support_coef()
+        full = np.zeros(self.n)
+        full[support] = coef
+        return {"c": self.c.copy(), "born": np.array(self.born, dtype=np.int64),
+                "α": self.alpha.copy(), "ξ": self._xi(), "coef": full, "b": b}
+
+    def _explain_one(self) -> StepRecord:
+        """One call of FindCuttingPlane and, if its cut is violated, the cut added and the QP
+        re-solved: ``step(1)`` itself; the margins and the exact loss before come from the
+        stored model (no kernel evaluation in linear mode)."""
+        L = self.listing()
+        if self.converged:
+            return self._idle_record(L.no("while", "return"), "the stopping rule fired: "
+                                     "the cut model is within ε of the objective")
+        if self.diverged or self.t >= self.horizon:
+            return self._idle_record(L.no("while"), "the run stopped (diverged or max_iter)")
+        s0 = self.explain_state()
+        m0 = self.y * self.f if self.linear else None       # constant: no pass over the data
+        qp0, added0, removed0 = self.qp_dual(), self.n_cuts_added, self.n_removed
+        t0 = self.t
+        self.step(1)
+        s1 = self.explain_state()
+        added = self.n_cuts_added > added0
+        removed = self.n_removed - removed0
+        sample = np.asarray(self.last_sample, dtype=np.int64)
+        q = {"t": self.t, "eps": self.eps, "r": self.r, "xi": self.last_xi,
+             "violation": self.last_violation, "draws": self.last_draws, "added": added,
+             "n_cuts": (int(s0["c"].size), int(s1["c"].size)), "removed": removed,
+             "qp": (qp0, self.qp_dual()), "xi_after": s1["ξ"], "converged": self.converged,
+             "sample": sample.copy()}
+        if self.linear:
+            q["n_I"] = int(np.count_nonzero(m0 < 1.0))
+            q["loss"] = float(np.mean(np.maximum(0.0, 1.0 - m0)))
+            keys = ["proc", "repeat", "cut", "until", "add", "count", "qp", "next",
+                    "margins", "I", "exact", "while", "endproc"]
+        else:
+            q["streak"] = self.streak
+            keys = ["proc", "sample", "margins", "cut", "endproc", "while"]
+            if added:
+                keys += ["add", "count", "qp", "next"]
+            else:
+                keys.append("patience")
+        if removed:
+            keys.append("prune")
+        if self.converged:
+            keys.append("return")
+        roles = {"cut sample": tuple(int(j) for j in np.unique(sample))}
+        if added:
+            pts = self.pts[-1]
+            q.update({"c_new": float(self.c[-1]), "cut_points": pts.copy(),
+                      "cut_coef": self.coef[-1].copy()})
+            roles["updated"] = tuple(int(j) for j in pts)
+            text = (f"t = {self.t}: a cut on {len(pts)} sampled point(s) "
+                    f"(c = {self.c[-1]:.3g}) is violated by {self.last_violation:.3g} > ε; "
+                    f"J gets it ({s1['c'].size} cut(s) now) and the QP re-solved gives ξ = "
+                    f"{s1['ξ']:.3g} (dual {qp0:.4g} → {self.qp_dual():.4g})")
+            if removed:
+                text += f"; {removed} inactive cut(s) removed"
+        else:
+            text = (f"t = {self.t}: the sampled cut is violated by only "
+                    f"{self.last_violation:.3g} ≤ ε = {self.eps:g}: no cut added "
+                    f"({self.streak} in a row of the {self.p['patience']} that stop the run)")
+        if self.converged:
+            text += "; the stopping test holds: done"
+        if self.diverged:
+            text += f"; {self.message}"
+        return StepRecord(t_before=t0, t=self.t,
+                          lines=L.no(*keys), text=text + ".", picked=roles["cut sample"],
+                          changes=state_changes(s0, s1), quantities=q, roles=roles)

@@ -85,8 +85,9 @@ from .._jit import njit
 from ..kernels import (MATMUL_MIN_EVALS, expansion_by_matmul, kernel_expansion, kernel_row,
                        kernel_value, rows_args)
 from ..objectives import error_rate
-from .base import (AVERAGING_SPEC, COEF0_SPEC, DEGREE_SPEC, GAMMA_SPEC, KERNEL_SPEC, ParamSpec,
-                   SampleStream, Snapshot, Solver, averaging_start, join_state, state_part)
+from .base import (AVERAGING_SPEC, COEF0_SPEC, DEGREE_SPEC, GAMMA_SPEC, KERNEL_SPEC, Line,
+                   Listing, ParamSpec, SampleStream, Snapshot, Solver, StepRecord,
+                   averaging_start, join_state, state_changes, state_part)
 
 # float state slots (`sc`)
 _C, _Q, _LAM, _BSUM, _NAVG = 0, 1, 2, 3, 4
@@ -270,6 +271,70 @@ def _fw_chunk(code, kp, Xd, Xdata, Xind, Xptr, Xsq, sparse, Bd, Bdata, Bind, Bpt
     return n_steps
 
 
+# --------------------------------------------------------------------------- pseudocode
+
+_SYMBOLS = {"i": "x_k", "g_k": "g_k", "g_max": "max_{p∈S} g_p", "vertex": "p*",
+            "g_p": "g_p*", "A_pp": "A_p*p*", "lam_raw": "line-search λ (unclamped)",
+            "lam": "λ*", "lam_max": "upper bound of λ", "q": "q = αᵀAα", "dt": "d_tᵀ∇f(α)",
+            "da": "d_aᵀ∇f(α)", "away_vertex": "p_a", "toward_vertex": "p*", "S": "|S|",
+            "f": "f(α) = −q"}
+_STEP_NOTE = ("Exact line search: f is a concave quadratic along the direction, so its "
+              "maximiser is a ratio of two numbers the solver already has (q, g_p, A_pp).")
+
+FW_LISTING = Listing("Ouyang & Gray (2010), Algorithm 1 (SFW) with Algorithm 2 (TOWARD)", (
+    Line("init", "1–2: p*₀ = rand(),  q = A_p*₀p*₀,  α = e(p*₀),  S = {p*₀},  update g",
+         "Start at a vertex of the unit simplex: all weight on one random point."),
+    Line("loop", "3: for k = 1, 2, … do", "One new sample of the stream per iteration "
+         "(epoch-wise random permutations).", ("t",)),
+    Line("sample", "4:   sample {x_k, y_k};  g_k = −2 y_k Σ_{m∈S} y_m α_m (K_km + 1)   (eq. 3.8)",
+         "The gradient of f(α) = −αᵀAα at the new point's coordinate (α_k = 0 there): how "
+         "much moving weight onto x_k would raise f.", ("i", "g_k")),
+    Line("join", "5–6:   if g_k ≥ max_{p∈S} g_p:  S ← S ∪ {k}",
+         "The new sample joins the working set only if it is the best vertex to move "
+         "toward.", ("g_max",)),
+    Line("nojoin", "7–8:   else S unchanged   (x_k already in S: its g_k is kept up to date)",
+         "The working set S holds every point that ever had weight; it never shrinks."),
+    Line("call", "10:  TOWARD", "The Frank-Wolfe step (Algorithm 2).", when="!away"),
+    Line("call", "10:  DECIDESTEP   (MSFW: Algorithm 3 replaces TOWARD)",
+         "With away steps the solver can also take weight off a bad vertex.", when="away"),
+    Line("decide", "  DECIDESTEP 1: if d_tᵀ∇f(α) ≥ d_aᵀ∇f(α),  d_t = e(p*) − α,  "
+         "d_a = α − e(p_a),  p_a = argmin_{p∈S, α_p>0} g_p",
+         "Compare the slopes: moving toward the best vertex, or away from the worst "
+         "vertex that has weight. The steeper one is taken.", ("dt", "da"), when="away"),
+    Line("toward", "  DECIDESTEP 2:   TOWARD", "The toward slope is at least as steep.",
+         when="away"),
+    Line("t1", "  TOWARD 1: p* = argmax_{p∈S} g_p",
+         "The simplex vertex e(p*) that maximises the linearised objective: the "
+         "Frank-Wolfe direction is d = e(p*) − α.", ("vertex", "g_p")),
+    Line("t2", "  TOWARD 2: λ* = Clamp{(q + g_p*/2)/(q + g_p* + A_p*p*), [0, 1]}   (eq. 3.9)",
+         _STEP_NOTE + " λ* ∈ [0, 1] keeps α on the simplex.", ("lam_raw", "lam", "A_pp")),
+    Line("t3", "  TOWARD 3: q ← (1−λ*)² q − λ*(1−λ*) g_p* + λ*² A_p*p*   (eq. 3.10)",
+         "q = αᵀAα is updated in O(1); f(α) = −q.", ("q",)),
+    Line("t5", "  TOWARD 4–5: g_p ← (1−λ*) g_p − 2λ* A_pp*   for p ∈ S",
+         "One kernel row of p* against S updates the gradient."),
+    Line("t7", "  TOWARD 7: α ← (1−λ*) α + λ* e(p*)",
+         "Every weight shrinks, p* gains λ*: kept as α = c·β, so this is O(1)."),
+    Line("away", "  DECIDESTEP 4: else AWAY", "Taking weight off p_a raises f faster: "
+         "this is what lets MSFW converge linearly.", when="away"),
+    Line("a1", "  AWAY 1: p = argmin_{p∈S, α_p>0} g_p", "The vertex with weight that hurts "
+         "f the most.", ("away_vertex", "g_p"), when="away"),
+    Line("a2", "  AWAY 2: λ = Clamp{−(q + g_p/2)/(q + g_p + A_pp), [0, α_p/(1 − α_p)]}",
+         _STEP_NOTE + " The upper bound keeps α_p ≥ 0.", ("lam_raw", "lam", "lam_max"),
+         when="away"),
+    Line("a3", "  AWAY 3: q ← (1+λ)² q + λ(1+λ) g_p + λ² A_pp", "q = αᵀAα in O(1), "
+         "as in TOWARD 3 with the opposite direction.", ("q",), when="away"),
+    Line("a5", "  AWAY 4–5: g_p' ← (1+λ) g_p' + 2λ A_p'p   for p' ∈ S", "One kernel row of p "
+         "against S updates the gradient.", when="away"),
+    Line("a7", "  AWAY 7: α ← (1+λ) α − λ e(p)", "Weight moves from p to all the others "
+         "in proportion.", when="away"),
+    Line("drop", "  (λ = α_p/(1 − α_p): α_p becomes 0 — a drop step)",
+         "The line search hit the bound: the vertex leaves the support.", when="away"),
+    Line("bias", "12: b = yᵀα;   f(x) = (Σ_m α_m y_m K(x_m, x) + b)/ρ,  ρ = q",
+         "The bias comes from the Lagrangian; dividing by ρ = q puts the margins at ±1 "
+         "(the usual L2-SVM)."),
+), symbols=_SYMBOLS)
+
+
 def _epochs_spec(default):
     return ParamSpec(default, "float", "Planned passes over the data: iterations = ⌈epochs·n⌉, "
                      "one new sample per iteration (fractions allowed). The paper runs 1 or 2.",
@@ -303,6 +368,7 @@ class SFWSolver(Solver):
     }
     kernelized = True
     stochastic = True
+    listing_default = FW_LISTING.select()
     record_dual = False     # set True to keep f(α) after every iteration in ``dual_trace``
 
     # ---------------------------------------------------------------------------------- setup
@@ -360,7 +426,10 @@ class SFWSolver(Solver):
         n = int(n)
         if n <= 0 or self.diverged:
             return 0
-        idx = self.stream.take(n)
+        return self._advance(self.stream.take(n), n)
+
+    def _advance(self, idx: np.ndarray, n: int) -> int:
+        """n iterations fed the samples ``idx``, in one compiled call."""
         flog = np.empty(n if self.record_dual else 0)
         _fw_chunk(self.kcode, self.kp, *rows_args(self.X), *self.B, self.y, idx, n,
                   self.inv2C, self.away, self.Sidx, self.pos, self.yS, self.betaS, self.gS,
@@ -384,6 +453,11 @@ class SFWSolver(Solver):
     def _scale(q: float) -> float:
         """ρ = q for the ±1-margin model; 1 if q lost its precision (a diverged run)."""
         return q if (q > 0.0 and np.isfinite(q)) else 1.0
+
+    @property
+    def has_bias(self) -> bool:
+        """The (regularised) bias b = yᵀα is part of the L2-SVM solved here."""
+        return True
 
     @property
     def converged(self) -> bool:
@@ -569,11 +643,106 @@ class SFWSolver(Solver):
         self._snap_cache = snap
         return snap
 
+    # ------------------------------------------------------------------------ step through
+    def listing(self) -> Listing:
+        return self.listing_default
+
+    def explain_state(self) -> dict:
+        """α over all n points (the last iterate), the gradient g on the working set (NaN
+        elsewhere: not kept), q = αᵀAα, the working set S in joining order; with averaging
+        also the reported average ``α_avg``."""
+        ns = int(self.ic[_NS])
+        g = np.full(self.n, np.nan)
+        g[self.Sidx[:ns]] = self.gS[:ns]
+        out = {"α": self.alpha, "g": g, "q": float(self.sc[_Q]), "S": self.working_set}
+        if self.p["averaging"] is not None:
+            out["α_avg"] = self.model_alpha
+        return out
+
+    def _explain_one(self) -> StepRecord:
+        """One iteration of Algorithm 1: the new sample's g_k, the working-set test, the
+        vertex and the line search, recomputed in NumPy from the state before the compiled
+        step (which then runs on the same sample)."""
+        L = self.listing()
+        if self.diverged:
+            return self._idle_record(L.no("loop"), "the run diverged (q lost its precision)")
+        t = self.t + 1
+        idx = self.stream.take(1)
+        i = int(idx[0])
+        s0 = self.explain_state()
+        a0, g0, q0, S0 = s0["α"], s0["g"], s0["q"], s0["S"]
+        inv2C, y = self.inv2C, self.y
+        new = self.pos[i] < 0
+        gmax = float(np.max(g0[S0]))
+        if new:
+            Ki = self.kernel_block([i], S0)[0]
+            g_k = float(-2.0 * y[i] * ((y[S0] * a0[S0]) @ (Ki + 1.0)))
+        else:
+            g_k = float(g0[i])
+        # DECIDESTEP's two candidates, from the state before (ties: first in S order)
+        cand = np.append(g0[S0], g_k) if (new and g_k >= gmax) else g0[S0]
+        order = np.append(S0, i) if (new and g_k >= gmax) else S0
+        p_t = int(order[int(np.argmax(cand))])
+        supp = S0[a0[S0] > 0.0]
+        p_a = int(supp[int(np.argmin(g0[supp]))]) if supp.size else -1
+        dt = float(np.max(cand) + 2.0 * q0)
+        da = float(-2.0 * q0 - g0[p_a]) if p_a >= 0 else float("nan")
+        ndrop0 = int(self.ic[_NDROP])
+        self._advance(idx, 1)                              # the compiled step on x_k
+        s1 = self.explain_state()
+        added, away = bool(self.ic[_ADDED]), bool(self.ic[_AWAY])
+        drop = int(self.ic[_NDROP]) > ndrop0
+        p = int(self.ic[_VERTEX])
+        lam = float(self.sc[_LAM])
+        gp = g_k if p == i and new else float(g0[p])
+        App = float(self.kernel_block([p], [p])[0, 0]) + 1.0 + inv2C
+        den = q0 + gp + App
+        if away:
+            lam_raw = -(q0 + 0.5 * gp) / den if den > 0 else 0.0
+            lam_max = a0[p] / (1.0 - a0[p])
+        else:
+            lam_raw = (q0 + 0.5 * gp) / den if den > 0 else 0.0
+            lam_max = 1.0
+        keys = ["loop", "sample", "join" if added else "nojoin", "call", "bias"]
+        if self.away:
+            keys += ["decide"]
+        if away:
+            keys += ["away", "a1", "a2", "a3", "a5", "a7"] + (["drop"] if drop else [])
+        else:
+            keys += (["toward"] if self.away else []) + ["t1", "t2", "t3", "t5", "t7"]
+        q = {"t": t, "i": i, "new": bool(new), "g_k": g_k, "g_max": gmax, "joined": added,
+             "vertex": p, "step": "away" if away else "toward", "drop": drop, "g_p": gp,
+             "A_pp": App, "lam_raw": float(lam_raw), "lam": lam, "lam_max": float(lam_max),
+             "q": (q0, s1["q"]), "f": (-q0, -s1["q"]), "S": (int(S0.size), int(s1["S"].size)),
+             "toward_vertex": p_t}
+        if self.away:
+            q.update({"dt": dt, "da": da, "away_vertex": p_a})
+        roles = {"sample": (i,), ("drop" if drop else q["step"]): (p,), "updated": (p,)}
+        if added:
+            roles["joined"] = (i,)
+        text = (f"t = {t}: sample x_{i} " + ("joins S" if added else "does not join S"
+                                              if new else "is already in S")
+                + f" (g_k = {g_k:.3g}, max over S {gmax:.3g}); ")
+        if away:
+            text += (f"moving away from x_{p} is steeper (d_aᵀ∇f = {da:.3g} > d_tᵀ∇f = "
+                     f"{dt:.3g}): AWAY step λ = {lam:.3g}"
+                     + (" reaches its bound, α_p drops to 0" if drop else ""))
+        else:
+            text += (f"TOWARD x_{p} with the line-search step λ* = {lam:.3g}"
+                     + ("" if 0.0 <= lam_raw <= lam_max else " (clamped)"))
+        text += f"; f(α) = −q: {-q0:.4g} → {-s1['q']:.4g}."
+        return StepRecord(t_before=t - 1, t=self.t, lines=L.no(*keys), text=text,
+                          picked=tuple(dict.fromkeys((i, p))), changes=state_changes(s0, s1),
+                          quantities=q, roles=roles)
+
 
 class MSFWSolver(SFWSolver):
     __doc__ = __doc__
     name = "msfw"
     title = "Stochastic Frank-Wolfe with away steps (MSFW)"
+    listing_default = FW_LISTING.select("away", source="Ouyang & Gray (2010), Algorithm 1 "
+                                        "(SFW) with Algorithm 3 (DECIDESTEP), 2 (TOWARD) and "
+                                        "4 (AWAY): MSFW")
     update_rule = (r"\text{TOWARD if } d_t^\top\nabla f\ge d_a^\top\nabla f \text{ else AWAY: }"
                    r"p=\arg\min_{\alpha_p>0} g_p,\ \alpha\leftarrow(1+\lambda)\alpha-\lambda e_p,\ "
                    r"\lambda\in[0,\tfrac{\alpha_p}{1-\alpha_p}]")

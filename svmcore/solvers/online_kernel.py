@@ -121,8 +121,8 @@ from ..kernels import kernel_row, rows_args
 from ..objectives import error_rate, hinge_losses
 from ..schedules import SCHEDULE_CODES, step_size
 from .base import (AVERAGING_SPEC, C_SPEC, COEF0_SPEC, DEGREE_SPEC, ETA0_SPEC, GAMMA_SPEC,
-                   ParamSpec, SampleStream, Snapshot, Solver, averaging_start, join_state,
-                   state_part)
+                   Line, Listing, ParamSpec, SampleStream, Snapshot, Solver, StepRecord,
+                   averaging_start, join_state, state_changes, state_part)
 
 # algorithm codes
 NORMA, PEGAZ, OL_HINGE, OL_REG = 0, 1, 2, 3
@@ -395,7 +395,10 @@ class _OnlineKernelMixin:
         n = int(n)
         if n <= 0 or self.diverged:
             return 0
-        idx = self._indices(n)
+        return self._advance(self._indices(n), n)
+
+    def _advance(self, idx: np.ndarray, n: int) -> int:
+        """n visits of the points ``idx`` in one compiled call."""
         done = _online_chunk(self.alg, self.kcode, self.kp, *rows_args(self.X), self.y, idx, n,
                              self.gam, self.ot, self.U, self.sv, self.pos, self.sc, self.ic,
                              self.sched.code, self.sparams, self.C_run, self.p["fit_intercept"],
@@ -443,6 +446,100 @@ class _OnlineKernelMixin:
         return self._expansion_rows(R)
 
     # ------------------------------------------------------------------------------ objective
+    # ------------------------------------------------------------------------ step through
+    def listing(self) -> Listing:
+        """The list of this variant (from the options: it works before ``init``)."""
+        p = self.p
+        rule = p["viol_rule"]
+        strict = self._strict_listing if rule == "listing" else rule == "<"
+        return online_listing(self._alg(), cache=p["cache_outputs"], bias=p["fit_intercept"],
+                              add=p.get("update") == "add", strict=strict,
+                              eta=self.schedule.text)
+
+    def explain_state(self) -> dict:
+        """The last iterate α (over all n points) and b; Pegaz also β (α = η β); with
+        averaging also the reported average ``α_avg``, ``b_avg``."""
+        out = {"α": self.sc[_A] * self.gam, "b": float(self.sc[_B])}
+        if self.alg == PEGAZ:
+            out["β"] = self.gam.copy()
+        if self.p["averaging"] is not None:
+            avg, bavg = self.model()
+            out["α_avg"], out["b_avg"] = np.array(avg, copy=True), bavg
+        return out
+
+    def _explain_one(self) -> StepRecord:
+        """One visit: the margin viol of the visited point computed in NumPy from the state
+        before (with the η of this step for Pegaz), then the compiled step on that point."""
+        L = self.listing()
+        if self.diverged:
+            return self._idle_record(L.no("loop"), "the run diverged")
+        t = self.t + 1
+        idx = self._indices(1)
+        i = int(idx[0])
+        eta = float(self.sched.values([t], self.lam, self.C_run)[0])
+        s0 = self.explain_state()
+        coef = eta * s0["β"] if self.alg == PEGAZ else s0["α"]
+        sup = np.flatnonzero(coef != 0.0)
+        o_i = float(self.kernel_block([i], sup)[0] @ coef[sup]) if sup.size else 0.0
+        viol = float(self.y[i] * (o_i + s0["b"]))
+        nviol0 = int(self.ic[_NVIOL])
+        self._advance(idx, 1)                              # the compiled step on x_i
+        hit = int(self.ic[_NVIOL]) > nviol0
+        s1 = self.explain_state()
+        own = "β" if self.alg == PEGAZ else "α"       # the coefficient the visit sets
+        moved = bool(s0[own][i] != s1[own][i])
+        # NORMA's decay moves every α_j: recorded whole; otherwise only entry i changes
+        skip = () if self.alg == NORMA else (own,)
+        changes = state_changes(s0, s1, skip=skip)
+        index = {}
+        if skip and moved:
+            changes[own], index[own] = (s0[own][[i]], s1[own][[i]]), np.array([i])
+        shrink = 1.0 - eta / self.C_run
+        keys = ["loop", "eta", "next", "viol", "test"]
+        if self.alg == PEGAZ:
+            keys.append("alpha")
+        if self.alg == NORMA:
+            keys.append("shrink")
+        if hit:
+            keys += ["set"] + (["update_o"] if L.has("update_o") else [])
+            keys += ["bias"] if L.has("bias") else []
+        elif self.alg == OL_REG and viol > 1.0:
+            keys += ["elif", "shrink_i"] + (["shrink_o"] if L.has("shrink_o") else [])
+        else:
+            keys.append("keep")
+        q = {"t": t, "i": i, "eta": eta, "viol": viol, "o_i": o_i, "hit": hit,
+             "shrink": shrink, "C": self.C_run, "alpha_i": (float(s0["α"][i]),
+                                                            float(s1["α"][i])),
+             "b": s1["b"]}
+        if self.alg == PEGAZ:
+            q["beta_i"] = (float(s0["β"][i]), float(s1["β"][i]))
+        text = self._visit_text(t, i, viol, hit, eta, shrink, q["alpha_i"])
+        if self.diverged:
+            text += " The coefficients became NaN or infinite: the run diverged."
+        return StepRecord(t_before=t - 1, t=self.t, lines=L.no(*keys), text=text, picked=(i,),
+                          changes=changes, quantities=q, index=index,
+                          roles={"sample": (i,), **({"updated": (i,)} if moved else {})})
+
+    def _visit_text(self, t, i, viol, hit, eta, shrink, alpha_i) -> str:
+        rel = ("< 1" if self.strict else "≤ 1") if hit else ("≥ 1" if self.strict else "> 1")
+        head = f"t = {t}: x_{i} has viol = y·o(x) = {viol:.3g} {rel}"
+        a0, a1 = alpha_i
+        if self.alg == NORMA:
+            tail = (f"; every other α_j decays by 1 − η/C = {shrink:.3g}"
+                    + (f" and α_{i} is set to η y = {a1:.3g}" if hit and not self.add_rule
+                       else f" and α_{i} goes {a0:.3g} → {a1:.3g}" if hit
+                       else f"; α_{i} = {a1:.3g} stays"))
+        elif self.alg == PEGAZ:
+            tail = ((f", so β_{i} gains y_{i}" if hit else ", β is unchanged")
+                    + f"; the model α = η β is rescaled to η = {eta:.3g}")
+        elif hit:
+            tail = f", so α_{i} goes {a0:.3g} → {a1:.3g}"
+        elif self.alg == OL_REG and viol > 1.0:
+            tail = f", so only the regulariser acts: α_{i} {a0:.3g} → {a1:.3g}"
+        else:
+            tail = ": nothing changes"
+        return head + tail + "."
+
     def _objective(self, hinge_mean: float, o_sqnorm: float) -> tuple[float, str, float | None]:
         """(value, name, λ) of the objective this variant minimises."""
         raise NotImplementedError
@@ -493,6 +590,126 @@ _C_SCALE = ParamSpec("paper", "choice", "paper: C as in Lists 1–2, which minim
                      "so it minimises eq. 1 with C (λ = 1/(C n)).", choices=("paper", "svc"))
 
 
+# --------------------------------------------------------------------------- pseudocode
+
+_VIOL_NOTE = ("The margin of x_i under the current model: ≤ 1 means x_i is inside the margin or "
+              "misclassified, a violator.")
+_O_NOTE = ("With the output vector o = Kα (+ b) kept for every training point, viol is a look-up; "
+           "o changes by one kernel column whenever some α_j changes (List 3).")
+_COMMON_HEAD = (
+    Line("loop", "for t = 1, …, N·l", "N epochs over the l training points.", ("t",)),
+    Line("eta", "  η = «eta»", "The step size (the paper's C√(2/t)); the record shows the "
+         "value used.", ("eta",)),
+    Line("next", "  i = i + 1   (cycling through the shuffled data)",
+         "Online: one example per step, in a fixed random order.", ("i",)),
+)
+_BIAS = Line("bias", "    b = b + η y_i   (eq. 6)", "The bias moves with each violation; it is "
+             "never shrunk.", ("b",), when="bias")
+_SYMBOLS = {"viol": "viol = y_i o(x_i)", "i": "i", "shrink": "1 − η/C", "alpha_i": "α_i",
+            "beta_i": "β_i", "hit": "violator", "eta": "η"}
+
+NORMA_LISTING = Listing("Kecman & Melki (2016), List 1: NORMA (Kivinen, Smola & Williamson 2004)", (
+    Line("min", "Minimization of R_rhl in (1)",
+         "Per example C·max(0, 1 − y_i o(x_i)) + ½‖o‖²: over the data, the λ-form with "
+         "λ = 1/C (SVC with C/n; the solver's docstring shows why)."),
+    Line("init", "Shuffle the dataset & initialize α = 0, i = 0",
+         "One random order, then the points are visited in it, epoch after epoch."),
+    *_COMMON_HEAD,
+    Line("viol", "  viol = «viol»", _VIOL_NOTE, ("viol",)),
+    Line("shrink", "  α(I_noti) = (1 − η/C) α(I_noti)",
+         "The regulariser's gradient: every other coefficient decays; the visited one is "
+         "handled below.", ("shrink",), when="!add"),
+    Line("shrink", "  α = (1 − η/C) α",
+         "Kivinen et al.: every coefficient, the visited one too, decays.", ("shrink",),
+         when="add"),
+    Line("test", "  if viol «le» 1", "Only a violator has a non-zero hinge-loss gradient.",
+         ("hit",)),
+    Line("set", "    α_i = η y_i", "List 1 *sets* the coefficient: a repeated example "
+         "replaces its old term.", ("alpha_i",), when="!add"),
+    Line("set", "    α_i = α_i + η y_i", "The hinge loss's gradient step adds a new term.",
+         ("alpha_i",), when="add"),
+    _BIAS,
+    Line("keep", "  else: α_i stays as it is   (I_noti excludes i: not shrunk)",
+         "A point outside the margin keeps its coefficient.", when="!add"),
+    Line("keep", "  else: α_i only decays", "A point outside the margin adds nothing.",
+         when="add"),
+    Line("end", "end   (o(x) = Σ_j α_j k(x, x_j) (+ b))",
+         "The model: a kernel expansion over the points with α_j ≠ 0."),
+), symbols=_SYMBOLS)
+
+PEGAZ_LISTING = Listing("Kecman & Melki (2016), List 2: Pegaz (Pegasos without projection; "
+                        "Shalev-Shwartz & Ben-David 2014)", (
+    Line("min", "Minimization of R_rhl in (1)",
+         "As NORMA: the λ-form with λ = 1/C, one example at a time."),
+    Line("init", "Shuffle the dataset & initialize α = β = 0, i = 0",
+         "β sums the labels of the violations; the model is α = η β."),
+    *_COMMON_HEAD,
+    Line("alpha", "  α = η β", "The whole model is rescaled by the current step: this is "
+         "the shrink of every coefficient, in O(1).", ("eta",)),
+    Line("viol", "  viol = «viol»", _VIOL_NOTE, ("viol",)),
+    Line("test", "  if viol «le» 1", "Only a violator changes β.", ("hit",)),
+    Line("set", "    β_i = β_i + y_i", "The violator's label is added once more.", ("beta_i",)),
+    _BIAS,
+    Line("keep", "  else: β unchanged", "A point outside the margin adds nothing; α still "
+         "changes with the next η."),
+    Line("end", "end;  α = η β", "The model after the last step: o(x) = Σ_j α_j k(x, x_j)."),
+), symbols=_SYMBOLS)
+
+OLSVM_LISTING = Listing("Kecman & Melki (2016), List 3b: OL SVM for R_hl", (
+    Line("min", "Minimization of R_hl in (2)",
+         "The plain hinge loss Σ max(0, 1 − y_i o(x_i)), no regulariser: C only scales the "
+         "steps.", when="hinge"),
+    Line("min", "Minimization of R_rhl in (1)",
+         "C Σ hinge + ½‖o‖²: SVC's problem with this C.", when="reg"),
+    Line("init", "Shuffle the dataset & initialize α = 0, o = 0, i = 0",
+         "o holds the current output o(x_j) of every training point."),
+    *_COMMON_HEAD,
+    Line("viol", "  viol = «viol»", _O_NOTE, ("viol",)),
+    Line("test", "  if viol < 1", "A violator: a gradient step on its hinge loss.", ("hit",)),
+    Line("update_o", "    o = o + η y_i k(:, x_i)", "The outputs of all points change by one "
+         "kernel column.", when="hinge+cache"),
+    Line("set", "    α_i = α_i + η y_i", "Like the kernel perceptron, with the margin 1 in "
+         "the test.", ("alpha_i",), when="hinge"),
+    Line("update_o", "    o = o + η (y_i − α_i/C) k(:, x_i)", "The outputs follow the change "
+         "of α_i.", when="reg+cache"),
+    Line("set", "    α_i = (1 − η/C) α_i + η y_i", "Hinge step plus the regulariser's decay "
+         "of the visited coefficient.", ("alpha_i", "shrink"), when="reg"),
+    _BIAS,
+    Line("elif", "  elseif viol > 1", "Outside the margin: only the regulariser acts.",
+         when="reg"),
+    Line("shrink_o", "    o = o − η α_i k(:, x_i)/C", "The outputs follow the decay of α_i.",
+         when="reg+cache"),
+    Line("shrink_i", "    α_i = (1 − η/C) α_i", "The visited coefficient decays: over an "
+         "epoch these decays add up to one gradient of ½‖o‖².", ("alpha_i", "shrink"),
+         when="reg"),
+    Line("keep", "  else: nothing changes", "A non-violator costs no kernel evaluation.",
+         when="hinge"),
+    Line("keep", "  (viol = 1 exactly: no change)", "On the margin itself the hinge loss has "
+         "a kink; the list does nothing there.", when="reg"),
+    Line("end", "end   (o(x) = Σ_j α_j k(x, x_j) (+ b))",
+         "The model: a kernel expansion over the points with α_j ≠ 0."),
+), symbols=_SYMBOLS)
+
+
+def online_listing(alg: int, cache=False, bias=False, add=False, strict=False,
+                   eta="C√(2/t)") -> Listing:
+    """The listing of ``alg`` (NORMA, PEGAZ, OL_HINGE, OL_REG) for these options: cached
+    outputs (List 3's o) or the literal kernel row, the bias of eq. 6, NORMA's add rule, the
+    violation test (< or ≤) and the schedule's η."""
+    flags = ["cache"] if cache else []
+    flags += ["bias"] if bias else []
+    flags += ["add"] if add else []
+    base = {NORMA: NORMA_LISTING, PEGAZ: PEGAZ_LISTING}.get(alg, OLSVM_LISTING)
+    src = None
+    if alg in (OL_HINGE, OL_REG):
+        flags.append("hinge" if alg == OL_HINGE else "reg")
+        if alg == OL_REG:
+            src = "Kecman & Melki (2016), List 3a: OL SVM for R_rhl"
+    viol = ("y_i o_i   (o = Kα (+ b), kept for all points)" if cache
+            else "y_i k(x_i, :) · α   (+ b)")
+    return base.select(*flags, source=src, eta=eta, viol=viol, le="<" if strict else "≤")
+
+
 class NormaSolver(_OnlineKernelMixin, Solver):
     __doc__ = __doc__
     name = "norma"
@@ -509,6 +726,7 @@ class NormaSolver(_OnlineKernelMixin, Solver):
                                   "writes it; add: α_i ← (1−η/C)α_i + η y_i (Kivinen et al. "
                                   "2004; identical in the first epoch).", choices=("set", "add"))}
     _strict_listing = False
+    listing_default = online_listing(NORMA)
 
     def _alg(self):
         return NORMA
@@ -528,6 +746,7 @@ class PegazSolver(_OnlineKernelMixin, Solver):
                    r"y_i,\quad \eta_t = C\sqrt{2/t}")
     params = {**_COMMON, "cache_outputs": _cache_spec(False), "c_scale": _C_SCALE}
     _strict_listing = False
+    listing_default = online_listing(PEGAZ)
 
     def _alg(self):
         return PEGAZ
@@ -551,6 +770,7 @@ class OLSVMSolver(_OnlineKernelMixin, Solver):
                                    "paper's experiments); regularized: List 3a, eq. 1.",
                                    choices=("hinge", "regularized"))}
     _strict_listing = True
+    listing_default = online_listing(OL_HINGE, cache=True, strict=True)
 
     def _alg(self):
         return OL_HINGE if self.p["variant"] == "hinge" else OL_REG

@@ -45,8 +45,9 @@ from ..kernels import (dense_dot, kernel_row, kernel_value, linear_scores,
 from ..objectives import error_rate, primal_objective
 from ..schedules import step_size
 from .base import (AVERAGING_SPEC, C_SPEC, COEF0_SPEC, DEGREE_SPEC, EPOCHS_SPEC, ETA0_SPEC,
-                   GAMMA_SPEC, KERNEL_SPEC, SCHEDULE_SPEC, ParamSpec, SampleStream, Snapshot,
-                   Solver, averaging_start, join_state, state_part)
+                   GAMMA_SPEC, KERNEL_SPEC, SCHEDULE_SPEC, Line, Listing, ParamSpec,
+                   SampleStream, Snapshot, Solver, StepRecord, averaging_start, join_state,
+                   state_changes, state_part)
 
 # scalar state slots (float64 array `sc`)
 _A, _VSQ, _B, _BSUM_AVG, _BIAS_SUM, _N_AVG, _WSQ = 0, 1, 2, 3, 4, 5, 6
@@ -237,6 +238,93 @@ def _kernel_chunk(code, kp, Xd, Xdata, Xind, Xptr, Xsq, sparse, y, idx, n_steps,
     return n_steps
 
 
+# --------------------------------------------------------------------------- pseudocode
+
+_SRC_LINEAR = ("Pegasos (Shalev-Shwartz, Singer & Srebro 2007), Fig. 1 / Sec. 2: mini-batch "
+               "sub-gradient step and projection")
+_SRC_KERNEL = ("Pegasos, kernel form (Sec. 4; Shalev-Shwartz et al. 2011, Fig. 3), mini-batch, "
+               "w = Σ_j β_j y_j φ(x_j)")
+
+PEGASOS_LISTING = Listing(_SRC_LINEAR, (
+    Line("input", "INPUT: S = {(x_i, y_i)}_{i=1..m}, λ, T, mini-batch size k",
+         "λ = 1/(C m) weighs the regulariser ½‖w‖² against the mean hinge loss.",
+         ("lam",)),
+    Line("init", "INITIALIZE: w_1 = 0   (any w_1 with ‖w_1‖ ≤ 1/√λ)",
+         "The optimum lies in the ball ‖w‖ ≤ 1/√λ, so any start inside it will do.",
+         when="!kernel"),
+    Line("init", "INITIALIZE: β = 0, α = 0   (w_1 = Σ_j β_j y_j φ(x_j) = 0)",
+         "The kernel form never builds w: it keeps one coefficient β_j per training point, "
+         "and α_j counts how often x_j was a violator.", when="kernel"),
+    Line("loop", "FOR t = 1, 2, …, T:", "One iteration looks at k examples only: its cost "
+         "does not grow with m.", ("t",)),
+    Line("batch", "  choose A_t ⊆ S, |A_t| = k, i.i.d. uniformly",
+         "A random mini-batch: its loss is an unbiased estimate of the mean hinge loss.",
+         ("batch",)),
+    Line("margin", "  compute y⟨w_t, x⟩ for (x, y) ∈ A_t",
+         "The margin y·f(x): ≥ 1 means x is on the right side with room to spare.",
+         ("margins",), when="!kernel"),
+    Line("margin", "  f(x_i) = Σ_j β_j y_j K(x_j, x_i) for i ∈ A_t",
+         "A margin costs one kernel value per point with β_j ≠ 0: this is why kernel Pegasos "
+         "slows down as the support grows.", ("margins",), when="kernel"),
+    Line("violators", "  A_t⁺ = {(x, y) ∈ A_t : y f(x) < 1}",
+         "Only these examples have a non-zero hinge loss max{0, 1 − y f(x)}, so only they "
+         "contribute to the sub-gradient.", ("violators",)),
+    Line("eta", "  η_t = «eta»", "The step size; with 1/(λt) the analysis gives "
+         "Õ(1/(λε)) iterations for an ε-accurate solution.", ("eta",)),
+    Line("grad", "  ∇_t = λ w_t − (1/k) Σ_{(x,y)∈A_t⁺} y x        (eq. 3)",
+         "A sub-gradient of f(w; A_t) = λ/2‖w‖² + (1/k) Σ_{A_t} hinge at w_t: the "
+         "regulariser pulls w toward 0, each violator pulls it toward y x.",
+         ("grad_norm",), when="!kernel"),
+    Line("grad", "  ∇_t = λ w_t − (1/k) Σ_{i∈A_t⁺} y_i φ(x_i)   (eq. 3 in feature space)",
+         "The same sub-gradient, written in the span of the φ(x_j): it changes β, never φ.",
+         ("grad_norm",), when="kernel"),
+    Line("shrink", "  w_{t+½} = (1 − η_t λ) w_t …", "The regulariser's part of −η_t∇_t: "
+         "every weight shrinks by the same factor (at t = 1 with η_1 = 1/λ the factor is 0).",
+         ("shrink",), when="!kernel"),
+    Line("shrink", "  β ← (1 − η_t λ) β", "The regulariser's part of −η_t∇_t: every "
+         "coefficient shrinks by the same factor, w shrinks with them.", ("shrink",),
+         when="kernel"),
+    Line("add", "    … + (η_t/k) Σ_{(x,y)∈A_t⁺} y x",
+         "The loss part of −η_t∇_t: each violator moves w toward y x, i.e. toward classifying "
+         "x correctly with margin 1.", ("n_violators",), when="!kernel"),
+    Line("add", "    for i ∈ A_t⁺: β_i ← β_i + η_t/k,  α_i ← α_i + 1",
+         "Each violator x_i enters the expansion (or grows): it becomes a support vector.",
+         ("n_violators",), when="kernel"),
+    Line("noadd", "    (A_t⁺ = ∅: every margin ≥ 1, no hinge term — only the shrink)",
+         "No sampled example suffers a loss, so the sub-gradient is the regulariser's alone."),
+    Line("bias", "  b ← b + (η_t/k) Σ_{A_t⁺} y   (unregularised bias, Sec. 4)",
+         "The bias takes the loss part of the step only; it is neither shrunk nor projected.",
+         ("b",), when="bias"),
+    Line("project", "  w_{t+1} = min{1, (1/√λ)/‖w_{t+½}‖} · w_{t+½}   (projection onto B, eq. 4)",
+         "The optimum lies in B = {‖w‖ ≤ 1/√λ}: scaling back into B can only bring w closer "
+         "to it, and keeps the steps bounded.", ("norm_half", "radius", "projection"),
+         when="project+!kernel"),
+    Line("project", "  β ← min{1, 1/(√λ‖w‖)} · β,   ‖w‖² = Σ_ij β_i β_j y_i y_j K(x_i, x_j)",
+         "The same projection onto ‖w‖ ≤ 1/√λ; ‖w‖² is kept up to date from the kernel "
+         "values of the new terms only.", ("norm_half", "radius", "projection"),
+         when="project+kernel"),
+    Line("avg", "  t ≥ T₀: w̄ = mean of the iterates w_{T₀+1}, …, w_{t+1}",
+         "Averaging the last iterates smooths out the noise of the stochastic steps.",
+         ("averaging",), when="avg"),
+    Line("output", "OUTPUT: w_{T+1}   (or the average w̄)",
+         "The model is f(x) = ⟨w, x⟩ (+ b).", when="!kernel"),
+    Line("output", "OUTPUT: f(x) = Σ_j β_j y_j K(x_j, x)   (+ b)",
+         "β_j = α_j/(λ t k) with the 1/(λt) schedule: the violation counts are the dual "
+         "variables.", when="kernel"),
+), symbols={"batch": "A_t", "margins": "y·f(x)", "violators": "A_t⁺",
+            "n_violators": "|A_t⁺|", "grad_norm": "‖∇_t‖", "norm_half": "‖w_{t+½}‖",
+            "radius": "1/√λ", "projection": "min{1, (1/√λ)/‖w_{t+½}‖}",
+            "averaging": "averaging"})
+
+
+def pegasos_listing(kernel=False, bias=False, project=True, avg=False, eta="1/(λt)") -> Listing:
+    """The variant of :data:`PEGASOS_LISTING` for these options."""
+    flags = [f for f, on in (("kernel", kernel), ("bias", bias), ("project", project),
+                             ("avg", avg)) if on]
+    return PEGASOS_LISTING.select(*flags, source=_SRC_KERNEL if kernel else _SRC_LINEAR,
+                                  eta=eta)
+
+
 class PegasosSolver(Solver):
     __doc__ = __doc__
     name = "pegasos"
@@ -268,6 +356,7 @@ class PegasosSolver(Solver):
                           "kernel (the same iterates, to compare costs).",
                           when=("kernel", ("linear",)), advanced=True),
     }
+    listing_default = pegasos_listing()
 
     # ---------------------------------------------------------------------------------- setup
     def _setup(self):
@@ -306,7 +395,10 @@ class PegasosSolver(Solver):
         n = int(n)
         if n <= 0 or self.diverged:
             return 0
-        idx = self.stream.take(n * self.k)
+        return self._advance(self.stream.take(n * self.k), n)
+
+    def _advance(self, idx: np.ndarray, n: int) -> int:
+        """n iterations on the mini-batches ``idx`` (n·k indices from the stream)."""
         X = rows_args(self.X)
         p = self.p
         if self.kernelized:
@@ -419,3 +511,121 @@ class PegasosSolver(Solver):
                    "eta": float(self.step_sizes([max(self.t, 1)])[0]),
                    "averaging_active": bool(self.averaging_active)},
         )
+
+    # ------------------------------------------------------------------------ step through
+    def listing(self) -> Listing:
+        """Fig. 1 (linear, primal) or the kernel form (dual), with the bias, projection and
+        averaging lines of the options that are on and the schedule's η_t."""
+        p = self.p
+        return pegasos_listing(kernel=p["kernel"] != "linear" or p["dual"],
+                               bias=p["fit_intercept"], project=p["projection"],
+                               avg=p["averaging"] is not None, eta=self.schedule.text)
+
+    def explain_state(self) -> dict:
+        """Linear form: the iterate ``w`` = a·v and ``b``; kernel form: ``β`` = a·γ over all
+        n points, the violation counts ``α`` and ``b``; with averaging also the reported
+        average (``w_avg`` or ``β_avg``, and ``b_avg``)."""
+        vec, name = (self.gam, "β") if self.kernelized else (self.v, "w")
+        out = {name: self.sc[_A] * vec, "b": float(self.sc[_B])}
+        if self.kernelized:
+            out["α"] = self.counts.copy()
+        if self.p["averaging"] is not None:
+            avg, bavg = self.model()
+            out[name + "_avg"], out["b_avg"] = np.array(avg, copy=True), float(bavg)
+        return out
+
+    def _explain_one(self) -> StepRecord:
+        """One iteration of Fig. 1 (or its kernel form) with its sub-gradient ∇_t, computed in
+        NumPy from the state before the compiled step, which then runs on the same batch."""
+        L = self.listing()
+        if self.diverged:
+            return self._idle_record(L.no("loop"), "the run diverged")
+        k, lam, y = self.k, self.lam, self.y
+        t = self.t + 1
+        eta = float(self.sched.values([t], lam, self.p["C"])[0])
+        shrink = 1.0 - eta * lam
+        idx = self.stream.take(k)
+        s0 = self.explain_state()
+        name = "β" if self.kernelized else "w"
+        vec0, b0 = s0[name], s0["b"]
+        if self.kernelized:
+            sup = np.flatnonzero(vec0 != 0.0)
+            f = (vec0[sup] * y[sup]) @ self.kernel_block(sup, idx) if sup.size else np.zeros(k)
+        else:
+            R = self.X.take(idx).to_scipy()
+            f = np.asarray(R @ vec0).ravel()
+        margins = y[idx] * (f + b0)
+        viol = idx[margins < 1.0]
+        mult = np.bincount(viol, minlength=self.n).astype(np.float64)
+        # ∇_t = λ w_t − (1/k) Σ_{A⁺} y x, and w_{t+½} = w_t − η_t ∇_t
+        if self.kernelized:
+            grad = lam * vec0 * y - mult * y / k          # coefficients of φ(x_j)
+            half = shrink * vec0 + eta * mult / k          # β_{t+½}
+            touched = np.flatnonzero((grad != 0.0) | (half != 0.0))
+            Kt = self.kernel_block(touched, touched) if touched.size else np.zeros((0, 0))
+            gt, ht = grad[touched], half[touched] * y[touched]
+            grad_norm = math.sqrt(max(float(gt @ Kt @ gt), 0.0))
+            norm_half = math.sqrt(max(float(ht @ Kt @ ht), 0.0))
+        else:
+            Rv = self.X.take(viol).to_scipy() if viol.size else None
+            pull = np.asarray(y[viol] @ Rv).ravel() / k if viol.size else np.zeros(self.d)
+            grad = lam * vec0 - pull
+            half = vec0 - eta * grad
+            grad_norm, norm_half = float(np.linalg.norm(grad)), float(np.linalg.norm(half))
+        radius = 1.0 / math.sqrt(lam)
+        factor = min(1.0, radius / norm_half) if (self.p["projection"] and norm_half > 0) else 1.0
+
+        done = self._advance(idx, 1)                      # the compiled step on this batch
+        s1 = self.explain_state()
+        changes = state_changes(s0, s1, skip=("α",))
+        index = {}
+        if self.kernelized and viol.size:
+            u = np.unique(viol)
+            changes["α"], index["α"] = (s0["α"][u], s1["α"][u]), u
+        keys = ["loop", "batch", "margin", "violators", "eta", "grad", "shrink"]
+        keys += ["add"] if viol.size else ["noadd"]
+        if self.p["fit_intercept"] and viol.size:
+            keys.append("bias")
+        if factor < 1.0:
+            keys.append("project")
+        if self.p["averaging"] is not None and t >= self.t_avg0:
+            keys.append("avg")
+        q = {"t": t, "eta": eta, "lam": lam, "shrink": shrink, "k": k, "batch": idx.copy(),
+             "margins": margins, "violators": viol, "n_violators": int(viol.size),
+             "grad": grad, "grad_norm": grad_norm, "norm_half": norm_half, "radius": radius,
+             "projection": factor, "projected": factor < 1.0, "b": s1["b"],
+             "averaging": bool(t >= self.t_avg0),
+             # the iterate before, after the sub-gradient step and after the projection
+             name + "_t": vec0, name + "_half": half, name + "_next": s1[name]}
+        roles = {"sample": tuple(int(i) for i in np.unique(idx))}
+        if viol.size:
+            roles["violators"] = tuple(int(i) for i in np.unique(viol))
+            roles["updated"] = roles["violators"]
+        text = _pegasos_text(t, idx, margins, viol, shrink, factor, radius, self.kernelized)
+        if done == 0 or self.diverged:
+            text += " The weights became NaN or infinite: the run diverged."
+        return StepRecord(t_before=t - 1, t=self.t, lines=L.no(*keys), text=text,
+                          picked=roles["sample"], changes=changes, quantities=q,
+                          roles=roles, index=index)
+
+
+def _pegasos_text(t, idx, margins, viol, shrink, factor, radius, kernel) -> str:
+    """One sentence for a Pegasos iteration."""
+    if idx.size == 1:
+        i, m = int(idx[0]), float(margins[0])
+        head = (f"t = {t}: x_{i} has margin y·f(x) = {m:.3g}"
+                + (" < 1, a violator" if viol.size else " ≥ 1, no loss"))
+    else:
+        head = (f"t = {t}: {viol.size} of the {idx.size} sampled points "
+                f"{'has' if viol.size == 1 else 'have'} margin < 1")
+    what = "β" if kernel else "w"
+    body = f"; {what} shrinks by 1 − η_tλ = {shrink:.3g}"
+    if viol.size:
+        body += (" and moves toward y·x of the violator" + ("s" if viol.size > 1 else "")
+                 if not kernel else " and the violator" + ("s" if viol.size > 1 else "")
+                 + " gain η_t/k in β")
+    else:
+        body += " only"
+    if factor < 1.0:
+        body += f"; ‖w‖ exceeded 1/√λ = {radius:.3g}, so w is scaled back by {factor:.3g}"
+    return head + body + "."

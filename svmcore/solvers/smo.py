@@ -73,8 +73,8 @@ import numpy as np
 from .._jit import njit
 from ..kernels import expansion, kernel_row, kernel_value, rows_args
 from ..objectives import error_rate, lam_from_C, primal_objective
-from .base import (C_SPEC, COEF0_SPEC, DEGREE_SPEC, GAMMA_SPEC, KERNEL_SPEC, ParamSpec, Snapshot,
-                   Solver, join_state, state_part)
+from .base import (C_SPEC, COEF0_SPEC, DEGREE_SPEC, GAMMA_SPEC, KERNEL_SPEC, Line, Listing,
+                   ParamSpec, Snapshot, Solver, StepRecord, join_state, state_changes, state_part)
 
 TAU = 1e-12
 
@@ -516,6 +516,59 @@ def max_violation(alpha, G, y, C) -> float:
     return float(v[up].max() - v[low].min())
 
 
+# --------------------------------------------------------------------------- pseudocode
+
+SMO_LISTING = Listing(
+    "SMO with second-order working-set selection: Fan, Chen & Lin (2005), WSS 2, as in "
+    "LIBSVM's Solver::Solve; the two-variable step of Platt (1998)", (
+        Line("input", "INPUT: K, y, C, tol;   α = 0,   G = ∇f(α) = Qα − e = −e",
+             "f(α) = ½αᵀQα − eᵀα (Q_ij = y_i y_j K_ij) is the dual, minimised over 0 ≤ α ≤ C, "
+             "yᵀα = 0. Keeping its gradient G makes choosing a pair O(n)."),
+        Line("loop", "LOOP  (t = 1, 2, …):", "Each iteration changes exactly two α: the fewest "
+             "that can move while yᵀα = 0 stays true.", ("t",)),
+        Line("shrink", "  every min(n, 1000) iterations: set aside the bounded α_t that "
+             "stay bounded (shrinking)", "LIBSVM's heuristic: variables that will not move "
+             "are left out of the scans until the end.", ("active",), when="shrinking"),
+        Line("sets", "  I_up = {t : y_t = +1, α_t < C  or  y_t = −1, α_t > 0},   "
+             "I_low = {t : y_t = +1, α_t > 0  or  y_t = −1, α_t < C}",
+             "The indices whose y_t α_t can still go up / down inside the box: a step moves "
+             "one index of each set, so yᵀα = 0 stays true.", ("n_up", "n_low")),
+        Line("pick_i", "  i = argmax_{t ∈ I_up} −y_t G_t,   m(α) = −y_i G_i",
+             "The first index: the steepest feasible ascent of −f among the up-movers "
+             "(first-order information).", ("i", "G_i", "m")),
+        Line("stop", "  IF m(α) − M(α) ≤ tol,   M(α) = min_{t ∈ I_low} −y_t G_t:   STOP",
+             "m(α) ≤ M(α) is exactly the KKT condition of the dual: when the maximal "
+             "violating pair violates it by at most tol, α is optimal within tol.",
+             ("M", "gap", "tol")),
+        Line("unshrink", "    (shrunk variables: rebuild G on them, test again on all n)",
+             "The stopping test must hold on the whole problem, not only the active part.",
+             when="shrinking"),
+        Line("pick_j", "  j = argmin_{t ∈ I_low, −y_t G_t < m(α)}  −b_it²/a_it,   "
+             "b_it = m(α) + y_t G_t,  a_it = K_ii + K_tt − 2K_it  (τ if ≤ 0)",
+             "WSS 2: among the partners that violate with i, pick the one whose pair step "
+             "decreases f the most, b²/(2a) (second-order information).",
+             ("j", "G_j", "b_ij", "a_ij", "gain")),
+        Line("step", "  α_i ← α_i + y_i b_ij/a_ij,   α_j ← α_j − y_j b_ij/a_ij",
+             "The exact minimiser of f along the direction that keeps yᵀα constant.",
+             ("step",)),
+        Line("clip", "  clip (α_i, α_j) to [0, C]² along y_i α_i + y_j α_j = const",
+             "If the minimiser leaves the box, the step stops at the box edge: one α "
+             "becomes 0 or C.", ("clipped",)),
+        Line("grad", "  G ← G + Q_{:,i} Δα_i + Q_{:,j} Δα_j",
+             "Only two columns of Q (two kernel rows, often cached) update the whole "
+             "gradient.", ("dalpha_i", "dalpha_j", "decrease")),
+        Line("bias", "b = −mean_{0 < α_t < C} y_t G_t   (LIBSVM's −ρ)",
+             "At the optimum every free α_t satisfies y_t f(x_t) = 1, which fixes b.",
+             ("b",)),
+        Line("output", "OUTPUT: f(x) = Σ_t y_t α_t K(x_t, x) + b",
+             "The support vectors are the points with α_t > 0."),
+    ), symbols={"m": "m(α)", "M": "M(α)", "gap": "m(α) − M(α)", "G_i": "G_i", "G_j": "G_j",
+                "b_ij": "b_ij", "a_ij": "a_ij", "gain": "b_ij²/(2a_ij)",
+                "step": "b_ij/a_ij", "dalpha_i": "Δα_i", "dalpha_j": "Δα_j",
+                "decrease": "f(α) − f(α_new)", "n_up": "|I_up|", "n_low": "|I_low|",
+                "active": "active variables"})
+
+
 # --------------------------------------------------------------------------- public class
 
 
@@ -554,6 +607,7 @@ class SMOSolver(Solver):
     }
     stochastic = False
     kernelized = True
+    listing_default = SMO_LISTING.select()
 
     def memory_bytes(self, n, d, X):
         """The kernel-row cache (at least two rows, at most cache_mb; with shrinking one more
@@ -616,6 +670,11 @@ class SMOSolver(Solver):
     @property
     def converged(self) -> bool:
         return bool(self._ready and self.ic[_CONV])
+
+    @property
+    def has_bias(self) -> bool:
+        """The constraint yᵀα = 0 comes from the bias: SMO's model always has one."""
+        return True
 
     # ---------------------------------------------------------------------------------- model
     @property
@@ -702,3 +761,81 @@ class SMOSolver(Solver):
                    "cache_slots": self.slots, "cache_hits": int(self.ic[_HITS]),
                    "cache_misses": int(self.ic[_MISSES]), "active_size": self.active_size},
         )
+
+    # ------------------------------------------------------------------------ step through
+    def listing(self) -> Listing:
+        return SMO_LISTING.select("shrinking") if self.p["shrinking"] else self.listing_default
+
+    def explain_state(self) -> dict:
+        """α, the gradient G = Qα − e at every index, and the bias b."""
+        return {"α": self.alpha.copy(), "G": self.full_gradient().copy(),
+                "b": float(self.intercept_)}
+
+    def _explain_one(self) -> StepRecord:
+        """One SMO iteration: the compiled chunk chooses the pair and updates it; the record
+        recomputes WSS 2's quantities for that pair in NumPy from the state before."""
+        L = self.listing()
+        if self.converged:
+            return self._idle_record(L.no("stop"), "the stopping test m(α) − M(α) ≤ tol has "
+                                     "fired: α is optimal within tol")
+        if self.t >= self.horizon:
+            return self._idle_record(L.no("loop"), f"max_iter = {self.horizon:,} reached")
+        s0 = self.explain_state()
+        a0, G0 = s0["α"], s0["G"]
+        y, C, tol = self.y, self.C, self.p["tol"]
+        v = -y * G0
+        up = ((y > 0) & (a0 < C)) | ((y < 0) & (a0 > 0))
+        low = ((y > 0) & (a0 > 0)) | ((y < 0) & (a0 < C))
+        m0 = float(v[up].max()) if up.any() else -math.inf
+        M0 = float(v[low].min()) if low.any() else math.inf
+        shrink_now = bool(self.p["shrinking"]) and int(self.ic[_COUNTER]) == 1
+        gen0 = int(self.ic[_GEN])
+        t_next = self.t + 1
+        done = self.step(1)
+        s1 = self.explain_state()
+        q = {"t": t_next, "m": m0, "M": M0, "gap": m0 - M0, "tol": tol,
+             "n_up": int(up.sum()), "n_low": int(low.sum()), "active": self.active_size,
+             "C": C, "b": s1["b"]}
+        keys = ["loop", "sets", "pick_i", "stop"]
+        if shrink_now:
+            keys.append("shrink")
+        if int(self.ic[_GEN]) != gen0:
+            keys.append("unshrink")
+        if done == 0:
+            keys.append("bias")
+            text = (f"m(α) − M(α) = {m0 - M0:.3g} ≤ tol = {tol:g}: the KKT conditions hold "
+                    "within tol, SMO stops.")
+            return StepRecord(t_before=self.t, t=self.t, lines=L.no(*keys), text=text,
+                              changes=state_changes(s0, s1), quantities=q)
+        i, j = int(self.ic[_PI]), int(self.ic[_PJ])
+        Kij = self.kernel_block([i, j], [i, j])
+        b_ij = float(v[i] - v[j])
+        a_raw = float(Kij[0, 0] + Kij[1, 1] - 2.0 * Kij[0, 1])
+        a_ij = a_raw if a_raw > 0 else TAU
+        step = b_ij / a_ij
+        a1 = s1["α"]
+        dai, daj = float(a1[i] - a0[i]), float(a1[j] - a0[j])
+        clipped = not (math.isclose(dai, y[i] * step, rel_tol=1e-9, abs_tol=1e-15 * C)
+                       and math.isclose(daj, -y[j] * step, rel_tol=1e-9, abs_tol=1e-15 * C))
+        # f(α) = ½ αᵀ(G − e) ... with G = Qα − e: f = ½ αᵀ(G + e) − eᵀα = ½ αᵀ(G − e)
+        f0 = 0.5 * float(a0 @ (G0 - 1.0))
+        f1 = 0.5 * float(a1 @ (s1["G"] - 1.0))
+        q.update({"i": i, "j": j, "G_i": float(G0[i]), "G_j": float(G0[j]), "b_ij": b_ij,
+                  "a_ij": a_ij, "gain": b_ij * b_ij / (2.0 * a_ij), "step": step,
+                  "clipped": clipped, "dalpha_i": dai, "dalpha_j": daj,
+                  "alpha_i": (float(a0[i]), float(a1[i])),
+                  "alpha_j": (float(a0[j]), float(a1[j])), "decrease": f0 - f1,
+                  "dual_before": -f0, "dual_after": -f1})
+        keys += ["pick_j", "step", "grad", "bias"] + (["clip"] if clipped else [])
+        changes = state_changes(s0, s1, skip=("α",))
+        changes["α"] = (a0[[i, j]], a1[[i, j]])
+        text = (f"t = {self.t}: i = {i} violates most (−y_iG_i = m(α) = {m0:.3g}), "
+                f"j = {j} promises the largest decrease b²/(2a) = {q['gain']:.3g} "
+                f"(m(α) − M(α) = {m0 - M0:.3g} > tol); α_{i}: {a0[i]:.3g} → {a1[i]:.3g}, "
+                f"α_{j}: {a0[j]:.3g} → {a1[j]:.3g}"
+                + (" (clipped at the box)" if clipped else "")
+                + f", the dual objective falls by {f0 - f1:.3g}.")
+        return StepRecord(t_before=self.t - 1, t=self.t, lines=L.no(*keys), text=text,
+                          picked=(i, j), changes=changes, quantities=q,
+                          roles={"i": (i,), "j": (j,), "updated": (i, j)},
+                          index={"α": np.array([i, j])})
