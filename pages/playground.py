@@ -47,9 +47,7 @@ def main() -> None:
             st.caption(note)
         if not state.view.plane.exact:
             st.caption(state.view.plane.describe())
-        ui.controls(pg)
-        ui.live_panel(pg, ui.draw_run)
-        ui.export_panel(pg)
+        ui.live_panel(pg, ui.draw_run, footer=ui.export_panel)
 
 
 ui.guarded(main)

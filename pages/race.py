@@ -67,10 +67,8 @@ def main() -> None:
         return
     for note in state.data.notes + state.data.warnings:
         st.caption(note)
-    ui.controls(race, allow_edit=False, speed_label="speed: the race clock grows per tick",
-                speed_help=SPEED_HELP)
-    ui.live_panel(race, ui.draw_race)
-    ui.export_panel(race)
+    ui.live_panel(race, ui.draw_race, footer=ui.export_panel, allow_edit=False,
+                  speed_label="speed: the race clock grows per tick", speed_help=SPEED_HELP)
 
 
 ui.guarded(main)

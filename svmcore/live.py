@@ -12,7 +12,9 @@ from dataclasses import replace
 
 import numpy as np
 
-TICK_S = 0.25            # seconds between two fragment reruns while playing
+TICK_S = 0.25            # seconds between two fragment reruns while playing (the race's pace)
+FRAME_S = 0.2            # while playing, a frame at most every FRAME_S seconds (5 per second)
+KICK_S = 1.0             # after a full rerun while playing, the browser restarts the loop
 MAX_RUN_S = 300.0        # solver time a run of the app may take (TrainingRun cap)
 # How far one tick moves t. The curves use a log iteration axis, so growing t by a constant
 # factor per tick gives an even animation; "max" spends the whole budget.

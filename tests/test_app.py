@@ -6,6 +6,7 @@ fixture warms the cache first and every run gets a generous timeout.
 """
 from __future__ import annotations
 
+import base64
 import json
 import math
 from pathlib import Path
@@ -64,10 +65,15 @@ def _charts(at: AppTest) -> dict:
     return {c.proto.id.rsplit("-", 1)[-1]: json.loads(c.proto.spec) for c in at.get("plotly_chart")}
 
 
+def _views(at: AppTest) -> dict:
+    """The live canvas views (field, curves) on the page by key: {key: frame (dict)}."""
+    return {c.proto.id.rsplit("-", 1)[-1]: json.loads(c.proto.json)
+            for c in at.get("bidi_component")}
+
+
 def _field_shape(at: AppTest) -> str:
-    z = _charts(at)["pg_field"]["data"][0]["z"]
-    assert z["dtype"] == "f4"                   # float32 on the wire
-    return z["shape"]
+    nx, ny = _views(at)["pg_field"]["grid"]
+    return f"{ny}, {nx}"
 
 
 def _step(at: AppTest, times: int = 1, key: str = "pg_step") -> AppTest:
@@ -104,13 +110,15 @@ def test_app_renders_playground_by_default():
     assert _t(at) == 0
     assert _metric(at, "status") == "running"
     assert at.selectbox(key="pg_toy").value == "gaussians"
-    charts = _charts(at)
-    assert {"pg_field", "pg_curves", "pg_eta"} <= set(charts)
-    types = [tr["type"] for tr in charts["pg_field"]["data"]]
-    assert types.count("contour") == 1                     # the grid is sent once
-    field = charts["pg_field"]["data"][0]
-    assert field["contours"]["coloring"] == "heatmap"
-    assert charts["pg_field"]["data"][1]["name"] == "boundary f = 0"
+    views = _views(at)
+    assert {"pg_field", "pg_curves"} <= set(views) and "pg_eta" in _charts(at)
+    field = views["pg_field"]
+    assert field["img"].startswith("data:image/png;base64,")   # the field as a small image
+    assert field["boundary"] == "" and field["ring"]            # t = 0: f ≡ 0, no line yet
+    _step(at)
+    field = _views(at)["pg_field"]
+    assert field["boundary"] and field["margins"]               # lines traced on the server
+    assert len(json.dumps(field)) <= 40_000                      # a small frame
     assert _query(at)["solver"] == "pegasos"                  # the URL holds the configuration
 
 
@@ -141,11 +149,11 @@ def test_change_dataset_and_kernel_then_step():
     assert _t(at) > 0
     assert _metric(at, "kernel evals") not in ("0", "")
     assert _run(at).solver.p["kernel"] == "rbf"
-    field = _charts(at)["pg_field"]["data"]
-    sv = [tr for tr in field if tr.get("name") == "support vectors"]
-    assert sv, "support vectors are drawn"
-    sizes = np.asarray(viz_decode(sv[0]["marker"]["size"]))
-    assert sizes.size == _run(at).solver.snapshot().n_sv
+    field = _views(at)["pg_field"]
+    sizes = np.frombuffer(base64.b64decode(field["size"]), dtype=np.uint8)
+    ring = np.frombuffer(base64.b64decode(field["ring"]), dtype=np.uint8)
+    assert (ring > 0).any(), "support vectors are drawn"
+    assert (sizes > 7).sum() == _run(at).solver.snapshot().n_sv   # sized by |coefficient|
     assert not at.error
 
 
@@ -245,7 +253,7 @@ def test_converged_signal_and_dual_curves():
     assert _metric(at, "status") == "converged ✓"
     assert any("Converged" in s.value for s in at.success)
     assert float(_metric(at, "gap")) < 1e-2
-    names = [tr.get("name") for tr in _charts(at)["pg_curves"]["data"]]
+    names = [sr["name"] for pn in _views(at)["pg_curves"]["panels"] for sr in pn["series"]]
     assert "dual objective" in names and "duality gap" in names
     assert at.button(key="pg_play").disabled
 
@@ -307,7 +315,7 @@ def test_every_solver_on_every_toy(name):
         at.selectbox(key=f"pg_p_{name}_kernel").set_value("rbf").run()
         _step(at, 2)
         assert _t(at) > 0 and not at.error
-    assert _charts(at)["pg_field"]["data"][0]["type"] == "contour"
+    assert _views(at)["pg_field"]["kind"] == "field"
     title = get_solver(name).title
     assert [c.value for c in at.caption if c.value.startswith(f"**{title}** — ")]  # state line
 
@@ -496,9 +504,7 @@ def test_edits_rebuild_the_run_and_go_into_the_link():
     assert b.session_state["pg"].live.cfg == cfg
     at.segmented_control(key="pg_edit").set_value("add +1").run()
     _ok(at)
-    spec = _charts(at)["pg_field"]
-    assert any(tr.get("name") == "click grid" for tr in spec["data"])
-    assert spec["layout"]["clickmode"] == "event+select"
+    assert _views(at)["pg_field"]["mode"] == "add +1"            # clicks go to the page
     at.button(key="pg_clear").click().run()
     _ok(at)
     assert at.session_state["pg"].live.cfg.added == ()
@@ -572,28 +578,36 @@ def test_boundary_figure_structure(fitted):
     X_te, y_te = X[90:], y[90:]
     fig = viz.boundary_figure(X, y, F, xs, ys, support=snap.support, sv_size=coef,
                               misclassified=mis, X_test=X_te, y_test=y_te, title="t")
-    contours = [tr for tr in fig.data if tr.type == "contour"]
-    assert len(contours) == 1                                 # the grid is sent once
-    field = contours[0]
-    assert np.asarray(field.z).shape == (len(ys), len(xs))
-    assert field.contours.coloring == "heatmap"
-    assert (field.contours.start, field.contours.end, field.contours.size) == (-1.0, 1.0, 2.0)
-    assert field.line.dash == "dash"
-    assert field.zmin == -field.zmax                          # centred at 0
+    images = [tr for tr in fig.data if tr.type == "image"]
+    assert len(images) == 1 and images[0].source.startswith("data:image/png;base64,")
+    assert not [tr for tr in fig.data if tr.type in ("contour", "heatmap")]
     names = [tr.name for tr in fig.data]
     boundary = fig.data[names.index("boundary f = 0")]
-    bx = np.asarray(boundary.x)
-    assert bx.size > 10 and boundary.line.dash is None
-    sv = fig.data[names.index("support vectors")]
-    assert len(sv.x) == len(snap.support) and np.ptp(np.asarray(sv.marker.size)) > 0
+    bx, by = np.asarray(boundary.x, dtype=float), np.asarray(boundary.y, dtype=float)
+    assert np.isfinite(bx).sum() > 10 and boundary.line.dash is None
+    # the boundary passes through f = 0 (the field, interpolated at its points)
+    from scipy.interpolate import RegularGridInterpolator
+    f_at = RegularGridInterpolator((ys, xs), F.astype(float), bounds_error=False, fill_value=None)
+    ok = np.isfinite(bx)
+    assert np.abs(f_at(np.c_[by[ok], bx[ok]])).max() < 0.05
+    margins = fig.data[names.index("margins f = ±1")]
+    assert margins.line.dash == "dash"
+    mx, my = np.asarray(margins.x, dtype=float), np.asarray(margins.y, dtype=float)
+    ok = np.isfinite(mx)
+    assert np.allclose(np.abs(f_at(np.c_[my[ok], mx[ok]])), 1.0, atol=0.05)
+    # support vectors and mistakes restyle the class traces: one byte per point, not a copy
+    pos = fig.data[names.index("class +1 (train)")]
+    neg = fig.data[names.index("class −1 (train)")]
+    ring = np.zeros(len(y), dtype=int)
+    ring[np.flatnonzero(y == 1)] = np.asarray(pos.marker.line.color)
+    ring[np.flatnonzero(y == -1)] = np.asarray(neg.marker.line.color)
+    expect = np.zeros(len(y), dtype=int)
+    expect[snap.support] = 1
+    expect[mis] = 2
+    np.testing.assert_array_equal(ring, expect)
+    assert "support vectors" in names and ("misclassified" in names) == bool(mis.any())
     assert any("(test)" in n for n in names)
-    assert ("misclassified" in names) == bool(mis.any())
-    train_pos = fig.data[names.index("class +1 (train)")]
-    np.testing.assert_array_equal(np.asarray(train_pos.customdata), np.flatnonzero(y == 1))
-    for tr, name, arr in _all_arrays(fig):
-        assert arr.dtype == np.float32, (tr.name, name, arr.dtype)
-        if tr.name != "boundary f = 0":                       # NaN separates its segments
-            assert np.all(np.isfinite(arr)), (tr.name, name)
+    assert pos.customdata is None                               # only in edit mode
     assert fig.layout.uirevision == "boundary"
     assert tuple(fig.layout.xaxis.range) == (float(xs[0]), float(xs[-1]))
     assert tuple(fig.layout.yaxis.range) == (float(ys[0]), float(ys[-1]))
@@ -608,13 +622,14 @@ def test_boundary_figure_without_extras_and_with_bad_values():
     fig = viz.boundary_figure(X, y, F, xs, ys)
     names = [tr.name for tr in fig.data]
     assert "support vectors" not in names and "misclassified" not in names
-    assert np.asarray(fig.data[0].z).max() <= 2.0
-    assert np.all(np.isfinite(np.asarray(fig.data[0].z)))
+    assert fig.data[0].type == "image"
     with pytest.raises(ValueError):
         viz.boundary_figure(X, y, np.zeros((3, 4)), xs, ys)
     grid = viz.edit_grid(xs, ys, 2)
     fig2 = viz.boundary_figure(X, y, F, xs, ys, click_grid=grid)
     assert fig2.layout.clickmode == "event+select" and fig2.layout.dragmode is False
+    pos = fig2.data[[tr.name for tr in fig2.data].index("class +1 (train)")]
+    np.testing.assert_array_equal(np.asarray(pos.customdata), np.flatnonzero(y == 1))
 
 
 def test_view_plane_pca_and_features():

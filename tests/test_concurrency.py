@@ -309,7 +309,7 @@ def test_eight_sessions_at_once(server, tmp_path):
                 for _ in range(PRESSES):
                     pressed = []
                     for k, page in enumerate(pages):
-                        step = page.get_by_role("button", name="Step", exact=True)
+                        step = page.get_by_role("button", name="Step", exact=True).first
                         if step.is_disabled():
                             continue
                         before = _state(page)

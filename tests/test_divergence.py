@@ -192,9 +192,9 @@ def test_page_shows_divergence_and_the_session_goes_on(name):
     assert _metric(at, "status") == "diverged" and _metric(at, "iteration t") == f"{t:,}"
     assert at.button(key="pg_play").disabled and at.button(key="pg_step").disabled
     # the curves hold the finite trace only
-    curves = json.loads(next(c.proto.spec for c in at.get("plotly_chart")
+    curves = json.loads(next(c.proto.json for c in at.get("bidi_component")
                              if c.proto.id.endswith("pg_curves")))
-    assert curves["data"], "the curves are drawn"
+    assert any(p["series"] for p in curves["panels"]), "the curves are drawn"
     assert all(math.isfinite(r.objective) for r in run.trace)
     # the session goes on: Reset, a sane step size, training again
     at.button(key="pg_reset_btn").click().run()

@@ -309,10 +309,11 @@ def test_grid_figure_merges_the_fields():
     view = viz.make_view(X, y, Xt, yt)
     models = [live.model_state(r, fresh=True, scores=True) for r in race.runs]
     figs = race_field_figures(race, view, 40, models, height=300)
-    assert [f.data[0].type for f in figs] == ["contour"] * 3
-    assert [bool(f.data[0].showscale is not False) for f in figs] == [False, False, True]
+    assert [f.data[0].type for f in figs] == ["image"] * 3
+    scale = [next(tr for tr in f.data if tr.name == "f(x) scale") for f in figs]
+    assert [bool(tr.marker.showscale) for tr in scale] == [False, False, True]
     grid = race_grid_figure(figs, cols=3)
-    assert sum(tr.type == "contour" for tr in grid.data) == 3
+    assert sum(tr.type == "image" for tr in grid.data) == 3
     assert {tr.xaxis for tr in grid.data} == {"x", "x2", "x3"}
 
 
@@ -425,9 +426,10 @@ def _step(at: AppTest, times: int = 1) -> AppTest:
     return at
 
 
-def _charts(at: AppTest) -> dict:
-    return {c.proto.id.rsplit("-", 1)[-1]: json.loads(c.proto.spec)
-            for c in at.get("plotly_chart")}
+def _views(at: AppTest) -> dict:
+    """The live canvas views (fields, curves) by key: {key: frame (dict)}."""
+    return {c.proto.id.rsplit("-", 1)[-1]: json.loads(c.proto.json)
+            for c in at.get("bidi_component")}
 
 
 def _load(at: AppTest, key: str) -> AppTest:
@@ -443,15 +445,15 @@ def test_page_renders_the_first_curated_race():
     assert any(t.value == "Race" for t in at.title)
     first = available_races()[0]
     assert any(first.title in i.value for i in at.info)          # its paragraph
-    charts = _charts(at)
+    views = _views(at)
     K = len(first.config.entrants)
-    assert {f"race_field{k}" for k in range(K)} | {"race_curves"} <= set(charts)
+    assert {f"race_field{k}" for k in range(K)} | {"race_curves"} <= set(views)
     for k in range(K):
-        assert charts[f"race_field{k}"]["data"][0]["type"] == "contour"
-    # one colour scale for every field
-    ranges = {(c["data"][0]["zmin"], c["data"][0]["zmax"]) for n, c in charts.items()
-              if n.startswith("race_field")}
-    assert len(ranges) == 1
+        assert views[f"race_field{k}"]["img"].startswith("data:image/png")
+    # one colour scale and one grid for every field
+    scales = {(json.dumps(c["scale"]), c["clip"], tuple(c["x"]), tuple(c["y"]))
+              for n, c in views.items() if n.startswith("race_field")}
+    assert len(scales) == 1
     assert at.segmented_control(key="race_budget").value == first.config.budget
 
 
@@ -469,7 +471,7 @@ def test_each_curated_race_advances_on_the_page(key):
         ts.append(sum(r.t for r in _race(at).runs))
     assert all(b > a for a, b in zip(ts, ts[1:]) if not _race(at).done), ts
     assert all(r.t > 0 for r in _race(at).runs)
-    names = {tr.get("name") for tr in _charts(at)["race_curves"]["data"]}
+    names = {sr["name"] for pn in _views(at)["race_curves"]["panels"] for sr in pn["series"]}
     assert set(_race(at).labels) <= names
 
 
@@ -482,13 +484,10 @@ def test_page_same_solver_twice_identical_curves():
     a, b = _race(at).runs
     assert a.t == b.t > 0
     _same_trace(a, b)
-    data = _charts(at)["race_curves"]["data"]
-    by: dict = {}
-    for tr in data:
-        by.setdefault((tr.get("xaxis"), tr.get("yaxis")), []).append(tr)
-    for traces in by.values():
-        assert len(traces) == 2
-        assert traces[0]["x"] == traces[1]["x"] and traces[0]["y"] == traces[1]["y"]
+    for panel in _views(at)["race_curves"]["panels"]:
+        assert len(panel["series"]) == 2
+        a_, b_ = panel["series"]
+        assert a_["x"] == b_["x"] and a_["y"] == b_["y"]          # identical curves
 
 
 def test_page_equal_iterations_traces_equal_solo_runs():
@@ -519,11 +518,10 @@ def test_page_four_entrants_play_pause_reset():
     _no_error(at)
     assert at.session_state["race"].playing is True
     assert any(r.t > 0 for r in _race(at).runs)
-    z = _charts(at)["race_field0"]["data"][0]["z"]
-    assert z["shape"] == "100, 100" and z["dtype"] == "f4"        # playing resolution
+    assert _views(at)["race_field0"]["grid"] == [100, 100]        # playing resolution
     at.button(key="race_pause").click().run()
     _no_error(at)
-    assert _charts(at)["race_field3"]["data"][0]["z"]["shape"] == "150, 150"
+    assert _views(at)["race_field3"]["grid"] == [150, 150]
     at.button(key="race_reset_btn").click().run()
     _no_error(at)
     assert all(r.t == 0 for r in _race(at).runs)

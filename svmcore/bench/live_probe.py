@@ -29,20 +29,17 @@ ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-f
 FIELD = ".st-key-pg_field"
 
 _OBSERVE = """() => {
-  window.__probe = {tiles: [], fields: 0, missing: 0, samples: 0};
-  const chart = () => document.querySelector('%s .js-plotly-plot');
-  const obs = new MutationObserver(() => { window.__probe.fields += 1; });
-  let watched = null;
+  window.__probe = {tiles: [], frames: 0, missing: 0, samples: 0, last: null};
   setInterval(() => {
-    const c = chart();
-    window.__probe.samples += 1;
-    if (!c || !c.querySelector('.main-svg')) { window.__probe.missing += 1; return; }
-    if (c !== watched) { obs.disconnect(); obs.observe(c, {subtree: true, childList: true,
-                                                           attributes: true}); watched = c; }
+    const p = window.__probe;
+    p.samples += 1;
+    const f = document.querySelector('%s .svmc');
+    if (!f || f.getAttribute('data-drawn') !== '1') { p.missing += 1; }
+    else { const n = f.getAttribute('data-frames'); if (n !== p.last) { p.frames += 1; p.last = n; } }
     const m = [...document.querySelectorAll('[data-testid="stMetric"]')]
       .find(e => e.innerText.startsWith('iteration t'));
     if (m) { const v = m.querySelector('[data-testid="stMetricValue"]').innerText;
-             const a = window.__probe.tiles; if (!a.length || a[a.length-1] !== v) a.push(v); }
+             if (!p.tiles.length || p.tiles[p.tiles.length-1] !== v) p.tiles.push(v); }
   }, 20);
 }""" % FIELD
 
@@ -109,24 +106,24 @@ def probe(url: str, query: str = "", seconds: float = 10.0, width: int = 1280,
             page.on("websocket", lambda ws: ws.on("framereceived", lambda f: received.append(
                 len(f) if isinstance(f, (bytes, str)) else 0)))
             page.goto(url + "/" + (("?" + query) if query else ""), wait_until="domcontentloaded")
-            page.wait_for_selector(f"{FIELD} .js-plotly-plot", timeout=180_000)
+            page.wait_for_selector(f"{FIELD} .svmc[data-drawn='1']", timeout=180_000)
             page.wait_for_timeout(1500)
             page.evaluate(_OBSERVE)
             received.clear()
             pids = _chromium_pids()
             c0, w0 = _cpu_seconds(pids), time.monotonic()
-            page.get_by_role("button", name="Play", exact=True).click()
+            page.locator(".st-key-pg_play button").first.click()
             page.wait_for_timeout(int(seconds * 1000))
             c1, w1 = _cpu_seconds(pids), time.monotonic()
             res = page.evaluate("() => window.__probe")
-            pause = page.get_by_role("button", name="Pause", exact=True)
+            pause = page.locator(".st-key-pg_pause button").first
             if pause.is_enabled():
                 pause.click(timeout=10_000)
         finally:
             browser.close()
     wall = w1 - w0
     return {"seconds": round(wall, 2), "tile_changes": len(res["tiles"]) - 1,
-            "field_mutations": res["fields"], "missing_samples": res["missing"],
+            "field_frames": res["frames"], "missing_samples": res["missing"],
             "samples": res["samples"], "chromium_cores": round((c1 - c0) / wall, 3),
             "bytes_per_s": round(sum(received) / wall), "last_t": res["tiles"][-1:]}
 

@@ -8,7 +8,10 @@ Play / Pause / +1 / Step / Reset are callbacks that change the instance's state;
 """
 from __future__ import annotations
 
+import time
+
 import streamlit as st
+from streamlit.errors import StreamlitAPIException
 
 from .. import live
 from ..config import RaceConfig, RunConfig, round_coord
@@ -140,35 +143,42 @@ def _on_edit_mode(inst):
 
 def _clear_edits(inst):
     inst.added, inst.removed = [], []
+    inst.edited = True                    # the configuration changed: a full rerun rebuilds
 
 
 def controls(inst: Instance, allow_edit: bool = True, speed_label: str = "speed: t grows per tick",
              speed_help: str | None = None) -> None:
     """Play / Pause / +1 / Step / Reset, the speed, and the click-edit mode — for a run or a
-    whole race (+1: one iteration for every entrant)."""
+    whole race (+1: one iteration for every entrant). Drawn inside the live fragment, so a
+    press reruns only the fragment. Keys: Space plays and pauses, → is +1, Home resets (R and C
+    are Streamlit's own: R reruns the app)."""
     state = inst.live
     drv = state.driver if state is not None else None
     can_run = drv is not None and not drv.done
     is_race = state is not None and state.is_race
-    cols = st.columns([1, 1, 1, 1, 1, 3], vertical_alignment="bottom")
-    cols[0].button("Play", icon=":material/play_arrow:", on_click=_on_play, args=(inst,),
-                   key=inst.key("play", keep=False), disabled=not can_run or inst.playing,
-                   type="primary", width="stretch")
-    cols[1].button("Pause", icon=":material/pause:", on_click=_on_pause, args=(inst,),
-                   key=inst.key("pause", keep=False), disabled=not inst.playing, width="stretch")
+    playing = inst.playing
+    cols = st.columns([1.35, 1.35, 1.0, 0.9, 1.35, 2.3], vertical_alignment="bottom")
+    cols[0].button("Play", on_click=_on_play, args=(inst,),
+                   key=inst.key("play", keep=False), disabled=not can_run or playing,
+                   type="primary", width="stretch", shortcut=None if playing else "Space",
+                   help="Train live (Space).")
+    cols[1].button("Pause", on_click=_on_pause, args=(inst,),
+                   key=inst.key("pause", keep=False), disabled=not playing, width="stretch",
+                   shortcut="Space" if playing else None, help="Stop after this frame (Space).")
     cols[2].button("+1", on_click=_on_step1, args=(inst,), key=inst.key("step1", keep=False),
-                   disabled=not can_run, width="stretch",
-                   help="Exactly one iteration" + (" of every entrant." if is_race else "."))
-    cols[3].button("Step", icon=":material/skip_next:", on_click=_on_step, args=(inst,),
+                   disabled=not can_run, width="stretch", shortcut="Right",
+                   help="Exactly one iteration" + (" of every entrant" if is_race else "")
+                   + " (→).")
+    cols[3].button("Step", on_click=_on_step, args=(inst,),
                    key=inst.key("step", keep=False), disabled=not can_run, width="stretch",
                    help="One chunk: a tick, as while playing.")
-    cols[4].button("Reset", icon=":material/replay:", on_click=_on_reset, args=(inst,),
-                   key=inst.key("reset_btn", keep=False), width="stretch",
-                   help="Back to t = 0 with the same configuration and seed.")
+    cols[4].button("Reset", on_click=_on_reset, args=(inst,),
+                   key=inst.key("reset_btn", keep=False), width="stretch", shortcut="Home",
+                   help="Back to t = 0 with the same configuration and seed (Home).")
     inst.setdefault("pace", live.DEFAULT_PACE)
     cols[5].select_slider(speed_label, list(live.PACES), key=inst.key("pace"),
                           help=speed_help or
-                          f"Each tick ({live.TICK_S:g} s) multiplies t by this factor, with "
+                          "Each frame multiplies t by this factor, with "
                           f"about {live.LIVE_BUDGET_S * 1e3:.0f} ms of solver time at most; 'max' "
                           "spends the whole budget. Between two trace checkpoints the "
                           "tiles show the last checkpoint's numbers.")
@@ -266,27 +276,63 @@ def model(entry: dict, paused: bool):
     return snap, scores, test
 
 
-def live_panel(inst: Instance, draw) -> None:
-    """The live fragment: ticks while playing (``run_every``), then ``draw(inst, state)``."""
+def _position(state: LiveState) -> tuple:
+    return tuple(m["run"].t for m in state.models)
+
+
+def live_panel(inst: Instance, draw, footer=None, **control_kw) -> None:
+    """The controls and the live frame: two nested fragments, the frames paced by the server.
+
+    The outer fragment holds the controls, so a press of Play, +1 or Pause reruns only the
+    fragment (not the page). The inner one draws the frame; while playing, each of its runs
+    advances the driver by one tick (unless the last tick was never drawn: a run cut short by a
+    click draws it first), draws, waits until :data:`~svmcore.live.FRAME_S` has passed since the
+    previous frame, then asks for its own next run (``st.rerun(scope="fragment")``). A new frame
+    is thus requested only after the previous one was sent: a loaded server slows every session
+    down evenly instead of answering timer requests it cannot serve, and the controls are not
+    sent again with every frame. Only after a run of the outer fragment or the page (a press, a
+    changed setting) does the browser's timer (:data:`~svmcore.live.KICK_S`) start the loop.
+    ``footer(inst)`` (the export panel) is drawn in the outer fragment, after the frames, so it
+    describes the run as a press left it.
+    """
     if inst.live is None:
         return
-    playing = inst.playing and not inst.live.driver.done
 
-    @st.fragment(run_every=live.TICK_S if playing else None)
-    def _live():
-        if inst.edited:
+    @st.fragment
+    def _panel():
+        if inst.edited or inst.reset:
             inst.edited = False
-            st.rerun()                       # data edited by a click: rebuild in a full run
-        state = inst.live
-        if state is None:
+            st.rerun()                       # the data or the run changed: rebuild in a full run
+        if inst.live is None:
             return
-        if inst.playing:
-            tick(inst)
-            if not inst.playing:
-                st.rerun()                   # the run ended: a full rerun stops the timer
-        try:
-            draw(inst, state)
-        except Exception as exc:  # noqa: BLE001 - never a traceback in the page
-            st.error(f"Cannot draw the model: {describe(exc)}")
+        controls(inst, **control_kw)
+        playing = inst.playing and not inst.live.driver.done
 
-    _live()
+        @st.fragment(run_every=live.KICK_S if playing else None)
+        def _frames():
+            state = inst.live
+            if state is None:
+                return
+            if inst.playing and inst.drawn == _position(state):
+                tick(inst)
+                if not inst.playing:
+                    st.rerun()               # the run ended: a full rerun stops the timer
+            try:
+                draw(inst, state)
+                inst.drawn = _position(state)
+            except Exception as exc:  # noqa: BLE001 - never a traceback in the page
+                st.error(f"Cannot draw the model: {describe(exc)}")
+                inst.playing = False
+            if inst.playing:
+                time.sleep(max(0.0, live.FRAME_S - (time.monotonic() - inst.frame_at)))
+                inst.frame_at = time.monotonic()
+                try:
+                    st.rerun(scope="fragment")
+                except StreamlitAPIException:
+                    pass                     # not a run of this fragment: the timer restarts it
+
+        _frames()
+        if footer is not None:
+            footer(inst)
+
+    _panel()

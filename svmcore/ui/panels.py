@@ -9,15 +9,12 @@ import streamlit as st
 
 from ..config import BUDGET_LABELS
 from ..live import RES_PAUSED, RES_PLAYING
-from ..viz import curves_figure, run_figure
-from ..viz.race import FIELD_LEGEND, race_curves_figure, race_field_figures
-from .live import model, on_field_click
+from ..viz import run_frame
+from ..viz.frame import curves_frame, run_panels
+from ..viz.race import ENTRANT_COLORS, FIELD_LEGEND, race_curves_frame
+from .canvas import canvas_view
+from .live import handle_click, model
 from .state import Instance, LiveState
-
-CHART_CONFIG = {"displaylogo": False,
-                "toImageButtonOptions": {"format": "png", "filename": "svmcore-playground",
-                                         "scale": 2}}
-
 
 def _compact(v: int) -> str:
     v = int(v)
@@ -104,7 +101,19 @@ def curve_panels(cols: dict) -> tuple[list, list]:
     return panels, logs
 
 
-def draw_run(inst: Instance, state: LiveState, layout: str = "side", height: int = 560) -> None:
+def _field_clicks(inst: Instance, result, mode: str) -> None:
+    """A click on the field (edit modes): apply it once; a changed dataset rebuilds the run."""
+    click = getattr(result, "click", None)
+    if not click or mode == "view" or click.get("n") == inst.last_click:
+        return
+    inst.last_click = click.get("n")
+    index = click.get("index")
+    if handle_click(inst, mode, click.get("x"), click.get("y"),
+                    None if index is None else [index]):
+        st.rerun()                         # the configuration changed: rebuild in a full run
+
+
+def draw_run(inst: Instance, state: LiveState, layout: str = "side", height: int = 520) -> None:
     """Tiles, status, field and curves of the current model (inside the live fragment)."""
     run = state.run
     playing = inst.playing
@@ -114,22 +123,17 @@ def draw_run(inst: Instance, state: LiveState, layout: str = "side", height: int
     if line:
         st.caption(f"**{run.solver.title}** — {line}")
     status_message(inst, run)
-    editing = inst.get("edit", "view") != "view" and not playing
-    fig = run_figure(run, state.view, RES_PLAYING if playing else RES_PAUSED, snap,
-                         scores, click_grid=editing, height=height)
-    field_key = inst.key("field", keep=False)
+    mode = inst.get("edit", "view") if not playing else "view"
+    frame = run_frame(run, state.view, RES_PLAYING if playing else RES_PAUSED, snap, scores,
+                      mode=mode, height=height)
     if layout == "side":
         left, right = st.columns([3, 2])
     else:
         left = right = st.container()
     with left:
-        if editing:
-            st.plotly_chart(fig, key=field_key, config=CHART_CONFIG,
-                            on_select=lambda: on_field_click(inst, field_key),
-                            selection_mode="points")
-        else:
-            st.plotly_chart(fig, key=field_key, config=CHART_CONFIG)
-        if scores is None:
+        result = canvas_view(inst.key("field", keep=False), frame)
+        _field_clicks(inst, result, mode)
+        if scores is None and run.t > 0:
             st.caption("Misclassified marks are drawn when paused (large model).")
     with right:
         c1 = st.container()
@@ -139,13 +143,12 @@ def draw_run(inst: Instance, state: LiveState, layout: str = "side", height: int
         log_y = c3.toggle("log y", key=inst.key("logy"),
                           help="Log scale for the objective (the gap is always log).")
         cols = run.trace_columns()
-        panels, logs = curve_panels(cols)
-        logs = [True if p == ("gap",) else (log_y if k == 0 else False)
-                for k, p in enumerate(panels)]
-        curves = curves_figure(cols, x=x_axis or "iteration", y=panels, log_x=log_x,
-                                   log_y=logs, cols=1,
-                                   height=max(120, (height - 40) // len(panels)))
-        st.plotly_chart(curves, key=inst.key("curves", keep=False), config=CHART_CONFIG)
+        groups, _ = curve_panels(cols)
+        logs = [True if g == ("gap",) else (log_y if k == 0 else False)
+                for k, g in enumerate(groups)]
+        canvas_view(inst.key("curves", keep=False), curves_frame(
+            run_panels(cols, x_axis or "iteration", groups, logs), x=x_axis or "iteration",
+            log_x=log_x, height=height + 60))
 
 
 def curve_axis_controls(inst: Instance, left, right, time_label: str) -> tuple[str, bool]:
@@ -228,18 +231,21 @@ def draw_race(inst: Instance, state: LiveState) -> None:
     clock_caption(race)
     K = len(race.runs)
     res = RES_PLAYING if playing else RES_PAUSED
-    figs = race_field_figures(race, view, res, [(m[0], m[1]) for m in models],
-                              height=FIELD_HEIGHT.get(K, 320))
     for k, col in enumerate(st.columns(K)):
         with col:
-            st.plotly_chart(figs[k], key=inst.key(f"field{k}", keep=False), config=CHART_CONFIG)
+            run = race.runs[k]
+            title = (f"<span style='color:{ENTRANT_COLORS[k]}'>■</span> {race.labels[k]}"
+                     f" — t = {run.t:,}")
+            canvas_view(inst.key(f"field{k}", keep=False),
+                        run_frame(run, view, res, models[k][0], models[k][1], title=title,
+                                  height=FIELD_HEIGHT.get(K, 320)))
     st.caption(FIELD_LEGEND + (" — " + view.plane.describe() if not view.plane.exact else ""))
     for note in race.notes():
         st.caption(note)
     c1, c2, _ = st.columns([3, 1, 3], vertical_alignment="bottom")
     x_axis, log_x = curve_axis_controls(inst, c1, c2, "solver time")
-    fig = race_curves_figure(race, x=x_axis, log_x=log_x, height=300)
-    st.plotly_chart(fig, key=inst.key("curves", keep=False), config=CHART_CONFIG)
+    canvas_view(inst.key("curves", keep=False),
+                race_curves_frame(race, x=x_axis, log_x=log_x, height=320))
     ref = race.reference_value
     if ref is not None:
         st.caption("Reference: " + ref.describe())

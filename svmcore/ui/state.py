@@ -66,6 +66,8 @@ class Instance:
     want_upload: bool = False         # a link named an uploaded file
     real_loaded: str | None = None    # the real dataset in use (kept while another downloads)
     kept: set = field(default_factory=set)
+    drawn: tuple = ()                 # the iteration(s) the last completed frame showed
+    frame_at: float = 0.0             # when the last frame was sent (monotonic seconds)
 
     def key(self, name: str, keep: bool = True) -> str:
         """The widget key of ``name`` in this instance; ``keep`` declares a value widget whose

@@ -8,22 +8,46 @@ import numpy as np
 import plotly.graph_objects as go
 
 from ._base import CLASS_COLORS, CLASS_NAMES, FIELD_COLORSCALE, _f32, _figure
-from .plane import View, decision_field, zero_contour
+from .frame import field_frame
+from .plane import View, decision_field
+from .raster import data_uri, field_png, level_lines
 
 
-def _class_trace(P, idx, cls, hollow: bool, name: str, legendgroup: str, keep_opacity: bool):
+# per-point outline codes of a class trace: plain, support vector (ringed), misclassified
+_RING_COLORS = [[0.0, "#ffffff"], [0.5, "#111111"], [1.0, "#ff9d00"]]
+
+
+def _class_trace(P, idx, cls, hollow: bool, name: str, legendgroup: str, editing: bool,
+                 ring=None, size=None):
+    """One class's points. ``ring`` (uint8 per point: 0 plain, 1 support vector, 2 misclassified)
+    and ``size`` (uint8 per point) restyle the points in place — a support vector is drawn
+    larger with a dark outline, a mistake with an orange one — so a frame sends one byte per
+    point for them instead of a second copy of the coordinates."""
     color = CLASS_COLORS[cls]
     if hollow:      # test points: white inside, class-coloured ring
         marker = dict(symbol="circle", size=8, color="white", line=dict(width=2, color=color))
     else:
         marker = dict(symbol="circle", size=7, color=color, line=dict(width=1, color="white"))
+        if ring is not None and np.any(ring):
+            marker["line"] = dict(width=np.where(ring > 0, 2, 1).astype(np.uint8),
+                                  color=np.asarray(ring, dtype=np.uint8), cmin=0, cmax=2,
+                                  colorscale=_RING_COLORS)
+        if size is not None:
+            marker["size"] = np.asarray(size, dtype=np.uint8)
     tr = dict(type="scatter", x=_f32(P[:, 0]), y=_f32(P[:, 1]), mode="markers", name=name,
-              legendgroup=legendgroup, marker=marker, customdata=np.asarray(idx, dtype=np.int32),
+              legendgroup=legendgroup, marker=marker,
               hovertemplate="(%{x:.2f}, %{y:.2f})<extra>" + name + "</extra>")
-    if keep_opacity:
+    if editing:                     # a click on a point says which one it is
+        tr["customdata"] = np.asarray(idx, dtype=np.int32)
         tr["unselected"] = dict(marker=dict(opacity=1.0))
         tr["selected"] = dict(marker=dict(opacity=1.0))
     return tr
+
+
+def _legend_only(name: str, marker: dict, group: str) -> dict:
+    """A legend entry for what the class traces draw by restyling (rings, mistakes)."""
+    return dict(type="scatter", x=[None], y=[None], mode="markers", name=name, marker=marker,
+                legendgroup=group, hoverinfo="skip")
 
 
 def edit_grid(xs, ys, step: int = 2) -> tuple[np.ndarray, np.ndarray]:
@@ -43,18 +67,21 @@ def boundary_figure(X, y, field, xs, ys, support=None, sv_size=None, misclassifi
     ----------
     X, y : training points (n, 2) in plane coordinates and labels in {−1, +1}.
     field, xs, ys : output of :func:`decision_field` on the axes of :func:`field_grid`.
-    support : training indices of the support vectors (ringed), optional.
-    sv_size : |coefficient| per support vector (same length as ``support``): ring sizes scale
-        with it; without it all rings have one size.
-    misclassified : boolean mask over the training points (marked with a cross), optional.
+    support : training indices of the support vectors (drawn larger, dark outline), optional.
+    sv_size : |coefficient| per support vector (same length as ``support``): their sizes scale
+        with it; without it all support vectors have one size.
+    misclassified : boolean mask over the training points (orange outline), optional.
     X_test, y_test : test points, drawn hollow, optional.
     clip : the colour scale spans [−clip, clip] (values beyond are saturated), so the ±1 margins
         sit in the same colours on every frame.
-    click_grid : ``(gx, gy)`` invisible click targets (edit mode, see :func:`edit_grid`).
+    click_grid : ``(gx, gy)`` invisible click targets (edit mode, see :func:`edit_grid`); in
+        edit mode every point trace carries ``customdata`` = the point's index in [train; test].
     note : a line under the title (e.g. that the field is a slice).
 
-    Every point trace carries ``customdata`` = the point's index in [train; test], so a click
-    on a point (edit mode) says which one it is.
+    The field is an image (:func:`~svmcore.viz.raster.field_png`, at most 100 × 100 pixels,
+    smoothed by the browser) and the lines f = 0 and f = ±1 are polylines traced here
+    (:func:`~svmcore.viz.raster.level_lines`), so the browser neither receives the grid as
+    numbers nor recomputes contours: a frame is a few tens of kB and cheap to draw.
     """
     X = np.asarray(X, dtype=np.float64)
     y = np.asarray(y).ravel()
@@ -65,23 +92,32 @@ def boundary_figure(X, y, field, xs, ys, support=None, sv_size=None, misclassifi
     if z.shape != (len(ys), len(xs)):
         raise ValueError(f"field has shape {z.shape}, expected {(len(ys), len(xs))}")
     editing = click_grid is not None
+    step = max(1, -(-len(xs) // 100))
+    zi, xi, yi = z[::step, ::step], xs[::step], ys[::step]
     data = []
-    # 1. the field (heatmap colouring) with dashed lines on the margins f = ±1: the only grid
-    data.append(dict(
-        type="contour", x=_f32(xs), y=_f32(ys), z=_f32(z), name="f(x)",
-        colorscale=FIELD_COLORSCALE, zmin=-clip, zmax=clip, autocontour=False,
-        contours=dict(start=-1.0, end=1.0, size=2.0, coloring="heatmap", showlines=True),
-        line=dict(width=1.5, dash="dash", color="rgba(30,30,30,0.85)"),
-        colorbar=dict(title=dict(text="f(x)"), thickness=12, len=0.75,
-                      tickvals=[-clip, -1, 0, 1, clip]),
-        hovertemplate="f(%{x:.2f}, %{y:.2f}) = %{z:.3f}<extra></extra>",
-        hoverinfo="skip" if editing else None, showlegend=False))
-    if editing:
-        data[0].pop("hovertemplate")
-    else:
-        data[0].pop("hoverinfo")
-    # 2. the decision boundary f = 0, solid, from the same field
-    bx, by = zero_contour(z, xs, ys)
+    # 1. the field as an image, and a colour bar for it
+    data.append(dict(type="image", source=data_uri(field_png(zi, clip)), name="f(x)",
+                     x0=float(xi[0]), dx=float(xi[1] - xi[0]) if len(xi) > 1 else 1.0,
+                     y0=float(yi[-1]), dy=-float(yi[1] - yi[0]) if len(yi) > 1 else 1.0,
+                     zsmooth="fast", hoverinfo="skip"))
+    data.append(dict(type="scatter", x=[None], y=[None], mode="markers", showlegend=False,
+                     hoverinfo="skip", name="f(x) scale",
+                     marker=dict(color=[0.0], cmin=-clip, cmax=clip, colorscale=FIELD_COLORSCALE,
+                                 showscale=True, colorbar=dict(
+                                     title=dict(text="f(x)"), thickness=12, len=0.75,
+                                     tickvals=[-clip, -1, 0, 1, clip]))))
+    # 2. the margins f = ±1 (dashed) and the decision boundary f = 0 (solid), traced here
+    mx, my = [], []
+    for level in (-1.0, 1.0):
+        lx, ly = level_lines(z, xs, ys, level)
+        if lx.size:
+            mx += [lx, [np.nan]]
+            my += [ly, [np.nan]]
+    if mx:
+        data.append(dict(type="scatter", x=_f32(np.concatenate(mx)), y=_f32(np.concatenate(my)),
+                         mode="lines", name="margins f = ±1", hoverinfo="skip",
+                         line=dict(width=1.5, dash="dash", color="rgba(30,30,30,0.85)")))
+    bx, by = level_lines(z, xs, ys, 0.0)
     data.append(dict(type="scatter", x=_f32(bx), y=_f32(by), mode="lines",
                      name="boundary f = 0", line=dict(color="#111111", width=2.5),
                      hoverinfo="skip", showlegend=True, connectgaps=False))
@@ -93,13 +129,29 @@ def boundary_figure(X, y, field, xs, ys, support=None, sv_size=None, misclassifi
                          hoverinfo="none", showlegend=False,
                          unselected=dict(marker=dict(opacity=0.0)),
                          selected=dict(marker=dict(opacity=0.0))))
-    # 4. points
+    # 4. training points, restyled for support vectors (size ∝ √|coefficient|) and mistakes
     n = X.shape[0]
+    ring = np.zeros(n, dtype=np.uint8)
+    size = np.full(n, 7, dtype=np.uint8)
+    if support is not None and len(support):
+        support = np.asarray(support, dtype=np.int64)
+        ring[support] = 1
+        if sv_size is not None and len(sv_size) == len(support):
+            w = np.abs(np.nan_to_num(np.asarray(sv_size, dtype=np.float64)))
+            top = w.max() if w.size and w.max() > 0 else 1.0
+            size[support] = np.rint(8.0 + 9.0 * np.sqrt(w / top)).astype(np.uint8)
+        else:
+            size[support] = 11
+    mistakes = None
+    if misclassified is not None:
+        mistakes = np.asarray(misclassified, dtype=bool)
+        if mistakes.shape[0] == n:
+            ring[mistakes] = 2
     for cls in (1, -1):
         m = np.flatnonzero(y == cls)
         if m.size:
             data.append(_class_trace(X[m], m, cls, False, CLASS_NAMES[cls] + " (train)",
-                                     f"c{cls}", editing))
+                                     f"c{cls}", editing, ring[m], size[m]))
     if X_test is not None and y_test is not None and len(y_test):
         Xt = np.asarray(X_test, dtype=np.float64)
         yt = np.asarray(y_test).ravel()
@@ -108,36 +160,12 @@ def boundary_figure(X, y, field, xs, ys, support=None, sv_size=None, misclassifi
             if m.size:
                 data.append(_class_trace(Xt[m], n + m, cls, True, CLASS_NAMES[cls] + " (test)",
                                          f"c{cls}", editing))
-    # 5. support vectors: rings sized by |coefficient|
-    if support is not None and len(support):
-        support = np.asarray(support, dtype=np.int64)
-        S = X[support]
-        if sv_size is not None and len(sv_size) == len(support):
-            w = np.abs(np.nan_to_num(np.asarray(sv_size, dtype=np.float64)))
-            top = w.max() if w.size and w.max() > 0 else 1.0
-            sizes = 9.0 + 13.0 * np.sqrt(w / top)
-        else:
-            sizes = np.full(len(support), 13.0)
-        data.append(dict(
-            type="scatter", x=_f32(S[:, 0]), y=_f32(S[:, 1]), mode="markers",
-            name="support vectors", hoverinfo="skip" if editing else None,
-            marker=dict(symbol="circle-open", size=_f32(sizes), color="#111111",
-                        line=dict(width=1.6, color="#111111")),
-            hovertemplate=None if editing else "SV (%{x:.2f}, %{y:.2f})<extra></extra>"))
-    # 6. training mistakes
-    if misclassified is not None:
-        mask = np.asarray(misclassified, dtype=bool)
-        if mask.shape[0] == X.shape[0] and mask.any():
-            M = X[mask]
-            data.append(dict(
-                type="scatter", x=_f32(M[:, 0]), y=_f32(M[:, 1]), mode="markers",
-                name="misclassified", hoverinfo="skip" if editing else None,
-                marker=dict(symbol="x-thin", size=11, line=dict(width=2.2, color="#ffb000")),
-                hovertemplate=None if editing else
-                "misclassified (%{x:.2f}, %{y:.2f})<extra></extra>"))
-    for tr in data:
-        for k in [k for k, v in tr.items() if v is None]:
-            del tr[k]
+    if (ring == 1).any() or (ring == 2).any():
+        data.append(_legend_only("support vectors", dict(symbol="circle", size=11,
+                                 color="#888888", line=dict(width=2, color="#111111")), "sv"))
+    if (ring == 2).any():
+        data.append(_legend_only("misclassified", dict(symbol="circle", size=9,
+                                 color="#888888", line=dict(width=2, color="#ff9d00")), "mis"))
     text = title if not note else f"{title}<br><sup>{note}</sup>"
     layout = dict(
         title=dict(text=text, x=0.0, xanchor="left"),
@@ -156,9 +184,11 @@ def boundary_figure(X, y, field, xs, ys, support=None, sv_size=None, misclassifi
     return _figure(dict(data=data, layout=layout))
 
 
-def run_figure(run, view: View, resolution: int, snap, scores=None, title: str | None = None,
-               click_grid: bool = False, height: int = 560) -> go.Figure:
-    """The boundary figure of a run's current model on ``view`` at ``resolution``."""
+def run_parts(run, view: View, resolution: int, snap, scores=None,
+              title: str | None = None) -> dict:
+    """What a figure or a live frame of a run's current model shows: the field on the view's
+    grid, the support vectors and their |coefficient|, the training mistakes (t > 0 only: the
+    zero model classifies nothing), the title and the slice note."""
     solver = run.solver
     xs, ys = view.grid(resolution)
     field = decision_field(solver, xs, ys, None if view.plane.exact else view.plane)
@@ -168,7 +198,7 @@ def run_figure(run, view: View, resolution: int, snap, scores=None, title: str |
     if coef is not None and support is not None and len(coef) == len(support):
         sv_size = np.abs(np.asarray(coef, dtype=np.float64))
     mis = None
-    if scores is not None and len(scores) == len(view.y_train):
+    if scores is not None and len(scores) == len(view.y_train) and run.t > 0:
         mis = np.where(scores >= 0.0, 1.0, -1.0) != view.y_train
     if support is not None and support.size and support.max() >= view.P_train.shape[0]:
         support, sv_size = None, None           # not training indices: do not draw
@@ -176,12 +206,35 @@ def run_figure(run, view: View, resolution: int, snap, scores=None, title: str |
     if title is None:
         title = f"{solver.title or solver.name}{', ' + kernel + ' kernel' if kernel else ''}" \
                 f" — t = {run.t:,}"
-    grid = edit_grid(xs, ys, 2 if resolution > 100 else 1) if click_grid else None
-    return boundary_figure(view.P_train, view.y_train, field, xs, ys, support=support,
-                           sv_size=sv_size, misclassified=mis, X_test=view.P_test,
-                           y_test=view.y_test, title=title, height=height,
+    note = None if view.plane.exact else (
+        "field on the PC1–PC2 plane through the mean (a slice); points projected"
+        if view.plane.kind == "pca" else
+        "field on a slice, other features at their mean; points projected")
+    return dict(field=field, xs=xs, ys=ys, support=support, sv_size=sv_size,
+                misclassified=mis, title=title, note=note)
+
+
+def run_figure(run, view: View, resolution: int, snap, scores=None, title: str | None = None,
+               click_grid: bool = False, height: int = 560) -> go.Figure:
+    """The boundary figure of a run's current model on ``view`` at ``resolution`` (Plotly: for
+    notebooks and exports; the app's live view draws :func:`run_frame`)."""
+    p = run_parts(run, view, resolution, snap, scores, title)
+    grid = edit_grid(p["xs"], p["ys"], 2 if resolution > 100 else 1) if click_grid else None
+    return boundary_figure(view.P_train, view.y_train, p["field"], p["xs"], p["ys"],
+                           support=p["support"], sv_size=p["sv_size"],
+                           misclassified=p["misclassified"], X_test=view.P_test,
+                           y_test=view.y_test, title=p["title"], height=height,
                            xlabel=view.plane.xlabel, ylabel=view.plane.ylabel, click_grid=grid,
-                           note=None if view.plane.exact else
-                           ("field on the PC1–PC2 plane through the mean (a slice); points "
-                            "projected" if view.plane.kind == "pca" else
-                            "field on a slice, other features at their mean; points projected"))
+                           note=p["note"])
+
+
+def run_frame(run, view: View, resolution: int, snap, scores=None, title: str | None = None,
+              mode: str = "view", height: int = 520, font: int = 12, marks=()) -> dict:
+    """The live frame (:func:`svmcore.viz.frame.field_frame`) of a run's current model."""
+    p = run_parts(run, view, resolution, snap, scores, title)
+    return {"t": int(run.t)} | field_frame(view.P_train, view.y_train, p["field"], p["xs"], p["ys"],
+                       P_test=view.P_test, y_test=view.y_test, support=p["support"],
+                       sv_size=p["sv_size"], misclassified=p["misclassified"],
+                       title=p["title"], note=p["note"], xlabel=view.plane.xlabel,
+                       ylabel=view.plane.ylabel, height=height, font=font, mode=mode,
+                       marks=marks)

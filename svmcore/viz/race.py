@@ -9,6 +9,7 @@ import numpy as np
 from ..race import LETTERS, Race, group_text
 from ._base import _figure
 from .field import run_figure
+from .frame import curves_frame, series
 from .plane import View
 
 ENTRANT_COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd")
@@ -153,7 +154,9 @@ def _compact_field(fig, legend: bool, colorbar: bool) -> None:
     else:
         lay.legend.font.size = 10
     if not colorbar:
-        fig.data[0].showscale = False
+        for tr in fig.data:
+            if tr.name == "f(x) scale":
+                tr.marker.showscale = False
 
 
 def _spec(fig) -> dict:
@@ -184,8 +187,8 @@ def race_grid_figure(figs: Sequence, cols: int = 2, height: int = 380):
             tr["xaxis"], tr["yaxis"] = xa, ya
             if k > 0:
                 tr["showlegend"] = False
-            if tr.get("type") == "contour":
-                tr["showscale"] = k == K - 1
+            if tr.get("name") == "f(x) scale":
+                tr["marker"] = dict(tr["marker"], showscale=k == K - 1)
             data.append(tr)
         src = spec["layout"]
         x0, y1 = c * (w + hs), 1.0 - r * (hh + vs)
@@ -203,3 +206,34 @@ def race_grid_figure(figs: Sequence, cols: int = 2, height: int = 380):
                   uirevision="race-grid", annotations=notes, plot_bgcolor="white",
                   legend=dict(orientation="h", yanchor="top", y=-0.03, x=0.0))
     return _figure(dict(data=data, layout=layout))
+
+
+def race_curves_frame(race: Race, x: str = "iteration", log_x: bool = True,
+                      height: int = 320, font: int = 12) -> dict:
+    """The race's curves as a live frame (:func:`svmcore.viz.frame.curves_frame`): the panels of
+    :func:`curve_panels` side by side, one colour (and dash) per entrant, errors in %."""
+    if x not in CURVE_X:
+        raise ValueError(f"x must be one of {', '.join(CURVE_X)}, got {x!r}")
+    panels = curve_panels(race)
+    cols = [run.trace_columns() for run in race.runs]
+    out = []
+    for panel in panels:
+        ss = []
+        for k in panel["members"]:
+            tc = cols[k]
+            if not tc:
+                continue
+            if panel["kind"] == "error":
+                yv = 100.0 * np.asarray(tc[panel["column"]], dtype=np.float64)
+            elif panel["kind"] == "subopt":
+                yv = race.suboptimality(k)
+            else:
+                yv = np.asarray(tc["objective"], dtype=np.float64)
+            ss.append(series(tc[x], yv, race.labels[k], ENTRANT_COLORS[k], dash=k % 2 == 1))
+        title = panel["title"] + (" %" if panel["kind"] == "error" else "")
+        out.append({"title": title, "log_y": panel["log_y"], "series": ss,
+                    "percent": panel["kind"] == "error"})
+    legend = [dict(name=label, color=ENTRANT_COLORS[k], line=True, dash=k % 2 == 1)
+              for k, label in enumerate(race.labels)]
+    return curves_frame(out, x=x, log_x=log_x, height=height, font=font, cols=len(out),
+                        legend=legend)

@@ -1,0 +1,31 @@
+"""The live views (decision field, convergence curves) as one Streamlit custom component.
+
+``st.plotly_chart`` makes the figure part of the element's identity, so every frame of a live
+run was a new chart: the browser re-created the plot (blank in between, about a core of CPU).
+This component keeps its identity by its key (components v2) and hands each new frame to
+``canvas.js``, which only repaints a canvas. Frames are the dicts of :mod:`svmcore.viz.frame`.
+A click on the field (in an edit or inspect mode) comes back as ``{"x", "y", "index"}``.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import streamlit as st
+
+_JS = (Path(__file__).with_name("canvas.js")).read_text()
+_CSS = """
+.svmc { font-family: "Source Sans Pro", sans-serif; color: #262730; }
+.svmc-title { font-weight: 600; margin: 2px 0 4px 0; line-height: 1.25; }
+.svmc-title small { font-weight: 400; color: #666; }
+.svmc-legend { display: flex; flex-wrap: wrap; gap: 4px 14px; margin-top: 4px; }
+.svmc-item { display: inline-flex; align-items: center; gap: 5px; }
+.svmc canvas { display: block; }
+"""
+
+_LIVE = st.components.v2.component("svmcore_live", js=_JS, css=_CSS, isolate_styles=False)
+
+
+def canvas_view(key: str, frame: dict, on_click=None):
+    """Draw a frame (a field or curves frame of :mod:`svmcore.viz.frame`) in the keyed view;
+    returns the component's result (``.click`` after a click on the field)."""
+    return _LIVE(key=key, data=frame, on_click_change=on_click or (lambda: None))

@@ -1,0 +1,188 @@
+"""Live frames: what the app's canvas views draw, as plain JSON-able dicts (no plotly, no
+streamlit), built from arrays.
+
+A Plotly chart in Streamlit is a new element whenever its figure changes (the figure is part
+of its identity), so the browser re-created the whole plot on every frame of a live run: the
+field went blank between frames and a page spent about a core redrawing. The live views are
+instead drawn by a small canvas renderer (``svmcore/ui/canvas.js``) that Streamlit keeps in
+place and hands each new frame. A frame holds:
+
+* the field as a PNG of at most 100 × 100 pixels (:func:`~svmcore.viz.raster.field_png`) and
+  the lines f = 0 and f = ±1 traced on the server (:func:`~svmcore.viz.raster.level_lines`);
+* the points as float32 coordinates, and one byte per point for its state (support vector,
+  misclassified) and size (∝ √|coefficient|);
+* for curves, float32 series per panel.
+
+Arrays travel as base64 strings of little-endian typed arrays (:func:`b64`).
+"""
+from __future__ import annotations
+
+import base64
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
+from ._base import CLASS_COLORS, FIELD_COLORSCALE
+from .raster import data_uri, field_png, level_lines
+
+#: what the curve panels of a run call their columns
+CURVE_NAMES = {"iteration": "iteration t", "time": "solver time [s]",
+               "kernel_evals": "kernel evaluations", "objective": "objective",
+               "train_error": "train error %", "test_error": "test error %",
+               "n_sv": "# support vectors", "dual_objective": "dual objective",
+               "gap": "duality gap"}
+CURVE_COLORS = {"objective": "#1f77b4", "train_error": "#2ca02c", "test_error": "#d62728",
+                "n_sv": "#7f4f9f", "dual_objective": "#ff7f0e", "gap": "#8c564b"}
+PERCENT = ("train_error", "test_error")
+
+
+def b64(a, dtype) -> str:
+    """A numpy array as base64 of its little-endian bytes in ``dtype``."""
+    arr = np.ascontiguousarray(np.asarray(a, dtype=np.dtype(dtype).newbyteorder("<")))
+    return base64.b64encode(arr.tobytes()).decode("ascii")
+
+
+_Q = 32767.0                        # int16 quantisation: ±32767, −32768 marks a gap (NaN)
+
+
+def quantize_xy(x, y, xr, yr) -> str:
+    """Interleaved (x, y) as int16 steps of the ranges ``xr``, ``yr`` (1/65,534 of the range:
+    far below a pixel), NaN as −32768; base64. Half the bytes of float32."""
+    out = []
+    for v, (lo, hi) in ((x, xr), (y, yr)):
+        v = np.asarray(v, dtype=np.float64)
+        q = np.rint((np.clip(v, lo, hi) - lo) / ((hi - lo) or 1.0) * (2 * _Q) - _Q)
+        out.append(np.where(np.isfinite(v), q, -_Q - 1).astype(np.int16))
+    return b64(np.column_stack(out).ravel(), np.int16)
+
+
+def dequantize_xy(text: str, xr, yr) -> np.ndarray:
+    """The inverse of :func:`quantize_xy`: an (m, 2) float array with NaN gaps."""
+    q = np.frombuffer(base64.b64decode(text), dtype="<i2").reshape(-1, 2).astype(np.float64)
+    out = np.empty_like(q)
+    for k, (lo, hi) in enumerate((xr, yr)):
+        out[:, k] = lo + (q[:, k] + _Q) / (2 * _Q) * (hi - lo)
+    out[q == -_Q - 1] = np.nan
+    return out
+
+
+def field_frame(P_train, y_train, field, xs, ys, *, P_test=None, y_test=None, support=None,
+                sv_size=None, misclassified=None, title: str = "", note: str | None = None,
+                xlabel: str = "", ylabel: str = "", height: int = 520, font: int = 12,
+                mode: str = "view", marks: Sequence[Mapping] = (), clip: float = 2.0) -> dict:
+    """One frame of the field view: the field image, its level lines, the points and their
+    state. ``P_*`` are plane coordinates (n, 2); ``field`` is f on ``ys × xs``; ``support`` are
+    training indices ringed (sizes from ``sv_size`` = |coefficient|), ``misclassified`` a mask;
+    ``mode`` is the click mode ("view" ignores clicks); ``marks`` are extra rings (pinned or
+    picked points: ``{"x", "y", "color", "r"}``)."""
+    xs = np.asarray(xs, dtype=np.float64)
+    ys = np.asarray(ys, dtype=np.float64)
+    z = np.clip(np.nan_to_num(np.asarray(field, dtype=np.float64), nan=0.0, posinf=clip,
+                              neginf=-clip), -clip, clip)
+    if z.shape != (len(ys), len(xs)):
+        raise ValueError(f"field has shape {z.shape}, expected {(len(ys), len(xs))}")
+    step = max(1, -(-len(xs) // 100))
+    xi, yi = xs[::step], ys[::step]
+    dx = (xi[1] - xi[0]) / 2 if len(xi) > 1 else 0.5
+    dy = (yi[1] - yi[0]) / 2 if len(yi) > 1 else 0.5
+    n = len(y_train)
+    ring = np.zeros(n, dtype=np.uint8)
+    size = np.full(n, 7, dtype=np.uint8)
+    if support is not None and len(support):
+        support = np.asarray(support, dtype=np.int64)
+        support = support[(support >= 0) & (support < n)]
+        ring[support] = 1
+        size[support] = 11
+        if sv_size is not None and len(sv_size) == len(support):
+            w = np.abs(np.nan_to_num(np.asarray(sv_size, dtype=np.float64)))
+            top = w.max() if w.size and w.max() > 0 else 1.0
+            size[support] = np.rint(8.0 + 9.0 * np.sqrt(w / top)).astype(np.uint8)
+    if misclassified is not None:
+        mis = np.asarray(misclassified, dtype=bool)
+        if mis.shape[0] == n:
+            ring[mis] = 2
+    mx, my = [], []
+    for level in (-1.0, 1.0):
+        lx, ly = level_lines(z, xs, ys, level)
+        if lx.size:
+            mx += [lx, [np.nan]]
+            my += [ly, [np.nan]]
+    bx, by = level_lines(z, xs, ys, 0.0)
+    P_train = np.asarray(P_train, dtype=np.float64)
+    xr, yr = (float(xs[0]), float(xs[-1])), (float(ys[0]), float(ys[-1]))
+
+    def _xy(a, b):
+        return quantize_xy(a, b, xr, yr)
+
+    has_test = P_test is not None and y_test is not None and len(y_test)
+    legend = [dict(name="class +1", color=CLASS_COLORS[1]), dict(name="class −1",
+                                                                   color=CLASS_COLORS[-1])]
+    if has_test:
+        legend.append(dict(name="test point (hollow)", fill="white", stroke="#555", sw=2))
+    legend += [dict(name="boundary f = 0", color="#111111", line=True, width=2.5),
+               dict(name="margins f = ±1", color="#333333", line=True, dash=True, width=1.5)]
+    if (ring > 0).any():
+        legend.append(dict(name="support vector (size ∝ |α|)", color="#888888",
+                           stroke="#111111", sw=2, r=5.5))
+    if (ring == 2).any():
+        legend.append(dict(name="misclassified", color="#888888", stroke="#ff9d00", sw=2))
+    for m in marks:
+        if m.get("legend"):
+            legend.append(dict(name=m["legend"], fill="white", stroke=m.get("color", "#00a651"),
+                               sw=3, r=5.5))
+    return {
+        "kind": "field", "grid": [len(xs), len(ys)], "title": title, "note": note, "xlabel": xlabel, "ylabel": ylabel,
+        "height": int(height), "font": int(font), "mode": mode, "clip": float(clip),
+        "x": list(xr), "y": list(yr),
+        "img": data_uri(field_png(z[::step, ::step], clip)),
+        "img_x": [float(xi[0] - dx), float(xi[-1] + dx)],
+        "img_y": [float(yi[0] - dy), float(yi[-1] + dy)],
+        "scale": [[float(t), c] for t, c in FIELD_COLORSCALE],
+        "colors": {"pos": CLASS_COLORS[1], "neg": CLASS_COLORS[-1]},
+        "train": _xy(P_train[:, 0], P_train[:, 1]),
+        "labels": b64(np.sign(np.asarray(y_train)), np.int8),
+        "ring": b64(ring, np.uint8), "size": b64(size, np.uint8),
+        "test": _xy(np.asarray(P_test)[:, 0], np.asarray(P_test)[:, 1]) if has_test else "",
+        "tlabels": b64(np.sign(np.asarray(y_test)), np.int8) if has_test else "",
+        "boundary": _xy(bx, by) if bx.size else "",
+        "margins": _xy(np.concatenate(mx), np.concatenate(my)) if mx else "",
+        "marks": [dict(m) for m in marks], "legend": legend,
+    }
+
+
+def series(x, y, name: str, color: str, dash: bool = False) -> dict:
+    """One curve of a panel (float32 on the wire)."""
+    return {"x": b64(x, np.float32), "y": b64(y, np.float32), "name": name, "color": color,
+            "dash": bool(dash)}
+
+
+def curves_frame(panels: Sequence[Mapping], x: str = "iteration", log_x: bool = True,
+                 height: int = 420, font: int = 12, cols: int = 1, title: str = "",
+                 legend: Sequence[Mapping] = (), marks: Sequence[Mapping] = ()) -> dict:
+    """Convergence curves as small multiples: ``panels`` = [{title, log_y, percent, series}],
+    every panel against the x column ``x`` (log axis with ``log_x``); ``marks`` are vertical
+    lines ``{"x", "label"}`` (mid-run changes)."""
+    return {"kind": "curves", "panels": [dict(p) for p in panels], "log_x": bool(log_x),
+            "x_title": CURVE_NAMES.get(x, x), "height": int(height), "font": int(font),
+            "cols": int(cols), "title": title, "legend": [dict(item) for item in legend],
+            "marks": [dict(m) for m in marks]}
+
+
+def run_panels(cols: Mapping[str, np.ndarray], x: str, groups: Sequence[Sequence[str]],
+               logs: Sequence[bool], labels: Mapping[str, str] | None = None) -> list[dict]:
+    """Panels of one run's trace columns: each group of columns in one panel (errors in %)."""
+    labels = labels or {}
+    xv = np.asarray(cols.get(x, ()), dtype=np.float64)
+    out = []
+    for group, log_y in zip(groups, logs):
+        ss = []
+        for c in group:
+            if c not in cols:
+                continue
+            yv = np.asarray(cols[c], dtype=np.float64) * (100.0 if c in PERCENT else 1.0)
+            ss.append(series(xv, yv, labels.get(c, CURVE_NAMES.get(c, c)),
+                             CURVE_COLORS.get(c, "#444444")))
+        title = ", ".join(labels.get(c, CURVE_NAMES.get(c, c)) for c in group)
+        out.append({"title": title, "log_y": bool(log_y), "series": ss,
+                    "percent": all(c in PERCENT for c in group)})
+    return out

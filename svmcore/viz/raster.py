@@ -1,0 +1,124 @@
+"""The decision field as a small image and its level lines as polylines, computed on the server.
+
+A live frame used to send the field as a ``go.Contour`` (22,500 float32 values for 150 × 150, as
+JSON ~150 kB) and let the browser recompute the contour lines on every frame, which cost a
+chromium page about one core. Here the field becomes a PNG (the colours of
+:data:`~svmcore.viz._base.FIELD_COLORSCALE`, a few kB) that the browser only scales, and the
+boundary f = 0 and the margins f = ±1 are polylines traced once on the server by marching
+squares and chained end to end (each crossing point sent once).
+"""
+from __future__ import annotations
+
+import base64
+import struct
+import zlib
+
+import numpy as np
+
+from ._base import FIELD_COLORSCALE
+from .plane import zero_contour
+
+
+def _hex(c: str) -> tuple[int, int, int]:
+    c = c.lstrip("#")
+    return int(c[0:2], 16), int(c[2:4], 16), int(c[4:6], 16)
+
+
+def colour_table(colorscale=FIELD_COLORSCALE, n: int = 256) -> np.ndarray:
+    """``n`` RGB colours (uint8) interpolated linearly along a plotly colour scale."""
+    stops = np.array([s for s, _ in colorscale], dtype=np.float64)
+    rgb = np.array([_hex(c) for _, c in colorscale], dtype=np.float64)
+    t = np.linspace(0.0, 1.0, n)
+    return np.stack([np.interp(t, stops, rgb[:, k]) for k in range(3)], axis=1).round() \
+        .astype(np.uint8)
+
+
+_TABLE = colour_table()
+
+
+def png_rgb(rgb: np.ndarray) -> bytes:
+    """A PNG file of an (h, w, 3) uint8 image, top row first (filter "Up", zlib level 6)."""
+    h, w, _ = rgb.shape
+    rows = rgb.reshape(h, w * 3).astype(np.int16)
+    up = np.empty_like(rows)
+    up[0] = rows[0]
+    up[1:] = rows[1:] - rows[:-1]
+    raw = np.empty((h, w * 3 + 1), dtype=np.uint8)
+    raw[:, 0] = 2                                   # PNG filter type 2: Up
+    raw[:, 1:] = (up % 256).astype(np.uint8)
+    raw[0, 0] = 0                                   # the first row: no filter
+
+    def chunk(tag: bytes, data: bytes) -> bytes:
+        return (struct.pack(">I", len(data)) + tag + data
+                + struct.pack(">I", zlib.crc32(tag + data) & 0xFFFFFFFF))
+
+    return (b"\x89PNG\r\n\x1a\n"
+            + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(raw.tobytes(), 6))
+            + chunk(b"IEND", b""))
+
+
+def field_png(z, clip: float = 2.0) -> bytes:
+    """The field ``z`` (rows = increasing y) coloured on [−clip, clip] as a PNG, top row = the
+    largest y (as an image is drawn)."""
+    z = np.clip(np.nan_to_num(np.asarray(z, dtype=np.float64), nan=0.0, posinf=clip,
+                              neginf=-clip), -clip, clip)
+    idx = np.rint((z + clip) * (255.0 / (2.0 * clip))).astype(np.intp)
+    return png_rgb(_TABLE[idx[::-1]])
+
+
+def data_uri(png: bytes) -> str:
+    return "data:image/png;base64," + base64.b64encode(png).decode("ascii")
+
+
+def level_lines(z, xs, ys, level: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
+    """The level line ``z = level`` as polylines: ``(x, y)`` with NaN between pieces. The
+    marching-squares segments of :func:`~svmcore.viz.plane.zero_contour` are chained where they
+    share an end, so each crossing point is sent once instead of twice."""
+    sx, sy = zero_contour(z, xs, ys, level)
+    if sx.size == 0:
+        return sx, sy
+    seg = np.column_stack([sx, sy]).reshape(-1, 3, 2)[:, :2, :]        # (m, 2 ends, xy)
+    # ends are exact copies of the same edge crossing: round to merge float noise only
+    keys = np.round(seg.reshape(-1, 2), 9)
+    _, ident = np.unique(keys, axis=0, return_inverse=True)
+    ident = ident.reshape(-1, 2)
+    m = ident.shape[0]
+    at: dict[int, list[int]] = {}
+    for s in range(m):
+        for e in (0, 1):
+            at.setdefault(int(ident[s, e]), []).append(s)
+    used = np.zeros(m, dtype=bool)
+    px: list[float] = []
+    py: list[float] = []
+
+    def walk(s: int, e: int) -> list[int]:
+        """Segments from ``s`` leaving through its end ``e``: the chain of end ids."""
+        out = []
+        while True:
+            nxt = int(ident[s, e])
+            out.append(nxt)
+            cand = [c for c in at.get(nxt, ()) if not used[c]]
+            if not cand:
+                return out
+            s = cand[0]
+            used[s] = True
+            e = 1 if int(ident[s, 0]) == nxt else 0
+
+    coords = {}
+    for s in range(m):
+        for e in (0, 1):
+            coords[int(ident[s, e])] = seg[s, e]
+    for s in range(m):
+        if used[s]:
+            continue
+        used[s] = True
+        fwd = walk(s, 1)
+        back = walk(s, 0)
+        chain = back[::-1] + fwd
+        for k in chain:
+            px.append(coords[k][0])
+            py.append(coords[k][1])
+        px.append(np.nan)
+        py.append(np.nan)
+    return np.asarray(px[:-1]), np.asarray(py[:-1])

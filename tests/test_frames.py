@@ -1,0 +1,118 @@
+"""Live frames (svmcore.viz.raster, svmcore.viz.frame): the field image, the traced level lines,
+the quantised points and the curve panels, checked against the arrays they come from."""
+from __future__ import annotations
+
+import base64
+import json
+import struct
+import zlib
+
+import numpy as np
+import pytest
+
+from svmcore.viz import field_grid
+from svmcore.viz.frame import (curves_frame, dequantize_xy, field_frame, quantize_xy,
+                               run_panels)
+from svmcore.viz.plane import zero_contour
+from svmcore.viz.raster import colour_table, field_png, level_lines
+
+
+def _decode_png(png: bytes) -> np.ndarray:
+    """A minimal PNG reader for what field_png writes (8-bit RGB, filters None/Up)."""
+    assert png[:8] == b"\x89PNG\r\n\x1a\n"
+    pos, idat, w, h = 8, b"", 0, 0
+    while pos < len(png):
+        n, tag = struct.unpack(">I4s", png[pos:pos + 8])
+        body = png[pos + 8:pos + 8 + n]
+        crc = struct.unpack(">I", png[pos + 8 + n:pos + 12 + n])[0]
+        assert crc == zlib.crc32(tag + body) & 0xFFFFFFFF
+        if tag == b"IHDR":
+            w, h, depth, ctype = struct.unpack(">IIBB", body[:10])
+            assert (depth, ctype) == (8, 2)
+        elif tag == b"IDAT":
+            idat += body
+        pos += 12 + n
+    raw = np.frombuffer(zlib.decompress(idat), dtype=np.uint8).reshape(h, 3 * w + 1)
+    out = np.zeros((h, 3 * w), dtype=np.int64)
+    for r in range(h):
+        f, row = raw[r, 0], raw[r, 1:].astype(np.int64)
+        out[r] = row if f == 0 else (row + out[r - 1]) % 256
+        assert f in (0, 2)
+    return out.reshape(h, w, 3).astype(np.uint8)
+
+
+def test_field_png_is_the_colour_scale_of_the_field_top_row_first():
+    xs, ys = np.linspace(-1, 1, 40), np.linspace(0, 2, 30)
+    z = xs[None, :] * 2.5 + 0.0 * ys[:, None]
+    z[5, 7] = np.nan
+    img = _decode_png(field_png(z, clip=2.0))
+    assert img.shape == (30, 40, 3)
+    lut = colour_table()
+    zc = np.clip(np.nan_to_num(z), -2, 2)
+    idx = np.rint((zc + 2) * 255 / 4).astype(int)
+    np.testing.assert_array_equal(img, lut[idx[::-1]])       # row 0 of the image = largest y
+    assert tuple(lut[0]) == (0xd6, 0x60, 0x4d) and tuple(lut[-1]) == (0x43, 0x93, 0xc3)
+
+
+def test_level_lines_chain_the_marching_squares_segments():
+    xs, ys = np.linspace(-2, 2, 81), np.linspace(-1.5, 1.5, 61)
+    Z = xs[None, :] ** 2 + ys[:, None] ** 2 - 1.0123   # no grid node exactly on the line
+    lx, ly = level_lines(Z, xs, ys)
+    sx, sy = zero_contour(Z, xs, ys)
+    key = lambda a, b: set(map(tuple, np.round(np.c_[a, b][np.isfinite(a)], 9)))  # noqa: E731
+    assert key(lx, ly) == key(sx, sy)                          # the same crossing points
+    assert np.isfinite(lx).sum() <= 0.55 * np.isfinite(sx).sum()   # each sent once
+    r = np.hypot(lx, ly)[np.isfinite(lx)]
+    assert np.all(np.abs(r - np.sqrt(1.0123)) < 5e-3)
+    assert np.isnan(lx).sum() <= 1                              # one closed piece
+    ex, ey = level_lines(Z + 10, xs, ys)
+    assert ex.size == 0 and ey.size == 0
+
+
+def test_quantised_coordinates_are_exact_to_a_sixty_thousandth_of_the_range():
+    rng = np.random.default_rng(0)
+    x, y = rng.uniform(-3, 5, 500), rng.uniform(10, 11, 500)
+    x[7], y[9] = np.nan, np.nan
+    back = dequantize_xy(quantize_xy(x, y, (-3, 5), (10, 11)), (-3, 5), (10, 11))
+    ok = np.isfinite(x) & np.isfinite(y)
+    assert np.abs(back[ok, 0] - x[ok]).max() <= 8 / 65534 and np.abs(back[ok, 1] - y[ok]).max() <= 1 / 65534
+    assert np.isnan(back[7, 0]) and np.isnan(back[9, 1])
+
+
+def test_field_frame_codes_support_vectors_mistakes_and_stays_small():
+    rng = np.random.default_rng(1)
+    P = rng.normal(size=(150, 2))
+    y = np.where(P[:, 0] > 0, 1.0, -1.0)
+    Pt, yt = rng.normal(size=(50, 2)), np.ones(50)
+    xs, ys = field_grid(np.vstack([P, Pt]), 150)
+    f = (xs[None, :] - 0.1 + 0.2 * np.sin(ys[:, None])).astype(np.float32)
+    support = np.array([3, 10, 20])
+    mis = np.zeros(150, dtype=bool)
+    mis[[10, 40]] = True
+    fr = field_frame(P, y, f, xs, ys, P_test=Pt, y_test=yt, support=support,
+                     sv_size=np.array([1.0, 4.0, 0.0]), misclassified=mis, title="t")
+    ring = np.frombuffer(base64.b64decode(fr["ring"]), np.uint8)
+    size = np.frombuffer(base64.b64decode(fr["size"]), np.uint8)
+    assert list(np.flatnonzero(ring)) == [3, 10, 20, 40]
+    assert ring[10] == 2 and ring[40] == 2 and ring[3] == 1     # a mistake shows as one
+    assert size[10] == 17 and size[20] == 8 and size[0] == 7      # ∝ √|coefficient|
+    pts = dequantize_xy(fr["train"], fr["x"], fr["y"])
+    np.testing.assert_allclose(pts, P, atol=(xs[-1] - xs[0]) / 60000)
+    assert fr["grid"] == [150, 150]
+    names = [item["name"] for item in fr["legend"]]
+    assert "misclassified" in names and "test point (hollow)" in names
+    assert len(json.dumps(fr)) < 40_000
+    with pytest.raises(ValueError):
+        field_frame(P, y, f[:5], xs, ys)
+
+
+def test_curve_panels_in_percent_with_change_marks():
+    cols = {"iteration": np.array([1.0, 2, 4]), "objective": np.array([3.0, 2, 1]),
+            "train_error": np.array([0.5, 0.25, 0.125]), "test_error": np.array([0.5, 0.5, 0.25])}
+    panels = run_panels(cols, "iteration", [("objective",), ("train_error", "test_error")],
+                        [True, False])
+    err = panels[1]["series"][0]
+    assert np.frombuffer(base64.b64decode(err["y"]), "<f4").tolist() == [50.0, 25.0, 12.5]
+    assert panels[1]["percent"] and not panels[0]["percent"] and panels[0]["log_y"]
+    fr = curves_frame(panels, marks=[{"x": 2, "label": "η0 = 0.1"}])
+    assert fr["x_title"] == "iteration t" and fr["marks"][0]["label"] == "η0 = 0.1"
