@@ -1,4 +1,4 @@
-"""Mutation check of the cost counters: does tests/test_costs.py notice a counter that is off by one?
+"""Mutation check of the cost counters: does tests/test_costs.py notice a counter off by one?
 
 Every statement in svmcore/solvers/ that adds to or sets the kernel-evaluation counter
 (``self.kernel_evals``, ``ic[_KEVALS]``) — and the two helpers there whose return value is added

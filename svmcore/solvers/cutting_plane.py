@@ -51,15 +51,15 @@ Choices where the paper is ambiguous or silent (each one tested in tests/test_cu
   300 moons (C = 1, γ = 1; 4 seeds × r ∈ {30, 100} × fit_intercept ∈ {False, True}) P − model
   went below 0 during 16 of 16 ``constant`` runs and 14 of 16 ``linear`` runs (down to −0.063
   and −0.008), and the model exceeded P* (by up to 0.084 and 0.024; P* = 0.180). The snapshot
-  therefore reports the model as ``dual_objective`` named "cut model … (not a bound on the optimum)" with
-  ``dual_is_bound = False`` and no ``gap``; P − model is ``extra["model_gap"]`` (in ``linear``
-  at the end L(w) − ξ(w) ≤ ε: the objective is within ε of the final model, the guarantee of
-  Algorithm 3's exact stopping test; not within ε of P*, Theorem 2 bounds that excess by
-  O(1/√r) w.h.p.). A certified bound is ``extra["dual_lower_bound"]`` ≤ P* (the cut weights
-  clipped to the dual box, :meth:`dual_lower_bound`) with ``extra["certified_gap"]`` =
+  therefore reports the model as ``dual_objective`` named "cut model … (not a bound on the
+  optimum)" with ``dual_is_bound = False`` and no ``gap``; P − model is ``extra["model_gap"]``
+  (in ``linear`` at the end L(w) − ξ(w) ≤ ε: the objective is within ε of the final model, the
+  guarantee of Algorithm 3's exact stopping test; not within ε of P*: Theorem 2 bounds that
+  excess by O(1/√r) w.h.p.). A certified bound is ``extra["dual_lower_bound"]`` ≤ P* (the cut
+  weights clipped to the dual box, :meth:`dual_lower_bound`) with ``extra["certified_gap"]`` =
   P − that bound ≥ P − P*; it is loose (same data, r = 30 and 300, 3 seeds: 0.02–0.08 for
   ``linear``, 0.04–0.17 for ``constant``, where P − P* was 0.002–0.034). tests/test_gaps.py
-  checks all of this.
+  checks the signs, the bound and the labels.
 * Cuts whose α_t ≤ 1e-8·C_p for ``max_inactive`` (20, paper Sec. 6.1) consecutive iterations are
   removed (0 keeps every cut); their rows of A and G go with them. The "cut model" of the
   snapshot is the model over the cuts still kept.

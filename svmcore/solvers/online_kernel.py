@@ -47,8 +47,9 @@ tests/test_online_kernel.py; the paper says all of Lists 1, 2, 3a minimise (1)):
     0 before x_i's first visit); afterwards a violator's α_i is *replaced* by η_t y_i, so as
     η_t → 0 every coefficient goes to 0 and the model drifts back toward o = 0: R/R* = 1.16–1.26,
     1.02–1.06, 1.04, 1.15, 1.20 (C = 5; C = 1: 1.03, 1.004–1.009, 1.006–1.007, 1.024, 1.032),
-    ‖o‖² falls from 1.9–2.4 (10 epochs) to 0.06 (3000). Reported: the λ = 1/C objective it approaches
-    for a while; its name says the set rule follows the gradient in the first epoch only.
+    ‖o‖² falls from 1.9–2.4 (10 epochs) to 0.06 (3000). Reported: the λ = 1/C objective it
+    approaches for a while; its name says the set rule follows the gradient in the first epoch
+    only.
   - Pegaz (List 2) keeps α = η_t β with β_i += y_i on a violation. That is the stochastic
     gradient iterate only when 1/η_t − 1/η_{t−1} = 1/C: ``schedule="pegasos"`` (η_t = C/t) and
     ``"invscaling"`` (η0/(1 + η0 t/C)), R/R* = 1.0000 from 10 epochs on; reported: the λ = 1/C
