@@ -58,6 +58,12 @@ def checkpoints_after(t: int, per_decade: int = 20) -> int:
 
 @dataclass
 class TraceRow:
+    """One checkpoint of a run. The numbers are the snapshot's; the three names are its labels
+    (:meth:`Snapshot.labels`): what ``objective`` is, what ``dual_objective`` is (its name says
+    "not a bound" when it is none) and which gap ``gap`` is ("" when the column is empty). A
+    page labels a trace column by them, so a curve is never called a bound or a gap unless the
+    solver says it is one; an exported row carries them too."""
+
     iteration: int
     time: float
     objective: float
@@ -67,6 +73,12 @@ class TraceRow:
     kernel_evals: int
     dual_objective: float | None = None
     gap: float | None = None
+    objective_name: str = ""
+    dual_name: str = ""
+    gap_name: str = ""
+
+    #: the columns that hold text (names), left out of :meth:`TrainingRun.trace_columns`
+    TEXT_COLUMNS = ("objective_name", "dual_name", "gap_name")
 
 
 class TrainingRun:
@@ -138,11 +150,14 @@ class TrainingRun:
         test_err = float("nan")
         if self.X_test is not None and self.X_test.n > 0:
             test_err = error_rate(s.decision_function(self.X_test), self.y_test)
+        names = snap.labels()
         self.trace.append(TraceRow(
             iteration=s.t, time=self.solver_time, objective=float(snap.objective),
             train_error=float(snap.extra.get("train_error", float("nan"))),
             test_error=test_err, n_sv=int(snap.n_sv), kernel_evals=int(snap.kernel_evals),
-            dual_objective=snap.dual_objective, gap=snap.gap))
+            dual_objective=snap.dual_objective, gap=snap.gap,
+            objective_name=names["objective"], dual_name=names["dual_objective"],
+            gap_name=names["gap"]))
         self.last_snapshot = snap
 
     def _step(self, n: int) -> int:
@@ -228,8 +243,18 @@ class TrainingRun:
         return [asdict(r) for r in self.trace]
 
     def trace_columns(self) -> dict[str, np.ndarray]:
+        """The numeric trace columns as float arrays (None as NaN); the names are in
+        :meth:`column_labels`."""
         rows = self.trace_dicts()
         if not rows:
             return {}
         return {k: np.array([r[k] if r[k] is not None else np.nan for r in rows], dtype=float)
-                for k in rows[0]}
+                for k in rows[0] if k not in TraceRow.TEXT_COLUMNS}
+
+    def column_labels(self) -> dict[str, str]:
+        """What the ``objective``, ``dual_objective`` and ``gap`` columns are, from the last
+        trace row ("" for a column the solver does not report)."""
+        if not self.trace:
+            return {"objective": "", "dual_objective": "", "gap": ""}
+        r = self.trace[-1]
+        return {"objective": r.objective_name, "dual_objective": r.dual_name, "gap": r.gap_name}

@@ -62,6 +62,42 @@ def pegasos_kernel_reference(K, y, lam, idx):
     return alpha / (lam * T), alpha
 
 
+def pegasos_kernel_batch_reference(K, y, lam, idx, k=1, project=True, evals=None):
+    """Kernelized Pegasos (paper Sec. 4 with mini-batches of k and the projection of Sec. 2),
+    pegasos schedule η_t = 1/(λt), no bias, on a dense β with w = Σ_j β_j y_j φ(x_j).
+
+    ``evals`` (a list) receives the kernel values the kernelized form needs, cumulated after
+    each iteration: a margin ⟨w, φ(x_i)⟩ costs one value per support vector (every x_j that was
+    a violator before; none while there is none); with the projection, ‖w‖² is kept exactly by
+    adding, for the r-th violator of the batch (r = 0, 1, …), its kernel values with the r
+    earlier violators of the batch and its own k(x_i, x_i): r + 1 values. Returns β."""
+    n = K.shape[0]
+    beta = np.zeros(n)
+    member = np.zeros(n, dtype=bool)
+    count = 0
+    for t in range(1, len(idx) // k + 1):
+        eta = 1.0 / (lam * t)
+        batch = idx[(t - 1) * k:t * k]
+        f = []
+        for i in batch:
+            count += int(member.sum())
+            f.append((beta * y) @ K[:, i])
+        viol = [i for i, fi in zip(batch, f) if y[i] * fi < 1.0]
+        beta = (1.0 - eta * lam) * beta
+        for r, i in enumerate(viol):
+            if project:
+                count += r + 1
+            beta[i] += eta / k
+            member[i] = True
+        if project:
+            wsq = (beta * y) @ K @ (beta * y)
+            if wsq * lam > 1.0:
+                beta = beta / np.sqrt(lam * wsq)
+        if evals is not None:
+            evals.append(count)
+    return beta
+
+
 # ============================================================================ SMO (tests/test_smo.py)
 # Begin SMO section: a slow NumPy version of SMO with WSS 2, written from Fan, Chen & Lin (2005),
 # Sec. 3 (sets I_up / I_low, the second-order choice of j) and the two-variable subproblem solved
@@ -446,12 +482,19 @@ def nobias_svm_optimum(K, y, C, sweeps=4000, tol=1e-12):
 # a dense α (no scaling trick, g over S by the listing's update rules, q by eq. 3.10).
 
 
-def sfw_reference(K, y, C, p0, stream, away=False):
+def sfw_reference(K, y, C, p0, stream, away=False, evals=None):
     """SFW (away=False) or MSFW (away=True) fed ``stream`` after α = e(p0).
 
     Returns (α, g, q, S, log) where g holds the maintained gradient for the indices in S (in the
     order they joined) and log is one (vertex, kind, λ, −q) tuple per iteration.
+
+    ``evals`` (a list) receives the kernel values the paper's algorithm needs, cumulated after
+    each iteration (its first entry: A_p0p0 at the start): g_k of a sample not in S is a row of
+    |S| kernel values (eq. 3.8), a sample that joins adds its K_kk, and the step needs the
+    vertex's row against S (|S| values) unless the vertex is the sample that just joined (its
+    row was computed for g_k).
     """
+    count = [1]
     y = np.asarray(y, dtype=float)
     n = y.shape[0]
     A = np.outer(y, y) * (K + 1.0) + np.eye(n) / (2.0 * C)
@@ -461,15 +504,19 @@ def sfw_reference(K, y, C, p0, stream, away=False):
     g = {p0: -2.0 * A[p0, p0]}
     q = A[p0, p0]
     log = []
+    if evals is not None:
+        evals.append(count[0])
     for k in stream:
         k = int(k)
         added = False
         if k not in g:
             gk = -2.0 * A[k] @ alpha                      # eq. 3.8 with α_k = 0
+            count[0] += len(S)
             if gk >= max(g[p] for p in S):
                 S.append(k)
                 g[k] = gk
                 added = True
+                count[0] += 1
         pt = k if added else max(S, key=lambda p: (g[p], -S.index(p)))
         kind = "toward"
         if away:
@@ -503,6 +550,10 @@ def sfw_reference(K, y, C, p0, stream, away=False):
             alpha = (1 + lam) * alpha - lam * e
             if lam == lmax:
                 alpha[p] = 0.0
+        if not (added and p == k):
+            count[0] += len(S)
+        if evals is not None:
+            evals.append(count[0])
         log.append((p, kind, lam, -q))
     return alpha, np.array([g[p] for p in S]), q, S, log
 
@@ -686,9 +737,13 @@ def _prune(idle, alpha, Cp, max_inactive, zero=1e-8):
 
 
 def cpsp_linear_reference(K, y, C, r, eps, seed, qp, max_iter=1000, add_one=0.0,
-                          max_inactive=20, max_draws=100):
+                          max_inactive=20, max_draws=100, evals=None):
     """Algorithm 3 (linear-time sampled cuts). Returns (β, t, converged, log) with
-    w = Σ_i β_i φ(x_i) and log one (c, sorted distinct sampled points, α) per iteration."""
+    w = Σ_i β_i φ(x_i) and log one (c, sorted distinct sampled points, α) per iteration.
+    ``evals`` (a list) receives the kernel values needed, cumulated after each iteration: a cut
+    needs ⟨g, φ(x_i)⟩ for all n points, n kernel values per distinct sampled point (the margins
+    of the next iteration are read off these stored products; ⟨g, g_u⟩ too)."""
+    count = 0
     y = np.asarray(y, dtype=float)
     n = y.shape[0]
     Kp = K + add_one
@@ -726,13 +781,21 @@ def cpsp_linear_reference(K, y, C, r, eps, seed, qp, max_iter=1000, add_one=0.0,
                                 [idle[k] for k in keep], alpha[keep])
         beta = -sum(a * gc for a, gc in zip(alpha, gcs))
         log.append((cs[-1], np.flatnonzero(gcs[-1]), alpha.copy()))
+        count += n * np.unique(S).size
+        if evals is not None:
+            evals.append(count)
     return beta, max_iter, False, log
 
 
 def cpsp_constant_reference(K, y, C, r, eps, seed, qp, max_iter=1000, add_one=0.0,
-                            max_inactive=20, patience=4):
+                            max_inactive=20, patience=4, evals=None):
     """Algorithm 2 (constant-time sampled cuts) with the paper's p-consecutive stopping rule.
-    Returns (β, t, converged, log) as :func:`cpsp_linear_reference`."""
+    Returns (β, t, converged, log) as :func:`cpsp_linear_reference`. ``evals`` (a list)
+    receives the kernel values needed, cumulated after each iteration: the margins of the
+    distinct sampled points need their kernel values against U, the distinct points of the
+    active cuts (none while there is no cut), and a cut that is added needs ⟨g, g⟩, the kernel
+    values among its distinct points; its ⟨g, g_u⟩ come from the margins' block."""
+    count = 0
     y = np.asarray(y, dtype=float)
     n = y.shape[0]
     Kp = K + add_one
@@ -745,15 +808,22 @@ def cpsp_constant_reference(K, y, C, r, eps, seed, qp, max_iter=1000, add_one=0.
     for t in range(1, max_iter + 1):
         S = rng.integers(0, n, r)
         m = y[S] * (Kp[S] @ beta)
+        U = np.unique(np.concatenate([np.flatnonzero(g) for g in gcs] + [np.zeros(0, int)]))
+        count += np.unique(S).size * U.size
         c = np.mean(m < 1)
         gc = np.zeros(n)
         np.add.at(gc, S[m < 1], -(1.0 / r) * y[S[m < 1]])
         xi = max([0.0] + [ct + beta @ Kp @ g for ct, g in zip(cs, gcs)])
         if c + beta @ Kp @ gc <= xi + eps:
+            if evals is not None:
+                evals.append(count)
             streak += 1
             if streak >= patience:
                 return beta, t, True, log
             continue
+        count += np.unique(S[m < 1]).size ** 2
+        if evals is not None:
+            evals.append(count)
         streak = 0
         cs.append(c)
         gcs.append(gc)

@@ -292,7 +292,8 @@ def test_snapshot_contract_and_costs():
     s.step(1)
     assert s.converged
     snap = s.snapshot()
-    assert snap.objective == snap.dual_objective
+    assert snap.dual_objective == snap.objective + snap.gap and snap.dual_is_bound
+    assert "upper bound" in snap.dual_name and "Frank-Wolfe gap" in snap.gap_name
     assert snap.gap >= 0.0 and snap.extra["step"] == "toward"
     assert snap.extra["working_set_size"] == len(s.working_set) >= snap.n_sv
     assert abs(snap.extra["q_drift"]) < 1e-12

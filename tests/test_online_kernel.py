@@ -10,8 +10,11 @@ Findings these tests pin down (see svmcore/solvers/online_kernel.py):
   paper's own η_t = C√(2/t) it fails: NORMA's shrink factor at t = 2 is exactly 0.
 * In the first epoch List 3a and List 3b take identical steps (α_i = 0 before x_i's first visit,
   so the shrink of α_i does nothing).
-* NORMA/Pegaz minimise the λ-form with λ = 1/C (SVC with C/n); OL SVM-regularized minimises
-  eq. (1) with C itself (SVC with C).
+* NORMA/Pegaz take stochastic gradient steps on the λ-form with λ = 1/C (SVC with C/n); OL
+  SVM-regularized minimises eq. (1) with C itself (SVC with C). With the paper's η_t = C√(2/t)
+  only NORMA's "add" rule converges to that minimiser; List 1's "set" rule comes close and
+  drifts back toward α = 0; Pegaz minimises nothing (its α grows, the regularised risk with
+  it), so its snapshot plots the mean hinge loss and says so.
 """
 import numpy as np
 import pytest
@@ -261,18 +264,101 @@ def test_each_variant_approaches_the_minimiser_of_its_own_objective():
         assert _lam_objective(s.alpha_, K, y, other_lam) > 1.2 * other, algo
 
 
-@pytest.mark.parametrize("algo", ["norma", "norma-add", "pegaz"])
-def test_c_scale_svc_is_the_listing_with_C_times_n(algo):
+def _risk_ratio(s, K, y, C):
+    """The λ = 1/C objective of the solver's model over its optimum (SVC with C/n, no bias)."""
+    lam = 1.0 / C
+    opt = _lam_objective(nobias_svm_optimum(K, y, C / len(y)), K, y, lam)
+    return _lam_objective(s.alpha_, K, y, lam) / opt
+
+
+@pytest.mark.parametrize("C", [1.0, 5.0])
+def test_pegaz_with_the_papers_step_minimises_no_objective(C):
+    """η_t = C√(2/t): α = η_t β with β_i the count of x_i's violations, so |α_i| ≤ C√(2t)/n
+    grows and the regularised risk does not fall (λ = 1/C: R/R* at 100 and 1000 epochs measured
+    8.9 → 12.4 for C = 1, 4.5 → 16.8 for C = 5) while the hinge loss falls. The snapshot plots the
+    mean hinge loss and says that no objective is minimised."""
+    X, y = _problem(50)
+    n = len(y)
+    K = rbf_kernel(X, gamma=GAMMA)
+    s = PegazSolver(C=C, kernel="rbf", gamma=GAMMA, epochs=1000, cache_outputs=True)
+    s.init(X, y, seed=0)
+    hinge, ratio, osq = [], [], []
+    for epochs in (1, 10, 100, 1000):
+        s.step(epochs * n - s.t)
+        snap = s.snapshot()
+        assert snap.objective_name.startswith("mean hinge loss")
+        assert "minimises no objective" in snap.objective_name and "√t" in snap.objective_name
+        assert snap.extra["lam"] is None
+        o = K @ s.alpha_
+        hinge.append(np.maximum(0.0, 1.0 - y * o).mean())
+        assert snap.objective == pytest.approx(hinge[-1], rel=1e-10)
+        assert np.abs(s.alpha_).max() <= C * np.sqrt(2.0 * s.t) / n * (1 + 1e-12)
+        ratio.append(_risk_ratio(s, K, y, C))
+        osq.append(s.alpha_ @ o)
+    assert hinge[0] > hinge[1] > hinge[2] > hinge[3]
+    assert ratio[3] > ratio[2] > 2.0 and ratio[3] > 10.0, ratio
+    assert osq[3] > osq[2]
+
+
+@pytest.mark.parametrize("schedule", ["pegasos", "invscaling"])
+def test_pegaz_minimises_the_lambda_objective_when_1_over_eta_steps_by_1_over_C(schedule):
+    """1/η_t − 1/η_{t−1} = 1/C (η_t = C/t; invscaling η0/(1 + η0 t/C)) makes α = η_t β the
+    stochastic gradient iterate: within 0.1 % of the λ = 1/C optimum after 100 epochs (measured
+    R/R* = 1.0000), and the snapshot names that objective."""
+    X, y = _problem(50)
+    K = rbf_kernel(X, gamma=GAMMA)
+    s = _fit("pegaz", X, y, C=5.0, epochs=100, schedule=schedule, cache_outputs=True)
+    snap = s.snapshot()
+    assert snap.objective_name == "primal L1-SVM, λ-form, λ = 1/C (SVC with C/n)"
+    assert snap.extra["lam"] == pytest.approx(1.0 / 5.0)
+    assert 1.0 - 1e-9 <= _risk_ratio(s, K, y, 5.0) < 1.001
+
+
+def test_norma_with_the_papers_step_set_drifts_add_converges():
+    """η_t = C√(2/t), C = 5: the "add" rule (Kivinen et al.) is the stochastic gradient method on
+    the λ = 1/C objective and converges (R/R* ≤ 1.001 after 1000 epochs, measured 1.0004-1.0007);
+    List 1's "set" rule takes the same steps in the first epoch only, comes within a few percent
+    (measured 1.02-1.06 after 10 epochs, 1.04 after 100) and then drifts back toward α = 0 as
+    η_t → 0 (1.15 after 1000 epochs, ‖o‖² falling). Both snapshots plot that objective; the
+    set rule's name says it follows the gradient in the first epoch only."""
+    X, y = _problem(50)
+    n, C = len(y), 5.0
+    K = rbf_kernel(X, gamma=GAMMA)
+    out = {}
+    for algo in ("norma", "norma-add"):
+        cls, skw, *_ = ALGOS[algo]
+        s = cls(C=C, kernel="rbf", gamma=GAMMA, epochs=1000, cache_outputs=True, **skw)
+        s.init(X, y, seed=0)
+        out[algo] = []
+        for epochs in (10, 100, 1000):
+            s.step(epochs * n - s.t)
+            o = K @ s.alpha_
+            out[algo].append((_risk_ratio(s, K, y, C), s.alpha_ @ o))
+        name = s.snapshot().objective_name
+        assert name.startswith("primal L1-SVM, λ-form, λ = 1/C (SVC with C/n)")
+        assert ("first epoch only" in name) == (algo == "norma")
+    (s10, _), (s100, o100), (s1000, o1000) = out["norma"]
+    assert s10 < 1.07 and s100 < 1.07 and s1000 > max(s100, 1.05) and o1000 < 0.5 * o100
+    assert out["norma-add"][2][0] < 1.001
+
+
+@pytest.mark.parametrize("algo,kw", [("norma", {}), ("norma-add", {}), ("pegaz", {}),
+                                     ("pegaz", {"schedule": "pegasos"})])
+def test_c_scale_svc_is_the_listing_with_C_times_n(algo, kw):
     X, y = _problem()
     n, C = len(y), 0.7
-    svc = _fit(algo, X, y, C=C, c_scale="svc", epochs=2, fit_intercept=True)
-    paper = _fit(algo, X, y, C=C * n, epochs=2, fit_intercept=True)
+    svc = _fit(algo, X, y, C=C, c_scale="svc", epochs=2, fit_intercept=True, **kw)
+    paper = _fit(algo, X, y, C=C * n, epochs=2, fit_intercept=True, **kw)
     np.testing.assert_array_equal(svc.alpha_, paper.alpha_)
     assert svc.intercept_ == paper.intercept_
     a, b = svc.snapshot(), paper.snapshot()
-    assert a.extra["lam"] == b.extra["lam"] == pytest.approx(1.0 / (C * n))
     assert a.objective == b.objective
-    assert "SVC with C;" in a.objective_name and "SVC with C/n" in b.objective_name
+    if algo == "pegaz" and not kw:           # the paper's step: no objective, the hinge risk
+        assert a.extra["lam"] is b.extra["lam"] is None
+        assert a.objective_name == b.objective_name and "minimises no objective" in a.objective_name
+    else:
+        assert a.extra["lam"] == b.extra["lam"] == pytest.approx(1.0 / (C * n))
+        assert "SVC with C;" in a.objective_name and "SVC with C/n" in b.objective_name
     assert a.extra["R_rhl_eq1"] == pytest.approx(C * a.extra["R_hl_eq2"] + 0.5 * a.extra["o_sqnorm"])
 
 
@@ -288,9 +374,9 @@ def test_snapshot_matches_numpy(algo, averaging):
     o = K @ alpha + b
     h = np.maximum(0.0, 1.0 - y * o)
     osq = alpha @ K @ alpha
-    if algo == "olsvm-hinge":
+    if algo in ("olsvm-hinge", "pegaz"):        # pegaz: the paper's step minimises nothing
         expected, lam = h.mean(), None
-        assert "hinge" in snap.objective_name
+        assert snap.objective_name.startswith("mean hinge loss")
     else:
         lam = 1.0 / (C * n) if algo == "olsvm-reg" else 1.0 / C
         expected = 0.5 * lam * osq + h.mean()

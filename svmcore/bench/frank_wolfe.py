@@ -129,7 +129,7 @@ def run_cpsp(Xtr, ytr, Xte, yte, C, gamma, r, sampling, seed, epsilon=1e-3, max_
     snap = s.snapshot()
     return dict(acc=_accuracy(s.decision_function(Xte), yte), time=dt, iters=s.t,
                 cuts=snap.extra["cuts_added"], active=snap.extra["n_cuts"], n_sv=snap.n_sv,
-                kevals=s.kernel_evals, gap=snap.gap, objective=snap.objective,
+                kevals=s.kernel_evals, gap=snap.extra["model_gap"], objective=snap.objective,
                 converged=s.converged)
 
 

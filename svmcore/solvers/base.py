@@ -230,12 +230,28 @@ class SampleStream:
 class Snapshot:
     """What a solver reports about its current model.
 
-    ``objective`` is the primal objective of the problem the solver solves, in the form named by
-    ``objective_name`` (for the L1-SVM: λ-form with λ = 1/(C n), see svmcore.objectives).
+    ``objective`` is the value of the function named by ``objective_name`` (for the L1-SVM:
+    λ-form with λ = 1/(C n), see svmcore.objectives). That name is the label of the objective
+    curve: it says which function is plotted, and says so when the solver minimises none.
     ``support`` are training indices with a non-zero coefficient (kernel solvers) or with
     y_i f(x_i) ≤ 1 (linear primal solvers, whose optimal dual variables can only be non-zero there).
     ``coef`` (kernel expansions only) holds the expansion coefficient of each support vector,
     f(x) = Σ_m coef_m k(x_{support_m}, x) + b; None when the model is not such an expansion.
+
+    The second curve and the gap carry their own labels, so that a page labels every curve and
+    tile from the snapshot alone:
+
+    * ``dual_objective`` (or None) is named by ``dual_name``. ``dual_is_bound`` is True only when
+      it is a valid bound on the optimum of the objective: from below for a minimised objective
+      (SMO's dual D(α) ≤ P*), from above for a maximised one (SFW's f(α) + Frank-Wolfe gap ≥ f*).
+      A value that is not a bound (CPSP's cut model over sampled cuts) has ``dual_is_bound =
+      False`` and its name must say "not a bound".
+    * ``gap`` (or None) is reported only when it is a certified bound on the distance of the
+      objective to its optimum: gap ≥ |objective − optimum| ≥ 0 (tests/test_gaps.py checks it for
+      every registered solver). ``gap_name`` says which gap it is. A solver whose second curve is
+      not a bound reports no gap: the difference to a non-bound is not called a gap.
+
+    :meth:`labels` gives the three names by column, as :class:`svmcore.run.TraceRow` carries them.
     """
 
     t: int
@@ -250,10 +266,33 @@ class Snapshot:
     diverged: bool = False
     coef: np.ndarray | None = None
     extra: dict = field(default_factory=dict)
+    dual_name: str = ""
+    dual_is_bound: bool = False
+    gap_name: str = ""
+
+    def __post_init__(self):
+        if self.dual_objective is not None and not self.dual_name:
+            raise ValueError("a snapshot with a dual_objective must name it (dual_name)")
+        if (self.dual_objective is not None and not self.dual_is_bound
+                and "not a bound" not in self.dual_name):
+            raise ValueError(f"dual_objective is not a bound, so its name must say 'not a "
+                             f"bound'; got {self.dual_name!r}")
+        if self.gap is not None and not self.gap_name:
+            raise ValueError("a snapshot with a gap must name it (gap_name)")
+        if self.gap is not None and self.dual_objective is not None and not self.dual_is_bound:
+            raise ValueError("the difference to a dual_objective that is not a bound is not a "
+                             "gap: report gap=None (and the difference in extra)")
 
     @property
     def iterations(self) -> int:
         return self.t
+
+    def labels(self) -> dict[str, str]:
+        """Curve labels by trace column: what ``objective``, ``dual_objective`` and ``gap`` are
+        ("" for a column the solver does not report)."""
+        return {"objective": self.objective_name,
+                "dual_objective": self.dual_name if self.dual_objective is not None else "",
+                "gap": self.gap_name if self.gap is not None else ""}
 
 
 @dataclass

@@ -57,7 +57,9 @@ Choices where the paper is ambiguous or silent (each one tested in tests/test_fr
   from scratch (f(α) = ½ αᵀg with g on every training point) and reports the drift.
 * ``converged`` is True once the planned ``epochs`` are done (the paper's stopping rule for the
   stochastic algorithms); the snapshot's ``gap`` is the Frank-Wolfe (Wolfe-dual) gap
-  max_i g_i − αᵀg ≥ f(α*) − f(α) over all n points (Lemma 4.1).
+  max_i g_i − αᵀg ≥ f(α*) − f(α) over all n points (Lemma 4.1), and its ``dual_objective`` the
+  upper bound f(α) + gap ≥ f(α*) it gives (the objective itself is already the dual (aD), so
+  the second curve is this bound, not another copy of f).
 * The rows of S are copied, in the order they join, into a compact matrix B; kernel rows against
   S and the decision function read B sequentially (4-5× fewer cache misses than gathering the
   rows of S from X on a9a). No kernel cache, as in the paper's experiments.
@@ -628,7 +630,10 @@ class SFWSolver(Solver):
             t=self.t, objective=f, n_sv=int(support.size), support=support,
             kernel_evals=self.kernel_evals,
             objective_name="L2-SVM dual (aD): −αᵀAα, maximised (not the L1-SVM primal)",
-            dual_objective=f, gap=fw_gap, converged=self.converged, diverged=self.diverged,
+            dual_objective=f + fw_gap, dual_is_bound=True,
+            dual_name="upper bound f(α) + Frank-Wolfe gap on the (aD) optimum",
+            gap=fw_gap, gap_name="Frank-Wolfe gap max_i g_i − αᵀg (≥ f* − f(α))",
+            converged=self.converged, diverged=self.diverged,
             extra={"working_set_size": int(ic[_NS]), "vertex": int(ic[_VERTEX]),
                    "step": ("away" if ic[_AWAY] else "toward"), "lambda": float(self.sc[_LAM]),
                    "sample_added": bool(ic[_ADDED]), "away_steps": int(ic[_NAWAY]),

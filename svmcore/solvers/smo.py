@@ -78,6 +78,10 @@ from .base import (C_SPEC, COEF0_SPEC, DEGREE_SPEC, GAMMA_SPEC, KERNEL_SPEC, Lin
 
 TAU = 1e-12
 
+#: labels of the snapshot's dual curve and gap (a feasible α: D(α) ≤ P* ≤ P(w, b) for any b)
+DUAL_NAME = "dual L1-SVM D(α), λ-form (a lower bound on the optimum)"
+GAP_NAME = "duality gap P − D (≥ P − P*)"
+
 # integer state slots (int64 array `ic`)
 _T, _KEVALS, _CONV, _PI, _PJ, _HITS, _MISSES = 0, 1, 2, 3, 4, 5, 6
 _ASIZE, _COUNTER, _UNSHRUNK, _GEN = 7, 8, 9, 10      # shrinking: active size, countdown, …
@@ -752,7 +756,8 @@ class SMOSolver(Solver):
         return Snapshot(
             t=self.t, objective=obj, n_sv=int(support.size), support=support,
             kernel_evals=self.kernel_evals, objective_name="primal L1-SVM, λ-form",
-            dual_objective=dual, gap=obj - dual, converged=self.converged,
+            dual_objective=dual, dual_name=DUAL_NAME, dual_is_bound=True,
+            gap=obj - dual, gap_name=GAP_NAME, converged=self.converged,
             coef=self.alpha[support] * self.y[support],
             extra={"working_pair": (int(self.ic[_PI]), int(self.ic[_PJ])),
                    "max_violation": max_violation(a, G, y, C),
