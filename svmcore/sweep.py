@@ -50,6 +50,7 @@ import math
 import os
 import queue
 import socket
+import threading
 import time
 import weakref
 from dataclasses import dataclass, field
@@ -733,6 +734,8 @@ class Sweep:
         self._finished: set[int] = set()
         self._queue: queue.Queue = queue.Queue()
         self._finalizer = None
+        # poll / stop may come from different threads (a page's timer and its Stop button)
+        self._lock = threading.RLock()
 
     # ------------------------------------------------------------------------------- state
     @property
@@ -762,8 +765,12 @@ class Sweep:
     # ------------------------------------------------------------------------------- drive
     def start(self) -> "Sweep":
         """Start the workers and submit every run (warm-up and data transfer happen here)."""
-        if self.started:
-            return self
+        with self._lock:
+            if not self.started:
+                self._start()
+        return self
+
+    def _start(self) -> None:
         from .run import warmup
         from .solvers import get_solver
         # Warm the on-disk numba cache in this process first, so workers on this machine load
@@ -776,8 +783,7 @@ class Sweep:
         self._finalizer = weakref.finalize(self, self._pool.close)
         self.started = True
         self.t_start = time.perf_counter()
-        self._submit([r for r in self.runs])
-        return self
+        self._submit(list(self.runs))
 
     def _submit(self, runs: list[Run]):
         gen = self._pool.generation
@@ -831,22 +837,23 @@ class Sweep:
 
     def poll(self, timeout: float = 0.0) -> list[dict]:
         """Rows finished since the last call; waits up to ``timeout`` s for the first one."""
-        if not self.started:
-            self.start()
-        before = len(self.rows)
-        deadline = time.perf_counter() + timeout
-        while not self.done:
-            wait = deadline - time.perf_counter()
-            try:
-                item = self._queue.get(timeout=wait) if wait > 0 else self._queue.get_nowait()
-            except queue.Empty:
-                break
-            self._take(item)
-            deadline = time.perf_counter()          # drain what is there, do not wait again
-        new = self.rows[before:]
-        if self.done:
-            self._close_pool()
-        return new
+        with self._lock:
+            if not self.started:
+                self.start()
+            before = len(self.rows)
+            deadline = time.perf_counter() + timeout
+            while not self.done:
+                wait = deadline - time.perf_counter()
+                try:
+                    item = self._queue.get(timeout=wait) if wait > 0 else self._queue.get_nowait()
+                except queue.Empty:
+                    break
+                self._take(item)
+                deadline = time.perf_counter()      # drain what is there, do not wait again
+            new = self.rows[before:]
+            if self.done:
+                self._close_pool()
+            return new
 
     def __iter__(self) -> Iterator[dict]:
         if not self.started:
@@ -873,20 +880,21 @@ class Sweep:
 
     def stop(self) -> None:
         """Cancel every run that has not finished; finished rows stay."""
-        if self.stopped:
-            return
-        if self._pool is not None:
-            # rows already delivered to the queue are kept
-            while True:
-                try:
-                    self._take(self._queue.get_nowait())
-                except queue.Empty:
-                    break
-        self.stopped = True
-        if self._pool is not None:
-            pending = [f for i, f in self._futures.items() if i not in self._finished]
-            self._pool.cancel(pending)
-        self._close_pool()
+        with self._lock:
+            if self.stopped:
+                return
+            if self._pool is not None:
+                # rows already delivered to the queue are kept
+                while True:
+                    try:
+                        self._take(self._queue.get_nowait())
+                    except queue.Empty:
+                        break
+            self.stopped = True
+            if self._pool is not None:
+                pending = [f for i, f in self._futures.items() if i not in self._finished]
+                self._pool.cancel(pending)
+            self._close_pool()
 
     def _close_pool(self):
         if self._finalizer is not None:

@@ -20,7 +20,7 @@ from svmcore.sweep import (MAX_CELLS, TIMING_COLUMNS, Dask, Grid, Local, Run, Sw
 
 distributed = pytest.importorskip("distributed")
 
-C_VALUES = [1.0, 10.0, 100.0, 1000.0]
+C_VALUES = [0.1, 1.0, 10.0, 100.0]
 GAMMAS = [0.5, 5.0]
 
 
@@ -172,14 +172,53 @@ def test_stop_cancels_the_rest_and_keeps_finished_rows(grid, data):
 # -------------------------------------------------------------------------------- bad input
 
 
-def test_unreachable_scheduler_fails_fast(grid, data):
+@pytest.fixture
+def free_port():
     with socket.socket() as s:                   # a port where nothing listens
         s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+        return s.getsockname()[1]
+
+
+def test_unreachable_scheduler_fails_fast(grid, data, free_port):
     t0 = time.perf_counter()
     with pytest.raises(ConnectionError, match="could not reach the Dask scheduler"):
-        run_sweep(grid, data, Dask(scheduler=f"tcp://127.0.0.1:{port}", timeout=1.0))
+        run_sweep(grid, data, Dask(scheduler=f"tcp://127.0.0.1:{free_port}", timeout=1.0))
     assert time.perf_counter() - t0 < 10
+
+
+def test_something_else_at_the_address_is_not_a_scheduler(grid, data):
+    """A server that is not a Dask scheduler (here an HTTP-like one) gets a clear message."""
+    import threading
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(1)
+
+    def answer():
+        conn, _ = srv.accept()
+        conn.sendall(b"HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\n\r\n" * 4)
+        time.sleep(2)
+        conn.close()
+
+    threading.Thread(target=answer, daemon=True).start()
+    with pytest.raises(ConnectionError, match="did not answer as a Dask scheduler"):
+        run_sweep(grid, data, Dask(scheduler=f"tcp://127.0.0.1:{srv.getsockname()[1]}",
+                                   timeout=1.0))
+    srv.close()
+
+
+def test_cli_unreachable_scheduler_says_so(free_port):
+    from svmcore.bench.sweep import main
+    with pytest.raises(SystemExit, match="could not reach the Dask scheduler"):
+        main(["--solver", "sfw", "--dataset", "moons", "--n", "200", "--C", "1",
+              "--scheduler", f"tcp://127.0.0.1:{free_port}", "--timeout", "1"])
+
+
+def test_scheduler_from_the_environment(monkeypatch):
+    from svmcore.sweep import SCHEDULER_ENV, default_backend
+    monkeypatch.delenv(SCHEDULER_ENV, raising=False)
+    assert default_backend() == Local()
+    monkeypatch.setenv(SCHEDULER_ENV, "tcp://10.1.2.3:8786")
+    assert default_backend() == Dask(scheduler="tcp://10.1.2.3:8786")
 
 
 def test_grid_over_64_cells_is_refused_unless_allowed():
@@ -263,7 +302,7 @@ def test_cli_sweep_on_a_local_cluster_writes_the_table(tmp_path, capsys, local_t
     from svmcore.bench.sweep import main
     out = tmp_path / "r.csv"
     main(["--solver", "smo", "--dataset", "gaussians", "--n", "1200", "--noise", "0.7",
-          "--C", "1,10", "--gamma", "0.5,5", "--local-cluster", "2", "--out", str(out)])
+          "--C", "0.1,1", "--gamma", "0.5,5", "--local-cluster", "2", "--out", str(out)])
     written = pd.read_csv(out)
     # the same data and runs as the first four rows of the local table
     same(written, local_table.iloc[:4].reset_index(drop=True))

@@ -13,6 +13,7 @@ BENCHMARKS = {
     "frank-wolfe": "svmcore.bench.frank_wolfe",
     "smo": "svmcore.bench.smo",
     "sweep": "svmcore.bench.sweep",
+    "sweep-speed": "svmcore.bench.sweep_speed",
 }
 
 

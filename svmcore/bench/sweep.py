@@ -53,9 +53,9 @@ def _assignment(text: str, many: bool):
 class _Progress:
     """A one-line progress bar on stderr (a line every few seconds when stderr is not a tty)."""
 
-    def __init__(self, total: int, stream=sys.stderr):
-        self.total, self.stream = total, stream
-        self.tty = stream.isatty()
+    def __init__(self, total: int, stream=None):
+        self.total, self.stream = total, sys.stderr if stream is None else stream
+        self.tty = self.stream.isatty()
         self.last = 0.0
 
     def update(self, sweep: Sweep, row: dict, force: bool = False):
@@ -113,7 +113,8 @@ def build(args) -> tuple[Grid, SweepData, Local | Dask]:
     return grid, data, backend
 
 
-def report(sweep: Sweep, data: SweepData, out: str | None, stream=sys.stdout) -> None:
+def report(sweep: Sweep, data: SweepData, out: str | None, stream=None) -> None:
+    stream = sys.stdout if stream is None else stream
     table = sweep.table()
     p = print
     kw = {"file": stream}
