@@ -62,12 +62,12 @@ import scipy.sparse as sp
 MAX_CELLS = 64
 SCHEDULER_ENV = "SVMCORE_DASK_SCHEDULER"
 # Columns of a row that depend on the machine, the load and the backend, not on the run.
-TIMING_COLUMNS = ("solver_time", "wall_time", "worker")
+TIMING_COLUMNS = ("solver_time", "wall_time", "cpu_time", "worker")
 # Columns of a row besides the parameter columns (which sit between "dataset" and "seed").
 HEAD_COLUMNS = ("index", "cell", "solver", "dataset")
 RESULT_COLUMNS = ("seed", "n_train", "n_test", "train_accuracy", "test_accuracy", "objective",
                   "objective_name", "n_sv", "iterations", "kernel_evals", "solver_time",
-                  "wall_time", "status", "message", "worker")
+                  "wall_time", "cpu_time", "status", "message", "worker")
 # BLAS threads per worker process: one (the workers already use every core between them).
 _THREAD_ENV = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 
@@ -383,19 +383,15 @@ def run_one(run: Run, data: SweepData, max_seconds: float | None = None) -> dict
 
     Never raises for a run that fails: the row says ``status="error"`` and why, so one bad cell
     does not end a sweep. ``solver_time`` is the solver's own stepping time (no warm-up, no
-    evaluation), ``wall_time`` the whole task in the worker.
+    evaluation), ``wall_time`` the whole task in the worker and ``cpu_time`` the CPU time the
+    worker process spent on it (below ``wall_time`` when the machine is shared).
     """
     from .objectives import error_rate
     from .run import TrainingRun
     from .solvers import get_solver
 
-    t0 = time.perf_counter()
-    row = {"index": run.index, "cell": run.cell, "solver": run.solver, "dataset": run.dataset,
-           **run.params_dict, "seed": run.seed, "n_train": data.n_train, "n_test": data.n_test,
-           "train_accuracy": math.nan, "test_accuracy": math.nan, "objective": math.nan,
-           "objective_name": "", "n_sv": -1, "iterations": 0, "kernel_evals": 0,
-           "solver_time": 0.0, "wall_time": 0.0, "status": "error", "message": "",
-           "worker": _worker_name()}
+    t0, c0 = time.perf_counter(), time.process_time()
+    row = _empty_row(run, data, status="error", solver_time=0.0, worker=_worker_name())
     try:
         solver = get_solver(run.solver)(**run.params_dict)
         _warm(solver)
@@ -416,6 +412,7 @@ def run_one(run: Run, data: SweepData, max_seconds: float | None = None) -> dict
     except Exception as exc:  # noqa: BLE001 - a failed run becomes a row; the sweep goes on
         row.update(status="error", message=f"{type(exc).__name__}: {exc}")
     row["wall_time"] = time.perf_counter() - t0
+    row["cpu_time"] = time.process_time() - c0
     row["_process"] = {"data_loads": _PROCESS["data_loads"],
                        "warmed": sorted(_PROCESS["warmed"])}
     return row
@@ -435,13 +432,19 @@ def _dask_task(run: Run, data: SweepData, max_seconds):
     return run_one(run, data, max_seconds)
 
 
-def _lost_row(run: Run, data: SweepData, message: str) -> dict:
+def _empty_row(run: Run, data: SweepData, **values) -> dict:
+    """A row of the table for ``run`` with no result yet (NaN numbers, #SV −1)."""
     return {"index": run.index, "cell": run.cell, "solver": run.solver, "dataset": run.dataset,
             **run.params_dict, "seed": run.seed, "n_train": data.n_train, "n_test": data.n_test,
             "train_accuracy": math.nan, "test_accuracy": math.nan, "objective": math.nan,
             "objective_name": "", "n_sv": -1, "iterations": 0, "kernel_evals": 0,
-            "solver_time": math.nan, "wall_time": math.nan, "status": "lost",
-            "message": message, "worker": ""}
+            "solver_time": math.nan, "wall_time": math.nan, "cpu_time": math.nan,
+            "status": "", "message": "",
+            "worker": "", **values}
+
+
+def _lost_row(run: Run, data: SweepData, message: str) -> dict:
+    return _empty_row(run, data, status="lost", message=message)
 
 
 # ----------------------------------------------------------------------------------- backends

@@ -55,6 +55,11 @@ def _rss_mb() -> float:
     return psutil.Process().memory_info().rss / 2**20
 
 
+def _sums(table) -> list[float]:
+    """Σ solver time, Σ task wall time, Σ task CPU time of a sweep's rows."""
+    return [float(table[c].sum()) for c in ("solver_time", "wall_time", "cpu_time")]
+
+
 def toy_part(solvers, log=print) -> list[list]:
     data = SweepData.toy("gaussians", n=2000)
     C, g = default_axes(data.X_train)
@@ -64,8 +69,7 @@ def toy_part(solvers, log=print) -> list[list]:
         load = _load()
         dt, table, sweep = _timed(grid, data, Local(2))
         rows.append([f"{solver}, 8 × 8 on gaussians 2,000 (1,500 train)", "local processes (2)",
-                     dt, float(table["solver_time"].sum()), float(table["wall_time"].sum()),
-                     f"{table['test_accuracy'].max():.4f}", load])
+                     dt, *_sums(table), f"{table['test_accuracy'].max():.4f}", load])
         log(f"  toy {solver}: {dt:.1f} s for {len(table)} runs (load {load})")
     return rows
 
@@ -106,12 +110,16 @@ def a9a_part(max_train: int, max_test: int, local: bool, log=print):
         tables[(kind, n)] = table
         log(f"  a9a {kind} ({n}): {dt:.1f} s for {len(table)} fits (load {load})")
         rows.append([f"smo, 8 × 8 on a9a {data.n_train:,} train / {data.n_test:,} test",
-                     f"{kind} ({n})", dt, float(table["solver_time"].sum()),
-                     float(table["wall_time"].sum()), f"{table['test_accuracy'].max():.4f}",
+                     f"{kind} ({n})", dt, *_sums(table), f"{table['test_accuracy'].max():.4f}",
                      load])
     ref = tables[backends[0]]
     agree = all(same_results(ref, t) for t in tables.values())
     speedups = {kind: times[(kind, 1)] / times[(kind, 2)] for kind, _ in backends if _ == 2}
+    for (kind, n), t in times.items():
+        busy = tables[(kind, n)]["wall_time"].sum() / (n * t)
+        cpu = tables[(kind, n)]["cpu_time"].sum() / tables[(kind, n)]["wall_time"].sum()
+        log(f"  {kind} ({n}): workers busy {busy:.0%} of the sweep's wall time; "
+            f"their tasks got {cpu:.0%} of a core (CPU / wall)")
     return rows, speedups, agree
 
 
@@ -157,7 +165,7 @@ def main(argv=None):
         mem = [memory_part(name) for name in ("a9a", "covtype.binary")]
     print()
     print(markdown_table(["sweep", "backend (workers)", "wall s", "Σ solver s", "Σ task s",
-                          "best test acc", "load avg (1, 5, 15 min)"], rows))
+                          "Σ task CPU s", "best test acc", "load avg (1, 5, 15 min)"], rows))
     for kind, s in speedups.items():
         print(f"a9a speed-up, 2 workers against 1 ({kind}): {s:.2f}×")
     if speedups:
