@@ -975,35 +975,38 @@ def to_frame(rows: list[dict]):
     return df.reset_index(drop=True)
 
 
-def write_table(table, path) -> str:
-    """Write a sweep table to ``.csv`` or ``.parquet`` (needs pyarrow); returns the format."""
-    path = str(path)
-    if path.endswith(".parquet"):
-        import importlib.util
-        if importlib.util.find_spec("pyarrow") is None:
-            raise ValueError("writing .parquet needs pyarrow (pip install pyarrow); "
-                             "or write .csv")
-        table.to_parquet(path, index=False)
-        return "parquet"
-    if path.endswith(".csv"):
-        table.to_csv(path, index=False)
-        return "csv"
-    raise ValueError(f"the output file must end in .csv or .parquet, got {path!r}")
+def _has_pyarrow() -> bool:
+    import importlib.util
+    return importlib.util.find_spec("pyarrow") is not None
 
 
-def check_output_path(path) -> None:
-    """Refuse an output path we could not write, before a sweep starts."""
+def output_path(path) -> tuple[str, str]:
+    """``(path to write, note)`` for a requested output file, checked before a sweep starts:
+    ``.csv`` or ``.parquet`` in an existing folder; ``.parquet`` without pyarrow becomes the same
+    name in ``.csv`` and the note says so (otherwise the note is empty)."""
     path = str(path)
     if not (path.endswith(".csv") or path.endswith(".parquet")):
         raise ValueError(f"the output file must end in .csv or .parquet, got {path!r}")
-    if path.endswith(".parquet"):
-        import importlib.util
-        if importlib.util.find_spec("pyarrow") is None:
-            raise ValueError("writing .parquet needs pyarrow (pip install pyarrow); "
-                             "or use --out results.csv")
     folder = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(folder):
         raise ValueError(f"the output folder {folder} does not exist")
+    if path.endswith(".parquet") and not _has_pyarrow():
+        csv = path[:-len(".parquet")] + ".csv"
+        return csv, f"pyarrow is not installed, so the table goes to {csv} (CSV), not Parquet"
+    return path, ""
+
+
+def write_table(table, path) -> None:
+    """Write a sweep table to ``.csv`` or ``.parquet`` (see :func:`output_path`)."""
+    path = str(path)
+    if path.endswith(".parquet"):
+        if not _has_pyarrow():
+            raise ValueError("writing .parquet needs pyarrow (pip install pyarrow); or write .csv")
+        table.to_parquet(path, index=False)
+    elif path.endswith(".csv"):
+        table.to_csv(path, index=False)
+    else:
+        raise ValueError(f"the output file must end in .csv or .parquet, got {path!r}")
 
 
 def summarize(table, metric: str = "test_accuracy"):
@@ -1136,5 +1139,5 @@ def _py(v):
 
 __all__ = ["Dask", "Grid", "Local", "MAX_CELLS", "Run", "SCHEDULER_ENV", "Sweep", "SweepData",
            "TIMING_COLUMNS", "best_cell", "cell_config", "default_axes", "default_backend",
-           "heatmap", "param_columns", "parse_seeds", "run_one", "run_sweep", "summarize",
-           "to_frame", "write_table"]
+           "heatmap", "output_path", "param_columns", "parse_seeds", "run_one", "run_sweep",
+           "summarize", "to_frame", "write_table"]

@@ -311,6 +311,34 @@ def test_cli_sweep_on_a_local_cluster_writes_the_table(tmp_path, capsys, local_t
     assert "4/4 runs" in printed.err
 
 
+def test_cli_interrupted_writes_the_finished_rows(tmp_path, monkeypatch, local_table):
+    """Ctrl-C after the first row: the sweep stops, the finished row is written, exit code 130."""
+    from svmcore.bench import sweep as cli
+
+    def interrupt(self, sweep, row, force=False):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli._Progress, "update", interrupt)
+    out = tmp_path / "r.parquet"
+    with pytest.raises(SystemExit) as exc:
+        cli.main(["--solver", "smo", "--dataset", "gaussians", "--n", "1200", "--noise", "0.7",
+                  "--C", "0.1,1,10,100", "--gamma", "0.5,5", "--n-jobs", "1", "--out", str(out)])
+    assert exc.value.code == 130
+    written = pd.read_parquet(out)
+    assert len(written) == 1
+    same(written, local_table[local_table["index"] == written["index"][0]].reset_index(drop=True))
+
+
+def test_parquet_without_pyarrow_falls_back_to_csv(tmp_path, monkeypatch):
+    from svmcore import sweep
+    assert sweep.output_path(tmp_path / "r.parquet") == (str(tmp_path / "r.parquet"), "")
+    monkeypatch.setattr(sweep, "_has_pyarrow", lambda: False)
+    path, note = sweep.output_path(tmp_path / "r.parquet")
+    assert path == str(tmp_path / "r.csv") and "pyarrow is not installed" in note
+    with pytest.raises(ValueError, match="folder .* does not exist"):
+        sweep.output_path(tmp_path / "nope" / "r.csv")
+
+
 def test_cli_refuses_bad_input_before_running(tmp_path):
     from svmcore.bench.sweep import main
     with pytest.raises(SystemExit, match="has no parameter 'tol'"):

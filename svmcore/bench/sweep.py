@@ -20,7 +20,7 @@ import sys
 import time
 
 from ..sweep import (MAX_CELLS, Dask, Grid, Local, Sweep, SweepData, best_cell,
-                     check_output_path, param_columns, parse_seeds, summarize, write_table)
+                     output_path, param_columns, parse_seeds, summarize, write_table)
 from .common import markdown_table
 
 
@@ -188,7 +188,9 @@ def main(argv=None):
         args.kernel = None
     try:
         if args.out:
-            check_output_path(args.out)
+            args.out, note = output_path(args.out)
+            if note:
+                print(f"note: {note}", file=sys.stderr)
         grid, data, backend = build(args)
         sweep = Sweep(grid, data, backend, max_seconds=args.max_seconds)
     except (ValueError, FileNotFoundError) as exc:
