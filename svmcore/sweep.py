@@ -5,7 +5,7 @@ or a Dask cluster, returned as a tidy table with one row per run.
 
     from svmcore.sweep import Grid, Sweep, SweepData, default_axes, heatmap, best_cell
 
-    data = SweepData.toy("moons", n=2000)                     # or SweepData.load("a9a", max_train=5000)
+    data = SweepData.toy("moons", n=2000)         # or SweepData.load("a9a", max_train=5000)
     C, gamma = default_axes(data.X_train)                       # 8 × 8 log-spaced values
     grid = Grid("sfw", {"C": C, "gamma": gamma}, fixed={"kernel": "rbf"}, seeds=[0])
     with Sweep(grid, data) as sweep:                            # local processes (joblib's loky)
@@ -14,7 +14,7 @@ or a Dask cluster, returned as a tidy table with one row per run.
     table = sweep.table()                                       # pandas DataFrame, grid order
 
 **What a cell is.** A *cell* is one combination of solver, dataset and swept parameter values (one
-square of a C × γ heatmap). Seeds repeat a cell: a *run* is a cell with one seed, a row of the table.
+square of a C × γ heatmap). Seeds repeat a cell: a *run* is a cell with one seed (a table row).
 A grid of more than :data:`MAX_CELLS` (64) cells is refused unless the caller passes a larger
 ``max_cells`` (the CLI: ``--max-cells``); seeds are not counted.
 
@@ -875,7 +875,7 @@ class Sweep:
                 self.stop()
 
     def wait(self, on_row: Callable[[dict, "Sweep"], None] | None = None):
-        """Run to the end (calling ``on_row(row, sweep)`` as rows arrive); returns :meth:`table`."""
+        """Run to the end, calling ``on_row(row, sweep)`` as rows arrive; return :meth:`table`."""
         for row in self:
             if on_row is not None:
                 on_row(row, self)

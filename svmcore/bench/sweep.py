@@ -165,7 +165,8 @@ def main(argv=None):
                     metavar="NAME=v1,v2", help="sweep another solver parameter")
     ap.add_argument("--set", type=lambda t: _assignment(t, False), action="append", default=[],
                     metavar="NAME=v", help="fix a solver parameter")
-    ap.add_argument("--kernel", default="rbf", help="kernel (default rbf; 'none' = solver default)")
+    ap.add_argument("--kernel", default="rbf",
+                    help="kernel (default rbf; 'none' = the solver's default)")
     ap.add_argument("--seeds", default="0", help="solver seeds: 0-4 or 0,1,5 (default 0)")
     ap.add_argument("--n", type=int, default=2000, help="toy data: points in all (default 2000)")
     ap.add_argument("--noise", type=float, default=None, help="toy data: noise (default: its own)")

@@ -5,16 +5,18 @@ with 1 worker against 2, plus what one worker holds in memory.
    rbf, each ``--toy-solvers`` entry on local processes (2 workers): seconds from the call to the
    last row, worker start-up and numba warm-up included.
 2. a9a: the same 8 × 8 axes for a9a's first ``--max-train`` training rows (and the first
-   ``--max-test`` rows of its test file for the test accuracy), SMO (WSS 2) with rbf, on a Dask LocalCluster of 1 then 2 workers
-   (cluster start not counted: a cluster is started once and serves many sweeps) and on
-   local processes (1 then 2). Speed-up = time with 1 worker / time with 2, in the same run.
-   The tables of all backends are compared: they must agree in every column but the timings.
-3. memory (``--memory``): a worker's resident memory before any task and its peak (VmHWM) after
-   one SMO run (200 iterations: enough to fill the default 200 MB kernel-row cache) on the whole of a9a and
-   of covtype.binary ([0, 1]-scaled), each held by the worker.
+   ``--max-test`` rows of its test file for the test accuracy), SMO (WSS 2) with rbf, on a Dask
+   LocalCluster of 1 then 2 workers (cluster start not counted: a cluster is started once and
+   serves many sweeps) and on local processes (1 then 2). Speed-up = time with 1 worker / time
+   with 2, in the same run. The tables of all backends must agree in every column but the
+   timings. On a shared machine read the speed-up with the workers' CPU share printed beside it.
+3. memory (``--memory``): a worker's resident memory bare, with svmcore imported and SMO warm,
+   and its peak (VmHWM) after one SMO run of 200 iterations (up to 400 kernel rows: they fill
+   the default 200 MB cache on covtype, 60 rows of 435,759, not on a9a, 805 rows of 32,561)
+   on the whole of a9a and of covtype.binary ([0, 1]-scaled), each held by the worker.
 
-    python -m svmcore.bench sweep-speed                       # about 3-4 minutes on 2 cores
-    python -m svmcore.bench sweep-speed --max-train 3000 --no-local
+    python -m svmcore.bench sweep-speed                 # about 6 minutes on 2 cores
+    python -m svmcore.bench sweep-speed --no-local      # Dask only, about half that
 """
 from __future__ import annotations
 
@@ -48,11 +50,6 @@ def _peak_rss_mb() -> float:
             if line.startswith("VmHWM:"):
                 return int(line.split()[1]) / 1024.0
     return float("nan")
-
-
-def _rss_mb() -> float:
-    import psutil
-    return psutil.Process().memory_info().rss / 2**20
 
 
 def _sums(table) -> list[float]:
@@ -125,16 +122,29 @@ def a9a_part(max_train: int, max_test: int, local: bool, log=print):
 
 def memory_part(name: str, log=print) -> list:
     """One SMO run (200 iterations, default 200 MB kernel-row cache) on the whole dataset in a
-    fresh 1-worker LocalCluster: the worker's resident memory before any task (Python, Dask),
-    and its peak after the run (+ svmcore, numba, the data held, the solver's copy and state)."""
+    fresh 1-worker LocalCluster: the worker's resident memory bare (Python, Dask), with svmcore
+    imported and its solvers warm, and its peak after the run (+ the data held, the solver's copy
+    and state, the predictions)."""
     import distributed
     data = SweepData.load(name)
     grid = Grid("smo", {"C": [1.0]}, fixed={"kernel": "rbf", "gamma": 0.05, "max_iter": 200})
+
+    def bare_rss_mb():             # nested: sent by value, so the worker imports nothing of ours
+        import psutil
+        return psutil.Process().memory_info().rss / 2**20
+
+    def warm_rss_mb():
+        from svmcore.run import warmup
+        from svmcore.solvers import get_solver
+        warmup(get_solver("smo")(kernel="rbf"))
+        return bare_rss_mb()
+
     cluster = distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True,
                                        host="127.0.0.1", dashboard_address=None)
     client = distributed.Client(cluster, set_as_default=False)
     try:
-        base = list(client.run(_rss_mb).values())[0]
+        bare = list(client.run(bare_rss_mb).values())[0]
+        warm = list(client.run(warm_rss_mb).values())[0]
         dt, table, _ = _timed(grid, data, Dask(client=client))
         peak = list(client.run(_peak_rss_mb).values())[0]
     finally:
@@ -142,15 +152,15 @@ def memory_part(name: str, log=print) -> list:
         cluster.close()
     log(f"  memory {name}: one SMO run in {dt:.1f} s, status {table['status'].iloc[0]}")
     return [f"{name}, {data.n_train:,} train / {data.n_test:,} test", f"{data.nbytes / 2**20:.1f}",
-            f"{base:.0f}", f"{peak:.0f}"]
+            f"{bare:.0f}", f"{warm:.0f}", f"{peak:.0f}"]
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="python -m svmcore.bench sweep-speed",
                                  description=__doc__.splitlines()[0])
     ap.add_argument("--toy-solvers", default="sfw,smo")
-    ap.add_argument("--max-train", type=int, default=5000, help="a9a training rows (first N)")
-    ap.add_argument("--max-test", type=int, default=5000, help="a9a test rows (first N)")
+    ap.add_argument("--max-train", type=int, default=4000, help="a9a training rows (first N)")
+    ap.add_argument("--max-test", type=int, default=4000, help="a9a test rows (first N)")
     ap.add_argument("--no-local", action="store_true", help="a9a on Dask only")
     ap.add_argument("--no-a9a", action="store_true")
     ap.add_argument("--memory", action="store_true", help="also measure worker memory")
@@ -163,9 +173,10 @@ def main(argv=None):
         rows += r
     if args.memory:
         mem = [memory_part(name) for name in ("a9a", "covtype.binary")]
-    print()
-    print(markdown_table(["sweep", "backend (workers)", "wall s", "Σ solver s", "Σ task s",
-                          "Σ task CPU s", "best test acc", "load avg (1, 5, 15 min)"], rows))
+    if rows:
+        print()
+        print(markdown_table(["sweep", "backend (workers)", "wall s", "Σ solver s", "Σ task s",
+                              "Σ task CPU s", "best test acc", "load avg (1, 5, 15 min)"], rows))
     for kind, s in speedups.items():
         print(f"a9a speed-up, 2 workers against 1 ({kind}): {s:.2f}×")
     if speedups:
@@ -173,7 +184,8 @@ def main(argv=None):
     if mem:
         print()
         print(markdown_table(["whole dataset held by the worker", "data MB",
-                              "bare Dask worker RSS MB", "peak RSS after one SMO run MB"], mem))
+                              "bare Dask worker RSS MB", "+ svmcore, SMO warm MB",
+                              "peak RSS after one SMO run MB"], mem))
     return rows
 
 
