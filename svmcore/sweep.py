@@ -510,8 +510,7 @@ class _LocalPool:
 
     def _new_executor(self):
         from joblib.externals.loky import ProcessPoolExecutor
-        if self._executor is not None:
-            self._executor.shutdown(wait=False, kill_workers=True)
+        self._end()
         self.generation += 1
         self._executor = ProcessPoolExecutor(self.n_workers, initializer=_local_init,
                                              initargs=(self.datasets,), env=dict(_THREAD_ENV))
@@ -527,13 +526,29 @@ class _LocalPool:
         from joblib.externals.loky import BrokenProcessPool
         return isinstance(exc, BrokenProcessPool)
 
+    def _end(self):
+        """Kill the workers (running runs included) and let the executor wind down.
+
+        The processes are killed first and ``shutdown`` is called without ``kill_workers``: loky
+        then takes its broken-pool path, which fails the queued futures and cleans up. Its own
+        ``shutdown(kill_workers=True)`` with tasks still queued drops the pending items but not
+        their queued ids, and its manager thread dies on a KeyError (loky 3.6).
+        """
+        ex, self._executor = self._executor, None
+        if ex is None:
+            return
+        for p in list(getattr(ex, "_processes", {}).values()):
+            try:
+                p.kill()
+            except (OSError, ValueError, AttributeError):    # already gone
+                pass
+        ex.shutdown(wait=False)
+
     def cancel(self, futures):
-        if self._executor is not None:
-            self._executor.shutdown(wait=False, kill_workers=True)
-            self._executor = None
+        self._end()
 
     def close(self):
-        self.cancel(())
+        self._end()
 
 
 def _connect(backend: Dask):
@@ -789,11 +804,13 @@ class Sweep:
         self._submit(list(self.runs))
 
     def _submit(self, runs: list[Run]):
-        gen = self._pool.generation
+        gen, q = self._pool.generation, self._queue
         for run in runs:
             fut = self._pool.submit(run, self.max_seconds)
             self._futures[run.index] = fut
-            fut.add_done_callback(lambda f, run=run, gen=gen: self._queue.put((run, gen, f)))
+            # the callback holds the queue, not the Sweep: a sweep a page forgets is collected
+            # and its finalizer closes the pool
+            fut.add_done_callback(lambda f, run=run, gen=gen: q.put((run, gen, f)))
 
     def _take(self, item) -> dict | None:
         """Turn one finished future into a row (or a restart); None if nothing to report."""

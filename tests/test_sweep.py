@@ -172,6 +172,30 @@ def test_stop_cancels_the_rest_and_keeps_finished_rows(grid, data):
     sweep.close()
 
 
+def test_a_forgotten_sweep_ends_its_workers(grid, data):
+    """A page that drops a running sweep without stop() must not leave worker processes."""
+    import gc
+    import weakref
+
+    import psutil
+    sweep = Sweep(grid, data, Local(1)).start()
+    pid = worker_pid(sweep.poll(timeout=60)[0])
+    ref = weakref.ref(sweep)
+    del sweep
+    gc.collect()
+    assert ref() is None
+    deadline = time.time() + 10
+    while time.time() < deadline:
+        try:
+            if psutil.Process(pid).status() == psutil.STATUS_ZOMBIE:
+                break
+        except psutil.NoSuchProcess:
+            break
+        time.sleep(0.1)
+    else:
+        pytest.fail(f"worker {pid} still runs after its sweep was collected")
+
+
 # -------------------------------------------------------------------------------- bad input
 
 
