@@ -13,6 +13,8 @@ BENCHMARKS = {
     "frank-wolfe": "svmcore.bench.frank_wolfe",
     "smo": "svmcore.bench.smo",
     "live-probe": "svmcore.bench.live_probe",
+    "sweep": "svmcore.bench.sweep",
+    "sweep-speed": "svmcore.bench.sweep_speed",
 }
 
 
