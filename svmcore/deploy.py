@@ -328,7 +328,7 @@ def main(argv=None) -> int:
                     help="nginx's address (default 0.0.0.0: the classroom's network)")
     ap.add_argument("--folder", type=Path, default=None,
                     help="where nginx.conf, logs and the replicas' logs go (default: a "
-                         "temporary folder, kept while running)")
+                         "temporary folder, removed at the end)")
     ap.add_argument("--print-config", action="store_true",
                     help="print the nginx configuration for app servers on ports "
                          "PORT+1..PORT+k and exit")
@@ -343,6 +343,7 @@ def main(argv=None) -> int:
         return 0
     with contextlib.ExitStack() as stack:
         rep = Replicas(args.replicas, port=args.port, address=args.address, folder=args.folder)
+        stack.callback(rep.cleanup)             # last: a temporary folder goes, --folder stays
         stack.enter_context(rep)
         if args.warm:
             from .bench.stclient import warm_up

@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import math
 import subprocess
+from urllib.parse import parse_qsl
 
 import pytest
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
@@ -136,6 +137,15 @@ def test_session_parses_a_run_like_the_frontend():
     s.handle(alert.SerializeToString())
     assert s.errors == ["ValueError: bad", "Cannot draw the model"]
     assert s.n_messages == 13 and s.bytes_in == sum(b for _, b in s.messages)
+    # an element without an id that replaces the field at its place is a frame; elsewhere not
+    img = ForwardMsg()
+    img.delta.new_element.imgs.imgs.add().url = "/media/field.png"
+    img.metadata.delta_path.extend([0, 5, 2, 0, 0])
+    s.handle(img.SerializeToString(), now=3.0)
+    img.metadata.ClearField("delta_path")
+    img.metadata.delta_path.extend([0, 5, 2, 1, 0])
+    s.handle(img.SerializeToString(), now=3.1)
+    assert [t for t, _ in s.frames] == [1.3, 3.0]
 
 
 def test_message_cache_references_and_expiry():
@@ -213,9 +223,10 @@ def test_auto_rerun_timer_like_set_interval():
 
 def test_session_queries_and_stats():
     assert session_queries(3, "same", "ds=moons") == ["ds=moons"] * 3
-    assert session_queries(2, "distinct", "ds=moons&seed=9") == ["ds=moons&seed=0",
-                                                                  "ds=moons&seed=1"]
-    assert session_queries(2, "distinct") == ["seed=0", "seed=1"]
+    assert session_queries(2, "distinct", "src=toy&seed=9") == ["src=toy&seed=0",
+                                                                 "src=toy&seed=1"]
+    with pytest.raises(ValueError, match="run link"):
+        session_queries(2, "distinct", "seed=3")
     with pytest.raises(ValueError, match="same"):
         session_queries(2, "other")
     s = stats([1.0, 2.0, float("nan"), 3.0, None])
@@ -279,11 +290,13 @@ def test_two_replicas_behind_nginx(tmp_path):
     with Replicas(2, folder=tmp_path) as rep:
         async def go():
             for s in rep.servers:                 # each replica's first visitor, one by one
-                await warm(s.url, timeout=300)
-            return await run_class(rep.url, 4, "distinct", seconds=3.0, plus_rounds=1,
+                _, link = await warm(s.url, timeout=300)
+            return await run_class(rep.url, 4, "distinct", link, seconds=3.0, plus_rounds=1,
                                    timeout=60, roots=rep.pids)
         res = asyncio.run(go())
     _check_class(res, 4)
+    # each session runs its own seed (the page wrote it back into its link)
+    assert [dict(parse_qsl(p["query"]))["seed"] for p in res["per_session"]] == ["0", "1", "2", "3"]
     seen = []
     for k, p in enumerate(res["per_session"]):
         # the page request, the websocket upgrade, a request after playing: one replica

@@ -30,7 +30,7 @@ Measured, in this order:
    polling — and the DOM updates after which the field had no drawn plot ("blank").
 
 Prints a markdown table and, last, one JSON line (``{"benchmark": "classroom", ...}``) that
-tests and reports parse. Numbers on a shared machine are noisy: compare runs made together.
+tests and reports parse; ``--json FILE`` writes the same with each session's numbers. Numbers on a shared machine are noisy: compare runs made together.
 """
 from __future__ import annotations
 
@@ -189,12 +189,16 @@ def stats(values) -> dict:
 
 
 def session_queries(n: int, mode: str, query: str = "") -> list[str]:
-    """The query string of each session: the same link, or the link with ``seed=k``."""
+    """The query string of each session: the same link, or the link with ``seed=k`` — a run
+    link (naming ``src`` or ``solver``: the Playground ignores a query without either)."""
     if mode not in ("same", "distinct"):
         raise ValueError(f"mode must be 'same' or 'distinct', not {mode!r}")
     if mode == "same":
         return [query] * n
     base = [(k, v) for k, v in parse_qsl(query, keep_blank_values=True) if k != "seed"]
+    if not {"src", "solver"} & {k for k, _ in base}:
+        raise ValueError("mode 'distinct' needs a run link (a query naming src or solver), e.g. "
+                         "the one the Playground writes for its default")
     return [urlencode(base + [("seed", str(k))]) for k in range(n)]
 
 
@@ -248,9 +252,12 @@ async def _open(s: Session, timeout: float, replica_header: str) -> None:
 
 
 async def _plus_one(s: Session, key: str, timeout: float) -> float:
-    """Press "+1" once the session is idle; seconds until the tile shows a new value (nan if
-    it never does)."""
-    if s.closed_reason or not await s.idle(timeout) or not s.enabled(key):
+    """Press "+1" (after the run in progress, if any, within a few seconds: a browser's user
+    would not wait longer); seconds until the tile shows a new value (nan if it never does)."""
+    if s.closed_reason:
+        return float("nan")
+    await s.idle(min(timeout, 5.0))
+    if not await s.wait(lambda: s.enabled(key), min(timeout, 5.0)):
         return float("nan")
     n = len(s.tile_changes)
     t = await s.press(key)
@@ -286,7 +293,7 @@ async def run_class(url: str, n: int, mode: str = "same", query: str = "", secon
             lat = await asyncio.gather(*(_plus_one(s, keys["plus1"], timeout) for s in sessions))
             for k, v in enumerate(lat):
                 plus[k].append(v)
-        await asyncio.gather(*(s.idle(timeout) for s in sessions))
+        await asyncio.gather(*(s.idle(min(timeout, 5.0)) for s in sessions))
         # 3. everybody presses Play at once and plays for `seconds`
         t_before = [s.tile_values.get(tile) for s in sessions]
         mark = meter.mark()
@@ -299,7 +306,7 @@ async def run_class(url: str, n: int, mode: str = "same", query: str = "", secon
         t_after = [s.tile_values.get(tile) for s in sessions]
         await asyncio.gather(*(_press_when_enabled(s, keys["pause"], min(timeout, 5.0))
                                for s in sessions))
-        await asyncio.gather(*(s.idle(timeout) for s in sessions))
+        await asyncio.gather(*(s.idle(min(timeout, 5.0)) for s in sessions))
         # a later request of each session: is it still served by the same replica?
         for s in sessions:
             if s.replicas and s.replicas[0] is not None:
@@ -320,7 +327,7 @@ async def run_class(url: str, n: int, mode: str = "same", query: str = "", secon
         frames = [(t, b) for t, b in s.frames if start < t <= start + window]
         msgs = [b for t, b in s.messages if start < t <= start + window]
         per.append({
-            "query": s.query if mode == "distinct" else None,
+            "query": s.query,
             "first_page_s": first[k], "plus1_s": plus[k],
             "played": presses[k] is not None, "frames": len(frames),
             "fps": len(frames) / window, "frame_bytes": float(np.mean([b for _, b in frames]))
@@ -520,11 +527,14 @@ def run(args) -> dict:
             url, roots, warm_urls = server.url, [server.pid], [server.url]
 
         async def go():
-            warm_s = [await warm(u, args.query, args.timeout * 5) for u in warm_urls]
-            res = await run_class(url, args.sessions, args.mode, args.query, args.seconds,
+            warmed = [await warm(u, args.query, args.timeout * 5) for u in warm_urls]
+            query = args.query
+            if args.mode == "distinct" and not {"src", "solver"} & dict(parse_qsl(query)).keys():
+                query = warmed[0][1]            # the default Playground's link, as it wrote it
+            res = await run_class(url, args.sessions, args.mode, query, args.seconds,
                                   args.plus_rounds, args.timeout, roots, args.field_key,
                                   args.tile)
-            res["warm_up_s"] = warm_s
+            res["warm_up_s"] = [w for w, _ in warmed]
             return res
 
         res = asyncio.run(go())
@@ -577,11 +587,12 @@ def main(argv=None) -> dict:
     print(f"## classroom: {args.sessions} sessions, mode {args.mode}, {res['seconds']:.1f} s of "
           f"play ({where})\n")
     print(table(res))
-    print(f"\n{res['machine']}; warm-up (first visitor) {', '.join(f'{w:.1f}' for w in res['warm_up_s'])} s")
-    line = json.dumps(_clean({k: v for k, v in res.items()}), separators=(",", ":"))
-    if args.json:
-        args.json.write_text(line + "\n")
-    print(line)
+    warmed = ", ".join(f"{w:.1f}" for w in res["warm_up_s"])
+    print(f"\n{res['machine']}; warm-up (the server's first visitor): {warmed} s")
+    if args.json:                       # everything, each session's numbers included
+        args.json.write_text(json.dumps(_clean(res), separators=(",", ":")) + "\n")
+    print(json.dumps(_clean({k: v for k, v in res.items() if k != "per_session"}),
+                     separators=(",", ":")))
     sys.stdout.flush()
     return res
 

@@ -107,6 +107,7 @@ class Session:
         self._ws = None
         self._reader: asyncio.Task | None = None
         self._changed: asyncio.Event | None = None
+        self._field_path: tuple | None = None     # where the field chart was last drawn
 
     # ------------------------------------------------------------------ parsing (no I/O)
 
@@ -183,8 +184,12 @@ class Session:
                 del self._cache[h]
 
     def _delta(self, msg: ForwardMsg, nbytes: int, now: float) -> None:
+        """A frame is a delta whose element or block carries the field's key, or any element
+        that replaces it at its place (an element without an id, e.g. an image)."""
         delta = msg.delta
         kind = delta.WhichOneof("type")
+        path = tuple(msg.metadata.delta_path)
+        key = None
         if kind == "new_element":
             el = delta.new_element
             etype = el.WhichOneof("type")
@@ -193,8 +198,6 @@ class Session:
             key = user_key(eid) if isinstance(eid, str) else None
             if key is not None:
                 self.widgets[key] = (eid, bool(getattr(sub, "disabled", False)))
-                if key == self.field_key:
-                    self.frames.append((now, nbytes))
             if etype == "metric":
                 label, body = sub.label, sub.body
                 if label == self.tile and self.tile_values.get(label) != body:
@@ -206,9 +209,14 @@ class Session:
                 self.errors.append(sub.body)
         elif kind == "add_block":
             block = delta.add_block
-            bid = block.id if block.HasField("id") else ""
-            if bid and user_key(bid) == self.field_key:
-                self.frames.append((now, nbytes))
+            key = user_key(block.id) if block.HasField("id") else None
+        else:
+            return
+        if key == self.field_key:
+            self._field_path = path
+            self.frames.append((now, nbytes))
+        elif key is None and path and path == self._field_path:
+            self.frames.append((now, nbytes))
 
     # ------------------------------------------------------------------ what to send
 
@@ -368,18 +376,19 @@ class Session:
                 return
 
 
-async def warm(url: str, query: str = "", timeout: float = 300.0) -> float:
+async def warm(url: str, query: str = "", timeout: float = 300.0) -> tuple[float, str]:
     """Open the page once and wait for its first frame (the server's first visitor compiles or
-    loads the solvers); returns the seconds it took."""
+    loads the solvers); returns the seconds it took and the link's query string as the page
+    wrote it (the full configuration of the page's default when ``query`` is empty)."""
     s = Session(url, query=query, name="warm-up")
     await s.open(timeout)
     ok = await s.wait(lambda: bool(s.frames) or bool(s.errors), timeout)
     await s.close()
     if not ok or s.errors:
         raise RuntimeError(f"warming {url} failed: {s.errors or s.closed_reason or 'timeout'}")
-    return s.frames[0][0] - s.t_open
+    return s.frames[0][0] - s.t_open, s.query
 
 
-def warm_up(url: str, query: str = "", timeout: float = 300.0) -> float:
+def warm_up(url: str, query: str = "", timeout: float = 300.0) -> tuple[float, str]:
     """:func:`warm` outside an event loop."""
     return asyncio.run(warm(url, query, timeout))
