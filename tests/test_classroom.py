@@ -186,39 +186,51 @@ class _FakeSocket:
         self.sent.append(b)
 
 
+async def _until(predicate, limit: float = 10.0) -> None:
+    """Wait (a loaded machine runs timers late) until ``predicate()``; fail after ``limit`` s."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + limit
+    while not predicate():
+        assert loop.time() < deadline, "timed out"
+        await asyncio.sleep(0.01)
+
+
 def test_auto_rerun_timer_like_set_interval():
     """auto_rerun starts a timer that sends fragment reruns every interval until a full run
     starts or stop_auto_rerun names the fragment; a fragment run keeps it."""
     async def go():
         s = Session("http://127.0.0.1:1")
-        s._ws = _FakeSocket()
+        s._ws = sock = _FakeSocket()
         s._changed = asyncio.Event()
         s.handle(_new_session())
         s.handle(_msg(auto_rerun__interval=0.05, auto_rerun__fragment_id="F1")
                  .SerializeToString())
         assert s.timers == {"F1": pytest.approx(0.05)}
-        await asyncio.sleep(0.28)
+        await _until(lambda: len(sock.sent) >= 2)
         s.handle(_new_session(fragments=["F1"]))             # a fragment run: timer kept
         assert "F1" in s.timers and s.fragment_runs == 1
-        await asyncio.sleep(0.12)
-        n = len(s._ws.sent)
+        k = len(sock.sent)
+        await _until(lambda: len(sock.sent) > k)
         s.handle(_new_session())                             # a full run: timers cleared
         assert s.timers == {}
-        await asyncio.sleep(0.12)
-        assert len(s._ws.sent) == n
+        n = len(sock.sent)
+        await asyncio.sleep(0.15)
+        assert len(sock.sent) == n
         s.handle(_msg(auto_rerun__interval=0.05, auto_rerun__fragment_id="F2")
                  .SerializeToString())
-        await asyncio.sleep(0.12)
+        await _until(lambda: len(sock.sent) > n)
         s.handle(_msg(stop_auto_rerun__fragment_ids=["F2"]).SerializeToString())
         assert s.timers == {}
-        return s._ws.sent, n
+        m = len(sock.sent)
+        await asyncio.sleep(0.15)
+        assert len(sock.sent) == m
+        return sock.sent, n
 
     sent, n = asyncio.run(go())
-    assert n >= 4                                  # ~7 ticks in 0.4 s of a 0.05 s timer
     assert all(b.rerun_script.fragment_id == "F1" and b.rerun_script.is_auto_rerun
                for b in sent[:n])
-    assert [b.rerun_script.fragment_id for b in sent[n:]] == ["F2"] * (len(sent) - n)
-    assert len(sent) > n
+    assert all(b.rerun_script.fragment_id == "F2" and b.rerun_script.is_auto_rerun
+               for b in sent[n:])
 
 
 def test_session_queries_and_stats():

@@ -337,7 +337,7 @@ async def run_class(url: str, n: int, mode: str = "same", query: str = "", secon
             "errors": s.errors[:5], "closed": s.closed_reason,
             "replicas": s.replicas, "session_id": s.session_id,
         })
-    frame_bytes = [b for p in per for b in [p["frame_bytes"]] if math.isfinite(b)]
+    frame_bytes = [p["frame_bytes"] for p in per if math.isfinite(p["frame_bytes"])]
     return {
         "benchmark": "classroom", "url": url, "sessions": n, "mode": mode, "query": query,
         "seconds": window,
