@@ -15,6 +15,7 @@ BENCHMARKS = {
     "live-probe": "svmcore.bench.live_probe",
     "sweep": "svmcore.bench.sweep",
     "sweep-speed": "svmcore.bench.sweep_speed",
+    "classroom": "svmcore.bench.classroom",
 }
 
 

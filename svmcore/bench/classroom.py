@@ -1,0 +1,601 @@
+"""A class of N students on one server (or on k replicas behind nginx): a load benchmark.
+
+``python -m svmcore.bench classroom --sessions 30 --mode same|distinct [--seconds 10]
+[--query Q] [--url URL | --replicas K] [--browser K]``
+
+Starts ``streamlit run app.py`` on a free 127.0.0.1 port (headless, no usage statistics) — or k
+replicas behind nginx (``--replicas``, :mod:`svmcore.deploy`), or takes a running server
+(``--url``, with ``--server-pid`` for its CPU) — opens one warm-up session (the first visitor
+compiles or loads the solvers; its time is reported apart), then N sessions at once at the
+protocol level (:class:`svmcore.bench.stclient.Session`: Streamlit's websocket protocol with its
+own protobuf classes, so no browser cost is counted; each session first GETs the page like a
+browser, which also gives it a load balancer's cookie). ``same``: every session opens the same
+link (the default Playground, or ``--query``); ``distinct``: session k adds ``seed=k``.
+
+Measured, in this order:
+
+1. **first page**: from the start of the page request until the field chart's delta arrives;
+2. **"+1"**: every session presses "+1" at the same moment (``--plus-rounds`` times); the time
+   from the press until the "iteration t" tile's delta carries a new value;
+3. **play**: every session presses Play at the same moment and the sessions play for
+   ``--seconds``: frames per session per second (a frame is a delta that replaces the field
+   chart), bytes per frame and per second, the server's CPU in cores (user + system time of its
+   process tree from /proc over the interval) and its peak resident memory (sampled every 0.5 s,
+   and the kernel's high-water mark), the client's own CPU; then every session presses Pause;
+4. ``--browser K``: K chromium pages (Debian's /usr/bin/chromium through Playwright) open the same
+   link and press Play; chromium's CPU in cores over ``--seconds`` (all its processes, from
+   /proc), and per page the redraws per second: changes of the "iteration t" tile's text and of
+   what the field chart shows (its raster layers' data, else its paths), checked by a
+   MutationObserver after every DOM update — a page busy drawing runs its timers late, so no
+   polling — and the DOM updates after which the field had no drawn plot ("blank").
+
+Prints a markdown table and, last, one JSON line (``{"benchmark": "classroom", ...}``) that
+tests and reports parse; ``--json FILE`` writes the same with each session's numbers. Numbers on a shared machine are noisy: compare runs made together.
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import math
+import os
+import resource
+import sys
+import time
+from pathlib import Path
+from urllib.parse import parse_qsl, urlencode, urlsplit
+
+import numpy as np
+
+from .common import machine_line, markdown_table
+from .stclient import FIELD_KEY, TILE, Session, warm
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync", "--disable-dev-shm-usage"]
+CLK_TCK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+PAGE_SIZE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
+
+
+# ------------------------------------------------------------------------------ /proc
+
+
+def _stat(pid: int) -> tuple[int, int, int] | None:
+    """(ppid, utime + stime in clock ticks, start time) of a process, or None if it is gone."""
+    try:
+        text = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    rest = text[text.rfind(")") + 2:].split()
+    return int(rest[1]), int(rest[11]) + int(rest[12]), int(rest[19])
+
+
+def process_tree(roots) -> list[int]:
+    """``roots`` and all their descendants alive now."""
+    children: dict[int, list[int]] = {}
+    for d in Path("/proc").iterdir():
+        if d.name.isdigit():
+            st = _stat(int(d.name))
+            if st is not None:
+                children.setdefault(st[0], []).append(int(d.name))
+    out, todo = [], [r for r in roots if r is not None]
+    while todo:
+        p = todo.pop()
+        if p not in out:
+            out.append(p)
+            todo.extend(children.get(p, []))
+    return out
+
+
+def cpu_ticks(pids) -> dict[tuple[int, int], int]:
+    """(pid, start time) -> user + system clock ticks, for the processes alive now."""
+    out = {}
+    for p in pids:
+        st = _stat(p)
+        if st is not None:
+            out[(p, st[2])] = st[1]
+    return out
+
+
+def cpu_seconds_between(before: dict, after: dict) -> float:
+    """CPU seconds spent between two :func:`cpu_ticks` snapshots (a process started in between
+    counts from zero; one that ended in between is lost)."""
+    return sum(t - before.get(k, 0) for k, t in after.items()) / CLK_TCK
+
+
+def _status_kb(pid: int, field: str) -> int:
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith(field + ":"):
+                return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+def rss_bytes(pids) -> int:
+    return sum(_status_kb(p, "VmRSS") for p in pids) * 1024
+
+
+def _is_chromium(pid: int) -> bool:
+    try:
+        cmd = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")[0]
+    except OSError:
+        return False
+    return b"chrom" in Path(cmd.decode(errors="replace")).name.encode()
+
+
+class Meter:
+    """CPU and memory of a process tree (the server, or every replica and nginx): a sampler of the
+    tree's resident memory every 0.5 s, and CPU over marked intervals."""
+
+    def __init__(self, roots):
+        self.roots = [r for r in roots if r is not None]
+        self.peak_rss = 0
+        self._task = None
+
+    def pids(self) -> list[int]:
+        return process_tree(self.roots) if self.roots else []
+
+    def sample(self) -> None:
+        if self.roots:
+            self.peak_rss = max(self.peak_rss, rss_bytes(self.pids()))
+
+    async def _run(self):
+        while True:
+            self.sample()
+            await asyncio.sleep(0.5)
+
+    def start(self) -> None:
+        self._task = asyncio.get_running_loop().create_task(self._run())
+
+    def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+
+    def mark(self) -> tuple[float, dict, float]:
+        return time.monotonic(), cpu_ticks(self.pids()), _self_cpu()
+
+    def since(self, mark) -> tuple[float, float]:
+        """(server cores, client cores) since ``mark``."""
+        t0, ticks0, self0 = mark
+        dt = max(time.monotonic() - t0, 1e-9)
+        server = cpu_seconds_between(ticks0, cpu_ticks(self.pids())) / dt if self.roots \
+            else float("nan")
+        return server, (_self_cpu() - self0) / dt
+
+    def high_water(self) -> int:
+        """The kernel's peak resident memory of the roots (VmHWM), summed."""
+        return sum(_status_kb(p, "VmHWM") for p in self.roots) * 1024
+
+
+def _self_cpu() -> float:
+    ru = resource.getrusage(resource.RUSAGE_SELF)
+    return ru.ru_utime + ru.ru_stime
+
+
+# ------------------------------------------------------------------------------ helpers
+
+
+def stats(values) -> dict:
+    """min / median / p90 / max of the finite values, and how many there were."""
+    v = np.array([x for x in values if x is not None and math.isfinite(x)], dtype=float)
+    if v.size == 0:
+        return {"n": 0, "min": float("nan"), "median": float("nan"), "p90": float("nan"),
+                "max": float("nan")}
+    return {"n": int(v.size), "min": float(v.min()), "median": float(np.median(v)),
+            "p90": float(np.percentile(v, 90)), "max": float(v.max())}
+
+
+def session_queries(n: int, mode: str, query: str = "") -> list[str]:
+    """The query string of each session: the same link, or the link with ``seed=k`` — a run
+    link (naming ``src`` or ``solver``: the Playground ignores a query without either)."""
+    if mode not in ("same", "distinct"):
+        raise ValueError(f"mode must be 'same' or 'distinct', not {mode!r}")
+    if mode == "same":
+        return [query] * n
+    base = [(k, v) for k, v in parse_qsl(query, keep_blank_values=True) if k != "seed"]
+    if not {"src", "solver"} & {k for k, _ in base}:
+        raise ValueError("mode 'distinct' needs a run link (a query naming src or solver), e.g. "
+                         "the one the Playground writes for its default")
+    return [urlencode(base + [("seed", str(k))]) for k in range(n)]
+
+
+async def http_get(url: str, cookies: dict | None = None, timeout: float = 60.0):
+    """A minimal GET (the page, as a browser's first request): (status, headers with lower-case
+    names and Set-Cookie values as a list, cookies set)."""
+    parts = urlsplit(url)
+    host, port = parts.hostname, parts.port or 80
+    path = (parts.path or "/") + ("?" + parts.query if parts.query else "")
+    reader, writer = await asyncio.wait_for(asyncio.open_connection(host, port), timeout)
+    try:
+        lines = [f"GET {path} HTTP/1.1", f"Host: {parts.netloc}", "Connection: close",
+                 "User-Agent: svmcore-classroom-bench"]
+        if cookies:
+            lines.append("Cookie: " + "; ".join(f"{k}={v}" for k, v in cookies.items()))
+        writer.write(("\r\n".join(lines) + "\r\n\r\n").encode())
+        await writer.drain()
+        raw = await asyncio.wait_for(reader.read(), timeout)
+    finally:
+        writer.close()
+    head = raw.split(b"\r\n\r\n", 1)[0].decode("latin-1").split("\r\n")
+    status = int(head[0].split()[1])
+    headers: dict = {}
+    set_cookies = {}
+    for line in head[1:]:
+        name, _, value = line.partition(":")
+        name, value = name.strip().lower(), value.strip()
+        if name == "set-cookie":
+            k, _, v = value.split(";", 1)[0].partition("=")
+            set_cookies[k.strip()] = v.strip()
+        headers[name] = value
+    return status, headers, set_cookies
+
+
+# ------------------------------------------------------------------------------ the class
+
+
+async def _open(s: Session, timeout: float, replica_header: str) -> None:
+    """GET the page like a browser (keeping its cookies), connect, wait for the first frame."""
+    s.t_open = t0 = time.monotonic()
+    try:
+        _, headers, cookies = await http_get(s.page_url, timeout=timeout)
+        s.cookies.update(cookies)
+        s.replicas = [headers.get(replica_header)]
+        await s.open(timeout)
+        s.t_open = t0                               # the clock started with the page request
+        s.replicas.append(s.handshake_headers.get(replica_header))
+        await s.wait(lambda: bool(s.frames), timeout)
+    except Exception as exc:  # noqa: BLE001 - a session that cannot open is reported
+        s.closed_reason = s.closed_reason or f"{type(exc).__name__}: {exc}"
+
+
+async def _plus_one(s: Session, key: str, timeout: float) -> float:
+    """Press "+1" (after the run in progress, if any, within a few seconds: a browser's user
+    would not wait longer); seconds until the tile shows a new value (nan if it never does)."""
+    if s.closed_reason:
+        return float("nan")
+    await s.idle(min(timeout, 5.0))
+    if not await s.wait(lambda: s.enabled(key), min(timeout, 5.0)):
+        return float("nan")
+    n = len(s.tile_changes)
+    t = await s.press(key)
+    if not await s.wait(lambda: len(s.tile_changes) > n, timeout):
+        return float("nan")
+    return s.tile_changes[n][0] - t
+
+
+async def _press_when_enabled(s: Session, key: str, timeout: float) -> float | None:
+    if s.closed_reason or not await s.wait(lambda: s.enabled(key), timeout):
+        return None
+    return await s.press(key)
+
+
+async def run_class(url: str, n: int, mode: str = "same", query: str = "", seconds: float = 10.0,
+                    plus_rounds: int = 3, timeout: float = 60.0, roots=(),
+                    field_key: str = FIELD_KEY, tile: str = TILE, keys=None,
+                    replica_header: str = "x-svmcore-replica") -> dict:
+    """The protocol-level part of the benchmark against a running server at ``url``; ``roots``
+    are the server's pids (for CPU and memory). Returns the result dict (see :func:`main`)."""
+    keys = dict({"plus1": "pg_step1", "play": "pg_play", "pause": "pg_pause"}, **(keys or {}))
+    meter = Meter(roots)
+    meter.start()
+    sessions = [Session(url, query=q, name=f"s{k}", field_key=field_key, tile=tile)
+                for k, q in enumerate(session_queries(n, mode, query))]
+    try:
+        # 1. everybody opens the link at once
+        await asyncio.gather(*(_open(s, timeout, replica_header) for s in sessions))
+        first = [s.frames[0][0] - s.t_open if s.frames else float("nan") for s in sessions]
+        # 2. "+1", everybody at once, a few times
+        plus = [[] for _ in sessions]
+        for _ in range(plus_rounds):
+            lat = await asyncio.gather(*(_plus_one(s, keys["plus1"], timeout) for s in sessions))
+            for k, v in enumerate(lat):
+                plus[k].append(v)
+        await asyncio.gather(*(s.idle(min(timeout, 5.0)) for s in sessions))
+        # 3. everybody presses Play at once and plays for `seconds`
+        t_before = [s.tile_values.get(tile) for s in sessions]
+        mark = meter.mark()
+        presses = await asyncio.gather(*(_press_when_enabled(s, keys["play"], timeout)
+                                          for s in sessions))
+        t0 = time.monotonic()
+        await asyncio.sleep(seconds)
+        t1 = time.monotonic()
+        server_cores, client_cores = meter.since(mark)
+        t_after = [s.tile_values.get(tile) for s in sessions]
+        await asyncio.gather(*(_press_when_enabled(s, keys["pause"], min(timeout, 5.0))
+                               for s in sessions))
+        await asyncio.gather(*(s.idle(min(timeout, 5.0)) for s in sessions))
+        # a later request of each session: is it still served by the same replica?
+        for s in sessions:
+            if s.replicas and s.replicas[0] is not None:
+                try:
+                    _, headers, _ = await http_get(url.rstrip("/") + "/_stcore/health",
+                                                   cookies=s.cookies, timeout=timeout)
+                    s.replicas.append(headers.get(replica_header))
+                except OSError as exc:
+                    s.replicas.append(f"error: {exc}")
+    finally:
+        await asyncio.gather(*(s.close() for s in sessions), return_exceptions=True)
+        meter.sample()
+        meter.stop()
+    window = t1 - t0
+    per = []
+    for k, s in enumerate(sessions):
+        start = presses[k] if presses[k] is not None else float("inf")
+        frames = [(t, b) for t, b in s.frames if start < t <= start + window]
+        msgs = [b for t, b in s.messages if start < t <= start + window]
+        per.append({
+            "query": s.query,
+            "first_page_s": first[k], "plus1_s": plus[k],
+            "played": presses[k] is not None, "frames": len(frames),
+            "fps": len(frames) / window, "frame_bytes": float(np.mean([b for _, b in frames]))
+            if frames else float("nan"), "bytes_per_s": sum(msgs) / window,
+            "t_before": t_before[k], "t_after": t_after[k],
+            "fragment_runs": s.fragment_runs, "auto_rerun_requests": s.auto_rerun_requests,
+            "errors": s.errors[:5], "closed": s.closed_reason,
+            "replicas": s.replicas, "session_id": s.session_id,
+        })
+    frame_bytes = [p["frame_bytes"] for p in per if math.isfinite(p["frame_bytes"])]
+    return {
+        "benchmark": "classroom", "url": url, "sessions": n, "mode": mode, "query": query,
+        "seconds": window,
+        "first_page_s": stats(first),
+        "plus1_s": stats([v for p in plus for v in p]),
+        "fps": stats([p["fps"] for p in per]),
+        "frames_per_s_total": sum(p["fps"] for p in per),
+        "frame_kB": float(np.mean(frame_bytes)) / 1e3 if frame_bytes else float("nan"),
+        "kB_per_s": stats([p["bytes_per_s"] / 1e3 for p in per]),
+        "MB_per_s_total": sum(p["bytes_per_s"] for p in per) / 1e6,
+        "server_cores": server_cores, "client_cores": client_cores,
+        "server_peak_rss_MB": max(meter.peak_rss, meter.high_water()) / 1e6
+        if meter.roots else float("nan"),
+        "errors": sum(len(p["errors"]) for p in per),
+        "sessions_closed": sum(p["closed"] is not None for p in per),
+        "per_session": per,
+    }
+
+
+# ------------------------------------------------------------------------------ the browser
+
+_OBSERVER_JS = """([field, label]) => {
+  // Event-driven: a busy page runs timers late (a 50 ms poll ran 4 times a second during Play),
+  // but a MutationObserver sees every DOM change at the end of the task that made it.
+  const W = window.__svmbench = {tile: 0, field: 0, blank: 0, missing: 0, checks: 0, last: null,
+                                 sig: null};
+  const tileText = () => {
+    for (const m of document.querySelectorAll('[data-testid="stMetric"]')) {
+      const l = m.querySelector('[data-testid="stMetricLabel"]');
+      if (l && l.innerText.trim() === label) {
+        const v = m.querySelector('[data-testid="stMetricValue"]');
+        return v ? v.textContent : null;
+      }
+    }
+    return null;
+  };
+  // what the field shows: its raster layers (a heatmap or image is an <image>), else its paths
+  const fieldSig = (el) => {
+    const imgs = Array.from(el.querySelectorAll('image'), i => i.getAttribute('href') || '');
+    if (imgs.length) return imgs.join('|');
+    return Array.from(el.querySelectorAll('path'), p => p.getAttribute('d') || '').join('|');
+  };
+  const check = () => {
+    W.checks++;
+    const t = tileText();
+    if (t !== null && t !== W.last) { if (W.last !== null) W.tile++; W.last = t; }
+    const el = document.querySelector(field);
+    if (!el) { W.missing++; W.blank++; return; }
+    if (!el.querySelector('.main-svg, canvas, img')) { W.blank++; return; }
+    const sig = fieldSig(el);
+    if (sig !== W.sig) { if (W.sig !== null) W.field++; W.sig = sig; }
+  };
+  check();
+  W.observer = new MutationObserver(check);
+  W.observer.observe(document.body, {subtree: true, childList: true, attributes: true,
+                                     characterData: true});
+}"""
+
+_READ_JS = """() => { const W = window.__svmbench;
+  return {tile: W.tile, field: W.field, blank: W.blank, missing: W.missing, checks: W.checks,
+          last: W.last}; }"""
+_RESET_JS = """() => { const W = window.__svmbench;
+  W.tile = W.field = W.blank = W.missing = W.checks = 0; }"""
+
+
+def run_browser(url: str, k: int, query: str = "", seconds: float = 10.0,
+                field_key: str = FIELD_KEY, tile: str = TILE, roots=(),
+                timeout: float = 120.0) -> dict:
+    """K chromium pages on the link press Play; chromium's CPU and each page's redraws."""
+    if not Path(CHROMIUM).exists():
+        return {"pages": k, "error": f"{CHROMIUM} not found (apt-get install chromium)"}
+    from playwright.sync_api import sync_playwright
+
+    field = f".st-key-{field_key}"
+    link = url.rstrip("/") + "/" + ("?" + query if query else "")
+    me = os.getpid()
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        try:
+            pages = []
+            for _ in range(k):
+                page = browser.new_page(viewport={"width": 1600, "height": 1000})
+                page.goto(link, wait_until="domcontentloaded")
+                page.wait_for_selector(f"{field} .js-plotly-plot", timeout=timeout * 1e3)
+                page.wait_for_selector('[data-testid="stMetric"]', timeout=timeout * 1e3)
+                page.evaluate(_OBSERVER_JS, [field, tile])
+                pages.append(page)
+            pages[-1].wait_for_timeout(1000)
+            for page in pages:
+                page.evaluate(_RESET_JS)
+            server_pids = process_tree(roots) if roots else []
+            for page in pages:
+                page.get_by_role("button", name="Play", exact=True).click()
+            t0 = time.monotonic()
+            chrome = [q for q in process_tree([me]) if _is_chromium(q)]
+            c0, s0 = cpu_ticks(chrome), cpu_ticks(server_pids)
+            pages[0].wait_for_timeout(seconds * 1e3)
+            chrome = [q for q in process_tree([me]) if _is_chromium(q)]
+            c1, s1 = cpu_ticks(chrome), cpu_ticks(process_tree(roots) if roots else [])
+            dt = time.monotonic() - t0
+            counts = [page.evaluate(_READ_JS) for page in pages]
+            for page in pages:
+                pause = page.get_by_role("button", name="Pause", exact=True)
+                if pause.is_enabled():
+                    pause.click()
+        finally:
+            browser.close()
+    return {
+        "pages": k, "seconds": dt,
+        "chromium_cores": cpu_seconds_between(c0, c1) / dt,
+        "chromium_cores_per_page": cpu_seconds_between(c0, c1) / dt / k,
+        "server_cores": cpu_seconds_between(s0, s1) / dt if roots else float("nan"),
+        "tile_changes_per_s": [c["tile"] / dt for c in counts],
+        "field_redraws_per_s": [c["field"] / dt for c in counts],
+        "blank_checks": [c["blank"] for c in counts],
+        "field_missing_checks": [c["missing"] for c in counts],
+        "checks": [c["checks"] for c in counts],
+        "t_after": [c["last"] for c in counts],
+    }
+
+
+# ------------------------------------------------------------------------------ report
+
+
+def table(res: dict) -> str:
+    def row(name, s, scale=1.0):
+        return [name] + [s[k] * scale for k in ("min", "median", "p90", "max")]
+
+    rows = [
+        row("first page: request → field chart (s)", res["first_page_s"]),
+        row('"+1" → "iteration t" tile changes (s)', res["plus1_s"]),
+        row("frames per second per session, all playing", res["fps"]),
+        row("kB per second per session", res["kB_per_s"]),
+        ["kB per field frame (mean)", "–", res["frame_kB"], "–", "–"],
+        ["frames per second, all sessions", "–", res["frames_per_s_total"], "–", "–"],
+        ["MB per second, all sessions", "–", res["MB_per_s_total"], "–", "–"],
+        ["server CPU while all play (cores)", "–", res["server_cores"], "–", "–"],
+        ["server peak memory (MB)", "–", "–", "–", res["server_peak_rss_MB"]],
+        ["this client's CPU while all play (cores)", "–", res["client_cores"], "–", "–"],
+        ["errors shown / sessions closed", "–", f"{res['errors']} / {res['sessions_closed']}",
+         "–", "–"],
+    ]
+    b = res.get("browser")
+    if b and "error" not in b:
+        rows += [
+            [f"chromium CPU, {b['pages']} page(s) playing (cores)", "–", b["chromium_cores"],
+             "–", "–"],
+            ["browser: tile changes per second", min(b["tile_changes_per_s"]),
+             float(np.median(b["tile_changes_per_s"])), "–", max(b["tile_changes_per_s"])],
+            ["browser: field redraws per second", min(b["field_redraws_per_s"]),
+             float(np.median(b["field_redraws_per_s"])), "–", max(b["field_redraws_per_s"])],
+            ["browser: DOM updates with no drawn field", min(b["blank_checks"]), "–", "–",
+             max(b["blank_checks"])],
+        ]
+    elif b:
+        rows.append(["browser", b["error"], "–", "–", "–"])
+    return markdown_table(["measure", "min", "median", "p90", "max"], rows)
+
+
+def _clean(obj):
+    """JSON without NaN (null instead)."""
+    if isinstance(obj, float):
+        return obj if math.isfinite(obj) else None
+    if isinstance(obj, dict):
+        return {k: _clean(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_clean(v) for v in obj]
+    return obj
+
+
+def run(args) -> dict:
+    """Start what ``args`` asks for (a server, replicas, or nothing with ``--url``), run the
+    class and the browser, stop everything; the result dict."""
+    from ..deploy import AppServer, Replicas
+
+    server = replicas = None
+    try:
+        if args.url:
+            url, roots = args.url, [args.server_pid] if args.server_pid else []
+            warm_urls = [url]
+        elif args.replicas:
+            replicas = Replicas(args.replicas).start()
+            url, roots = replicas.url, replicas.pids + [replicas.nginx_pid]
+            warm_urls = [s.url for s in replicas.servers]
+        else:
+            server = AppServer().start()
+            url, roots, warm_urls = server.url, [server.pid], [server.url]
+
+        async def go():
+            warmed = [await warm(u, args.query, args.timeout * 5) for u in warm_urls]
+            query = args.query
+            if args.mode == "distinct" and not {"src", "solver"} & dict(parse_qsl(query)).keys():
+                query = warmed[0][1]            # the default Playground's link, as it wrote it
+            res = await run_class(url, args.sessions, args.mode, query, args.seconds,
+                                  args.plus_rounds, args.timeout, roots, args.field_key,
+                                  args.tile)
+            res["warm_up_s"] = [w for w, _ in warmed]
+            return res
+
+        res = asyncio.run(go())
+        res["replicas"] = args.replicas or None
+        if args.browser:
+            res["browser"] = run_browser(url, args.browser, args.query, args.seconds,
+                                         args.field_key, args.tile, roots, args.timeout * 2)
+        res["machine"] = machine_line()
+        return res
+    finally:
+        if server is not None:
+            server.stop()
+        if replicas is not None:
+            replicas.stop()
+            replicas.cleanup()
+
+
+def parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(prog="python -m svmcore.bench classroom", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--sessions", type=int, default=10, help="students (default 10)")
+    ap.add_argument("--mode", choices=("same", "distinct"), default="same",
+                    help="same: one link for all; distinct: session k adds seed=k")
+    ap.add_argument("--query", default="", help="the link's query string (default: the "
+                    "default Playground)")
+    ap.add_argument("--seconds", type=float, default=10.0, help="seconds of play (default 10)")
+    ap.add_argument("--plus-rounds", type=int, default=3, help='"+1" presses per session')
+    ap.add_argument("--url", default=None, help="a running server instead of starting one")
+    ap.add_argument("--server-pid", type=int, default=None,
+                    help="with --url: the server's pid, for its CPU and memory")
+    ap.add_argument("--replicas", type=int, default=0,
+                    help="start this many replicas behind nginx (svmcore.deploy) instead")
+    ap.add_argument("--browser", type=int, default=0,
+                    help="also open this many chromium pages and measure them while playing")
+    ap.add_argument("--timeout", type=float, default=60.0, help="seconds to wait for a page, "
+                    "a press's answer (default 60)")
+    ap.add_argument("--field-key", default=FIELD_KEY, help="widget key of the field chart")
+    ap.add_argument("--tile", default=TILE, help="label of the iteration tile")
+    ap.add_argument("--json", type=Path, default=None, help="also write the result here")
+    return ap
+
+
+def main(argv=None) -> dict:
+    args = parser().parse_args(argv)
+    if args.sessions < 1:
+        raise SystemExit("--sessions must be at least 1")
+    res = run(args)
+    where = (f"{args.replicas} replicas behind nginx" if args.replicas else
+             args.url or "one server")
+    print(f"## classroom: {args.sessions} sessions, mode {args.mode}, {res['seconds']:.1f} s of "
+          f"play ({where})\n")
+    print(table(res))
+    warmed = ", ".join(f"{w:.1f}" for w in res["warm_up_s"])
+    print(f"\n{res['machine']}; warm-up (the server's first visitor): {warmed} s")
+    if args.json:                       # everything, each session's numbers included
+        args.json.write_text(json.dumps(_clean(res), separators=(",", ":")) + "\n")
+    print(json.dumps(_clean({k: v for k, v in res.items() if k != "per_session"}),
+                     separators=(",", ":")))
+    sys.stdout.flush()
+    return res
+
+
+if __name__ == "__main__":
+    main()
