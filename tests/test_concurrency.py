@@ -361,7 +361,8 @@ def test_eight_sessions_at_once(server, tmp_path):
                 target = min(target, run.max_iter)
             done = status_page != "running"
             run.advance(1e9, max_iters=(target if done else t_page) - run.t)
-            assert (run.t, run.status) == (t_page, status_page.rstrip(" ✓")), (k, hist)
+            shown = status_page.rstrip(" ✓").replace("ready", "running")   # "ready": t = 0
+            assert (run.t, run.status) == (t_page, shown), (k, hist)
         # every session moved on (the wait after each press demands a change of t): far along,
         # or its solver's own stopping rule fired. CPSP's iteration is a cut — a QP over all cuts
         # and a pass over the data, ~100× an SGD step — so a time-budgeted tick under eight

@@ -32,17 +32,23 @@ def _pct(e) -> str:
 
 
 def tiles(run, snap, test_err) -> None:
+    """The numbers of the current model, in rows of four (no value is cut off at 1024 px). The
+    second curve's tile is labelled by what it is (a dual bound, or a model that is no bound),
+    a gap only when it is one; at t = 0 the status is "ready"."""
     train_err = snap.extra.get("train_error", float("nan"))
     status = run.status + (" ✓" if run.status == "converged" else "")
+    if run.t == 0 and run.status == "running":
+        status = "ready"
     when = "" if snap.t == run.t else f" (at the last checkpoint, t = {snap.t:,})"
     items = [
         ("iteration t", f"{run.t:,}", f"of {run.max_iter:,} planned" if run.max_iter else None),
         ("objective", f"{snap.objective:.4g}", f"{snap.objective_name}{when}"),
     ]
     if snap.dual_objective is not None and math.isfinite(snap.dual_objective):
-        items.append(("dual", f"{snap.dual_objective:.4g}", "dual objective"))
+        items.append(("dual bound" if snap.dual_is_bound else "model (no bound)",
+                      f"{snap.dual_objective:.4g}", snap.dual_name or None))
     if snap.gap is not None and math.isfinite(snap.gap):
-        items.append(("gap", f"{snap.gap:.2e}", "primal − dual: zero at the optimum"))
+        items.append(("gap", f"{snap.gap:.2e}", snap.gap_name or None))
     items += [
         ("train error", _pct(train_err), None),
         ("test error", _pct(test_err), None),
@@ -50,14 +56,10 @@ def tiles(run, snap, test_err) -> None:
         ("kernel evals", _compact(run.solver.kernel_evals), f"{run.solver.kernel_evals:,}"),
         ("status", status, run.message or None),
     ]
-    per_row = len(items) if len(items) <= 7 else -(-len(items) // 2)
+    per_row = 4 if len(items) <= 8 else 5
     for start in range(0, len(items), per_row):
         row = items[start:start + per_row]
-        widths = [1.0] * len(row)
-        if row[-1][0] == "status":
-            widths[-1] = 1.5
-        widths += [1.0] * (per_row - len(row))          # keep the tiles of both rows aligned
-        for col, (label, value, help_text) in zip(st.columns(widths), row):
+        for col, (label, value, help_text) in zip(st.columns(per_row), row):
             col.metric(label, value, help=help_text, border=True)
 
 
@@ -146,9 +148,10 @@ def draw_run(inst: Instance, state: LiveState, layout: str = "side", height: int
         groups, _ = curve_panels(cols)
         logs = [True if g == ("gap",) else (log_y if k == 0 else False)
                 for k, g in enumerate(groups)]
+        names = {k: v for k, v in run.column_labels().items() if v}
         canvas_view(inst.key("curves", keep=False), curves_frame(
-            run_panels(cols, x_axis or "iteration", groups, logs), x=x_axis or "iteration",
-            log_x=log_x, height=height + 60))
+            run_panels(cols, x_axis or "iteration", groups, logs, names),
+            x=x_axis or "iteration", log_x=log_x, height=height + 60))
 
 
 def curve_axis_controls(inst: Instance, left, right, time_label: str) -> tuple[str, bool]:
