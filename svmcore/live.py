@@ -8,13 +8,18 @@ A page ticks every :data:`TICK_S` seconds while playing; a tick grows t by the c
 """
 from __future__ import annotations
 
+import os
+import threading
 from dataclasses import replace
 
 import numpy as np
 
 TICK_S = 0.25            # seconds between two fragment reruns while playing (the race's pace)
 FRAME_S = 0.2            # while playing, a frame at most every FRAME_S seconds (5 per second)
-KICK_S = 1.0             # after a full rerun while playing, the browser restarts the loop
+#: How many sessions of one server build a frame at the same time (the rest wait their turn):
+#: without a limit thirty playing sessions keep thirty threads runnable, the server's event
+#: loop (which sends the frames) gets a thirty-first of the interpreter and no frame leaves.
+FRAME_SLOTS = threading.BoundedSemaphore(max(1, int(os.environ.get("SVMCORE_FRAME_SLOTS", "2"))))
 MAX_RUN_S = 300.0        # solver time a run of the app may take (TrainingRun cap)
 # How far one tick moves t. The curves use a log iteration axis, so growing t by a constant
 # factor per tick gives an even animation; "max" spends the whole budget.

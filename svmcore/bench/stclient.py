@@ -87,6 +87,7 @@ class Session:
     tile_changes: list = field(default_factory=list)   # (t, body) when the watched tile changed
     errors: list = field(default_factory=list)         # exception / error texts in the page
     widgets: dict = field(default_factory=dict)        # user key -> (id, disabled)
+    widget_fragments: dict = field(default_factory=dict)  # user key -> fragment id ("" outside)
     runs_started: int = 0
     runs_finished: int = 0
     fragment_runs: int = 0
@@ -198,6 +199,7 @@ class Session:
             key = user_key(eid) if isinstance(eid, str) else None
             if key is not None:
                 self.widgets[key] = (eid, bool(getattr(sub, "disabled", False)))
+                self.widget_fragments[key] = delta.fragment_id
             if etype == "metric":
                 label, body = sub.label, sub.body
                 if label == self.tile and self.tile_values.get(label) != body:
@@ -302,9 +304,10 @@ class Session:
         await self.send(self.rerun_msg(widgets, fragment_id, auto))
 
     async def press(self, key: str) -> float:
-        """Press the button ``key``; returns the time of the press."""
+        """Press the button ``key``; returns the time of the press. A button inside a fragment
+        asks for a run of that fragment, as the frontend does (``fragment_id``)."""
         t = time.monotonic()
-        await self.rerun([self.trigger(key)])
+        await self.rerun([self.trigger(key)], fragment_id=self.widget_fragments.get(key, ""))
         return t
 
     async def wait(self, predicate, timeout: float) -> bool:

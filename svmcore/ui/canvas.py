@@ -12,7 +12,19 @@ from pathlib import Path
 
 import streamlit as st
 
-_JS = (Path(__file__).with_name("canvas.js")).read_text()
+def _compact(js: str) -> str:
+    """canvas.js without comment lines and indentation: the component's code travels inside
+    every frame's message (Streamlit sends a component's inline JS with its data), so every
+    byte of it counts once per frame."""
+    out = []
+    for line in js.splitlines():
+        line = line.strip()
+        if line and not line.startswith("//"):
+            out.append(line)
+    return "\n".join(out)
+
+
+_JS = _compact((Path(__file__).with_name("canvas.js")).read_text())
 _CSS = """
 .svmc { font-family: "Source Sans Pro", sans-serif; color: #262730; }
 .svmc-title { font-weight: 600; margin: 2px 0 4px 0; line-height: 1.25; }

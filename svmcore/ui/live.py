@@ -11,7 +11,6 @@ from __future__ import annotations
 import time
 
 import streamlit as st
-from streamlit.errors import StreamlitAPIException
 
 from .. import live
 from ..config import RaceConfig, RunConfig, round_coord
@@ -103,20 +102,33 @@ def tick(inst: Instance, pace: str | None = None) -> None:
         inst.playing = False
 
 
+def _rerun_panel(inst) -> None:
+    """From a control's callback: rerun the controls and the frames fragments (by key), so the
+    frames loop starts in a fragment run of its own (see :func:`live_panel`). In a run of the
+    whole page (AppTest's clicks) there is nothing to add: both fragments run anyway."""
+    inst.pressed = True
+    if _in_fragment_run():
+        st.rerun(scope=[inst.key("controls_fragment", False),
+                        inst.key("frames_fragment", False)])
+
+
 def _on_play(inst):
     inst.tick_error = None
     inst.playing = True
     inst.set("edit", "view")
+    _rerun_panel(inst)
 
 
 def _on_pause(inst):
     inst.playing = False
+    _rerun_panel(inst)
 
 
 def _on_step(inst):
     inst.playing = False
     inst.tick_error = None
     tick(inst)
+    _rerun_panel(inst)
 
 
 def _on_step1(inst):
@@ -128,22 +140,25 @@ def _on_step1(inst):
             drv.advance_iters(1)
         except Exception as exc:  # noqa: BLE001
             inst.tick_error = describe(exc)
+    _rerun_panel(inst)
 
 
 def _on_reset(inst):
     inst.playing = False
     inst.tick_error = None
-    inst.reset = True                     # rebuilt from the same configuration on this rerun
+    inst.reset = True                     # rebuilt from the same configuration: a full rerun
+    st.rerun()
 
 
 def _on_edit_mode(inst):
     if inst.get("edit", "view") != "view":
         inst.playing = False
+    _rerun_panel(inst)
 
 
 def _clear_edits(inst):
     inst.added, inst.removed = [], []
-    inst.edited = True                    # the configuration changed: a full rerun rebuilds
+    st.rerun()                            # the configuration changed: a full rerun rebuilds
 
 
 def controls(inst: Instance, allow_edit: bool = True, speed_label: str = "speed: t grows per tick",
@@ -281,58 +296,66 @@ def _position(state: LiveState) -> tuple:
 
 
 def live_panel(inst: Instance, draw, footer=None, **control_kw) -> None:
-    """The controls and the live frame: two nested fragments, the frames paced by the server.
+    """The controls and the live frames: two sibling fragments, the frames paced by the server.
 
-    The outer fragment holds the controls, so a press of Play, +1 or Pause reruns only the
-    fragment (not the page). The inner one draws the frame; while playing, each of its runs
-    advances the driver by one tick (unless the last tick was never drawn: a run cut short by a
-    click draws it first), draws, waits until :data:`~svmcore.live.FRAME_S` has passed since the
-    previous frame, then asks for its own next run (``st.rerun(scope="fragment")``). A new frame
-    is thus requested only after the previous one was sent: a loaded server slows every session
-    down evenly instead of answering timer requests it cannot serve, and the controls are not
-    sent again with every frame. Only after a run of the outer fragment or the page (a press, a
-    changed setting) does the browser's timer (:data:`~svmcore.live.KICK_S`) start the loop.
-    ``footer(inst)`` (the export panel) is drawn in the outer fragment, after the frames, so it
-    describes the run as a press left it.
+    The controls fragment holds Play, Pause, +1, Step and the speed; their callbacks rerun both
+    fragments by key (not the page). Each run of the frames fragment advances the driver by one
+    tick while playing (unless the last tick was never drawn: a run cut short by a click draws
+    it first), draws, waits until :data:`~svmcore.live.FRAME_S` has passed since the previous
+    frame, then asks for its own next run (``st.rerun(scope="fragment")``). A frame is thus
+    requested only after the previous one was sent, and no browser timer fires into a run in
+    progress: a loaded server slows every session down evenly instead of collapsing. A full
+    rerun of the page (a changed setting) pauses. ``footer(inst)`` (the export panel) is drawn
+    in the controls fragment, so it describes the run as a press left it.
     """
     if inst.live is None:
         return
+    if not _in_fragment_run() and not inst.pressed:
+        inst.playing = False                 # a full rerun: the loop waits for Play again
+    inst.pressed = False
 
-    @st.fragment
-    def _panel():
+    @st.fragment(key=inst.key("controls_fragment", False))
+    def _controls():
         if inst.edited or inst.reset:
             inst.edited = False
             st.rerun()                       # the data or the run changed: rebuild in a full run
         if inst.live is None:
             return
         controls(inst, **control_kw)
-        playing = inst.playing and not inst.live.driver.done
+        if footer is not None:
+            footer(inst)
 
-        @st.fragment(run_every=live.KICK_S if playing else None)
-        def _frames():
-            state = inst.live
-            if state is None:
-                return
+    @st.fragment(key=inst.key("frames_fragment", False))
+    def _frames():
+        state = inst.live
+        if state is None:
+            return
+        if inst.edited:
+            inst.edited = False
+            st.rerun()
+        with live.FRAME_SLOTS:               # a few sessions at a time build their frame
             if inst.playing and inst.drawn == _position(state):
                 tick(inst)
                 if not inst.playing:
-                    st.rerun()               # the run ended: a full rerun stops the timer
+                    st.rerun()               # the run ended: the page shows how
             try:
                 draw(inst, state)
                 inst.drawn = _position(state)
             except Exception as exc:  # noqa: BLE001 - never a traceback in the page
                 st.error(f"Cannot draw the model: {describe(exc)}")
                 inst.playing = False
-            if inst.playing:
-                time.sleep(max(0.0, live.FRAME_S - (time.monotonic() - inst.frame_at)))
-                inst.frame_at = time.monotonic()
-                try:
-                    st.rerun(scope="fragment")
-                except StreamlitAPIException:
-                    pass                     # not a run of this fragment: the timer restarts it
+        if inst.playing:
+            time.sleep(max(live.FRAME_S / 4, live.FRAME_S - (time.monotonic() - inst.frame_at)))
+            inst.frame_at = time.monotonic()
+            if _in_fragment_run():
+                st.rerun(scope="fragment")
 
-        _frames()
-        if footer is not None:
-            footer(inst)
+    _controls()
+    _frames()
 
-    _panel()
+
+def _in_fragment_run() -> bool:
+    """Is this a fragment rerun (where a fragment may rerun itself), not a run of the page?"""
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+    ctx = get_script_run_ctx()
+    return bool(ctx is not None and ctx.fragment_ids_this_run)

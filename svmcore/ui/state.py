@@ -68,6 +68,7 @@ class Instance:
     kept: set = field(default_factory=set)
     drawn: tuple = ()                 # the iteration(s) the last completed frame showed
     frame_at: float = 0.0             # when the last frame was sent (monotonic seconds)
+    pressed: bool = False             # a control asked for this run (it must not pause)
 
     def key(self, name: str, keep: bool = True) -> str:
         """The widget key of ``name`` in this instance; ``keep`` declares a value widget whose
