@@ -71,23 +71,46 @@ class TraceRow:
     gap: float | None = None
 
 
+#: training rows a light trace evaluates the model on (a fixed random subsample)
+LIGHT_ROWS = 1000
+
+
+def eval_rows(n: int, seed: int, m: int = LIGHT_ROWS) -> np.ndarray:
+    """A fixed subsample of min(n, m) training rows, sorted, from ``default_rng([seed, 7])``."""
+    if n <= m:
+        return np.arange(n)
+    return np.sort(np.random.default_rng([int(seed), 7]).choice(n, m, replace=False))
+
+
 class TrainingRun:
     """Advance a solver by budgets and record its trace.
 
     ``max_iter`` (default: the solver's planned horizon, if it has one) ends the run; so do the
-    solver's own stopping rule, divergence, and ``max_seconds`` of solver time.
+    solver's own stopping rule, divergence, a halt (a result the solver cannot vouch for), and
+    ``max_seconds`` of solver time.
+
+    ``trace`` says what a checkpoint records: ``"full"`` (default: the solver's snapshot, every
+    number on every training point, the test error when a test set is given), ``"light"`` (the
+    estimators' ``trace=True``: ``Solver.trace_row`` on a fixed subsample of ``LIGHT_ROWS``
+    training rows, drawn from ``default_rng([seed, 7])`` — the objective's data term and the
+    training error estimated there, no test error, no dual or gap) or None (no trace at all;
+    the run then steps in chunks of up to 2²⁰ iterations, no checkpoint stops it).
     """
 
     def __init__(self, solver: Solver | str, X, y, X_test=None, y_test=None, *, seed: int = 0,
                  max_iter: int | None = None, max_seconds: float | None = None,
-                 per_decade: int = 20, **params):
+                 per_decade: int = 20, trace: str | None = "full", **params):
         if isinstance(solver, str):
             solver = get_solver(solver)(**params)
         elif params:
             raise ValueError("pass parameters either to the solver or to the run, not both")
+        if trace not in ("full", "light", None):
+            raise ValueError(f"trace must be 'full', 'light' or None, got {trace!r}")
         self.solver = solver
+        self.trace_mode = trace
         warmup(solver)
         solver.init(X, y, seed=seed)
+        self.eval_rows = eval_rows(solver.n, seed) if trace == "light" else None
         self.X_test = None if X_test is None else solver.rows_like_train(X_test)
         self.y_test = None if y_test is None else np.asarray(y_test, dtype=np.float64)
         self.max_iter = max_iter if max_iter is not None else solver.horizon
@@ -100,7 +123,10 @@ class TrainingRun:
         self.message = ""
         self.nonfinite = False
         self.last_snapshot = None
-        self._record()
+        if solver.diverged or solver.halted:        # already at init (SFW's q overflowed)
+            self.message = solver.message
+        if trace is not None:
+            self._record()
 
     # ------------------------------------------------------------------------------ state
     @property
@@ -110,7 +136,7 @@ class TrainingRun:
     @property
     def done(self) -> bool:
         s = self.solver
-        return bool(s.converged or s.diverged or self.nonfinite
+        return bool(s.converged or s.diverged or s.halted or self.nonfinite
                     or (self.max_iter is not None and s.t >= self.max_iter)
                     or (self.max_seconds is not None and self.solver_time >= self.max_seconds))
 
@@ -119,6 +145,8 @@ class TrainingRun:
         s = self.solver
         if s.diverged or self.nonfinite:
             return "diverged"
+        if s.halted:
+            return "not trusted"
         if s.converged:
             return "converged"
         if self.max_iter is not None and s.t >= self.max_iter:
@@ -127,16 +155,27 @@ class TrainingRun:
             return "time cap"
         return "running"
 
+    def _nonfinite(self, what: str) -> None:
+        """The model's numbers are no longer finite: stop, and say what and what to change."""
+        s = self.solver
+        self.nonfinite = True
+        self.message = s.message or (f"{s.name} diverged at iteration {s.t}: {what} became NaN "
+                                     f"or infinite. {s.nonfinite_advice()}")
+
     def _record(self) -> None:
         s = self.solver
+        if self.trace_mode == "light":
+            obj, err, n_sv = s.trace_row(self.eval_rows)
+            if not math.isfinite(obj):
+                return self._nonfinite("the objective")
+            self.trace.append(TraceRow(iteration=s.t, time=self.solver_time, objective=float(obj),
+                                       train_error=float(err), test_error=float("nan"),
+                                       n_sv=int(n_sv), kernel_evals=int(s.kernel_evals)))
+            return
         snap = s.snapshot()
         if not math.isfinite(snap.objective):
             # keep the last finite row; say what happened; stop
-            self.nonfinite = True
-            self.message = s.message or (
-                f"{s.name} diverged at iteration {s.t}: the objective became NaN or infinite. "
-                "Use a smaller step size (eta0) or the default schedule, or scale the features.")
-            return
+            return self._nonfinite("the objective")
         test_err = float("nan")
         if self.X_test is not None and self.X_test.n > 0:
             test_err = error_rate(s.decision_function(self.X_test), self.y_test)
@@ -157,6 +196,14 @@ class TrainingRun:
         """Up to n iterations, stopping at the next checkpoint to record it."""
         if self.done:
             return 0
+        if self.trace_mode is None:
+            m = n if self.max_iter is None else min(n, self.max_iter - self.t)
+            done = self._step(m) if m > 0 else 0
+            if self.solver.diverged or self.solver.halted:
+                self.message = self.message or self.solver.message
+            elif self.done and not self.message:
+                self.message = self._end_message()
+            return done
         while self._next_ckpt <= self.t:
             self._next_ckpt = checkpoints_after(self._next_ckpt, self.per_decade)
         limit = self._next_ckpt - self.t
@@ -168,7 +215,7 @@ class TrainingRun:
             if not self.trace or self.trace[-1].iteration != self.t or self.solver.diverged:
                 self._record()
             self._next_ckpt = checkpoints_after(self.t, self.per_decade)
-        if self.solver.diverged and not self.message:
+        if (self.solver.diverged or self.solver.halted) and not self.message:
             self.message = self.solver.message
         elif self.done and not self.message:
             self.message = self._end_message()
@@ -179,6 +226,10 @@ class TrainingRun:
         if status == "converged":
             return f"{self.solver.name} converged at iteration {self.t}: its stopping rule fired."
         if status == "finished":
+            if not self.solver.stochastic:
+                return (f"{self.solver.name} stopped at max_iter = {self.max_iter:,} before its "
+                        "stopping rule fired: the result is not converged (raise max_iter or "
+                        "the tolerance).")
             return f"{self.solver.name} finished the planned {self.max_iter} iterations."
         if status == "time cap":
             return (f"stopped after {self.solver_time:.1f} s of training (the time cap); "

@@ -458,6 +458,19 @@ class _OnlineKernelMixin:
             "averaging the iterates now" if e.get("averaging_active") else None,
         ])
 
+    def memory_bytes(self, n, d, X=None):
+        """Nine length-n state arrays (coefficients, averaging sum, outputs, support list, …)."""
+        return 80 * n
+
+    def trace_row(self, rows):
+        """The objective with the hinge term on the training rows ``rows`` and ‖o‖² estimated
+        on at most len(rows) support points (see ``Solver._expansion_sqnorm``)."""
+        self._require_ready()
+        scores = self._decision_rows(self.X.take(rows))
+        h = hinge_losses(scores, self.y[rows])
+        obj = self._objective(float(h.mean()), self._expansion_sqnorm(len(rows)))[0]
+        return obj, error_rate(scores, self.y[rows]), int(np.count_nonzero(self.model()[0]))
+
     def snapshot(self) -> Snapshot:
         self._require_ready()
         support, coef, b = self.support_coef()

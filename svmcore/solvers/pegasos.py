@@ -389,6 +389,21 @@ class PegasosSolver(Solver):
         K = kernel_block(self.kcode, self.kp, *rows_args(S), *rows_args(S)[:5])
         return float(coef @ K @ coef)
 
+    def trace_row(self, rows):
+        """Objective and training error with the hinge term on the training rows ``rows``;
+        ‖w‖²: exact for the linear form and for a projected last iterate (kept by the
+        compiled loop), else estimated on at most len(rows) support vectors."""
+        self._require_ready()
+        scores = self._decision_rows(self.X.take(rows))
+        y = self.y[rows]
+        if not self.kernelized:
+            wsq, n_sv = self.w_sqnorm(), int(round(np.mean(y * scores <= 1.0) * self.n))
+        else:
+            exact = self.p["projection"] and not self.averaging_active
+            wsq = float(self.sc[_WSQ]) if exact else self._expansion_sqnorm(len(rows))
+            n_sv = int(np.count_nonzero(self.model()[0]))
+        return primal_objective(scores, y, wsq, lam=self.lam), error_rate(scores, y), n_sv
+
     def state_line(self, snap: Snapshot) -> str:
         e = snap.extra
         return join_state([

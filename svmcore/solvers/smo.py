@@ -555,7 +555,9 @@ class SMOSolver(Solver):
     stochastic = False
     kernelized = True
 
-    def memory_bytes(self, n, d, X):
+    memory_params = ("cache_mb",)
+
+    def memory_bytes(self, n, d, X=None):
         """The kernel-row cache (at least two rows, at most cache_mb; with shrinking one more
         byte per entry, which ones a row holds) plus O(n) state."""
         slots = max(2, min(n, int(self.p["cache_mb"] * 2**20 // (8 * n))))
