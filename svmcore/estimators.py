@@ -80,6 +80,8 @@ def shared_solver_kwargs(est, cls, X, shared: dict, solver_default=None,
         if name in solver_default and _same(value, solver_default[name]):
             continue
         if name in cls.params:
+            if name == "gamma" and est.kernel == "linear" and isinstance(value, str):
+                continue                 # a linear kernel never uses gamma: no pass over X
             if name == "gamma":
                 try:
                     value = resolve_gamma(value, X)
@@ -168,9 +170,10 @@ _PARAMS_DOC = """
     trace : bool, default=False
         Record the training trace in ``history_``: at log-spaced iterations (5 per decade) the
         objective and the training error (RMSE for the regressor), with the data term evaluated
-        on a fixed random subsample of 1,000 training rows (and ‖w‖² of large kernel expansions
-        estimated on 1,000 support vectors), so that it costs a few percent of the fit rather than
-        a pass over the data per row. Off: no trace, ``history_`` is None.
+        on a fixed random subsample of at most 1,000 training rows (about horizon/40 for short
+        stochastic runs, at least 250), and ‖w‖² of a kernel expansion with more support vectors
+        than that estimated on as many of them, so that it costs about 10 % of the fit rather
+        than a pass over the data per row. Off: no trace, ``history_`` is None.
 """
 
 
@@ -225,10 +228,14 @@ class _SVMBase(BaseEstimator):
         if run.status == "diverged" or (self.trace and (not run.trace
                                                          or run.trace[-1].iteration != run.t)):
             _diverged(run.message or "the model became NaN or infinite")
-        rows = eval_rows(solver.n, seed)
+        # a model whose numbers overflowed (no snapshot has looked at it without a trace):
+        # its coefficients, and its decision values on a few training rows (cheap: 32 rows)
+        coef = solver.support_coef() or solver.linear_model()
         with np.errstate(all="ignore"):
-            f = solver.decision_function(X[rows])
-        if not np.all(np.isfinite(f)):
+            f = solver.decision_function(X[eval_rows(solver.n, seed, 32)])
+            finite = np.all(np.isfinite(f)) and (coef is None or all(
+                np.all(np.isfinite(np.asarray(c, dtype=float))) for c in coef))
+        if not finite:
             _diverged(f"{solver.name} diverged at iteration {solver.t}: the decision values "
                       f"became NaN or infinite")
         if run.status == "not trusted" or (run.status == "finished" and not cls.stochastic):

@@ -98,9 +98,9 @@ def test_fit_takes_no_snapshot_and_records_no_trace_by_default(name, monkeypatch
 
 @pytest.mark.parametrize("name", list(REGISTRY))
 def test_light_trace_agrees_with_the_snapshot_when_it_sees_every_row(name):
-    """trace=True evaluates on a fixed subsample of ≤ 1,000 rows; with fewer rows than that
-    it sees them all and its numbers are the snapshot's (the objective to rounding)."""
-    X, y = _moons(150)
+    """trace=True evaluates on a fixed subsample of 250 to 1,000 rows; with 200 rows it sees
+    them all and its numbers are the snapshot's (the objective to rounding)."""
+    X, y = _moons(200)
     kw = dict(solver=name, kernel=_kernel(name), gamma=1.0, random_state=3, trace=True)
     m = SVMClassifier(**kw).fit(X, y)
     last = m.history_[-1]
@@ -117,8 +117,8 @@ def test_light_trace_agrees_with_the_snapshot_when_it_sees_every_row(name):
 
 @pytest.mark.parametrize("name", ["pegasos", "asset", "sfw", "norma"])
 def test_light_trace_never_evaluates_more_than_the_subsample(name, monkeypatch):
-    """With n = 3,000 the trace evaluates the model on 1,000 rows at a time, never on all n,
-    and its objective estimate stays close to the full one."""
+    """With n = 3,000 (one epoch: 250 rows) the trace evaluates the model on a subsample at a
+    time, never on all n, and its objective estimate stays close to the full one."""
     X, y = _moons(3000, seed=1)
     seen = []
     orig = Solver._expansion_rows
@@ -130,15 +130,16 @@ def test_light_trace_never_evaluates_more_than_the_subsample(name, monkeypatch):
         return orig_dec(self, R)
 
     monkeypatch.setattr(cls, "_decision_rows", count_dec)
-    monkeypatch.setattr(Solver, "_expansion_rows", lambda self, R: (seen.append(R.n),
-                                                                    orig(self, R))[1])
+    monkeypatch.setattr(Solver, "_expansion_rows", lambda self, R, model=None: (
+        seen.append(R.n), orig(self, R, model))[1])
     kw = {"epochs": 1} if name != "sfw" else {}
     m = SVMClassifier(solver=name, kernel="rbf", gamma=1.0, random_state=0, trace=True,
                       **kw).fit(X, y)
-    assert seen and max(seen) <= 1000
+    assert seen and max(seen) <= 250
     monkeypatch.undo()
     full = m.solver_.snapshot().objective
-    assert m.history_[-1]["objective"] == pytest.approx(full, rel=0.15, abs=0.02)
+    # an estimate from 250 rows (and ≤ 250 support vectors): within a few hundredths
+    assert m.history_[-1]["objective"] == pytest.approx(full, rel=0.2, abs=0.03)
 
 
 # ============================================================ C. robust SFW/MSFW model (item 9)
@@ -157,6 +158,26 @@ def test_sfw_estimator_returns_the_averaged_iterate_by_default(name):
     assert not np.allclose(avg.decision_function(X), last.decision_function(X))
     # other solvers keep their own default (the paper's output)
     assert "averaging" not in SVMClassifier()._solver_kwargs(REGISTRY["pegasos"], X)
+
+
+@pytest.mark.parametrize("name,kw", [("sfw", {}), ("msfw", {}), ("asset", {}),
+                                     ("asset", {"approx": "rff"}), ("pegasos", {}),
+                                     ("pegasos", {"kernel": "linear"}), ("norma", {})])
+def test_the_last_iterate_is_kept_beside_the_averaged_model(name, kw):
+    """One run, two models: decision_function(X, iterate="last") of an averaged run is the
+    model of the same run without averaging (the iterates do not depend on averaging)."""
+    X, y = _moons(150)
+    kw = {"kernel": "rbf", "gamma": 1.0, **kw}
+    avg = TrainingRun(name, X, y, seed=2, averaging=0.5, **kw).run().solver
+    last = TrainingRun(name, X, y, seed=2, averaging=None, **kw).run().solver
+    assert avg.averaging_active and not last.averaging_active
+    np.testing.assert_allclose(avg.decision_function(X, iterate="last"),
+                               last.decision_function(X), rtol=1e-12, atol=1e-12)
+    assert not np.allclose(avg.decision_function(X), last.decision_function(X))
+    np.testing.assert_array_equal(last.decision_function(X, iterate="last"),
+                                  last.decision_function(X))
+    with pytest.raises(ValueError, match="iterate must be 'model' or 'last'"):
+        avg.decision_function(X, iterate="mean")
 
 
 # ============================================================ D1. memory budgets (item 1)
@@ -219,10 +240,11 @@ def test_estimators_check_the_machine_memory_not_the_app_budget(monkeypatch):
     X, y = _moons(300)
     monkeypatch.delenv("SVMCORE_MEMORY_MB", raising=False)
     monkeypatch.setattr(base, "available_memory_bytes", lambda: 3 * 2**20)
-    with pytest.raises(MemoryError, match=r"^asset would need about \d+ MB for n = 300 \(budget "
-                                          r"3 MB, the memory available now\); this would fit: "
-                                          r"n_components ≤ [\d,]+"):
+    with pytest.raises(MemoryBudgetError, match=r"^asset would need about \d+ MB for n = 300 "
+                                                r"\(budget 3 MB, the memory available now\); "
+                                                r"this would fit: n_components ≤ [\d,]+") as exc:
         SVMClassifier(solver="asset", kernel="rbf", approx="rff", n_components=5000).fit(X, y)
+    assert isinstance(exc.value, MemoryError) and isinstance(exc.value, ValueError)
     monkeypatch.setattr(base, "available_memory_bytes", lambda: 64 * 2**30)
     m = SVMClassifier(solver="smo", kernel="rbf").fit(X, y)
     assert m.solver_.memory_budget == (64 * 2**30, "the memory available now")
@@ -333,6 +355,13 @@ def test_a_clamped_parameter_warns():
         m = SVMClassifier(solver="asset", kernel="rbf", n_components=1000,
                           random_state=0).fit(X, y)
     assert m.solver_.notes and m.solver_.fmap.n_components_ == 40
+
+
+def test_smo_cache_raised_to_two_rows_warns():
+    X, y = _moons(400)
+    with pytest.warns(UserWarning, match=r"^smo: cache_mb = 0\.001 holds 0 kernel row\(s\) of "
+                                         r"n = 400; 2 rows \(0\.0061 MB\) are kept"):
+        SVMClassifier(solver="smo", kernel="rbf", solver_params={"cache_mb": 0.001}).fit(X, y)
 
 
 def test_sparse_input_through_the_new_paths():

@@ -12,6 +12,7 @@ BENCHMARKS = {
     "asset": "svmcore.bench.asset",
     "frank-wolfe": "svmcore.bench.frank_wolfe",
     "smo": "svmcore.bench.smo",
+    "estimators": "svmcore.bench.estimators",
 }
 
 

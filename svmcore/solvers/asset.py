@@ -423,9 +423,10 @@ class ASSETSolver(Solver):
     def averaging_active(self) -> bool:
         return self.sc[_ETASUM] > 0
 
-    def model(self):
-        """(γ, b): the averaged iterate once the averaging window has started, else the last."""
-        if self.averaging_active:
+    def model(self, last: bool = False):
+        """(γ, b): the averaged iterate once the averaging window has started (unless
+        ``last``), else the last."""
+        if self.averaging_active and not last:
             return self.gavg.copy(), float(self.sc[_BAVG])
         return self.g.copy(), float(self.sc[_B])
 
@@ -456,9 +457,12 @@ class ASSETSolver(Solver):
         gvec, b = self.model()
         return self.fmap.landmark_indices_.copy(), self.fmap.expansion_coef(gvec), b
 
-    def _decision_rows(self, R):
-        gvec, b = self.model()
+    def _decision_rows(self, R, last: bool = False):
+        gvec, b = self.model(last)
         return self.fmap.decision(R.to_scipy(), gvec, b, block=self.block, dtype=self.dtype)
+
+    def _last_rows(self, R):
+        return self._decision_rows(R, last=True)
 
     def _train_scores(self, gvec, b):
         """Decision values V_i·γ + b on the training set: from the cache (completing it
@@ -496,11 +500,19 @@ class ASSETSolver(Solver):
         return float(self.losses(scores, y).mean()), err, margin
 
     def trace_row(self, rows):
-        """The objective and the training error with the data term on the rows ``rows`` only
-        (their features are computed, not cached: s kernel evaluations or d features a row)."""
+        """The objective and the training error with the data term on the rows ``rows`` only:
+        from the feature cache when there is one (completing the chunks those rows lie in,
+        uncounted, as a snapshot does), else s kernel evaluations or d features a row."""
         self._require_ready()
         gvec, b = self.model()
-        scores = self.fmap.decision(self._Xs[rows], gvec, b, block=self.block, dtype=self.dtype)
+        if self.cache is not None:               # the features training computes anyway
+            self._compute_chunks(np.unique(rows // self.block))
+            scores = self.cache[rows] @ gvec + b
+        else:
+            memo = getattr(self, "_xs_memo", None)
+            if memo is None or memo[0] is not rows:
+                memo = self._xs_memo = (rows, self._Xs[rows])
+            scores = self.fmap.decision(memo[1], gvec, b, block=self.block, dtype=self.dtype)
         loss, err, margin = self._fit_terms(scores, self.y[rows])
         n_sv = (self.fmap.n_components_ if self.kernelized
                 else int(round(margin.mean() * self.n)))

@@ -463,11 +463,11 @@ class SFWSolver(Solver):
         """True once the averaging window has started (the model is then the mean iterate)."""
         return bool(self.sc[_NAVG] > 0)
 
-    def _slot_alpha(self) -> np.ndarray:
+    def _slot_alpha(self, last: bool = False) -> np.ndarray:
         """α of the reported model per working-set slot: the mean of the iterates in the
-        averaging window once it has started, else the last iterate c·β."""
+        averaging window once it has started (unless ``last``), else the last iterate c·β."""
         ns = int(self.ic[_NS])
-        if self.averaging_active:
+        if self.averaging_active and not last:
             a = (self.Uavg[:ns] + self.sc[_BSUM] * self.betaS[:ns]) / self.sc[_NAVG]
             return np.maximum(a, 0.0)                 # rounding may leave −1e-20 for α = 0
         return self.sc[_C] * self.betaS[:ns]
@@ -481,11 +481,12 @@ class SFWSolver(Solver):
         a[self.Sidx[:ns]] = self._slot_alpha()
         return a
 
-    def _raw_support(self, positions=False):
-        """(training indices, y_m α_m) of the reported model's support, in working-set order;
-        with ``positions`` also their slots in the compact matrix B."""
+    def _raw_support(self, positions=False, last=False):
+        """(training indices, y_m α_m) of the reported model's support (of the last iterate
+        with ``last``), in working-set order; with ``positions`` also their slots in the
+        compact matrix B."""
         ns = int(self.ic[_NS])
-        a = self._slot_alpha()
+        a = self._slot_alpha(last)
         keep = np.flatnonzero(a > 0.0)
         a = a[keep]
         if positions:
@@ -504,11 +505,11 @@ class SFWSolver(Solver):
                              np.ascontiguousarray(coef), out)
         return out
 
-    def _model_q(self) -> float:
+    def _model_q(self, last: bool = False) -> float:
         """ρ = αᵀAα of the reported model: the maintained q for the last iterate; for the
         averaged ᾱ, −½ ᾱᵀḡ with ḡ the mean of the maintained gradients over the window (g is
         linear in α), O(|S|) — no kernel evaluation."""
-        if not self.averaging_active:
+        if last or not self.averaging_active:
             return self._scale(self.sc[_Q])
         if self._qbar is None:
             ns = int(self.ic[_NS])
@@ -527,11 +528,14 @@ class SFWSolver(Solver):
         q = self._model_q()
         return support, ya / q, float(ya.sum()) / q
 
-    def _decision_rows(self, R):
-        _, ya, pos = self._raw_support(positions=True)
-        q = self._model_q()
+    def _decision_rows(self, R, last: bool = False):
+        _, ya, pos = self._raw_support(positions=True, last=last)
+        q = self._model_q(last)
         out = self._expansion(R, ya / q, pos, np.zeros(R.n))
         return out + float(ya.sum()) / q
+
+    def _last_rows(self, R):
+        return self._decision_rows(R, last=True)
 
     def full_gradient(self, model: bool = False) -> tuple[np.ndarray, np.ndarray]:
         """(g, h): g = −2Aα on every training point and the raw scores h = Σ α_m y_m k + yᵀα,
@@ -560,7 +564,7 @@ class SFWSolver(Solver):
         """(f(α) = −ρ of the reported model (maintained, O(|S|)), training error on the rows
         ``rows``, support size)."""
         self._require_ready()
-        scores = self._decision_rows(self.X.take(rows))
+        scores = self._decision_rows(self._rows_of(rows))
         return (-self._model_q(), error_rate(scores, self.y[rows]),
                 int(self._raw_support()[0].size))
 

@@ -412,10 +412,10 @@ class _OnlineKernelMixin:
     def averaging_active(self) -> bool:
         return self.sc[_N_AVG] > 0
 
-    def model(self):
+    def model(self, last: bool = False):
         """(α over all training points, b): the averaged iterate once the averaging window has
-        started, else the last iterate (for Pegaz η_t β_t)."""
-        if self.averaging_active:
+        started (unless ``last``), else the last iterate (for Pegaz η_t β_t)."""
+        if self.averaging_active and not last:
             m = self.sc[_N_AVG]
             return (self.U + self.sc[_BSUM] * self.gam) / m, float(self.sc[_BIAS_SUM] / m)
         return self.sc[_A] * self.gam, float(self.sc[_B])
@@ -434,13 +434,16 @@ class _OnlineKernelMixin:
         """|{j : γ_j ≠ 0}| of the last iterate (what the literal form evaluates per step)."""
         return int(self.ic[_NSV])
 
-    def support_coef(self):
-        alpha, b = self.model()
+    def support_coef(self, last: bool = False):
+        alpha, b = self.model(last)
         support = np.flatnonzero(alpha != 0.0)
         return support, alpha[support], b
 
     def _decision_rows(self, R):
         return self._expansion_rows(R)
+
+    def _last_rows(self, R):
+        return self._expansion_rows(R, self.support_coef(last=True))
 
     # ------------------------------------------------------------------------------ objective
     def _objective(self, hinge_mean: float, o_sqnorm: float) -> tuple[float, str, float | None]:
@@ -463,12 +466,12 @@ class _OnlineKernelMixin:
         return 80 * n
 
     def trace_row(self, rows):
-        """The objective with the hinge term on the training rows ``rows`` and ‖o‖² estimated
-        on at most len(rows) support points (see ``Solver._expansion_sqnorm``)."""
+        """The objective with the hinge term on the training rows ``rows`` and ‖o‖² exact or
+        estimated on len(rows) support points (see ``Solver._trace_sqnorm``)."""
         self._require_ready()
-        scores = self._decision_rows(self.X.take(rows))
+        scores = self._decision_rows(self._rows_of(rows))
         h = hinge_losses(scores, self.y[rows])
-        obj = self._objective(float(h.mean()), self._expansion_sqnorm(len(rows)))[0]
+        obj = self._objective(float(h.mean()), self._trace_sqnorm(rows.size))[0]
         return obj, error_rate(scores, self.y[rows]), int(np.count_nonzero(self.model()[0]))
 
     def snapshot(self) -> Snapshot:
