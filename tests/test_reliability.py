@@ -115,6 +115,27 @@ def test_light_trace_agrees_with_the_snapshot_when_it_sees_every_row(name):
     np.testing.assert_equal(strip(again), strip(m.history_))
 
 
+@pytest.mark.parametrize("cache", [False, True])
+@pytest.mark.parametrize("name", ["norma", "olsvm"])
+def test_online_kernel_train_scores_from_the_kept_outputs(name, cache):
+    """OL SVM (cached outputs õ = Kγ) has its training scores for free: a·õ + b equals the
+    decision values; without the cache, or once averaging, there are none."""
+    X, y = _moons(150)
+    s = TrainingRun(name, X, y, seed=1, kernel="rbf", gamma=1.0, cache_outputs=cache,
+                    epochs=2).run().solver
+    f = s.train_scores()
+    if not cache:
+        assert f is None
+        return
+    np.testing.assert_allclose(f, s.decision_function(X), rtol=1e-9, atol=1e-9)
+    obj, err, n_sv = s.trace_row(np.arange(150))
+    snap = s.snapshot()
+    assert obj == pytest.approx(snap.objective, rel=1e-9) and err == snap.extra["train_error"]
+    avg = TrainingRun(name, X, y, seed=1, kernel="rbf", gamma=1.0, cache_outputs=True,
+                      averaging=0.5).run().solver
+    assert avg.train_scores() is None
+
+
 @pytest.mark.parametrize("name", ["pegasos", "asset", "sfw", "norma"])
 def test_light_trace_never_evaluates_more_than_the_subsample(name, monkeypatch):
     """With n = 3,000 (one epoch: 250 rows) the trace evaluates the model on a subsample at a

@@ -465,13 +465,30 @@ class _OnlineKernelMixin:
         """Nine length-n state arrays (coefficients, averaging sum, outputs, support list, …)."""
         return 80 * n
 
+    def train_scores(self):
+        """o(x_i) on the training set from the kept outputs õ = Kγ (cached form, last iterate:
+        o = a·õ + b, no kernel evaluation); None otherwise."""
+        if not self.cache or self.averaging_active:
+            return None
+        return self.sc[_A] * self.ot + self.sc[_B]
+
     def trace_row(self, rows):
-        """The objective with the hinge term on the training rows ``rows`` and ‖o‖² exact or
-        estimated on len(rows) support points (see ``Solver._trace_sqnorm``)."""
+        """The objective with the hinge term on the training rows ``rows``. Cached form, last
+        iterate: from the kept outputs, ‖o‖² = a² γᵀõ exactly, O(n) and no kernel evaluation;
+        else the rows' decision values and ‖o‖² exact or estimated from len(rows) // 2 draws
+        (see ``Solver._trace_sqnorm``)."""
         self._require_ready()
-        scores = self._decision_rows(self._rows_of(rows))
+        kept = self.train_scores()
+        if kept is not None:
+            scores = kept[rows]
+            a = self.sc[_A]
+            with np.errstate(over="ignore", invalid="ignore"):
+                o_sq = float(a * a * (self.gam @ self.ot))
+        else:
+            scores = self._decision_rows(self._rows_of(rows))
+            o_sq = self._trace_sqnorm(rows.size // 2)
         h = hinge_losses(scores, self.y[rows])
-        obj = self._objective(float(h.mean()), self._trace_sqnorm(rows.size))[0]
+        obj = self._objective(float(h.mean()), o_sq)[0]
         return obj, error_rate(scores, self.y[rows]), int(np.count_nonzero(self.model()[0]))
 
     def snapshot(self) -> Snapshot:
