@@ -256,6 +256,30 @@ def test_refusal_keeps_the_peak_memory_flat(n_components):
     assert (after - before) * 1024 < 50 * 2**20, (before, after)
 
 
+def test_pegasos_step_draws_its_sample_indices_in_bounded_chunks(monkeypatch):
+    """step(n) with a mini-batch k drew n·k indices at once (step(20,000) with k = 200: 32 MB;
+    an estimator chunk of 2²⁰ steps with k = 1,000: 8 GB). Now ≤ 2²⁰ indices per compiled call,
+    and the run is the same however it is cut."""
+    import tracemalloc
+
+    import svmcore.solvers.pegasos as peg
+    X, y = _moons(200)
+    a = REGISTRY["pegasos"](batch_size=200, epochs=20_000)
+    a.init(X, y, seed=0)
+    a.step(1)                                   # compiled before measuring
+    tracemalloc.start()
+    a.step(20_000)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < 12 * 2**20, peak
+    monkeypatch.setattr(peg, "_MAX_DRAWN", 1000)          # 5 steps a call
+    b = REGISTRY["pegasos"](batch_size=200, epochs=20_000)
+    b.init(X, y, seed=0)
+    b.step(1)
+    b.step(20_000)
+    np.testing.assert_array_equal(a.coef_, b.coef_)
+
+
 def test_estimators_check_the_machine_memory_not_the_app_budget(monkeypatch):
     import svmcore.solvers.base as base
     X, y = _moons(300)
@@ -333,6 +357,16 @@ def test_sfw_overflow_is_a_divergence_with_a_reason(name, kernel, scale):
     with pytest.raises(ValueError, match=r"^training diverged: .*precision.*Scale the features"):
         SVMClassifier(solver=name, kernel=kernel, degree=10, gamma=1.0,
                       random_state=0).fit(X * scale, y)
+
+
+@pytest.mark.parametrize("kernel,scale", [("linear", 1e150), ("poly", 1e50)])
+def test_asset_bounds_that_overflow_are_a_clear_error(kernel, scale):
+    """Features × 1e150 (linear) or × 1e50 (cubic kernel) at C = 1e12: B = 1 + √(max k)·Γ
+    squared overflowed in D_X = √(Γ² + B²) (OverflowError from init)."""
+    X, y = _moons(120)
+    with pytest.raises(ValueError, match=r"^asset: the kernel values of these data .* D_X = "
+                                         r".* overflows float64\); scale the features"):
+        TrainingRun("asset", X * scale, y, seed=0, kernel=kernel, C=1e12)
 
 
 @pytest.mark.parametrize("name", ["pegasos", "asset", "smo", "norma", "cpsp"])

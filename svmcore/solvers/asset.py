@@ -82,6 +82,7 @@ _B, _BAVG, _ETASUM, _GSQ = 0, 1, 2, 3
 _T, _DIVERGED = 0, 1
 
 HINGE, EPS_INSENSITIVE = 0, 1
+_DX_MAX = 1e154          # D_X² must be a float64 (D_X = √(Γ² + B²) was computed squared)
 LOSS_CODES = {"hinge": HINGE, "epsilon_insensitive": EPS_INSENSITIVE}
 
 
@@ -298,7 +299,13 @@ class ASSETSolver(Solver):
             self.gmax = 1.0 / math.sqrt(self.lam)
             b_auto = 1.0 + math.sqrt(R2) * self.gmax
         self.bmax = (p["bias_bound"] or b_auto) if self.fit_b else 0.0
-        self.DX = math.sqrt(self.gmax ** 2 + self.bmax ** 2)
+        self.DX = math.hypot(self.gmax, self.bmax)
+        if not self.DX < _DX_MAX:
+            raise ValueError(f"asset: the kernel values of these data (max k(x, x) = {R2:.3g}) "
+                             f"make the radius of the feasible set D_X = √(Γ² + B²) = "
+                             f"{self.DX:.3g}, beyond what float64 can square (B = 1 + √(max k)·Γ "
+                             "overflows float64); scale the features (e.g. StandardScaler), or "
+                             "use a smaller gamma, coef0, degree or C")
         # 3. feature cache (only when n·d fits in cache_mb), filled in canonical chunks of
         #    block_rows consecutive rows: a row's features never depend on who asked first
         nbytes = n * self.dim * self.dtype.itemsize

@@ -54,6 +54,7 @@ _A, _VSQ, _B, _BSUM_AVG, _BIAS_SUM, _N_AVG, _WSQ = 0, 1, 2, 3, 4, 5, 6
 _T, _KEVALS, _NSV, _DIVERGED = 0, 1, 2, 3
 
 _RENORM = 1e-9
+_MAX_DRAWN = 1 << 20     # sample indices drawn per compiled call (step(n) with a large batch)
 
 
 @njit
@@ -306,23 +307,31 @@ class PegasosSolver(Solver):
         n = int(n)
         if n <= 0 or self.diverged:
             return 0
-        idx = self.stream.take(n * self.k)
         X = rows_args(self.X)
         p = self.p
-        if self.kernelized:
-            done = _kernel_chunk(self.kcode, self.kp, *X, self.y, idx, n, self.k, self.gam,
-                                 self.U, self.counts, self.sv, self.sc, self.ic, self.sched.code,
-                                 self.sparams, self.lam, p["projection"], p["fit_intercept"],
-                                 self.t_avg0, self.viol, self.vmarg, self.row)
-        else:
-            done = _linear_chunk(*X, self.y, idx, n, self.k, self.v, self.U, self.sc, self.ic,
-                                 self.sched.code, self.sparams, self.lam, p["projection"],
-                                 p["fit_intercept"], self.t_avg0, self.viol, self.vdot)
+        total = 0
+        per = max(1, _MAX_DRAWN // self.k)       # the sample indices of a call: ≤ 8 MB
+        while total < n and not self.ic[_DIVERGED]:
+            m = min(per, n - total)
+            idx = self.stream.take(m * self.k)
+            if self.kernelized:
+                done = _kernel_chunk(self.kcode, self.kp, *X, self.y, idx, m, self.k, self.gam,
+                                     self.U, self.counts, self.sv, self.sc, self.ic,
+                                     self.sched.code, self.sparams, self.lam, p["projection"],
+                                     p["fit_intercept"], self.t_avg0, self.viol, self.vmarg,
+                                     self.row)
+            else:
+                done = _linear_chunk(*X, self.y, idx, m, self.k, self.v, self.U, self.sc,
+                                     self.ic, self.sched.code, self.sparams, self.lam,
+                                     p["projection"], p["fit_intercept"], self.t_avg0,
+                                     self.viol, self.vdot)
+            total += int(done)
+            idx = None                           # freed before the next chunk is drawn
         self.t = int(self.ic[_T])
         self.kernel_evals = int(self.ic[_KEVALS])
         if self.ic[_DIVERGED]:
             self._mark_diverged("the weights became NaN or infinite")
-        return int(done)
+        return total
 
     # ---------------------------------------------------------------------------------- model
     @property
