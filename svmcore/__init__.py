@@ -9,9 +9,8 @@ from .solvers import get_solver, list_solvers
 def __getattr__(name):
     # the estimators import scikit-learn; load them only when asked for
     if name in ("SVMClassifier", "SVMRegressor"):
-        from . import estimators, estimators_regression
-        return {"SVMClassifier": estimators.SVMClassifier,
-                "SVMRegressor": estimators_regression.SVMRegressor}[name]
+        from . import estimators
+        return getattr(estimators, name)
     raise AttributeError(f"module 'svmcore' has no attribute {name!r}")
 
 __version__ = "0.1.0"

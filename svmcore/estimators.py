@@ -1,29 +1,52 @@
-"""scikit-learn estimators over the solver registry.
+"""scikit-learn estimators over the solver registry: ``SVMClassifier`` and ``SVMRegressor``.
+
+Both are thin subclasses of one base (:class:`_SVMBase`) and take the same top-level parameters
+(``solver``, ``kernel``, ``C``, ``gamma``, ``epochs``, ``averaging``, ``approx``,
+``n_components``, ``variant``, ``solver_params``, ``trace``, …); the regressor adds ``epsilon``.
 
 ``SVMClassifier(solver="pegasos", ...)`` behaves like scikit-learn's SVC / LinearSVC: any two
 labels, ``C`` with SVC's meaning (solvers in the λ-form use λ = 1/(C·n), so both have the same
 minimiser), ``decision_function``, ``predict``, ``score``. Three or more classes are fitted
 one-vs-rest (one binary solver per class, as LinearSVC does).
 
-Fitted attributes: ``classes_``, ``n_features_in_``, ``solver_`` (the trained solver, binary) or
-``solvers_`` (one per class), ``history_`` (the training trace as a list of dicts), ``n_iter_``;
-linear primal solvers add ``coef_`` and ``intercept_``; kernel solvers ``support_``,
-``support_vectors_``, ``dual_coef_`` (y_i·β_i of the support vectors) and ``intercept_``.
+``SVMRegressor(solver="asset", ...)`` behaves like scikit-learn's SVR: the ε-insensitive loss,
+``C`` with SVR's meaning, ``epsilon``, ``predict``, ``score`` (R²). It accepts the registered
+solvers whose ``tasks`` contain "regression" (today: ``"asset"``; its ``variant="star"`` is the
+Pegasos-style SGD, η_j = 1/(λj), no bias, last iterate).
+
+Fitted attributes: ``classes_`` (classifier), ``n_features_in_``, ``solver_`` (the trained
+solver, binary or regression) and ``solvers_`` (one per binary problem), ``history_`` (the
+training trace as a list of dicts with ``trace=True``, else None), ``n_iter_``; linear primal
+solvers add ``coef_`` and ``intercept_``; kernel expansions ``support_``, ``support_vectors_``,
+``dual_coef_`` (the expansion coefficients of the support vectors) and ``intercept_``; the
+regressor on random Fourier features adds ``coef_`` (weights on the features).
+
+Speed: ``fit`` runs the solver's compiled steps and nothing else unless ``trace=True`` (no
+snapshot, no evaluation on the training set); ``python -m svmcore.bench estimators`` measures
+the time ratio to the bare solver. Warnings: a solver that stops at ``max_iter`` before its
+stopping rule, or whose stopping test cannot be trusted, raises scikit-learn's
+``ConvergenceWarning``; a parameter the solver had to adjust (e.g. more Nyström landmarks than
+rows) a ``UserWarning``. A run that would not fit in the memory available is refused before it
+allocates (:class:`svmcore.solvers.base.MemoryBudgetError`, a ``MemoryError`` and a
+``ValueError``), saying what would fit.
 """
 from __future__ import annotations
 
 import math
 import numbers
+import warnings
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .run import TrainingRun
-from .solvers import get_solver
+from .run import TrainingRun, eval_rows
+from .solvers import REGISTRY, get_solver
+from .solvers.base import estimator_memory_budget
 
 # Estimator parameters passed on to the solver when it declares them. ``None`` (where it is the
 # default) means "the solver's own default": a NORMA run keeps the paper's C√(2/t) schedule and a
@@ -39,6 +62,9 @@ _SHARED = {
 _FAMILY_ONLY = ("approx", "n_components", "variant")
 _SOLVER_DEFAULT = {"epochs": None, "batch_size": None, "schedule": None, "eta0": None,
                    "averaging": "auto", "approx": None, "n_components": None, "variant": None}
+# averaging="auto" where the estimator's default differs from the solver's (which is the
+# paper's): SFW's and MSFW's last iterate collapses on some seeds (see _SVMBase's docstring)
+_ROBUST_AVERAGING = {"sfw": 0.5, "msfw": 0.5}
 
 
 def shared_solver_kwargs(est, cls, X, shared: dict, solver_default=None,
@@ -54,6 +80,8 @@ def shared_solver_kwargs(est, cls, X, shared: dict, solver_default=None,
         if name in solver_default and _same(value, solver_default[name]):
             continue
         if name in cls.params:
+            if name == "gamma" and est.kernel == "linear" and isinstance(value, str):
+                continue                 # a linear kernel never uses gamma: no pass over X
             if name == "gamma":
                 try:
                     value = resolve_gamma(value, X)
@@ -92,34 +120,41 @@ def resolve_gamma(gamma, X) -> float:
     return float(gamma)
 
 
-class SVMClassifier(ClassifierMixin, BaseEstimator):
-    """A binary (or one-vs-rest) SVM trained by any registered svmcore solver.
-
+_PARAMS_DOC = """
     Parameters
     ----------
-    solver : str, default="pegasos"
-        A name from ``svmcore.list_solvers()``.
-    kernel : {"linear", "rbf", "poly"}, default="linear"
+    solver : str
+        A name from ``svmcore.list_solvers()`` (the regressor: one whose ``tasks`` contain
+        "regression").
+    kernel : {"linear", "rbf", "poly"}
     C : float, default=1.0
-        As in SVC: weight of the summed hinge losses against ½‖w‖². λ-form solvers (Pegasos)
-        run with λ = 1/(C·n).
+        As in SVC / SVR: weight of the summed losses against ½‖w‖². λ-form solvers (Pegasos,
+        ASSET) run with λ = 1/(C·n).
     gamma : "scale", "auto" or float, default="scale"
         Kernel width, with scikit-learn's meaning of "scale" and "auto".
     degree, coef0 : polynomial kernel (γ⟨x, z⟩ + coef0)^degree.
     epochs : float or None, default=None
         Passes over the data for stochastic solvers (iterations = epochs·n / batch_size);
-        None takes the solver's default (Pegasos 10, the online kernel solvers 1).
+        None takes the solver's default (Pegasos and ASSET 10, SFW/MSFW 2, the online kernel
+        solvers 1).
     batch_size : int or None, default=None
         Mini-batch size k (None: the solver's default, 1).
     schedule : str or None, default=None
         Step-size schedule (see ``svmcore.schedules``); None takes the solver's own (Pegasos
         1/(λt), NORMA / Pegaz / OL SVM C√(2/t)). ``eta0`` is its η0 where it has one.
     fit_intercept : bool, default=True
-        Learn an unregularised bias b.
-    averaging : "auto", None, float in (0, 1] or int, default="auto"
-        Iterate averaging: None = last iterate, a float ρ = the final ρ fraction of the planned
-        iterations, an int N = the final N; "auto" keeps the solver's own default (Pegasos: last
-        iterate; ASSET: the last 100, as in its paper).
+        Learn a bias b.
+    averaging : "auto", None, float in (0, 1] or int
+        Which iterate the model is. None = the last iterate; a float ρ = the mean of the final ρ
+        fraction of the planned iterations; an int N = the mean of the final N. "auto" (the
+        classifier's default) is the solver's own default — the paper's output: Pegasos, NORMA,
+        Pegaz, OL SVM the last iterate, ASSET the mean of the last 100 — except for SFW and
+        MSFW, where it is 0.5 (the mean of the second half of the iterates) rather than the
+        paper's last iterate: the last iterate collapses on one seed in five on w3a (62 % test
+        accuracy, MSFW 48 %, against 98 % for the other seeds) and reaches 79.9 % median on a9a
+        after one epoch, where the mean of the second half gives 85.0-85.1 % and no collapse
+        (``python -m svmcore.bench frank-wolfe``; docs/notes/reliability.md). ``averaging=None``
+        keeps the last iterate. The regressor's default is 0.5 (Theorem 1's ρ = 1/2).
     approx : {"nystroem", "rff"} or None, default=None
         ASSET's kernel approximation (None: the solver's default, Nyström).
     n_components : int or None, default=None
@@ -132,41 +167,49 @@ class SVMClassifier(ClassifierMixin, BaseEstimator):
         Seeds the sample order; the same seed gives bit-identical models.
     solver_params : dict or None
         Further parameters of the chosen solver (see its ``params``).
-    """
+    trace : bool, default=False
+        Record the training trace in ``history_``: at log-spaced iterations (5 per decade) the
+        objective and the training error (RMSE for the regressor), with the data term evaluated
+        on a fixed random subsample of at most 1,000 training rows (about horizon/40 for short
+        stochastic runs, at least 250), and ‖w‖² of a kernel expansion with more support vectors
+        than that estimated on as many of them, so that it costs about 10 % of the fit rather
+        than a pass over the data per row. Off: no trace, ``history_`` is None.
+"""
 
-    def __init__(self, solver="pegasos", kernel="linear", C=1.0, gamma="scale", degree=3,
-                 coef0=0.0, epochs=None, batch_size=None, schedule=None, eta0=None,
-                 fit_intercept=True, averaging="auto", approx=None, n_components=None,
-                 variant=None, random_state=None, solver_params=None):
-        self.solver = solver
-        self.kernel = kernel
-        self.C = C
-        self.gamma = gamma
-        self.degree = degree
-        self.coef0 = coef0
-        self.epochs = epochs
-        self.batch_size = batch_size
-        self.schedule = schedule
-        self.eta0 = eta0
-        self.fit_intercept = fit_intercept
-        self.averaging = averaging
-        self.approx = approx
-        self.n_components = n_components
-        self.variant = variant
-        self.random_state = random_state
-        self.solver_params = solver_params
+
+class _SVMBase(BaseEstimator):
+    """What the classifier and the regressor share: parameters, solver arguments, training
+    runs, warnings and the exported model. Subclasses set ``_task`` and the target handling."""
+
+    _task = "classification"
+    #: export ``coef_`` for models on random features (weights on the features)
+    _feature_coef = False
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
         return tags
 
-    # ------------------------------------------------------------------------------ fit
-    def _solver_kwargs(self, X) -> dict:
+    # ------------------------------------------------------------------------------ solver
+    def _solver_class(self):
         cls = get_solver(self.solver)
+        if self._task not in cls.tasks:
+            able = [name for name, c in REGISTRY.items() if self._task in c.tasks]
+            raise ValueError(f"solver {self.solver!r} does not support {self._task}; solvers "
+                             f"that do: {', '.join(able)}")
+        return cls
+
+    def _task_kwargs(self) -> dict:
+        return {}
+
+    def _solver_kwargs(self, cls, X) -> dict:
         kw = shared_solver_kwargs(self, cls, X, _SHARED, _SOLVER_DEFAULT, _FAMILY_ONLY)
+        if (isinstance(self.averaging, str) and self.averaging == "auto"
+                and "averaging" in cls.params and cls.name in _ROBUST_AVERAGING):
+            kw["averaging"] = _ROBUST_AVERAGING[cls.name]
         if "c_scale" in cls.params:
             kw["c_scale"] = "svc"        # C keeps SVC's meaning (NORMA / Pegaz scale it by n)
+        kw.update(self._task_kwargs())
         kw.update(self.solver_params or {})
         if "batch_size" in kw and isinstance(kw["batch_size"], numbers.Integral):
             if not 1 <= kw["batch_size"] <= X.shape[0]:
@@ -174,30 +217,43 @@ class SVMClassifier(ClassifierMixin, BaseEstimator):
                                  f"got {kw['batch_size']}")
         return kw
 
-    def fit(self, X, y):
-        X, y = _validate(self, X, y)
-        check_classification_targets(y)
-        self.classes_ = np.unique(y)
-        if self.classes_.shape[0] < 2:
-            only = self.classes_[0]
-            only = only.item() if isinstance(only, np.generic) else only
-            raise ValueError("SVMClassifier needs samples of at least two classes; "
-                             f"the data contain only one class: {only!r}")
-        kw = self._solver_kwargs(X)
-        cls = get_solver(self.solver)
+    def _train(self, cls, kw, X, y, seed):
+        """One training run to its end; returns the solver. Divergence is an error; a run
+        that stopped short of its stopping rule, or whose stopping test cannot be trusted, a
+        ConvergenceWarning; an adjusted parameter a UserWarning."""
+        solver = cls(**kw)
+        solver.memory_budget = estimator_memory_budget()
+        run = TrainingRun(solver, X, y, seed=seed, per_decade=5,
+                          trace="light" if self.trace else None).run()
+        if run.status == "diverged" or (self.trace and (not run.trace
+                                                         or run.trace[-1].iteration != run.t)):
+            _diverged(run.message or "the model became NaN or infinite")
+        # a model whose numbers overflowed (no snapshot has looked at it without a trace):
+        # its coefficients, and its decision values on a few training rows (cheap: 32 rows)
+        coef = solver.support_coef() or solver.linear_model()
+        with np.errstate(all="ignore"):
+            f = solver.decision_function(X[eval_rows(solver.n, seed, 32)])
+            finite = np.all(np.isfinite(f)) and (coef is None or all(
+                np.all(np.isfinite(np.asarray(c, dtype=float))) for c in coef))
+        if not finite:
+            _diverged(f"{solver.name} diverged at iteration {solver.t}: the decision values "
+                      f"became NaN or infinite")
+        if run.status == "not trusted" or (run.status == "finished" and not cls.stochastic):
+            warnings.warn(run.message, ConvergenceWarning, stacklevel=3)
+        for note in solver.notes:
+            warnings.warn(f"{solver.name}: {note}", UserWarning, stacklevel=3)
+        return solver, (run.trace_dicts() if self.trace else None)
+
+    def _fit_runs(self, X, targets):
+        """Train one solver per target vector; sets solvers_, history_, n_iter_ and the model."""
+        cls = self._solver_class()
+        kw = self._solver_kwargs(cls, X)
         seed = check_random_state(self.random_state).randint(np.iinfo(np.int32).max)
-        targets = ([self.classes_[1]] if self.classes_.shape[0] == 2 else list(self.classes_))
         self.solvers_, histories = [], []
-        for c in targets:
-            yy = np.where(y == c, 1.0, -1.0)
-            run = TrainingRun(cls(**kw), X, yy, seed=seed, per_decade=5).run()
-            # diverged, or a last snapshot that was not finite (the run keeps only finite rows)
-            if run.status == "diverged" or not run.trace or run.trace[-1].iteration != run.t:
-                why = (run.message or "the model became NaN or infinite").rstrip(".")
-                raise ValueError(f"training diverged: {why}. If the features are large, scale "
-                                 "them (e.g. StandardScaler).")
-            self.solvers_.append(run.solver)
-            histories.append(run.trace_dicts())
+        for yy in targets:
+            solver, history = self._train(cls, kw, X, yy, seed)
+            self.solvers_.append(solver)
+            histories.append(history)
         self.history_ = histories[0] if len(histories) == 1 else histories
         self.n_iter_ = max(s.t for s in self.solvers_)
         self._export_model()
@@ -214,15 +270,56 @@ class SVMClassifier(ClassifierMixin, BaseEstimator):
         elif len(self.solvers_) == 1 and s0.support_coef() is not None:
             support, coef, _ = s0.support_coef()
             self.support_ = support.astype(np.int32)
-            self.dual_coef_ = coef[None, :]
+            self.dual_coef_ = np.asarray(coef)[None, :]
             self.support_vectors_ = s0.X.take(support).to_scipy()
+        elif self._feature_coef and hasattr(s0, "coef_"):
+            self.coef_ = np.vstack([np.asarray(s.coef_) for s in self.solvers_])
 
-    # ------------------------------------------------------------------------------ predict
-    def decision_function(self, X):
+    def _scores(self, X) -> np.ndarray:
         check_is_fitted(self)
         X = _validate(self, X, reset=False)
         scores = np.column_stack([s.decision_function(X) for s in self.solvers_])
         return scores[:, 0] if scores.shape[1] == 1 else scores
+
+
+def _init_params(est, params: dict) -> None:
+    """Store the __init__ arguments as they are (scikit-learn's convention)."""
+    for name, value in params.items():
+        if name not in ("self", "__class__"):
+            setattr(est, name, value)
+
+
+def _diverged(why: str):
+    raise ValueError(f"training diverged: {why.rstrip('.')}. If the features are large, scale "
+                     "them (e.g. StandardScaler).")
+
+
+class SVMClassifier(ClassifierMixin, _SVMBase):
+    __doc__ = ("""A binary (or one-vs-rest) SVM trained by any registered svmcore solver.
+
+    Defaults: solver="pegasos", kernel="linear", averaging="auto".
+""" + _PARAMS_DOC)
+
+    def __init__(self, solver="pegasos", kernel="linear", C=1.0, gamma="scale", degree=3,
+                 coef0=0.0, epochs=None, batch_size=None, schedule=None, eta0=None,
+                 fit_intercept=True, averaging="auto", approx=None, n_components=None,
+                 variant=None, random_state=None, solver_params=None, trace=False):
+        _init_params(self, locals())
+
+    def fit(self, X, y):
+        X, y = _validate(self, X, y)
+        check_classification_targets(y)
+        self.classes_ = np.unique(y)
+        if self.classes_.shape[0] < 2:
+            only = self.classes_[0]
+            only = only.item() if isinstance(only, np.generic) else only
+            raise ValueError("SVMClassifier needs samples of at least two classes; "
+                             f"the data contain only one class: {only!r}")
+        pos = [self.classes_[1]] if self.classes_.shape[0] == 2 else list(self.classes_)
+        return self._fit_runs(X, [np.where(y == c, 1.0, -1.0) for c in pos])
+
+    def decision_function(self, X):
+        return self._scores(X)
 
     def predict(self, X):
         scores = self.decision_function(X)
@@ -231,10 +328,42 @@ class SVMClassifier(ClassifierMixin, BaseEstimator):
         return self.classes_[np.argmax(scores, axis=1)]
 
 
+class SVMRegressor(RegressorMixin, _SVMBase):
+    __doc__ = ("""Support vector regression (ε-insensitive loss) by a registered svmcore solver.
+
+    Defaults: solver="asset", kernel="rbf", averaging=0.5. ``epsilon`` (default 0.1) is the
+    width of the insensitive tube; the solver runs with loss="epsilon_insensitive".
+""" + _PARAMS_DOC)
+
+    _task = "regression"
+    _feature_coef = True
+
+    def __init__(self, solver="asset", kernel="rbf", C=1.0, gamma="scale", degree=3,
+                 coef0=0.0, epsilon=0.1, epochs=None, batch_size=None, schedule=None,
+                 eta0=None, fit_intercept=True, averaging=0.5, approx=None, n_components=None,
+                 variant=None, random_state=None, solver_params=None, trace=False):
+        _init_params(self, locals())
+
+    def _task_kwargs(self) -> dict:
+        if (self.solver_params or {}).get("loss", "epsilon_insensitive") != "epsilon_insensitive":
+            raise ValueError("SVMRegressor trains the epsilon_insensitive loss; use "
+                             "SVMClassifier for the hinge loss")
+        return {"loss": "epsilon_insensitive", "epsilon": self.epsilon}
+
+    def fit(self, X, y):
+        X, y = _validate(self, X, y, y_numeric=True)
+        if X.shape[0] < 2:
+            raise ValueError(f"SVMRegressor needs at least 2 samples, got n_samples={X.shape[0]}")
+        return self._fit_runs(X, [np.asarray(y, dtype=np.float64)])
+
+    def predict(self, X):
+        return self._scores(X)
+
+
 _NO_Y = object()
 
 
-def _validate(est, X, y=_NO_Y, reset=True):
+def _validate(est, X, y=_NO_Y, reset=True, **extra):
     """scikit-learn's validate_data, with plain words for two mistakes its messages leave
     cryptic: rows of different lengths and text where numbers belong."""
     if isinstance(X, (list, tuple)) and X and all(isinstance(r, (list, tuple, np.ndarray))
@@ -245,7 +374,7 @@ def _validate(est, X, y=_NO_Y, reset=True):
             raise ValueError(f"X has rows of different lengths (ragged rows): row 0 has "
                              f"{lens[0]} values, row {bad} has {lens[bad]}; every row needs the "
                              "same number of features")
-    kw = dict(accept_sparse="csr", dtype=np.float64)
+    kw = dict(accept_sparse="csr", dtype=np.float64, **extra)
     try:
         if y is _NO_Y:
             return validate_data(est, X, reset=reset, **kw)

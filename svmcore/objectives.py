@@ -11,12 +11,23 @@ The bias b is never regularised.
 """
 from __future__ import annotations
 
+import math
+import sys
+
 import numpy as np
 
 
 def lam_from_C(C: float, n: int) -> float:
-    """λ = 1 / (C n): the λ for which Pegasos' problem has scikit-learn's SVC(C) minimiser."""
-    return 1.0 / (float(C) * int(n))
+    """λ = 1 / (C n): the λ for which Pegasos' problem has scikit-learn's SVC(C) minimiser.
+
+    A C so large that C·n overflows (or λ is no longer a normal float64) would make λ = 0 and
+    every 1/λ a division by zero: refused with a ValueError that says which C would do."""
+    Cn = float(C) * int(n)
+    lam = 1.0 / Cn if Cn > 0.0 else math.inf
+    if not (sys.float_info.min <= lam < math.inf):
+        raise ValueError(f"C = {float(C):g} with n = {int(n):,} gives λ = 1/(C·n) = {lam:g}, "
+                         f"which float64 cannot use; use C ≤ {1e300 / max(int(n), 1):.3g}")
+    return lam
 
 
 def C_from_lam(lam: float, n: int) -> float:

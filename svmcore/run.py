@@ -81,23 +81,58 @@ class TraceRow:
     TEXT_COLUMNS = ("objective_name", "dual_name", "gap_name")
 
 
+#: training rows a light trace evaluates the model on (a fixed random subsample): at most
+#: LIGHT_ROWS, and about horizon / 40 for a stochastic run with a planned horizon T, at least
+#: LIGHT_MIN_ROWS. At 5 checkpoints per decade a row costs one model evaluation per checkpoint,
+#: ≈ 2.7·m·|S_T| kernel values in all for a kernel expansion growing to |S_T|, against ≈ T·|S_T|
+#: for SFW's two kernel rows per iteration: m = T/40 keeps the trace below 10 % from T ≈ 10⁴
+#: on; below that the floor of 250 rows (a mean hinge loss to ± a few hundredths) costs more.
+LIGHT_ROWS, LIGHT_MIN_ROWS = 1000, 250
+
+
+def eval_rows(n: int, seed: int, m: int = LIGHT_ROWS) -> np.ndarray:
+    """A fixed subsample of min(n, m) training rows, sorted, from ``default_rng([seed, 7])``."""
+    if n <= m:
+        return np.arange(n)
+    return np.sort(np.random.default_rng([int(seed), 7]).choice(n, m, replace=False))
+
+
 class TrainingRun:
     """Advance a solver by budgets and record its trace.
 
     ``max_iter`` (default: the solver's planned horizon, if it has one) ends the run; so do the
-    solver's own stopping rule, divergence, and ``max_seconds`` of solver time.
+    solver's own stopping rule, divergence, a halt (a result the solver cannot vouch for), and
+    ``max_seconds`` of solver time.
+
+    ``trace`` says what a checkpoint records: ``"full"`` (default: the solver's snapshot, every
+    number on every training point, the test error when a test set is given), ``"light"`` (the
+    estimators' ``trace=True``: ``Solver.trace_row`` on a fixed subsample of ``LIGHT_ROWS``
+    training rows (fewer, down to 250, for a stochastic run of fewer than 40,000 planned
+    iterations, so that the trace stays near 10 % of the run), drawn from
+    ``default_rng([seed, 7])`` — the objective's data term and the training error estimated
+    there, no test error, no dual or gap) or None (no trace at all;
+    the run then steps in chunks of up to 2²⁰ iterations, no checkpoint stops it).
     """
 
     def __init__(self, solver: Solver | str, X, y, X_test=None, y_test=None, *, seed: int = 0,
                  max_iter: int | None = None, max_seconds: float | None = None,
-                 per_decade: int = 20, **params):
+                 per_decade: int = 20, trace: str | None = "full", **params):
         if isinstance(solver, str):
             solver = get_solver(solver)(**params)
         elif params:
             raise ValueError("pass parameters either to the solver or to the run, not both")
+        if trace not in ("full", "light", None):
+            raise ValueError(f"trace must be 'full', 'light' or None, got {trace!r}")
         self.solver = solver
+        self.trace_mode = trace
         warmup(solver)
         solver.init(X, y, seed=seed)
+        self.eval_rows = None
+        if trace == "light":
+            m = LIGHT_ROWS
+            if solver.horizon is not None and solver.stochastic:
+                m = min(m, max(LIGHT_MIN_ROWS, solver.horizon // 40))
+            self.eval_rows = eval_rows(solver.n, seed, m)
         self.X_test = None if X_test is None else solver.rows_like_train(X_test)
         self.y_test = None if y_test is None else np.asarray(y_test, dtype=np.float64)
         self.max_iter = max_iter if max_iter is not None else solver.horizon
@@ -110,7 +145,10 @@ class TrainingRun:
         self.message = ""
         self.nonfinite = False
         self.last_snapshot = None
-        self._record()
+        if solver.diverged or solver.halted:        # already at init (SFW's q overflowed)
+            self.message = solver.message
+        if trace is not None:
+            self._record()
 
     # ------------------------------------------------------------------------------ state
     @property
@@ -120,7 +158,7 @@ class TrainingRun:
     @property
     def done(self) -> bool:
         s = self.solver
-        return bool(s.converged or s.diverged or self.nonfinite
+        return bool(s.converged or s.diverged or s.halted or self.nonfinite
                     or (self.max_iter is not None and s.t >= self.max_iter)
                     or (self.max_seconds is not None and self.solver_time >= self.max_seconds))
 
@@ -129,6 +167,8 @@ class TrainingRun:
         s = self.solver
         if s.diverged or self.nonfinite:
             return "diverged"
+        if s.halted:
+            return "not trusted"
         if s.converged:
             return "converged"
         if self.max_iter is not None and s.t >= self.max_iter:
@@ -137,16 +177,27 @@ class TrainingRun:
             return "time cap"
         return "running"
 
+    def _nonfinite(self, what: str) -> None:
+        """The model's numbers are no longer finite: stop, and say what and what to change."""
+        s = self.solver
+        self.nonfinite = True
+        self.message = s.message or (f"{s.name} diverged at iteration {s.t}: {what} became NaN "
+                                     f"or infinite. {s.nonfinite_advice()}")
+
     def _record(self) -> None:
         s = self.solver
+        if self.trace_mode == "light":
+            obj, err, n_sv = s.trace_row(self.eval_rows)
+            if not math.isfinite(obj):
+                return self._nonfinite("the objective")
+            self.trace.append(TraceRow(iteration=s.t, time=self.solver_time, objective=float(obj),
+                                       train_error=float(err), test_error=float("nan"),
+                                       n_sv=int(n_sv), kernel_evals=int(s.kernel_evals)))
+            return
         snap = s.snapshot()
         if not math.isfinite(snap.objective):
             # keep the last finite row; say what happened; stop
-            self.nonfinite = True
-            self.message = s.message or (
-                f"{s.name} diverged at iteration {s.t}: the objective became NaN or infinite. "
-                "Use a smaller step size (eta0) or the default schedule, or scale the features.")
-            return
+            return self._nonfinite("the objective")
         test_err = float("nan")
         if self.X_test is not None and self.X_test.n > 0:
             test_err = error_rate(s.decision_function(self.X_test), self.y_test)
@@ -170,6 +221,14 @@ class TrainingRun:
         """Up to n iterations, stopping at the next checkpoint to record it."""
         if self.done:
             return 0
+        if self.trace_mode is None:
+            m = n if self.max_iter is None else min(n, self.max_iter - self.t)
+            done = self._step(m) if m > 0 else 0
+            if self.solver.diverged or self.solver.halted:
+                self.message = self.message or self.solver.message
+            elif self.done and not self.message:
+                self.message = self._end_message()
+            return done
         while self._next_ckpt <= self.t:
             self._next_ckpt = checkpoints_after(self._next_ckpt, self.per_decade)
         limit = self._next_ckpt - self.t
@@ -181,7 +240,7 @@ class TrainingRun:
             if not self.trace or self.trace[-1].iteration != self.t or self.solver.diverged:
                 self._record()
             self._next_ckpt = checkpoints_after(self.t, self.per_decade)
-        if self.solver.diverged and not self.message:
+        if (self.solver.diverged or self.solver.halted) and not self.message:
             self.message = self.solver.message
         elif self.done and not self.message:
             self.message = self._end_message()
@@ -192,6 +251,10 @@ class TrainingRun:
         if status == "converged":
             return f"{self.solver.name} converged at iteration {self.t}: its stopping rule fired."
         if status == "finished":
+            if not self.solver.stochastic:
+                return (f"{self.solver.name} stopped at max_iter = {self.max_iter:,} before its "
+                        "stopping rule fired: the result is not converged (raise max_iter or "
+                        "the tolerance).")
             return f"{self.solver.name} finished the planned {self.max_iter} iterations."
         if status == "time cap":
             return (f"stopped after {self.solver_time:.1f} s of training (the time cap); "

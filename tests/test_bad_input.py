@@ -333,8 +333,8 @@ def test_estimator_legal_but_odd_data(solver):
 
 @pytest.mark.parametrize("solver", SOLVERS)
 @pytest.mark.parametrize("kw,regex", [
-    ({"C": 0.0}, r"^C must be in \(0, [^,]+[)\]], got 0\.0$"),        # (0, ∞) or (0, 1e+12]
-    ({"C": -1.0}, r"^C must be in \(0, [^,]+[)\]], got -1\.0$"),
+    ({"C": 0.0}, r"^C must be in [(\[][^,]+, [^,]+\], got 0\.0$"),   # (0, 1e+12] or [1e-12, …]
+    ({"C": -1.0}, r"^C must be in [(\[][^,]+, [^,]+\], got -1\.0$"),
     ({"gamma": 0.0}, r"^gamma must be 'scale', 'auto' or a number > 0, got 0\.0$"),
     ({"gamma": -2.0}, r"^gamma must be 'scale', 'auto' or a number > 0, got -2\.0$"),
 ], ids=["C=0", "C<0", "gamma=0", "gamma<0"])
@@ -393,8 +393,8 @@ def test_estimator_linear_kernel_does_not_blame_gamma_scale():
     gamma: the data then fail for their own reason — the model overflows, and the estimator says
     so instead of returning NaN decision values."""
     X, y = make_toy("moons", n=40, noise=0.2, imbalance=0.5, seed=0)
-    for solver, why in (("smo", r"(smo diverged at iteration \d+: )?the objective became NaN or "
-                                "infinite"),
+    for solver, why in (("smo", r"(smo diverged at iteration \d+: )?the (objective|decision "
+                                "values) became NaN or infinite"),
                         ("pegasos", "pegasos diverged at iteration 1: the weights became NaN or "
                                     "infinite")):
         with pytest.raises(ValueError, match=rf"^training diverged: {why}\b.*If the features "
@@ -426,7 +426,7 @@ def test_smo_kernel_cache_over_the_budget_is_refused(monkeypatch):
     monkeypatch.setenv("SVMCORE_MEMORY_MB", "4")
     msg = (r"^smo would need about 8 MB for n = 1,000 \(budget 4 MB, set by SVMCORE_MEMORY_MB\); "
            r"use fewer rows or a solver that scales: asset \(Nyström or random Fourier features\) "
-           r"or pegasos with a linear kernel$")
+           r"or pegasos with a linear kernel\. This would fit: cache_mb ≤ 3\.93, or n ≤ 719 rows$")
     with pytest.raises(ValueError, match=msg):
         TrainingRun("smo", X, y)
     with pytest.raises(ValueError, match=msg):
@@ -445,9 +445,23 @@ def test_every_solver_refuses_what_does_not_fit(solver, monkeypatch):
     need = s.memory_bytes(X.shape[0], X.shape[1], as_rows(X))
     assert need > 0
     monkeypatch.setenv("SVMCORE_MEMORY_MB", repr(need / 2 / 2**20))
-    with pytest.raises(ValueError, match=rf"^{solver} would need about .* for n = 400 \(budget "
-                                         r".*SVMCORE_MEMORY_MB\); .*a solver that scales: asset"):
+    tail = ("this would fit: " if solver == "asset" else
+            r"use fewer rows or a solver that scales: asset .*This would fit: ")
+    with pytest.raises(MemoryError, match=rf"^{solver} would need about .* for n = 400 \(budget "
+                                          rf".*SVMCORE_MEMORY_MB\); {tail}.*n ≤ \d+ rows$"):
         TrainingRun(REGISTRY[solver](), X, y)
+    # every "would fit" is true, and is the largest value that is
+    fits = s.memory_fits(400, 2, as_rows(X), int(need / 2))
+    assert fits["n"] < 400
+    for name, value in fits.items():
+        if name == "n":
+            assert s.memory_bytes(value, 2, as_rows(X)) <= need / 2
+            assert s.memory_bytes(value + 1, 2, as_rows(X)) > need / 2
+            continue
+        fit = REGISTRY[solver](**{name: value})
+        assert fit.memory_bytes(400, 2, as_rows(X)) <= need / 2
+        up = value + 1 if isinstance(value, int) else value * 1.01
+        assert REGISTRY[solver](**{name: up}).memory_bytes(400, 2, as_rows(X)) > need / 2
     monkeypatch.setenv("SVMCORE_MEMORY_MB", repr(need * 2 / 2**20))
     TrainingRun(REGISTRY[solver](), X, y).advance_iters(3)
 

@@ -42,7 +42,7 @@ def test_list_solvers():
 def test_same_seed_is_bit_identical_and_different_seed_differs(kernel):
     X, y = make_moons(300, noise=0.3, random_state=0)
     fit = lambda seed: SVMClassifier(kernel=kernel, gamma=1.0, random_state=seed,
-                                     epochs=3).fit(X, y)
+                                     epochs=3, trace=True).fit(X, y)
     a, b, c = fit(1), fit(1), fit(2)
     if kernel == "linear":
         np.testing.assert_array_equal(a.coef_, b.coef_)
@@ -72,7 +72,7 @@ def test_linear_and_kernel_attributes():
     assert lin.coef_.shape == (1, 2) and lin.intercept_.shape == (1,)
     assert lin.n_features_in_ == 2 and lin.n_iter_ == 10 * 200
     np.testing.assert_allclose(lin.decision_function(X), X @ lin.coef_[0] + lin.intercept_[0])
-    ker = SVMClassifier(kernel="rbf", gamma=2.0, random_state=0).fit(X, y)
+    ker = SVMClassifier(kernel="rbf", gamma=2.0, random_state=0, trace=True).fit(X, y)
     assert not hasattr(ker, "coef_")
     assert ker.dual_coef_.shape == (1, ker.support_.shape[0])
     K = np.exp(-2.0 * ((X[:, None, :] - ker.support_vectors_[None]) ** 2).sum(-1))

@@ -16,6 +16,7 @@ BENCHMARKS = {
     "sweep": "svmcore.bench.sweep",
     "sweep-speed": "svmcore.bench.sweep_speed",
     "classroom": "svmcore.bench.classroom",
+    "estimators": "svmcore.bench.estimators",
 }
 
 

@@ -20,6 +20,18 @@ C = 1·n. "time / SVC" is the ratio to SVC's fit time measured in the same run; 
 one exists with the same parameters. ``--cpsp-max-iter`` caps the cuts (the "ε reached" column
 then says "no" and the gap shows how far the run got).
 
+The model the estimators return (issue 23 item 9): ``--averaging 0.5`` without ``none`` runs
+SFW/MSFW once per seed and reports both models of each run, the mean of the second half of the
+iterates ("avg 0.5", ``SVMClassifier``'s default) and the last iterate (the paper's output, the
+same iterates), with the median (min–max) and the minimum over the seeds beside the paper's
+accuracy::
+
+    python -m svmcore.bench frank-wolfe --datasets w3a a9a --seeds 0 1 2 3 4 --random-states \
+        --epochs 1 --averaging 0.5 --skip-svc --skip-cpsp
+
+(``--random-states``: the seeds ``SVMClassifier(random_state=0..4)`` uses; with random_state=2
+the last iterate on w3a is the collapsed one, 62 % / 48 %.)
+
 Examples::
 
     python -m svmcore.bench frank-wolfe --datasets svmguide1 w3a
@@ -93,11 +105,13 @@ def run_svc(Xtr, ytr, Xte, yte, C, gamma):
 
 
 def run_frank_wolfe(cls, Xtr, ytr, Xte, yte, C, gamma, seed, epochs=(1, 2), averaging=None):
-    """[(epochs, accuracy %, solver time s, |S|, #SV)] after each planned epoch count.
+    """[(epochs, accuracy %, solver time s, |S|, #SV, accuracy % of the last iterate)] after
+    each planned epoch count.
 
     Without averaging one run is stepped through the epoch counts in turn (evaluations are not
     timed). With averaging the window is a fraction of the planned run, so each epoch count is
-    its own run from scratch."""
+    its own run from scratch; its last iterate (the same iterates as a run without averaging)
+    is evaluated too, so one run gives both models."""
     if averaging is not None and len(epochs) > 1:
         return [run_frank_wolfe(cls, Xtr, ytr, Xte, yte, C, gamma, seed, (ep,), averaging)[0]
                 for ep in epochs]
@@ -114,7 +128,8 @@ def run_frank_wolfe(cls, Xtr, ytr, Xte, yte, C, gamma, seed, epochs=(1, 2), aver
         elapsed += time.perf_counter() - t0
         done = target
         acc = _accuracy(s.decision_function(Xte), yte)
-        out.append((ep, acc, elapsed, len(s.working_set), len(s.support_coef()[0])))
+        last = acc if averaging is None else _accuracy(s.decision_function(Xte, "last"), yte)
+        out.append((ep, acc, elapsed, len(s.working_set), len(s.support_coef()[0]), last))
     return out
 
 
@@ -140,7 +155,9 @@ def _fmt_range(vals, digits=2):
             f"{max(vals):.{digits}f})")
 
 
-def bench_sfw(name, solvers, seeds, skip_svc, averagings=(None,)):
+def bench_sfw(name, solvers, seeds, skip_svc, averagings=(None,), epochs=(1, 2)):
+    """Rows of the SFW table; with averaging, each run also gives its last iterate's row
+    ("last (same runs)"), so the two models are compared on identical iterates."""
     kw, dense, sigma, c2, c1 = SFW_DATA[name]
     Xtr, ytr, Xte, yte = _load(name, kw, dense)
     gamma = 1.0 / (2.0 * sigma ** 2)
@@ -157,21 +174,26 @@ def bench_sfw(name, solvers, seeds, skip_svc, averagings=(None,)):
         if sname not in solvers:
             continue
         for avg in averagings:
-            per_seed = [run_frank_wolfe(cls, Xtr, ytr, Xte, yte, c2, gamma, seed, averaging=avg)
-                        for seed in seeds]
+            per_seed = [run_frank_wolfe(cls, Xtr, ytr, Xte, yte, c2, gamma, seed, epochs,
+                                        averaging=avg) for seed in seeds]
             label = sname.upper() + ("" if avg is None else f" avg {avg:g}")
-            for e in range(2):
-                accs = [r[e][1] for r in per_seed]
+            for e, ep in enumerate(epochs):
+                p = 2 * k + int(ep) - 1 if ep in (1, 2) else None
+                paper = [pacc[p], ptime[p], psv[p]] if p is not None else ["–"] * 3
                 times = [r[e][2] for r in per_seed]
                 S = [r[e][3] for r in per_seed]
                 sv = [r[e][4] for r in per_seed]
                 t_med = statistics.median(times)
-                rows.append([name, n, label, e + 1, _fmt_range(accs), _fmt_range(times, 3),
-                             int(statistics.median(S)), int(statistics.median(sv)),
-                             f"{t_med / svc_t:.2f}", pacc[2 * k + e], ptime[2 * k + e],
-                             psv[2 * k + e]])
-    rows.append([name, n, svc_label, "–", f"{svc_acc:.2f}", f"{svc_t:.3f}", "–", svc_sv, "1",
-                 pacc[4], ptime[4], psv[4]])
+                models = [(label, 1)]
+                if avg is not None and None not in averagings:
+                    models.append((sname.upper() + " last iterate (same runs)", 5))
+                for lab, col in models:
+                    accs = [r[e][col] for r in per_seed]
+                    rows.append([name, n, lab, ep, _fmt_range(accs), f"{min(accs):.2f}",
+                                 _fmt_range(times, 3), int(statistics.median(S)),
+                                 int(statistics.median(sv)), f"{t_med / svc_t:.2f}", *paper])
+    rows.append([name, n, svc_label, "–", f"{svc_acc:.2f}", f"{svc_acc:.2f}", f"{svc_t:.3f}",
+                 "–", svc_sv, "1", pacc[4], ptime[4], psv[4]])
     return rows, svc_acc, svc_t
 
 
@@ -212,9 +234,15 @@ def main(argv=None):
     ap.add_argument("--solvers", nargs="+", default=["sfw", "msfw"], choices=["sfw", "msfw"])
     ap.add_argument("--seeds", nargs="+", type=int, default=[0],
                     help="SFW/MSFW seeds; several seeds print the median (min–max)")
+    ap.add_argument("--random-states", action="store_true",
+                    help="read --seeds as estimator random_state values: run with the seed "
+                    "SVMClassifier(random_state=r) hands the solver (as the issue measured)")
     ap.add_argument("--averaging", nargs="+", default=["none", "0.5"],
                     help="SFW/MSFW iterate averaging to run: 'none' (the paper's last iterate) "
-                    "and/or fractions ρ of the planned iterations")
+                    "and/or fractions ρ of the planned iterations; without 'none', each "
+                    "averaged run also reports its own last iterate")
+    ap.add_argument("--epochs", nargs="+", type=float, default=[1, 2],
+                    help="SFW/MSFW planned epochs to report (the paper: 1 and 2)")
     ap.add_argument("--blas-threads", type=int, default=1,
                     help="BLAS threads (CPSP's cut rows are matrix products; 1 = the same one "
                     "core as SVC's libsvm)")
@@ -229,6 +257,10 @@ def main(argv=None):
     ap.add_argument("--cpsp-epsilon", type=float, default=1e-3)
     args = ap.parse_args(argv)
     averagings = [None if a.lower() == "none" else float(a) for a in args.averaging]
+    if args.random_states:
+        from sklearn.utils import check_random_state
+        args.seeds = [int(check_random_state(r).randint(np.iinfo(np.int32).max))
+                      for r in args.seeds]
     from threadpoolctl import threadpool_limits
     with threadpool_limits(limits=args.blas_threads, user_api="blas"):
         return _main(args, averagings)
@@ -240,7 +272,7 @@ def _main(args, averagings):
     for name in args.datasets:
         if name in SFW_DATA and not args.cpsp_only:
             rows, acc, t = bench_sfw(name, args.solvers, args.seeds, args.skip_svc,
-                                     averagings)
+                                     averagings, tuple(args.epochs))
             sfw_rows += rows
             kw, dense, sigma, c2, c1 = SFW_DATA[name]
             if not args.skip_svc:
@@ -263,8 +295,8 @@ def _main(args, averagings):
     return sfw_rows, cp_rows
 
 
-SFW_HEADER = ["data", "n", "solver", "epochs", "test acc %", "time s", "#S", "#SV", "time / SVC",
-              "paper acc %", "paper s", "paper #SV"]
+SFW_HEADER = ["data", "n", "solver", "epochs", "test acc % median (min–max)", "min acc %",
+              "time s", "#S", "#SV", "time / SVC", "paper acc %", "paper s", "paper #SV"]
 CPSP_HEADER = ["data", "n", "solver", "test acc %", "Δ vs SVC", "time s", "time / SVC",
                "iterations", "active cuts", "#SV", "kernel evals", "gap (P − model)",
                "ε reached"]

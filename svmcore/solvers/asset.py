@@ -69,12 +69,12 @@ import numpy as np
 
 from .._jit import njit, njit_reduce
 from ..approx import (NystroemFeatures, RandomFourierFeatures, iter_blocks, kernel_diag_max)
-from ..kernels import KERNEL_CODES, as_rows, dense_dot, kernel_params
+from ..kernels import KERNEL_CODES, dense_dot
 from ..objectives import error_rate, hinge_losses, lam_from_C
 from ..schedules import Schedule, StepRule, step_size
-from .base import (C_SPEC, COEF0_SPEC, DEGREE_SPEC, EPOCHS_SPEC, GAMMA_SPEC, Line, Listing,
+from .base import (COEF0_SPEC, C_SPEC, DEGREE_SPEC, EPOCHS_SPEC, GAMMA_SPEC, Line, Listing,
                    ParamSpec, SampleStream, Snapshot, Solver, StepRecord, averaging_start,
-                   join_state, state_changes, state_part)
+                   data_bytes, join_state, state_changes, state_part)
 
 # scalar state slots (float64 array `sc`)
 _B, _BAVG, _ETASUM, _GSQ = 0, 1, 2, 3
@@ -82,6 +82,7 @@ _B, _BAVG, _ETASUM, _GSQ = 0, 1, 2, 3
 _T, _DIVERGED = 0, 1
 
 HINGE, EPS_INSENSITIVE = 0, 1
+_DX_MAX = 1e154          # D_X² must be a float64 (D_X = √(Γ² + B²) was computed squared)
 LOSS_CODES = {"hinge": HINGE, "epsilon_insensitive": EPS_INSENSITIVE}
 
 
@@ -296,32 +297,31 @@ class ASSETSolver(Solver):
         self.kernelized = p["approx"] == "nystroem"
         self.regression = p["loss"] == "epsilon_insensitive"
 
-    # ------------------------------------------------------------------------------- data
-    def init(self, X, y, seed: int = 0) -> None:
-        """Classification: labels ±1 (as every solver). Regression (``loss=
-        "epsilon_insensitive"``): any finite real targets."""
-        if not self.regression:
-            return super().init(X, y, seed)
-        self.X = as_rows(X)
-        y = np.asarray(y, dtype=np.float64).ravel()
-        if y.shape[0] != self.X.n:
-            raise ValueError(f"X has {self.X.n} rows but y has {y.shape[0]} targets")
-        if self.X.n < 2:
-            raise ValueError("need at least 2 training points")
-        if not np.all(np.isfinite(y)):
-            raise ValueError("y contains NaN or infinity")
-        self._check_finite(self.X)
-        self.y = np.ascontiguousarray(y)
-        self.n, self.d = self.X.n, self.X.d
-        self.seed = int(seed)
-        self.t = 0
-        self.kernel_evals = 0
-        self.diverged = False
-        self.message = ""
-        self.kcode, self.kp = kernel_params(self.p["kernel"], self.p["gamma"], self.p["coef0"],
-                                            self.p["degree"])
-        self._setup()
-        self._ready = True
+    # ----------------------------------------------------------------------------- memory
+    memory_params = ("n_components", "block_rows", "dg_samples", "cache_mb")
+
+    def scales(self) -> bool:
+        return True
+
+    def memory_bytes(self, n, d, X=None):
+        """Peak memory: the feature map (Nyström: the s×s landmark matrix and its eigenvectors,
+        s ≤ n; RFF: the d×s frequencies), the feature cache when n·s fits in ``cache_mb``, one
+        block of min(block_rows, n) feature rows (and the kernel block it comes from), the D_G
+        sample indices and the O(s) iterates. s (``n_components``) bounds the d ≤ s features."""
+        p = self.p
+        item = np.dtype(p["feature_dtype"]).itemsize
+        nys = p["approx"] == "nystroem"
+        s = min(p["n_components"], n) if nys else p["n_components"]
+        rows = min(p["block_rows"], n)
+        if nys:
+            fmap = 4 * 8 * s * s + data_bytes(s, d, X)          # K_SS, its copy, Q, Q D^-1/2
+            block = rows * s * (2 * 8 + item)                    # kernel block, features
+        else:
+            fmap = 8 * d * s * (2 if item == 4 else 1)
+            block = rows * s * item * (2 if X is not None and X.sparse else 1)
+        cache = n * s * item
+        cache = cache if 0 < p["cache_mb"] and cache <= p["cache_mb"] * 2**20 else 0
+        return int(fmap + cache + block + 24 * p["dg_samples"] + 4 * 8 * s + 64 * n)
 
     # ------------------------------------------------------------------------------ setup
     def _setup(self):
@@ -349,6 +349,10 @@ class ASSETSolver(Solver):
             self.fmap = RandomFourierFeatures(p["n_components"], p["gamma"]).fit(self.d, arng)
             R2 = 2.0
         self.kernel_evals = int(self.fmap.fit_kernel_evals)
+        if p["approx"] == "nystroem" and p["n_components"] > n:
+            self.notes.append(f"n_components = {p['n_components']:,} landmarks asked for, "
+                              f"{n:,} used (Nyström picks landmarks among the n = {n:,} "
+                              "training rows)")
         self.dim = self.fmap.n_features_out_
         # 2. the feasible set X = {‖γ‖ ≤ Γ, |b| ≤ B}
         if self.regression:
@@ -359,7 +363,13 @@ class ASSETSolver(Solver):
             self.gmax = 1.0 / math.sqrt(self.lam)
             b_auto = 1.0 + math.sqrt(R2) * self.gmax
         self.bmax = (p["bias_bound"] or b_auto) if self.fit_b else 0.0
-        self.DX = math.sqrt(self.gmax ** 2 + self.bmax ** 2)
+        self.DX = math.hypot(self.gmax, self.bmax)
+        if not self.DX < _DX_MAX:
+            raise ValueError(f"asset: the kernel values of these data (max k(x, x) = {R2:.3g}) "
+                             f"make the radius of the feasible set D_X = √(Γ² + B²) = "
+                             f"{self.DX:.3g}, beyond what float64 can square (B = 1 + √(max k)·Γ "
+                             "overflows float64); scale the features (e.g. StandardScaler), or "
+                             "use a smaller gamma, coef0, degree or C")
         # 3. feature cache (only when n·d fits in cache_mb), filled in canonical chunks of
         #    block_rows consecutive rows: a row's features never depend on who asked first
         nbytes = n * self.dim * self.dtype.itemsize
@@ -374,8 +384,11 @@ class ASSETSolver(Solver):
         M = p["dg_samples"]
         didx = drng.integers(0, n, size=M)
         uniq, inv = np.unique(didx, return_inverse=True)
-        Vs = self._features_of(uniq)
-        sq = np.einsum("ij,ij->i", Vs, Vs, dtype=np.float64)[inv]
+        sq_u = np.empty(uniq.size)
+        for a, c in iter_blocks(uniq.size, self.block):     # O(block·d) memory for any M
+            Vs = self._features_of(uniq[a:c])
+            sq_u[a:c] = np.einsum("ij,ij->i", Vs, Vs, dtype=np.float64)
+        sq = sq_u[inv]
         yd = self.y[didx]
         if self.regression:
             dl = np.where(yd > self.eps, -1.0, np.where(yd < -self.eps, 1.0, 0.0))
@@ -445,8 +458,8 @@ class ASSETSolver(Solver):
             self._fill_cache(uniq)
             self._F, self._pos = self.cache, idx
         else:
-            if self._buf is None:
-                self._buf = np.empty((self.block, self.dim), dtype=self.dtype)
+            if self._buf is None:        # at most n distinct rows per block
+                self._buf = np.empty((min(self.block, self.n), self.dim), dtype=self.dtype)
             self._transform(uniq, out=self._buf[:uniq.size])
             self.kernel_evals += uniq.size * self.fmap.evals_per_row
             self._F, self._pos = self._buf, inv.astype(np.int64)
@@ -486,9 +499,10 @@ class ASSETSolver(Solver):
     def averaging_active(self) -> bool:
         return self.sc[_ETASUM] > 0
 
-    def model(self):
-        """(γ, b): the averaged iterate once the averaging window has started, else the last."""
-        if self.averaging_active:
+    def model(self, last: bool = False):
+        """(γ, b): the averaged iterate once the averaging window has started (unless
+        ``last``), else the last."""
+        if self.averaging_active and not last:
             return self.gavg.copy(), float(self.sc[_BAVG])
         return self.g.copy(), float(self.sc[_B])
 
@@ -519,9 +533,12 @@ class ASSETSolver(Solver):
         gvec, b = self.model()
         return self.fmap.landmark_indices_.copy(), self.fmap.expansion_coef(gvec), b
 
-    def _decision_rows(self, R):
-        gvec, b = self.model()
+    def _decision_rows(self, R, last: bool = False):
+        gvec, b = self.model(last)
         return self.fmap.decision(R.to_scipy(), gvec, b, block=self.block, dtype=self.dtype)
+
+    def _last_rows(self, R):
+        return self._decision_rows(R, last=True)
 
     def _train_scores(self, gvec, b):
         """Decision values V_i·γ + b on the training set: from the cache (completing it
@@ -542,10 +559,40 @@ class ASSETSolver(Solver):
         self._require_ready()
         return self._train_scores(*self.model())
 
-    def losses(self, scores) -> np.ndarray:
+    def losses(self, scores, y=None) -> np.ndarray:
+        y = self.y if y is None else y
         if self.regression:
-            return np.maximum(0.0, np.abs(self.y - scores) - self.eps)
-        return hinge_losses(scores, self.y)
+            return np.maximum(0.0, np.abs(y - scores) - self.eps)
+        return hinge_losses(scores, y)
+
+    def _fit_terms(self, scores, y):
+        """(mean loss, training error or RMSE, points on or beyond the margin / tube)."""
+        if self.regression:
+            margin = np.abs(y - scores) >= self.eps
+            err = float(np.sqrt(np.mean((y - scores) ** 2)))
+        else:
+            margin = y * scores <= 1.0
+            err = error_rate(scores, y)
+        return float(self.losses(scores, y).mean()), err, margin
+
+    def trace_row(self, rows):
+        """The objective and the training error with the data term on the rows ``rows`` only:
+        from the feature cache when there is one (completing the chunks those rows lie in,
+        uncounted, as a snapshot does), else s kernel evaluations or d features a row."""
+        self._require_ready()
+        gvec, b = self.model()
+        if self.cache is not None:               # the features training computes anyway
+            self._compute_chunks(np.unique(rows // self.block))
+            scores = self.cache[rows] @ gvec + b
+        else:
+            memo = getattr(self, "_xs_memo", None)
+            if memo is None or memo[0] is not rows:
+                memo = self._xs_memo = (rows, self._Xs[rows])
+            scores = self.fmap.decision(memo[1], gvec, b, block=self.block, dtype=self.dtype)
+        loss, err, margin = self._fit_terms(scores, self.y[rows])
+        n_sv = (self.fmap.n_components_ if self.kernelized
+                else int(round(margin.mean() * self.n)))
+        return 0.5 * self.lam * float(gvec @ gvec) + loss, err, n_sv
 
     def state_line(self, snap: Snapshot) -> str:
         e = snap.extra
@@ -562,13 +609,9 @@ class ASSETSolver(Solver):
         self._require_ready()
         gvec, b = self.model()
         scores = self._train_scores(gvec, b)
-        obj = 0.5 * self.lam * float(gvec @ gvec) + float(self.losses(scores).mean())
-        if self.regression:
-            margin_sv = np.flatnonzero(np.abs(self.y - scores) >= self.eps)
-            train_err = float(np.sqrt(np.mean((self.y - scores) ** 2)))
-        else:
-            margin_sv = np.flatnonzero(self.y * scores <= 1.0)
-            train_err = error_rate(scores, self.y)
+        loss, train_err, margin = self._fit_terms(scores, self.y)
+        obj = 0.5 * self.lam * float(gvec @ gvec) + loss
+        margin_sv = np.flatnonzero(margin)
         support = np.sort(self.fmap.landmark_indices_) if self.kernelized else margin_sv
         loss_name = "ε-insensitive" if self.regression else "hinge"
         return Snapshot(

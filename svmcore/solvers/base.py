@@ -29,6 +29,7 @@ solver. ``svmcore.explain`` turns records into what the page draws.
 """
 from __future__ import annotations
 
+import copy
 import math
 import numbers
 import os
@@ -159,8 +160,9 @@ def averaging_start(averaging, horizon: int) -> int:
 
 # Parameters most solvers share; a solver lists the ones it uses in its own ``params``.
 C_SPEC = ParamSpec(1.0, "float", "Regularisation C as in scikit-learn's SVC: larger C fits the "
-                   "training data harder. Pegasos-type solvers use λ = 1/(C·n).",
-                   low=0.0, low_open=True, ui=(1e-3, 1e3), log=True)
+                   "training data harder. Pegasos-type solvers use λ = 1/(C·n). At most 1e12: "
+                   "beyond, ½‖w‖² vanishes next to C·Σ loss in float64.",
+                   low=0.0, low_open=True, high=1e12, ui=(1e-3, 1e3), log=True)
 KERNEL_SPEC = ParamSpec("linear", "choice", "Kernel k(x, z).", choices=tuple(KERNEL_CODES))
 GAMMA_SPEC = ParamSpec(1.0, "float", "Kernel width γ: rbf exp(−γ‖x−z‖²), poly (γ⟨x,z⟩+c0)^d.",
                        low=0.0, low_open=True, ui=(1e-3, 1e3), log=True,
@@ -464,6 +466,13 @@ QUANTITY_SYMBOLS = {
 # --------------------------------------------------------------------------- resources
 
 
+class MemoryBudgetError(MemoryError, ValueError):
+    """A run whose planned memory exceeds the budget, refused before anything is allocated.
+
+    A ``MemoryError`` (what it is about) and a ``ValueError`` (what callers that validate input
+    already catch); the message says what would need how much and what would fit."""
+
+
 def memory_budget_bytes() -> int:
     """The memory a single solver may plan to use: ``SVMCORE_MEMORY_MB`` (default 2048 MB)."""
     raw = os.environ.get("SVMCORE_MEMORY_MB", "2048")
@@ -474,7 +483,75 @@ def memory_budget_bytes() -> int:
     return int(mb * 2**20)
 
 
+def available_memory_bytes() -> int:
+    """Memory the system can still give (``MemAvailable`` of /proc/meminfo; elsewhere the free
+    physical pages)."""
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    try:
+        return int(os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"))
+    except (ValueError, OSError, AttributeError):
+        return 1 << 62            # unknown: no limit by design
+
+
+def estimator_memory_budget() -> tuple[int, str]:
+    """(bytes, what sets them) for a solver trained by an estimator: the memory available on
+    this machine, or ``SVMCORE_MEMORY_MB`` when it is set (the app's per-session budget does not
+    apply to a library call)."""
+    if "SVMCORE_MEMORY_MB" in os.environ:
+        return memory_budget_bytes(), "set by SVMCORE_MEMORY_MB"
+    return available_memory_bytes(), "the memory available now"
+
+
 SCALABLE_SOLVERS = "asset (Nyström or random Fourier features) or pegasos with a linear kernel"
+
+
+@dataclass(frozen=True)
+class DataSize:
+    """The size of a training set without the data: what :meth:`Solver.memory_bytes` needs to
+    plan a run before it is built (``nnz`` for sparse data, None for dense)."""
+
+    n: int
+    d: int
+    nnz: int | None = None
+
+    @property
+    def sparse(self) -> bool:
+        return self.nnz is not None
+
+
+def data_bytes(n: int, d: int, X) -> int:
+    """Bytes of a copy of n rows of X in svmcore's layout (dense float64, or CSR with float64
+    values and int32 indices); ``X`` is a :class:`Rows`, a :class:`DataSize` or None (dense)."""
+    if X is not None and X.sparse:
+        nnz = X.nnz if isinstance(X, DataSize) else X.data.size
+        per_row = nnz / max(X.n, 1)
+        return int(12 * per_row * n) + 4 * (n + 1) + 8 * n
+    return 8 * n * d + 8 * n
+
+def _largest_fitting(need, lo, hi, budget: int, integer: bool):
+    """The largest v in [lo, hi] with need(v) ≤ budget (need grows with v), or None."""
+    if hi < lo or need(lo) > budget:
+        return None
+    if need(hi) <= budget:
+        return hi
+    if integer:
+        lo, hi = int(lo), int(hi)
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            lo, hi = (mid, hi) if need(mid) <= budget else (lo, mid)
+        return lo
+    for _ in range(200):
+        if hi - lo <= 1e-3 * hi:
+            break
+        mid = math.sqrt(lo * hi) if lo > 0 and hi / lo > 4 else 0.5 * (lo + hi)
+        lo, hi = (mid, hi) if need(mid) <= budget else (lo, mid)
+    return float(f"{lo:.3g}") if need(float(f"{lo:.3g}")) <= budget else lo
 
 
 # --------------------------------------------------------------------------- solver
@@ -523,6 +600,12 @@ class Solver:
         if L is not None:
             cls.pseudocode, cls.pseudocode_source = L.lines, L.source
             cls.pseudocode_notes = L.notes
+    #: parameters that size the solver's memory (``memory_bytes`` reads them): the refusal of
+    #: a run that does not fit says the largest value of each that would
+    memory_params: ClassVar[tuple[str, ...]] = ()
+    #: (bytes, what sets them) that ``init`` checks ``memory_bytes`` against; None: the app's
+    #: per-session budget (``SVMCORE_MEMORY_MB``). The estimators set the machine's memory.
+    memory_budget: tuple[int, str] | None = None
 
     def __init__(self, **params):
         unknown = sorted(set(params) - set(self.params))
@@ -538,42 +621,111 @@ class Solver:
         self.t = 0
         self.kernel_evals = 0
         self.diverged = False
+        self.halted = False
         self.message = ""
+        self.notes: list[str] = []
         self._ready = False
 
     # ---- data ----------------------------------------------------------------------------
     def init(self, X, y, seed: int = 0) -> None:
-        """Take the training set (labels must be ±1) and allocate the state; no training."""
+        """Take the training set (labels ±1; real targets for a regression loss) and allocate
+        the state; no training. Refuses (:class:`MemoryBudgetError`) before allocating when the
+        planned memory exceeds the budget."""
         self.X = as_rows(X)
         y = np.asarray(y, dtype=np.float64).ravel()
         if y.shape[0] != self.X.n:
-            raise ValueError(f"X has {self.X.n} rows but y has {y.shape[0]} labels")
+            raise ValueError(f"X has {self.X.n} rows but y has {y.shape[0]} "
+                             f"{'targets' if self.regression else 'labels'}")
         if self.X.n < 2:
             raise ValueError("need at least 2 training points")
-        if not np.all(np.isin(y, (-1.0, 1.0))):
-            raise ValueError("solver labels must be -1 or +1 (the estimators map any two labels)")
+        self._check_targets(y)
         self._check_finite(self.X)
         self.y = np.ascontiguousarray(y)
         self.n, self.d = self.X.n, self.X.d
         self.seed = int(seed)
-        need, budget = self.memory_bytes(self.n, self.d, self.X), memory_budget_bytes()
-        if need > budget:
-            raise ValueError(
-                f"{self.name} would need about {need / 2**20:,.0f} MB for n = {self.n:,} "
-                f"(budget {budget / 2**20:,.0f} MB, set by SVMCORE_MEMORY_MB); use fewer rows or "
-                f"a solver that scales: {SCALABLE_SOLVERS}")
+        self.check_memory(self.n, self.d, self.X)
         if "C" in self.p:
             self.lam = lam_from_C(self.p["C"], self.n)
         self.t = 0
         self.kernel_evals = 0
         self.diverged = False
+        self.halted = False
         self.message = ""
+        self.notes = []
         if "kernel" in self.p:
             self.kcode, self.kp = kernel_params(self.p["kernel"], self.p.get("gamma", 1.0),
                                                 self.p.get("coef0", 0.0),
                                                 self.p.get("degree", 3))
         self._setup()
         self._ready = True
+
+    #: True when the solver fits real targets (a regression loss) rather than ±1 labels
+    regression: bool = False
+
+    def _check_targets(self, y: np.ndarray) -> None:
+        if self.regression:
+            if not np.all(np.isfinite(y)):
+                raise ValueError("y contains NaN or infinity")
+        elif not np.all(np.isin(y, (-1.0, 1.0))):
+            raise ValueError("solver labels must be -1 or +1 (the estimators map any two labels)")
+
+    # ---- memory --------------------------------------------------------------------------
+    def check_memory(self, n: int, d: int, X=None) -> int:
+        """``memory_bytes(n, d, X)``, or :class:`MemoryBudgetError` when it exceeds the budget
+        (``memory_budget``, else ``SVMCORE_MEMORY_MB``), saying what would fit."""
+        budget, source = self.memory_budget or (memory_budget_bytes(),
+                                                "set by SVMCORE_MEMORY_MB")
+        need = self.memory_bytes(n, d, X)
+        self.budget_bytes = budget            # stores that grow while running check it too
+        if need > budget:
+            raise MemoryBudgetError(self.memory_message(need, budget, source, n, d, X))
+        return need
+
+    def memory_fits(self, n: int, d: int, X, budget: int) -> dict:
+        """The largest value of each of ``memory_params`` (the others as set) and of n (key
+        ``"n"``) with which ``memory_bytes`` stays within ``budget``; a parameter that cannot
+        bring it there is left out."""
+        out = {}
+        for name in self.memory_params:
+            spec, cur = self.params[name], self.p[name]
+            lo = spec.low if spec.low is not None else 0
+            if spec.kind == "int":
+                lo = max(int(lo), 1)
+            elif spec.low_open:
+                lo = lo + 1e-6 * max(abs(cur), 1.0)
+
+            def need(v, name=name):
+                trial = copy.copy(self)
+                trial.p = {**self.p, name: v}
+                return trial.memory_bytes(n, d, X)
+
+            best = _largest_fitting(need, lo, cur, budget, spec.kind == "int")
+            if best is not None:
+                out[name] = best
+        rows = _largest_fitting(lambda m: self.memory_bytes(int(m), d, X), 2, n - 1, budget,
+                                True)
+        if rows is not None:
+            out["n"] = rows
+        return out
+
+    def scales(self) -> bool:
+        """Does the solver's memory grow at most linearly with n (for the refusal message)?"""
+        return False
+
+    def memory_message(self, need, budget, source, n, d, X) -> str:
+        mb = lambda b: f"{b / 2**20:,.0f}" if b >= 2**20 else f"{b / 2**20:.2g}"
+        head = (f"{self.name} would need about {mb(need)} MB for n = {n:,} "
+                f"(budget {mb(budget)} MB, {source})")
+        fits = self.memory_fits(n, d, X, budget)
+        what = [f"{k} ≤ {v:,}" if isinstance(v, int) else f"{k} ≤ {v:.3g}"
+                for k, v in fits.items() if k != "n"]
+        if "n" in fits:
+            what.append(f"n ≤ {fits['n']:,} rows")
+        tail = ("; this would fit: " + ", or ".join(what)) if what else ""
+        if self.scales():
+            return head + (tail or "; no setting of this solver fits: use fewer rows")
+        return (head + f"; use fewer rows or a solver that scales: {SCALABLE_SOLVERS}"
+                + (". This would fit: " + ", or ".join(what) if what else ""))
 
     @staticmethod
     def _check_finite(R: Rows):
@@ -588,16 +740,32 @@ class Solver:
             raise ValueError(f"X has {R.d} features, the solver was initialised with {self.d}")
         return R
 
-    def decision_function(self, X) -> np.ndarray:
+    def decision_function(self, X, iterate: str = "model") -> np.ndarray:
+        """Decision values of the reported model (``iterate="model"``: the averaged iterate
+        once a solver's averaging window has started), or of the last iterate of the same run
+        (``iterate="last"``), so that both can be shown side by side."""
         self._require_ready()
-        return self._decision_rows(self.rows_like_train(X))
+        R = self.rows_like_train(X)
+        if iterate == "model" or (iterate == "last" and not self.averaging_active):
+            return self._decision_rows(R)
+        if iterate == "last":
+            return self._last_rows(R)
+        raise ValueError(f"iterate must be 'model' or 'last', got {iterate!r}")
 
-    def _expansion_rows(self, R: Rows) -> np.ndarray:
+    #: True once the reported model is an average of iterates (solvers with ``averaging``)
+    averaging_active: bool = False
+
+    def _last_rows(self, R: Rows) -> np.ndarray:
+        """Decision values of the last iterate while the model is an average (solvers with
+        averaging implement it)."""
+        raise NotImplementedError(f"{self.name} keeps no last iterate beside its model")
+
+    def _expansion_rows(self, R: Rows, model=None) -> np.ndarray:
         """Decision values of a kernel expansion over training points, as given by the
-        solver's ``support_coef()`` -> (support indices, coefficients, b):
+        solver's ``support_coef()`` (or ``model``) -> (support indices, coefficients, b):
         f(x) = Σ_m coef_m k(x_{support_m}, x) + b. Kernel solvers use this as ``_decision_rows``."""
         out = np.zeros(R.n)
-        support, coef, b = self.support_coef()
+        support, coef, b = self.support_coef() if model is None else model
         if support.size:
             expansion(self.kcode, self.kp, R, self.X, support, coef, out)
         return out + b
@@ -639,15 +807,72 @@ class Solver:
             raise AttributeError(f"{self.name} has no step size (it takes no gradient steps)")
         return rule.values(t)
 
-    def _mark_diverged(self, what: str):
+    def _mark_diverged(self, what: str, advice: str | None = None):
         self.diverged = True
-        self.message = (f"{self.name} diverged at iteration {self.t}: {what}. "
-                        "Use a smaller step size (eta0) or the default schedule.")
+        if advice is None:
+            advice = "Use a smaller step size (eta0) or the default schedule."
+        self.message = f"{self.name} diverged at iteration {self.t}: {what}. {advice}"
 
-    def memory_bytes(self, n: int, d: int, X: Rows) -> int:
-        """Memory the solver's own state will take for n rows (beyond the data); solvers
-        with caches or n×n stores override this so ``init`` can refuse what does not fit."""
+    def memory_bytes(self, n: int, d: int, X=None) -> int:
+        """Peak memory the solver will allocate for n rows of d features (beyond the caller's
+        data), from its parameters alone: ``X`` is the data (:class:`Rows`), their size
+        (:class:`DataSize`) or None (dense). Solvers with caches, stores or blocks sized by a
+        parameter override this (and list the parameters in ``memory_params``) so that ``init``
+        refuses what does not fit before allocating it."""
         return 64 * n
+
+    def halt(self, why: str):
+        """Stop the run without a result the solver can vouch for (its stopping test fired but
+        cannot be trusted, a store outgrew the budget, …): ``halted`` and the message say why."""
+        self.halted = True
+        self.message = f"{self.name} stopped at iteration {self.t} without a trusted result: {why}"
+
+    def nonfinite_advice(self) -> str:
+        """What to change when the model's numbers became NaN or infinite."""
+        if "eta0" in self.params:
+            return ("Use a smaller step size (eta0) or the default schedule, or scale the "
+                    "features.")
+        return ("The kernel values or C are too large for float64: scale the features (e.g. "
+                "StandardScaler), use a smaller gamma, or a smaller C.")
+
+    def trace_row(self, rows: np.ndarray) -> tuple[float, float, int]:
+        """(objective, training error, number of support vectors) for a light trace (the
+        estimators' ``trace=True``). This default takes the snapshot's, which is right for
+        solvers whose snapshot costs O(n) without kernel evaluations (SMO, CPSP); solvers whose
+        snapshot evaluates the model on every training point override it and estimate the data
+        term (and the training error) on the training rows ``rows``, a fixed subsample."""
+        snap = self.snapshot()
+        return snap.objective, float(snap.extra.get("train_error", math.nan)), int(snap.n_sv)
+
+    def _rows_of(self, rows: np.ndarray) -> Rows:
+        """The training rows ``rows`` as a :class:`Rows` bundle, kept for the next call with the
+        same rows (a light trace evaluates one fixed subsample at every checkpoint)."""
+        memo = getattr(self, "_rows_memo", None)
+        if memo is None or memo[0] is not rows:
+            memo = (rows, self.X.take(rows))
+            self._rows_memo = memo
+        return memo[1]
+
+    def _trace_sqnorm(self, m: int) -> float:
+        """‖w‖² = Σ_{j∈S} c_j (f(x_j) − b) of the kernel expansion ``support_coef()`` for a
+        light trace: exact (|S|² kernel evaluations) while |S| ≤ m; beyond, the unbiased
+        importance-sampling estimate (Σ|c| / m) Σ_{j drawn} sign(c_j) (f(x_j) − b) over m draws
+        with probability |c_j| / Σ|c| (``default_rng([seed, 3, t])``; at most m·|S|
+        evaluations). Drawing by |c_j| keeps the variance low when a few coefficients dominate
+        (NORMA's recent α_i = η_t y_i): uniform draws missed them by a factor 50."""
+        support, coef, b = self.support_coef()
+        if support.size == 0:
+            return 0.0
+        with np.errstate(over="ignore", invalid="ignore"):
+            if support.size <= m:
+                return float(coef @ (self._expansion_rows(self.X.take(support)) - b))
+            mag = np.abs(coef)
+            total = float(mag.sum())
+            rng = np.random.default_rng([self.seed, 3, self.t])
+            draw = rng.choice(support.size, m, replace=True, p=mag / total)
+            uniq, count = np.unique(draw, return_counts=True)
+            f = self._expansion_rows(self.X.take(support[uniq])) - b
+            return total / m * float((count * np.sign(coef[uniq])) @ f)
 
     # ---- to implement --------------------------------------------------------------------
     def _setup(self) -> None:

@@ -73,7 +73,13 @@ Choices where the paper is ambiguous or silent (each one tested in tests/test_cu
 * Randomness: ``np.random.default_rng(seed)`` in Python; the same seed gives the same run.
 * ``t`` counts calls to FindCuttingPlane (one per cut added; for ``constant`` the non-violated
   draws count too). ``max_iter`` caps t (``horizon``); ``converged`` is True only when the ε rule
-  fired. A step calls compiled kernel code for the new cut and Clarabel for the QP.
+  fired *and* its premise holds: the cut QP behind ξ was solved to a duality gap ≤ ε (``qp_gap``;
+  P(w) − min P ≤ (L(w) − ξ(w)) + qp_gap for exact cuts). When the rule fires on a QP solved
+  worse than that (C = 1e9, or features scaled by 1e150: Clarabel's tolerances are relative, and
+  the QP's scale is C·n·K), the run stops ``halted`` with a message naming the cause (lower C,
+  scale the features) instead of claiming convergence. The store A grows by doubling; a growth
+  beyond the memory budget halts the run likewise. A step calls compiled kernel code for the new
+  cut and Clarabel for the QP.
 * If Clarabel returns no usable solution or the model becomes non-finite (absurd kernel
   values), the run stops with ``diverged`` and a message instead of raising.
 * ``kernel_evals`` counts the kernel values the algorithm needs: in ``linear`` n per distinct
@@ -101,6 +107,10 @@ MODEL_NAME = "cut model ½λ‖w‖² + ξ over the sampled cuts (not a bound on
 
 _ZERO_A = 1e-8           # a_t = α_t / C_p at or below this counts as inactive
 _MAX_DRAWS = 100
+
+
+class _StoreFull(Exception):
+    """The cut store would outgrow the memory budget (the run halts; nothing is allocated)."""
 
 
 @njit
@@ -301,6 +311,16 @@ class CuttingPlaneSolver(Solver):
     kernelized = True
     stochastic = False
     listing_default = cpsp_listing()
+    memory_params = ("sample_size",)
+
+    def memory_bytes(self, n, d, X=None):
+        """At the start: the store A of the cuts' inner products (16 rows of n, growing by
+        doubling; each growth is checked against the same budget), O(n) state, the r sampled
+        rows densified and one block of their kernel values (≤ 16 MB)."""
+        r = min(self.p["sample_size"], n)
+        block = min(max(16, min(4096, (1 << 21) // r)), n)
+        return 8 * (16 * n + 4 * n) + 8 * r * (d + 4) + 8 * block * r \
+            + 24 * self.p["sample_size"]                    # the r draws, their margins
 
     # ---------------------------------------------------------------------------------- setup
     def _setup(self):
@@ -352,12 +372,54 @@ class CuttingPlaneSolver(Solver):
         loss = float(np.mean(np.maximum(0.0, 1.0 - m)))
         xi = self._xi()
         if loss <= xi + self.eps:
-            self._conv = True
+            self._stop_if_trusted(f"mean hinge {loss:.4g} ≤ ξ + ε = {xi + self.eps:.4g}")
         return self._conv
 
+    def qp_gap(self) -> float:
+        """Duality gap of the cut QP at the current α, in λ-form units (÷ C_p):
+        (‖w‖² + C_p ξ(w) − cᵀα) / C_p ≥ 0. The stopping test bounds the suboptimality only
+        together with it: P(w) − min P ≤ (L(w) − ξ(w)) + qp_gap (for exact cuts)."""
+        if self.c.size == 0:
+            return 0.0
+        with np.errstate(over="ignore", invalid="ignore"):
+            wsq = float(self.alpha @ self.G @ self.alpha)
+            gap = (wsq - float(self.c @ self.alpha)) / self.Cp + self._xi()
+        return gap if np.isfinite(gap) else np.inf
+
+    def _stop_if_trusted(self, test: str):
+        """The stopping test fired: converged when the cut QP behind ξ was solved to within ε,
+        else halt and say why the result cannot be trusted (badly scaled data or C)."""
+        gap = self.qp_gap()
+        if gap <= self.eps:
+            self._conv = True
+            return
+        with np.errstate(over="ignore", invalid="ignore"):
+            gmax = float(np.max(np.abs(self.G))) if self.G.size else 0.0
+        why = []
+        if not np.isfinite(gmax) or gmax > 1e100:
+            why.append(f"the kernel values are huge (cut products up to {gmax:.3g}): scale the "
+                       "features (e.g. StandardScaler) or use a smaller gamma")
+        if self.Cp * gmax > 1e6 or not why:
+            why.append(f"C·n = {self.Cp:.3g} makes the cut QP badly scaled: lower C")
+        self.halt(f"its stopping test fired ({test}), but the cut QP was solved only to a "
+                  f"duality gap of {gap:.3g} > ε = {self.eps:g}, so the test proves nothing; "
+                  + "; ".join(why) + ".")
+
     def _add_cut(self, c_new, pts, coef, Anew, gnew_pts):
-        """Append a cut; Anew (linear) is its row of A; gnew_pts(u) gives ⟨g_new, g_u⟩."""
+        """Append a cut; Anew (linear) is its row of A; gnew_pts(u) gives ⟨g_new, g_u⟩.
+        Raises _StoreFull, before changing anything, when A would outgrow the budget."""
         T = self.c.size
+        if Anew is not None and self._Abuf.shape[0] == T:     # grow by doubling
+            rows = max(16, 2 * T)        # the new buffer while the old one is copied
+            grown = self.memory_bytes(self.n, self.d) + 8 * (rows + T - 16) * self.n
+            if grown > self.budget_bytes:
+                raise _StoreFull(
+                    f"the store of the cuts' products (T × n = {rows:,} × {self.n:,}) would "
+                    f"outgrow the memory budget ({self.budget_bytes / 2**20:,.0f} MB) after "
+                    f"{T:,} active cuts; raise epsilon, lower C or use fewer rows")
+            buf = np.empty((rows, self.n))
+            buf[:T] = self._Abuf[:T]
+            self._Abuf = buf
         grow = np.zeros(T + 1)
         for u in range(T):
             grow[u] = gnew_pts(u)
@@ -374,10 +436,6 @@ class CuttingPlaneSolver(Solver):
         self.coef.append(coef)
         self.born.append(self.t + 1)
         if Anew is not None:
-            if self._Abuf.shape[0] == T:           # grow by doubling: no copy per cut
-                buf = np.empty((max(16, 2 * T), self.n))
-                buf[:T] = self._Abuf[:T]
-                self._Abuf = buf
             self._Abuf[T] = Anew
         self.n_cuts_added += 1
 
@@ -479,7 +537,7 @@ class CuttingPlaneSolver(Solver):
         if val <= xi + self.eps:
             self.streak += 1
             if self.streak >= self.p["patience"]:
-                self._conv = True
+                self._stop_if_trusted(f"{self.streak} sampled cuts in a row violated by ≤ ε")
             return
         self.streak = 0
         violated = np.zeros(uniq.size, dtype=bool)
@@ -515,15 +573,18 @@ class CuttingPlaneSolver(Solver):
         """Up to n cutting-plane iterations; fewer when the ε rule fires or max_iter is hit."""
         self._require_ready()
         n = min(int(n), self.horizon - self.t)
-        if self.diverged:
+        if self.diverged or self.halted:
             return 0
         done = 0
-        while done < n and not self._conv and not self.diverged:
+        while done < n and not self._conv and not self.diverged and not self.halted:
             try:
                 if self.linear:
                     self._iter_linear()
                 else:
                     self._iter_constant()
+            except _StoreFull as e:
+                self.halt(str(e))
+                break
             except RuntimeError as e:              # Clarabel gave no usable solution
                 self.t += 1
                 self._fail(str(e))

@@ -69,10 +69,13 @@ Choices where the paper is ambiguous or silent (each one tested in tests/test_fr
   bias yᵀα/ρ jumps by about λ/ρ per step, which after one epoch is still O(1) in margin units
   (a9a, seeds 0-2, one epoch: last iterate 84.28/79.85/79.27%, mean of the last half epoch
   85.04/84.90/85.13%).
-  The sum is kept as U + B·β with B = Σ c_t (O(1) per step); the model's ρ = ᾱᵀAᾱ is computed
-  from scratch when the model is used.
+  The sum is kept as U + B·β with B = Σ c_t (O(1) per step); the model's ρ = ᾱᵀAᾱ = −½ ᾱᵀḡ
+  comes from the running sum of the maintained gradients g_t (O(|S|) per step in the window,
+  no kernel evaluation). ``SVMClassifier`` uses ``averaging=0.5`` for SFW/MSFW by default.
 * If q = αᵀAα stops being positive and finite (kernel values so large that 1/(2C) vanishes next
-  to them in float64), the run stops with ``diverged`` and a message; the model stays finite.
+  to them in float64, at ``init`` or in a line search), the run stops with ``diverged`` and a
+  message that says so; the model stays finite. C is bounded to [1e-12, 1e12]: outside, 1/(2C)
+  or the kernel part of A is lost in float64 next to the other.
 * The kernel may be any of svmcore's (the paper uses the Gaussian k = exp(−‖x−z‖²/(2σ²)),
   i.e. γ = 1/(2σ²)). The same C means a different problem here (squared hinge) than in the L1
   solvers: the paper's Table 2 lists different C for the two.
@@ -84,12 +87,13 @@ import math
 import numpy as np
 
 from .._jit import njit
+from ..approx import kernel_diag_max
 from ..kernels import (MATMUL_MIN_EVALS, expansion_by_matmul, kernel_expansion, kernel_row,
                        kernel_value, rows_args)
 from ..objectives import error_rate
 from .base import (AVERAGING_SPEC, COEF0_SPEC, DEGREE_SPEC, GAMMA_SPEC, KERNEL_SPEC, Line,
                    Listing, ParamSpec, SampleStream, Snapshot, Solver, StepRecord,
-                   averaging_start, join_state, state_changes, state_part)
+                   averaging_start, data_bytes, join_state, state_changes, state_part)
 
 # float state slots (`sc`)
 _C, _Q, _LAM, _BSUM, _NAVG = 0, 1, 2, 3, 4
@@ -99,6 +103,7 @@ _T, _KEVALS, _NS, _VERTEX, _AWAY, _NAWAY, _NDROP, _ADDED = 0, 1, 2, 3, 4, 5, 6, 
 _NIC = 8
 
 _C_LO, _C_HI = 1e-100, 1e100
+_Q_NOISE = 1e-10        # q below this × max A_pp is rounding noise (see SFWSolver._check_q)
 
 
 @njit
@@ -130,14 +135,17 @@ def _append_row(Xd, Xdata, Xind, Xptr, Xsq, sparse, i, Bd, Bdata, Bind, Bptr, Bs
 @njit
 def _fw_chunk(code, kp, Xd, Xdata, Xind, Xptr, Xsq, sparse, Bd, Bdata, Bind, Bptr, Bsq,
               y, idx, n_steps, inv2C, away, Sidx, pos, yS, betaS, gS, arange, rowi, rowp, sc, ic,
-              flog, t_avg0, Uavg):
+              flog, t_avg0, Uavg, Gsum):
     """n_steps SFW (away=False) or MSFW (away=True) iterations; sample idx[s] feeds step s.
 
     B holds the rows of the working set in the order they joined (slot m = training row
     Sidx[m]), so a kernel row against S reads memory sequentially. If ``flog`` has n_steps
     entries, flog[s] receives f(α) = −q after step s. From iteration t_avg0 on, the sum of the
     iterates Σ_t α_t is kept as Uavg + B·β (B = Σ_t c_t in sc[_BSUM]): a change δ of one β entry
-    costs Uavg[m] −= B·δ, so averaging stays O(1) per step."""
+    costs Uavg[m] −= B·δ, so averaging stays O(1) per step. Gsum[m] keeps Σ_t g_m(t) over
+    the same window (g is linear in α: its mean is the gradient at the mean iterate, so
+    ρ̄ = ᾱᵀAᾱ = −½ ᾱᵀḡ costs O(|S|)); a sample joining S inside the window starts from
+    Σ_t g_i(t) = −2 y_i Σ_m y_m (K_im + 1) Σ_t α_m(t), read off its new kernel row."""
     keep_log = flog.shape[0] >= n_steps
     for s in range(n_steps):
         i = idx[s]
@@ -158,6 +166,14 @@ def _fw_chunk(code, kp, Xd, Xdata, Xind, Xptr, Xsq, sparse, Bd, Bdata, Bind, Bpt
                     gmax = gS[m]
             gi = -2.0 * y[i] * c * acc               # α_i = 0
             if gi >= gmax:
+                if sc[_NAVG] > 0.0:              # Σ_t g_i(t) over the window so far
+                    acc = 0.0
+                    bsum = sc[_BSUM]
+                    for m in range(ns):
+                        acc += yS[m] * (Uavg[m] + bsum * betaS[m]) * (rowi[m] + 1.0)
+                    Gsum[ns] = -2.0 * y[i] * acc
+                else:
+                    Gsum[ns] = 0.0
                 Sidx[ns] = i
                 pos[i] = ns
                 yS[ns] = y[i]
@@ -268,6 +284,8 @@ def _fw_chunk(code, kp, Xd, Xdata, Xind, Xptr, Xsq, sparse, Bd, Bdata, Bind, Bpt
         if ic[_T] >= t_avg0:
             sc[_BSUM] += sc[_C]
             sc[_NAVG] += 1.0
+            for m in range(ns):
+                Gsum[m] += gS[m]
         if keep_log:
             flog[s] = -sc[_Q]
     return n_steps
@@ -360,7 +378,7 @@ class SFWSolver(Solver):
     params = {
         "C": ParamSpec(1.0, "float", "C of the L2-SVM (squared hinge): A = K∘yyᵀ + yyᵀ + I/(2C). "
                        "Not the L1-SVM's C: the paper's Table 2 uses different values.",
-                       low=0.0, low_open=True, high=1e12, ui=(1e-3, 1e3), log=True),
+                       low=1e-12, high=1e12, ui=(1e-3, 1e3), log=True),
         "kernel": KERNEL_SPEC,
         "gamma": GAMMA_SPEC,
         "degree": DEGREE_SPEC,
@@ -377,10 +395,15 @@ class SFWSolver(Solver):
     def _setup(self):
         n = self.n
         self.inv2C = 1.0 / (2.0 * self.p["C"])
+        p = self.p
+        with np.errstate(over="ignore", invalid="ignore"):
+            self.app_max = kernel_diag_max(self.X.sqnorm, p["kernel"], p["gamma"], p["coef0"],
+                                           p["degree"]) + 1.0 + self.inv2C
         self.horizon = max(1, math.ceil(self.p["epochs"] * n))
         self.stream = SampleStream(n, self.seed, "permutation")
         self.t_avg0 = averaging_start(self.p["averaging"], self.horizon)
         self.Uavg = np.zeros(n)
+        self.Gsum = np.zeros(n)
         self._qbar = None
         self.Sidx = np.zeros(n, dtype=np.int64)
         self.pos = -np.ones(n, dtype=np.int64)
@@ -420,6 +443,7 @@ class SFWSolver(Solver):
         self.kernel_evals = 1
         self._snap_cache = None
         self.dual_trace: list[np.ndarray] = []
+        self._check_q()
 
     # ----------------------------------------------------------------------------------- step
     def step(self, n: int) -> int:
@@ -436,20 +460,34 @@ class SFWSolver(Solver):
         _fw_chunk(self.kcode, self.kp, *rows_args(self.X), *self.B, self.y, idx, n,
                   self.inv2C, self.away, self.Sidx, self.pos, self.yS, self.betaS, self.gS,
                   self.arange, self.rowi, self.rowp, self.sc, self.ic, flog, self.t_avg0,
-                  self.Uavg)
+                  self.Uavg, self.Gsum)
         if self.record_dual:
             self.dual_trace.append(flog)
         self.t = int(self.ic[_T])
         self.kernel_evals = int(self.ic[_KEVALS])
         self._snap_cache = None
         self._qbar = None
-        q = self.sc[_Q]
-        if not (q > 0.0 and np.isfinite(q)) or not np.all(np.isfinite(self.gS[:self.ic[_NS]])):
-            self.diverged = True
-            self.message = (f"{self.name} diverged at iteration {self.t}: q = αᵀAα = {q:g} "
-                            "lost its precision (kernel values too large for float64 next to "
-                            "1/(2C)); use a smaller gamma, degree or coef0, or a larger C.")
+        self._check_q()
         return n
+
+    def _check_q(self):
+        """Stop the run when q = αᵀAα or the gradient is no longer a positive finite number
+        (the line search λ = (q + g/2)/(q + g + A_pp) then overflows or divides 0 by 0), or when
+        q has fallen below the rounding error of its own updates: eq. 3.10 adds terms of size
+        A_pp, so a q under 1e-10·max A_pp is noise (features × 1e50 with a linear kernel: the
+        maintained q was 2.8e83 where αᵀAα is −1.8e83 … and the model 74 % instead of 85 %)."""
+        q = self.sc[_Q]
+        ok = q > 0.0 and np.isfinite(q) and np.all(np.isfinite(self.gS[:self.ic[_NS]]))
+        if ok and q >= _Q_NOISE * self.app_max:
+            return
+        why = ("is not a positive finite number" if not ok else
+               f"is below the rounding error of its updates ({_Q_NOISE:g} × max A_pp = "
+               f"{_Q_NOISE * self.app_max:.3g})")
+        self._mark_diverged(
+            f"q = αᵀAα = {q:.3g} {why}: it lost its precision in the line search (kernel values "
+            "too large for float64 next to 1/(2C))",
+            "Scale the features (e.g. StandardScaler), or use a smaller gamma, degree, coef0 "
+            "or C.")
 
     @staticmethod
     def _scale(q: float) -> float:
@@ -500,11 +538,11 @@ class SFWSolver(Solver):
         """True once the averaging window has started (the model is then the mean iterate)."""
         return bool(self.sc[_NAVG] > 0)
 
-    def _slot_alpha(self) -> np.ndarray:
+    def _slot_alpha(self, last: bool = False) -> np.ndarray:
         """α of the reported model per working-set slot: the mean of the iterates in the
-        averaging window once it has started, else the last iterate c·β."""
+        averaging window once it has started (unless ``last``), else the last iterate c·β."""
         ns = int(self.ic[_NS])
-        if self.averaging_active:
+        if self.averaging_active and not last:
             a = (self.Uavg[:ns] + self.sc[_BSUM] * self.betaS[:ns]) / self.sc[_NAVG]
             return np.maximum(a, 0.0)                 # rounding may leave −1e-20 for α = 0
         return self.sc[_C] * self.betaS[:ns]
@@ -518,11 +556,12 @@ class SFWSolver(Solver):
         a[self.Sidx[:ns]] = self._slot_alpha()
         return a
 
-    def _raw_support(self, positions=False):
-        """(training indices, y_m α_m) of the reported model's support, in working-set order;
-        with ``positions`` also their slots in the compact matrix B."""
+    def _raw_support(self, positions=False, last=False):
+        """(training indices, y_m α_m) of the reported model's support (of the last iterate
+        with ``last``), in working-set order; with ``positions`` also their slots in the
+        compact matrix B."""
         ns = int(self.ic[_NS])
-        a = self._slot_alpha()
+        a = self._slot_alpha(last)
         keep = np.flatnonzero(a > 0.0)
         a = a[keep]
         if positions:
@@ -541,16 +580,16 @@ class SFWSolver(Solver):
                              np.ascontiguousarray(coef), out)
         return out
 
-    def _model_q(self) -> float:
+    def _model_q(self, last: bool = False) -> float:
         """ρ = αᵀAα of the reported model: the maintained q for the last iterate; for the
-        averaged α computed from scratch (|support|² kernel evaluations, once per step call)."""
-        if not self.averaging_active:
+        averaged ᾱ, −½ ᾱᵀḡ with ḡ the mean of the maintained gradients over the window (g is
+        linear in α), O(|S|) — no kernel evaluation."""
+        if last or not self.averaging_active:
             return self._scale(self.sc[_Q])
         if self._qbar is None:
-            support, ya, pos = self._raw_support(positions=True)
-            h = self._expansion(self.X.take(support), ya, pos, np.zeros(support.size))
-            a = np.abs(ya)
-            self._qbar = self._scale(float(ya @ (h + ya.sum())) + float(a @ a) * self.inv2C)
+            ns = int(self.ic[_NS])
+            gbar = self.Gsum[:ns] / self.sc[_NAVG]
+            self._qbar = self._scale(-0.5 * float(self._slot_alpha() @ gbar))
         return self._qbar
 
     @property
@@ -564,11 +603,14 @@ class SFWSolver(Solver):
         q = self._model_q()
         return support, ya / q, float(ya.sum()) / q
 
-    def _decision_rows(self, R):
-        _, ya, pos = self._raw_support(positions=True)
-        q = self._model_q()
+    def _decision_rows(self, R, last: bool = False):
+        _, ya, pos = self._raw_support(positions=True, last=last)
+        q = self._model_q(last)
         out = self._expansion(R, ya / q, pos, np.zeros(R.n))
         return out + float(ya.sum()) / q
+
+    def _last_rows(self, R):
+        return self._decision_rows(R, last=True)
 
     def full_gradient(self, model: bool = False) -> tuple[np.ndarray, np.ndarray]:
         """(g, h): g = −2Aα on every training point and the raw scores h = Σ α_m y_m k + yᵀα,
@@ -587,6 +629,19 @@ class SFWSolver(Solver):
         h += ya.sum()
         g = -2.0 * self.y * h - alpha / self.p["C"]
         return g, h
+
+    def memory_bytes(self, n, d, X=None):
+        """The compact copy B of the working-set rows (at most all n) and ten length-n arrays
+        (S, positions, labels, β, g, the averaging sums, two kernel rows, …)."""
+        return data_bytes(n, d, X) + 96 * n
+
+    def trace_row(self, rows):
+        """(f(α) = −ρ of the reported model (maintained, O(|S|)), training error on the rows
+        ``rows``, support size)."""
+        self._require_ready()
+        scores = self._decision_rows(self._rows_of(rows))
+        return (-self._model_q(), error_rate(scores, self.y[rows]),
+                int(self._raw_support()[0].size))
 
     def state_line(self, snap: Snapshot) -> str:
         e = snap.extra
@@ -615,13 +670,13 @@ class SFWSolver(Solver):
         g, h = self.full_gradient(model=True)
         f = 0.5 * float(alpha @ g)                       # −αᵀAα = ½ αᵀg
         q_exact = self._scale(-f)
-        if avg:
-            self._qbar = q_exact
         fw_gap = float(g.max() - alpha @ g)              # ≥ f(α*) − f(α)  (Lemma 4.1)
         # the same α as a model of the usual L2-SVM with regularised bias (margins at ±1)
         scores = h / q_exact
         support, ya = self._raw_support()
-        wb_sq = 1.0 / q_exact - float(alpha @ alpha) / (2.0 * C) / q_exact ** 2
+        # ‖(w, b)‖² of the ±1-margin model = (q − ‖α‖²/(2C)) / q², written so that no
+        # intermediate overflows when 1/(2C) or the kernel values are huge
+        wb_sq = (1.0 - float(alpha @ alpha) / (2.0 * C) / q_exact) / q_exact
         sq_loss = float(np.sum(np.maximum(0.0, 1.0 - self.y * scores) ** 2))
         l2_primal = 0.5 * wb_sq + C * sq_loss
         l2_dual = 0.5 / q_exact
@@ -643,8 +698,8 @@ class SFWSolver(Solver):
                    "epochs_done": self.t / self.n, "averaging_active": avg,
                    "iterate_dual": -float(self.sc[_Q])},
         )
-        if not avg:     # the maintained q against the same α from scratch
-            snap.extra["q_drift"] = float(self.sc[_Q] - q_exact)
+        # the maintained ρ (q, or −½ ᾱᵀḡ when averaging) against the same α from scratch
+        snap.extra["q_drift"] = float(self._model_q() - q_exact)
         self._snap_cache = snap
         return snap
 

@@ -436,10 +436,10 @@ class _OnlineKernelMixin:
     def averaging_active(self) -> bool:
         return self.sc[_N_AVG] > 0
 
-    def model(self):
+    def model(self, last: bool = False):
         """(α over all training points, b): the averaged iterate once the averaging window has
-        started, else the last iterate (for Pegaz η_t β_t)."""
-        if self.averaging_active:
+        started (unless ``last``), else the last iterate (for Pegaz η_t β_t)."""
+        if self.averaging_active and not last:
             m = self.sc[_N_AVG]
             return (self.U + self.sc[_BSUM] * self.gam) / m, float(self.sc[_BIAS_SUM] / m)
         return self.sc[_A] * self.gam, float(self.sc[_B])
@@ -458,13 +458,16 @@ class _OnlineKernelMixin:
         """|{j : γ_j ≠ 0}| of the last iterate (what the literal form evaluates per step)."""
         return int(self.ic[_NSV])
 
-    def support_coef(self):
-        alpha, b = self.model()
+    def support_coef(self, last: bool = False):
+        alpha, b = self.model(last)
         support = np.flatnonzero(alpha != 0.0)
         return support, alpha[support], b
 
     def _decision_rows(self, R):
         return self._expansion_rows(R)
+
+    def _last_rows(self, R):
+        return self._expansion_rows(R, self.support_coef(last=True))
 
     # ------------------------------------------------------------------------------ objective
     # ------------------------------------------------------------------------ step through
@@ -575,6 +578,36 @@ class _OnlineKernelMixin:
             state_part("b = {b:.3g}", b=e.get("b")) if self.p.get("fit_intercept") else None,
             "averaging the iterates now" if e.get("averaging_active") else None,
         ])
+
+    def memory_bytes(self, n, d, X=None):
+        """Nine length-n state arrays (coefficients, averaging sum, outputs, support list, …)."""
+        return 80 * n
+
+    def train_scores(self):
+        """o(x_i) on the training set from the kept outputs õ = Kγ (cached form, last iterate:
+        o = a·õ + b, no kernel evaluation); None otherwise."""
+        if not self.cache or self.averaging_active:
+            return None
+        return self.sc[_A] * self.ot + self.sc[_B]
+
+    def trace_row(self, rows):
+        """The objective with the hinge term on the training rows ``rows``. Cached form, last
+        iterate: from the kept outputs, ‖o‖² = a² γᵀõ exactly, O(n) and no kernel evaluation;
+        else the rows' decision values and ‖o‖² exact or estimated from len(rows) // 2 draws
+        (see ``Solver._trace_sqnorm``)."""
+        self._require_ready()
+        kept = self.train_scores()
+        if kept is not None:
+            scores = kept[rows]
+            a = self.sc[_A]
+            with np.errstate(over="ignore", invalid="ignore"):
+                o_sq = float(a * a * (self.gam @ self.ot))
+        else:
+            scores = self._decision_rows(self._rows_of(rows))
+            o_sq = self._trace_sqnorm(rows.size // 2)
+        h = hinge_losses(scores, self.y[rows])
+        obj = self._objective(float(h.mean()), o_sq)[0]
+        return obj, error_rate(scores, self.y[rows]), int(np.count_nonzero(self.model()[0]))
 
     def snapshot(self) -> Snapshot:
         self._require_ready()

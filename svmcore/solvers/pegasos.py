@@ -55,6 +55,7 @@ _A, _VSQ, _B, _BSUM_AVG, _BIAS_SUM, _N_AVG, _WSQ = 0, 1, 2, 3, 4, 5, 6
 _T, _KEVALS, _NSV, _DIVERGED = 0, 1, 2, 3
 
 _RENORM = 1e-9
+_MAX_DRAWN = 1 << 20     # sample indices drawn per compiled call (step(n) with a large batch)
 
 
 @njit
@@ -395,7 +396,12 @@ class PegasosSolver(Solver):
         n = int(n)
         if n <= 0 or self.diverged:
             return 0
-        return self._advance(self.stream.take(n * self.k), n)
+        total = 0
+        per = max(1, _MAX_DRAWN // self.k)       # the sample indices of a call: ≤ 8 MB
+        while total < n and not self.ic[_DIVERGED]:
+            m = min(per, n - total)
+            total += self._advance(self.stream.take(m * self.k), m)
+        return total
 
     def _advance(self, idx: np.ndarray, n: int) -> int:
         """n iterations on the mini-batches ``idx`` (n·k indices from the stream)."""
@@ -421,14 +427,14 @@ class PegasosSolver(Solver):
     def averaging_active(self) -> bool:
         return self.sc[_N_AVG] > 0
 
-    def model(self):
+    def model(self, last: bool = False):
         """(coefficients, b): w (linear) or β over all training points (kernel), averaged if
-        the averaging window has started, else the last iterate."""
+        the averaging window has started (unless ``last``), else the last iterate."""
         if self.kernelized:
             vec = self.gam
         else:
             vec = self.v
-        if self.averaging_active:
+        if self.averaging_active and not last:
             m = self.sc[_N_AVG]
             return (self.U + self.sc[_BSUM_AVG] * vec) / m, self.sc[_BIAS_SUM] / m
         return self.sc[_A] * vec, float(self.sc[_B])
@@ -448,10 +454,10 @@ class PegasosSolver(Solver):
         """How often each example was a violator (the paper's α; kernel form only)."""
         return self.counts
 
-    def support_coef(self):
+    def support_coef(self, last: bool = False):
         if not self.kernelized:
             return None                      # the linear primal form: see linear_model()
-        beta, b = self.model()
+        beta, b = self.model(last)
         support = np.flatnonzero(beta != 0.0)
         return support, beta[support] * self.y[support], b
 
@@ -459,13 +465,16 @@ class PegasosSolver(Solver):
         """(w, b) of the linear primal form (None for the kernelized form)."""
         return None if self.kernelized else self.model()
 
-    def _decision_rows(self, R):
+    def _decision_rows(self, R, last: bool = False):
         if self.kernelized:
-            return self._expansion_rows(R)
+            return self._expansion_rows(R, self.support_coef(last))
         out = np.zeros(R.n)
-        w, b = self.model()
+        w, b = self.model(last)
         linear_scores(*rows_args(R)[:4], R.sparse, w, out)
         return out + b
+
+    def _last_rows(self, R):
+        return self._decision_rows(R, last=True)
 
     def w_sqnorm(self) -> float:
         """‖w‖² of the reported model (exact, from the coefficients)."""
@@ -480,6 +489,21 @@ class PegasosSolver(Solver):
         from ..kernels import kernel_block
         K = kernel_block(self.kcode, self.kp, *rows_args(S), *rows_args(S)[:5])
         return float(coef @ K @ coef)
+
+    def trace_row(self, rows):
+        """Objective and training error with the hinge term on the training rows ``rows``;
+        ‖w‖²: exact for the linear form and for a projected last iterate (kept by the
+        compiled loop), else estimated from len(rows) // 2 draws (``Solver._trace_sqnorm``)."""
+        self._require_ready()
+        scores = self._decision_rows(self._rows_of(rows))
+        y = self.y[rows]
+        if not self.kernelized:
+            wsq, n_sv = self.w_sqnorm(), int(round(np.mean(y * scores <= 1.0) * self.n))
+        else:
+            exact = self.p["projection"] and not self.averaging_active
+            wsq = float(self.sc[_WSQ]) if exact else self._trace_sqnorm(rows.size // 2)
+            n_sv = int(np.count_nonzero(self.model()[0]))
+        return primal_objective(scores, y, wsq, lam=self.lam), error_rate(scores, y), n_sv
 
     def state_line(self, snap: Snapshot) -> str:
         e = snap.extra

@@ -613,7 +613,9 @@ class SMOSolver(Solver):
     kernelized = True
     listing_default = SMO_LISTING.select()
 
-    def memory_bytes(self, n, d, X):
+    memory_params = ("cache_mb",)
+
+    def memory_bytes(self, n, d, X=None):
         """The kernel-row cache (at least two rows, at most cache_mb; with shrinking one more
         byte per entry, which ones a row holds) plus O(n) state."""
         slots = max(2, min(n, int(self.p["cache_mb"] * 2**20 // (8 * n))))
@@ -639,6 +641,10 @@ class SMOSolver(Solver):
         self.kernel_evals = int(self.ic[_KEVALS])
         slots = int(p["cache_mb"] * 2**20 // (8 * n))
         self.slots = max(2, min(n, slots))
+        if slots < 2:
+            self.notes.append(f"cache_mb = {p['cache_mb']:g} holds {max(slots, 0)} kernel row(s) "
+                              f"of n = {n:,}; 2 rows ({16 * n / 2**20:.3g} MB) are kept, the "
+                              "two one step needs")
         self.cache = np.empty((self.slots, n))
         self.slot_of = -np.ones(n, dtype=np.int64)
         self.row_of = -np.ones(self.slots, dtype=np.int64)
