@@ -18,10 +18,7 @@ def main() -> None:
     ui.start(pg, "run")
 
     with st.sidebar:
-        st.header("Presets")
-        ui.preset_panel(pg, "run")
-        st.header("Data")
-        data = ui.data_panel(pg)
+        data = ui.sidebar_start(pg, "run")
         st.header("Solver")
         solver_name, params = ui.solver_panel(pg)
         eta_slot = st.container()

@@ -34,10 +34,7 @@ def main() -> None:
     race = ui.instance("race")
     ui.start(race, "race", first=lambda: ui.load_first(race, "race"))
     with st.sidebar:
-        st.header("Curated races")
-        ui.preset_panel(race, "race")
-        st.header("Data")
-        data = ui.data_panel(race)
+        data = ui.sidebar_start(race, "race")
         st.header("Entrants")
         entrants = ui.entrants_panel(race)
 

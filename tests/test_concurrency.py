@@ -301,7 +301,7 @@ def test_eight_sessions_at_once(server, tmp_path):
                 _wait(pages, _loaded, "the eight pages to load", 240)
                 for page in pages:
                     _no_exception(page)
-                    assert _state(page) == (0, "running")
+                    assert _state(page) == (0, "ready")            # t = 0: nothing has run yet
                     _set_pace_x4(page)
                 _wait(pages, lambda pg: _pace(pg) == "×4" and _idle(pg), "the speed ×4")
                 marks["loaded"] = time.monotonic() - t0

@@ -157,3 +157,38 @@ def test_a_new_solver_races_without_a_page_edit(throwaway):
     race = at.session_state["race"].live.race
     assert all(r.t >= 1 for r in race.runs)
     assert any("throwaway" in label for label in race.labels)
+
+
+def _frame_titles(at, key):
+    import json
+    frame = next(json.loads(c.proto.json) for c in at.get("bidi_component")
+                 if c.proto.id.endswith(key))
+    return [p["title"] for p in frame["panels"]] + [s["name"] for p in frame["panels"]
+                                                    for s in p["series"]]
+
+
+def test_cpsp_constant_time_shows_no_gap_on_the_playground_or_the_race():
+    """Issue 21: with sampled cuts the cut model is no bound, so no curve or tile may be called
+    a gap; the model's own curve says that it is not a bound."""
+    at = AppTest.from_file(str(ROOT / "pages" / "playground.py"), default_timeout=TIMEOUT)
+    at.query_params.update({"src": "toy", "ds": "moons", "n": "200", "solver": "cpsp",
+                            "p.sampling": "constant", "p.kernel": "rbf", "p.gamma": "2.0"})
+    at.run()
+    for _ in range(4):
+        at.button(key="pg_step").click().run()
+    _ok(at)
+    assert at.session_state["pg"].live.run.t > 0
+    names = _frame_titles(at, "pg_curves")
+    assert not [n for n in names if "gap" in n.lower()], names
+    assert any("not a bound" in n for n in names), names
+    labels = [m.label for m in at.metric]
+    assert "gap" not in labels and "model (no bound)" in labels
+    race = AppTest.from_file(str(ROOT / "pages" / "race.py"), default_timeout=TIMEOUT)
+    race.run()
+    race.selectbox(key="race_e1_solver").set_value("cpsp").run()
+    race.selectbox(key="race_e1_p_cpsp_sampling").set_value("constant").run()
+    for _ in range(3):
+        race.button(key="race_step").click().run()
+    _ok(race)
+    names = _frame_titles(race, "race_curves")
+    assert not [n for n in names if "gap" in n.lower()], names

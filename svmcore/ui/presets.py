@@ -78,3 +78,13 @@ def page_messages(inst: Instance, cfg, data: dict, kind: str = "run") -> None:
         st.warning(msg)
     for msg in data["info"]:
         st.caption(msg)
+
+
+def sidebar_start(inst: Instance, kind: str = "run") -> dict:
+    """The first part of a page's sidebar: the curated presets (or races) and the data panel;
+    returns the data panel's result. The page adds its solver or entrants below."""
+    from .data import data_panel
+    st.header("Presets" if kind == "run" else "Curated races")
+    preset_panel(inst, kind)
+    st.header("Data")
+    return data_panel(inst)
