@@ -25,7 +25,7 @@ def main() -> None:
 
     cfg = ui.run_config(pg, data, solver_name, params)
     state = ui.ensure_live(pg, cfg, data["upload"], data["digest"])
-    ui.sync_url(cfg)
+    ui.sync_url(cfg, state.run.t if state is not None else None)
 
     cls = get_solver(solver_name)
     st.title("Playground")

@@ -363,10 +363,13 @@ def test_url_round_trip_reproduces_the_run():
     _step(a, 5)
     query = _query(a)
     assert query["ds"] == "circles" and query["p.gamma"] == "2.0" and query["seed"] == "7"
+    assert query["t"] == str(_run(a).t)       # the link carries the moment (issue 22)
     b = _page(query)                          # a new session opened from the copied link
     assert b.selectbox(key="pg_toy").value == "circles"
     assert b.session_state["pg"].live.cfg == a.session_state["pg"].live.cfg
-    _step(b, 5)
+    assert _run(b).t == _run(a).t             # replayed to the same t, paused
+    _step(a, 3)
+    _step(b, 3)
     assert _run(b).t == _run(a).t
     _trace_equal(_run(a).trace_columns(), _run(b).trace_columns())
     assert not b.warning

@@ -145,10 +145,9 @@ def test_playground_in_browser(server):
             other.goto(link, wait_until="domcontentloaded")
             other.wait_for_selector(f"{FIELD} {DRAWN}", timeout=120_000)
             other.wait_for_selector('[data-testid="stMetric"]', timeout=60_000)
-            assert _as_int(_tile(other, "iteration t")) == 0
-            _step(other, 8)
+            # the link carries t: the same seeded run, replayed to the same moment, paused
             other.wait_for_timeout(800)
-            assert _tiles(other) == here
+            assert "t=" in link and _tiles(other) == here
             assert other.url == link
             assert other.locator('[data-testid="stException"]').count() == 0
             other.close()
@@ -351,6 +350,16 @@ def test_classroom_play_is_smooth_and_keys_drive_it(server):
             page = browser.new_page(viewport={"width": 1280, "height": 720})
             page.goto(server + "/", wait_until="domcontentloaded")
             page.wait_for_selector(f"{FIELD} {DRAWN}", timeout=120_000)
+            # a link to a moment of the run: the tile reads 300, and the run waits there
+            page.goto(server + "/?src=toy&ds=gaussians&n=200&seed=0&solver=pegasos&t=300",
+                      wait_until="domcontentloaded")
+            page.wait_for_selector(f"{FIELD} {DRAWN}", timeout=120_000)
+            page.wait_for_function("() => [...document.querySelectorAll('[data-testid=stMetric]')]"
+                                   ".some(m => m.innerText.startsWith('iteration t')"
+                                   " && m.querySelector('[data-testid=stMetricValue]')"
+                                   ".innerText.trim() === '300')", timeout=60_000)
+            page.wait_for_timeout(1500)
+            assert _tile(page, "iteration t") == "300"
             page.locator("h1").first.click()                   # focus the page, not a widget
             _step(page, 3)
             assert _as_int(_tile(page, "iteration t")) > 0

@@ -192,3 +192,34 @@ def test_cpsp_constant_time_shows_no_gap_on_the_playground_or_the_race():
     _ok(race)
     names = _frame_titles(race, "race_curves")
     assert not [n for n in names if "gap" in n.lower()], names
+
+
+def test_a_link_with_t_replays_the_run_and_pauses_there():
+    """Issue 22 item 3: ``…&t=300`` opens the same seeded run at t = 300, paused; the URL keeps
+    t as the run moves; a bad t is said once and the run starts at 0."""
+    from svmcore.config import RunConfig
+    from svmcore.rundata import build_data
+    from svmcore.run import TrainingRun
+    q = {"src": "toy", "ds": "moons", "n": "200", "seed": "4", "solver": "pegasos",
+         "p.kernel": "rbf", "p.gamma": "2.0", "t": "300"}
+    at = AppTest.from_file(str(ROOT / "pages" / "playground.py"), default_timeout=TIMEOUT)
+    at.query_params.update(q)
+    at.run()
+    _ok(at)
+    assert _tile(at) == 300 and at.session_state["pg"].playing is False
+    run = at.session_state["pg"].live.run
+    cfg = RunConfig(dataset="moons", n=200, seed=4, solver="pegasos",
+                    params=(("kernel", "rbf"), ("gamma", 2.0)))
+    data = build_data(cfg)
+    alone = TrainingRun("pegasos", data.X_train, data.y_train, data.X_test, data.y_test, seed=4,
+                        per_decade=run.per_decade, **cfg.param_dict)
+    alone.advance_iters(300)
+    np.testing.assert_array_equal(run.solver.decision_function(data.X_test),
+                                  alone.solver.decision_function(data.X_test))
+    at.button(key="pg_step1").click().run()
+    assert at.query_params["t"] in (["301"], "301")
+    bad = AppTest.from_file(str(ROOT / "pages" / "playground.py"), default_timeout=TIMEOUT)
+    bad.query_params.update({**q, "t": "-5"})
+    bad.run()
+    assert not bad.exception and _tile(bad) == 0
+    assert any("t='-5'" in w.value for w in bad.warning)

@@ -8,6 +8,7 @@ import streamlit as st
 
 from .. import export
 from .state import Instance, LiveState, describe
+from .urls import link_query
 
 
 def _files(state: LiveState) -> tuple[list, str]:
@@ -43,9 +44,12 @@ def export_panel(inst: Instance) -> None:
         files, code = _files(state)
         data_cfg = state.cfg.data if state.is_race else state.cfg
         with st.expander("Share and export", icon=":material/ios_share:"):
-            st.markdown("**Link** — the address bar holds this configuration; copy it, or this "
-                        "query string:")
-            st.code("?" + urlencode(state.cfg.to_query()), language=None, wrap_lines=True)
+            t = None if state.is_race else state.run.t
+            st.markdown("**Link at this t** — the address bar holds this configuration and the "
+                        "iteration; opening it replays the same seeded run to t"
+                        + (f" = {t:,}" if t else "") + " and pauses there. Copy it, or this "
+                        "query string (the copy button on its right):")
+            st.code("?" + urlencode(link_query(state.cfg, t)), language=None, wrap_lines=True)
             if data_cfg.source == "upload":
                 st.caption("An uploaded file is not part of a link: whoever opens it uploads "
                            "the same file (the script reads it from its original name).")

@@ -77,6 +77,16 @@ def ensure_live(inst: Instance, cfg: RunConfig | RaceConfig, upload=None,
     inst.error = None
     inst.live = LiveState(key, cfg, data, view, driver, [{"run": r, "cache": {}} for r in runs],
                           is_race=isinstance(cfg, RaceConfig))
+    if inst.want_t:                          # a link to a moment: the same seeded run, replayed
+        want, inst.want_t = inst.want_t, None
+        try:
+            with st.spinner(f"Replaying the run to t = {want:,} …"):
+                driver.advance_iters(want)
+        except Exception as exc:  # noqa: BLE001 - shown, the session goes on
+            inst.tick_error = describe(exc)
+        if not inst.live.is_race and driver.t < want:
+            inst.url_problems = list(inst.url_problems) + [
+                f"link: the run stops at t = {driver.t:,} ({driver.status}), before t = {want:,}"]
     return inst.live
 
 
@@ -322,6 +332,9 @@ def live_panel(inst: Instance, draw, footer=None, **control_kw) -> None:
         if inst.live is None:
             return
         controls(inst, **control_kw)
+        if not inst.live.is_race:
+            from .urls import sync_url
+            sync_url(inst.live.cfg, inst.live.run.t)   # the address bar: this moment of the run
         if footer is not None:
             footer(inst)
 

@@ -60,15 +60,45 @@ def start(inst: Instance, kind: str = "run", first=None) -> None:
             return
     elif kind == "run" and q and ({"src", "solver"} & set(q)) and not is_race_query(q):
         cfg, inst.url_problems = config_from_query(q)
+        inst.want_t = _link_t(inst, q)
         apply_config(inst, cfg)
         return
     if first is not None:
         first()
 
 
-def sync_url(cfg) -> None:
-    """Write the configuration (a RunConfig or a RaceConfig) into the URL."""
+MAX_LINK_T = 10_000_000
+
+
+def _link_t(inst: Instance, q: dict) -> int | None:
+    """The iteration ``t`` a link asks for (None: none, or not a valid one — said once)."""
+    raw = q.get("t")
+    if raw is None:
+        return None
+    try:
+        t = int(float(raw))
+        if float(raw) != t or not 0 <= t <= MAX_LINK_T:
+            raise ValueError
+    except (TypeError, ValueError, OverflowError):
+        inst.url_problems = list(inst.url_problems) + [
+            f"link: t={raw!r} is not an iteration count from 0 to {MAX_LINK_T:,}; starting at 0"]
+        return None
+    return t or None
+
+
+def link_query(cfg, t: int | None = None) -> dict:
+    """The query string of a configuration, with the iteration ``t`` when it is past 0: opening
+    it replays the same seeded run to ``t`` and pauses there."""
     q = cfg.to_query()
+    if t:
+        q["t"] = str(int(t))
+    return q
+
+
+def sync_url(cfg, t: int | None = None) -> None:
+    """Write the configuration (a RunConfig or a RaceConfig) and the iteration ``t`` into the
+    URL: the address bar is a link to this moment of the run."""
+    q = link_query(cfg, t)
     if _query() != q:
         st.query_params.from_dict(q)
 
