@@ -25,24 +25,27 @@ def main() -> None:
 
     cfg = ui.run_config(pg, data, solver_name, params)
     state = ui.ensure_live(pg, cfg, data["upload"], data["digest"])
-    ui.sync_url(cfg, state.run.t if state is not None else None)
+    present = ui.present_toggle(pg)
+    ui.sync_url(cfg, state.run.t if state is not None else None, present)
 
     cls = get_solver(solver_name)
-    st.title("Playground")
-    st.caption(f"{cls.title or solver_name} — {cls.paper}")
+    if not present:
+        st.title("Playground")
+        st.caption(f"{cls.title or solver_name} — {cls.paper}")
     ui.page_messages(pg, cfg, data, "run")
 
-    with st.expander("What is minimised, and one iteration"):
-        ui.solver_info(solver_name)
+    if not present:
+        with st.expander("What is minimised, and one iteration"):
+            ui.solver_info(solver_name)
 
     if pg.error:
         st.error(f"Cannot build this run: {pg.error}")
     elif state is not None:
         with eta_slot:
             ui.schedule_preview(pg, state.run)
-        for note in state.data.notes + state.data.warnings:
+        for note in ([] if present else state.data.notes) + state.data.warnings:
             st.caption(note)
-        if not state.view.plane.exact:
+        if not state.view.plane.exact and not present:
             st.caption(state.view.plane.describe())
         ui.live_panel(pg, ui.draw_run, footer=ui.export_panel)
 

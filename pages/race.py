@@ -38,11 +38,12 @@ def main() -> None:
         st.header("Entrants")
         entrants = ui.entrants_panel(race)
 
-    st.title("Race")
-    st.caption("2–4 solvers on the same data with one seed, advanced in lockstep by equal "
-               "budgets. Every solver draws its samples from the same seeded stream, so two "
-               "entrants that sample the same way (i.i.d. or by epoch-wise permutation) see the "
-               "same points in the same order: the differences come from the algorithms.")
+    if not ui.present_toggle(race):
+        st.title("Race")
+        st.caption("2–4 solvers on the same data with one seed, advanced in lockstep by equal "
+                   "budgets. Every solver draws its samples from the same seeded stream, so two "
+                   "entrants that sample the same way (i.i.d. or by epoch-wise permutation) see the "
+                   "same points in the same order: the differences come from the algorithms.")
     race.setdefault("budget", "time")
     budget = st.segmented_control("lockstep budget per tick", list(RACE_BUDGETS),
                                   key=race.key("budget"), required=True,

@@ -350,6 +350,30 @@ def test_classroom_play_is_smooth_and_keys_drive_it(server):
             page = browser.new_page(viewport={"width": 1280, "height": 720})
             page.goto(server + "/", wait_until="domcontentloaded")
             page.wait_for_selector(f"{FIELD} {DRAWN}", timeout=120_000)
+            # projector mode at 1280 × 720: field and curves on the screen, 18 px, no tile cut
+            for size in ((1280, 720), (1920, 1080)):
+                page.set_viewport_size({"width": size[0], "height": size[1]})
+                page.goto(server + "/?present=1", wait_until="domcontentloaded")
+                page.wait_for_selector(f"{FIELD} {DRAWN}", timeout=120_000)
+                page.wait_for_timeout(2000)
+                got = page.evaluate("""() => {
+                  const box = s => document.querySelector(s).getBoundingClientRect();
+                  const f = box('.st-key-pg_field .svmc'), c = box('.st-key-pg_curves .svmc');
+                  const cut = [...document.querySelectorAll('[data-testid=stMetricValue]')]
+                    .filter(e => e.scrollWidth > e.clientWidth + 1).map(e => e.innerText);
+                  const px = s => parseFloat(getComputedStyle(document.querySelector(s)).fontSize);
+                  return {bottom: Math.max(f.bottom, c.bottom), right: Math.max(f.right, c.right),
+                          top: Math.min(f.top, c.top), cut,
+                          font: +document.querySelector('.st-key-pg_field .svmc').dataset.font,
+                          legend: px('.st-key-pg_field .svmc-item'),
+                          tile: px('[data-testid=stMetricLabel] p')};
+                }""")
+                print(size, got)
+                assert 0 <= got["top"] and got["bottom"] <= size[1] and got["right"] <= size[0]
+                assert got["cut"] == [] and got["font"] >= 18 and got["legend"] >= 18
+                assert got["tile"] >= 18
+            page.set_viewport_size({"width": 1280, "height": 720})
+
             # a link to a moment of the run: the tile reads 300, and the run waits there
             page.goto(server + "/?src=toy&ds=gaussians&n=200&seed=0&solver=pegasos&t=300",
                       wait_until="domcontentloaded")

@@ -61,11 +61,16 @@ function setup(parent, cls) {
   st = {root, title, canvas, legend, data: null, img: null, frames: 0};
   STATE.set(parent, st);
   new ResizeObserver(() => { if (st.draw) st.draw(); }).observe(root);
+  window.addEventListener("resize", () => { if (st.draw) st.draw(); });
   return st;
 }
 
 function sizeCanvas(st, height) {
   const w = Math.max(200, st.root.clientWidth);
+  if (st.data && st.data.fit) {            // projector mode: down to the bottom of the window
+    const top = st.canvas.getBoundingClientRect().top + window.scrollY;
+    height = Math.max(220, window.innerHeight - top - st.legend.offsetHeight - 10);
+  }
   const dpr = window.devicePixelRatio || 1;
   const c = st.canvas;
   if (c.width !== Math.round(w * dpr) || c.height !== Math.round(height * dpr)) {
@@ -169,7 +174,7 @@ function drawField(st) {
   ctx.font = `${font}px sans-serif`;
   ctx.textAlign = "center";
   ctx.textBaseline = "top";
-  for (const v of niceTicks(x0, x1, Math.max(3, Math.floor(pw / (5 * font))), false)) {
+  for (const v of niceTicks(x0, x1, Math.max(4, Math.floor(pw / (4 * font))), false)) {
     ctx.fillText(fmt(v), X(v), oy + ph + 4);
     ctx.beginPath(); ctx.moveTo(X(v), oy + ph); ctx.lineTo(X(v), oy + ph + 3); ctx.stroke();
   }
@@ -229,6 +234,7 @@ function renderField(component) {
   }
   st.setTrigger = setTriggerValue;
   st.root.setAttribute("data-frames", ++st.frames);      // for tests and the live probe
+  st.root.setAttribute("data-font", data.font);
   st.root.setAttribute("data-t", data.t === undefined ? "" : data.t);
   st.canvas.style.cursor = data.mode === "view" ? "default" : "crosshair";
   st.canvas.onclick = (ev) => {

@@ -207,7 +207,7 @@ def controls(inst: Instance, allow_edit: bool = True, speed_label: str = "speed:
                           f"about {live.LIVE_BUDGET_S * 1e3:.0f} ms of solver time at most; 'max' "
                           "spends the whole budget. Between two trace checkpoints the "
                           "tiles show the last checkpoint's numbers.")
-    if allow_edit and state is not None and not is_race:
+    if allow_edit and state is not None and not is_race and not inst.get("present"):
         modes = list(EDIT_MODES) if state.view.plane.exact else ["view", "remove"]
         inst.setdefault("edit", "view")
         if inst.get("edit") not in modes:
@@ -334,8 +334,9 @@ def live_panel(inst: Instance, draw, footer=None, **control_kw) -> None:
         controls(inst, **control_kw)
         if not inst.live.is_race:
             from .urls import sync_url
-            sync_url(inst.live.cfg, inst.live.run.t)   # the address bar: this moment of the run
-        if footer is not None:
+            sync_url(inst.live.cfg, inst.live.run.t,   # the address bar: this moment of the run
+                     bool(inst.get("present")))
+        if footer is not None and not inst.get("present"):
             footer(inst)
 
     @st.fragment(key=inst.key("frames_fragment", False))

@@ -14,6 +14,7 @@ from ..viz.frame import curves_frame, run_panels
 from ..viz.race import ENTRANT_COLORS, FIELD_LEGEND, race_curves_frame
 from .canvas import canvas_view
 from .live import handle_click, model
+from .present import FONT as PRESENT_FONT, VIEW_HEIGHT as PRESENT_HEIGHT
 from .state import Instance, LiveState
 
 def _compact(v: int) -> str:
@@ -31,7 +32,7 @@ def _pct(e) -> str:
     return "—" if e is None or not math.isfinite(e) else f"{100 * e:.1f} %"
 
 
-def tiles(run, snap, test_err) -> None:
+def tiles(run, snap, test_err, one_row: bool = False) -> None:
     """The numbers of the current model, in rows of four (no value is cut off at 1024 px). The
     second curve's tile is labelled by what it is (a dual bound, or a model that is no bound),
     a gap only when it is one; at t = 0 the status is "ready"."""
@@ -56,7 +57,7 @@ def tiles(run, snap, test_err) -> None:
         ("kernel evals", _compact(run.solver.kernel_evals), f"{run.solver.kernel_evals:,}"),
         ("status", status, run.message or None),
     ]
-    per_row = 4 if len(items) <= 8 else 5
+    per_row = len(items) if one_row else 4 if len(items) <= 8 else 5
     for start in range(0, len(items), per_row):
         row = items[start:start + per_row]
         for col, (label, value, help_text) in zip(st.columns(per_row), row):
@@ -119,15 +120,19 @@ def draw_run(inst: Instance, state: LiveState, layout: str = "side", height: int
     """Tiles, status, field and curves of the current model (inside the live fragment)."""
     run = state.run
     playing = inst.playing
+    present = bool(inst.get("present"))
+    font = PRESENT_FONT if present else 12
+    if present:
+        height = PRESENT_HEIGHT
     snap, scores, test_err = model(state.models[0], paused=not playing)
-    tiles(run, snap, test_err)
+    tiles(run, snap, test_err, one_row=present)
     line = run.solver.state_line(snap)
-    if line:
+    if line and not present:
         st.caption(f"**{run.solver.title}** — {line}")
     status_message(inst, run)
     mode = inst.get("edit", "view") if not playing else "view"
     frame = run_frame(run, state.view, RES_PLAYING if playing else RES_PAUSED, snap, scores,
-                      mode=mode, height=height)
+                      mode=mode, height=height, font=font, fit=present)
     if layout == "side":
         left, right = st.columns([3, 2])
     else:
@@ -138,12 +143,16 @@ def draw_run(inst: Instance, state: LiveState, layout: str = "side", height: int
         if scores is None and run.t > 0:
             st.caption("Misclassified marks are drawn when paused (large model).")
     with right:
-        c1 = st.container()
-        c2, c3 = st.columns(2)
-        x_axis, log_x = curve_axis_controls(inst, c1, c2, "wall time")
-        inst.setdefault("logy", False)
-        log_y = c3.toggle("log y", key=inst.key("logy"),
-                          help="Log scale for the objective (the gap is always log).")
+        if present:                          # the axes as last chosen, no controls on screen
+            x_axis = inst.get("curve_x", "iteration") or "iteration"
+            log_x, log_y = bool(inst.get("logx", True)), bool(inst.get("logy", False))
+        else:
+            c1 = st.container()
+            c2, c3 = st.columns(2)
+            x_axis, log_x = curve_axis_controls(inst, c1, c2, "wall time")
+            inst.setdefault("logy", False)
+            log_y = c3.toggle("log y", key=inst.key("logy"),
+                              help="Log scale for the objective (the gap is always log).")
         cols = run.trace_columns()
         groups, _ = curve_panels(cols)
         logs = [True if g == ("gap",) else (log_y if k == 0 else False)
@@ -151,7 +160,8 @@ def draw_run(inst: Instance, state: LiveState, layout: str = "side", height: int
         names = {k: v for k, v in run.column_labels().items() if v}
         canvas_view(inst.key("curves", keep=False), curves_frame(
             run_panels(cols, x_axis or "iteration", groups, logs, names),
-            x=x_axis or "iteration", log_x=log_x, height=height + 60))
+            x=x_axis or "iteration", log_x=log_x, font=font, fit=present,
+            height=height + 60))
 
 
 def curve_axis_controls(inst: Instance, left, right, time_label: str) -> tuple[str, bool]:
@@ -229,6 +239,8 @@ FIELD_HEIGHT = {2: 440, 3: 340, 4: 280}
 def draw_race(inst: Instance, state: LiveState) -> None:
     race, view = state.race, state.view
     playing = inst.playing
+    present = bool(inst.get("present"))
+    font = PRESENT_FONT if present else 12
     models = [model(e, paused=not playing) for e in state.models]
     status_lines(inst, race)
     clock_caption(race)
@@ -241,14 +253,14 @@ def draw_race(inst: Instance, state: LiveState) -> None:
                      f" — t = {run.t:,}")
             canvas_view(inst.key(f"field{k}", keep=False),
                         run_frame(run, view, res, models[k][0], models[k][1], title=title,
-                                  height=FIELD_HEIGHT.get(K, 320)))
+                                  height=FIELD_HEIGHT.get(K, 320), font=font))
     st.caption(FIELD_LEGEND + (" — " + view.plane.describe() if not view.plane.exact else ""))
     for note in race.notes():
         st.caption(note)
     c1, c2, _ = st.columns([3, 1, 3], vertical_alignment="bottom")
     x_axis, log_x = curve_axis_controls(inst, c1, c2, "solver time")
     canvas_view(inst.key("curves", keep=False),
-                race_curves_frame(race, x=x_axis, log_x=log_x, height=320))
+                race_curves_frame(race, x=x_axis, log_x=log_x, height=320, font=font))
     ref = race.reference_value
     if ref is not None:
         st.caption("Reference: " + ref.describe())

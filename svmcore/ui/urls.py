@@ -86,19 +86,21 @@ def _link_t(inst: Instance, q: dict) -> int | None:
     return t or None
 
 
-def link_query(cfg, t: int | None = None) -> dict:
+def link_query(cfg, t: int | None = None, present: bool = False) -> dict:
     """The query string of a configuration, with the iteration ``t`` when it is past 0: opening
-    it replays the same seeded run to ``t`` and pauses there."""
+    it replays the same seeded run to ``t`` and pauses there (``present=1``: projector mode)."""
     q = cfg.to_query()
     if t:
         q["t"] = str(int(t))
+    if present:
+        q["present"] = "1"
     return q
 
 
-def sync_url(cfg, t: int | None = None) -> None:
+def sync_url(cfg, t: int | None = None, present: bool = False) -> None:
     """Write the configuration (a RunConfig or a RaceConfig) and the iteration ``t`` into the
     URL: the address bar is a link to this moment of the run."""
-    q = link_query(cfg, t)
+    q = link_query(cfg, t, present)
     if _query() != q:
         st.query_params.from_dict(q)
 

@@ -229,7 +229,8 @@ def run_figure(run, view: View, resolution: int, snap, scores=None, title: str |
 
 
 def run_frame(run, view: View, resolution: int, snap, scores=None, title: str | None = None,
-              mode: str = "view", height: int = 520, font: int = 12, marks=()) -> dict:
+              mode: str = "view", height: int = 520, font: int = 12, marks=(),
+              fit: bool = False) -> dict:
     """The live frame (:func:`svmcore.viz.frame.field_frame`) of a run's current model."""
     p = run_parts(run, view, resolution, snap, scores, title)
     return {"t": int(run.t)} | field_frame(view.P_train, view.y_train, p["field"], p["xs"], p["ys"],
@@ -237,4 +238,4 @@ def run_frame(run, view: View, resolution: int, snap, scores=None, title: str | 
                        sv_size=p["sv_size"], misclassified=p["misclassified"],
                        title=p["title"], note=p["note"], xlabel=view.plane.xlabel,
                        ylabel=view.plane.ylabel, height=height, font=font, mode=mode,
-                       marks=marks)
+                       marks=marks, fit=fit)

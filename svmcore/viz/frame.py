@@ -69,12 +69,14 @@ def dequantize_xy(text: str, xr, yr) -> np.ndarray:
 def field_frame(P_train, y_train, field, xs, ys, *, P_test=None, y_test=None, support=None,
                 sv_size=None, misclassified=None, title: str = "", note: str | None = None,
                 xlabel: str = "", ylabel: str = "", height: int = 520, font: int = 12,
-                mode: str = "view", marks: Sequence[Mapping] = (), clip: float = 2.0) -> dict:
+                mode: str = "view", marks: Sequence[Mapping] = (), clip: float = 2.0,
+                fit: bool = False) -> dict:
     """One frame of the field view: the field image, its level lines, the points and their
     state. ``P_*`` are plane coordinates (n, 2); ``field`` is f on ``ys × xs``; ``support`` are
     training indices ringed (sizes from ``sv_size`` = |coefficient|), ``misclassified`` a mask;
     ``mode`` is the click mode ("view" ignores clicks); ``marks`` are extra rings (pinned or
-    picked points: ``{"x", "y", "color", "r"}``)."""
+    picked points: ``{"x", "y", "color", "r"}``); ``fit`` lets the view fill the window's height
+    (projector mode)."""
     xs = np.asarray(xs, dtype=np.float64)
     ys = np.asarray(ys, dtype=np.float64)
     z = np.clip(np.nan_to_num(np.asarray(field, dtype=np.float64), nan=0.0, posinf=clip,
@@ -133,6 +135,7 @@ def field_frame(P_train, y_train, field, xs, ys, *, P_test=None, y_test=None, su
     return {
         "kind": "field", "grid": [len(xs), len(ys)], "title": title, "note": note, "xlabel": xlabel, "ylabel": ylabel,
         "height": int(height), "font": int(font), "mode": mode, "clip": float(clip),
+        "fit": bool(fit),
         "x": list(xr), "y": list(yr),
         "img": data_uri(field_png(z[::step, ::step], clip)),
         "img_x": [float(xi[0] - dx), float(xi[-1] + dx)],
@@ -158,12 +161,14 @@ def series(x, y, name: str, color: str, dash: bool = False) -> dict:
 
 def curves_frame(panels: Sequence[Mapping], x: str = "iteration", log_x: bool = True,
                  height: int = 420, font: int = 12, cols: int = 1, title: str = "",
-                 legend: Sequence[Mapping] = (), marks: Sequence[Mapping] = ()) -> dict:
+                 legend: Sequence[Mapping] = (), marks: Sequence[Mapping] = (),
+                 fit: bool = False) -> dict:
     """Convergence curves as small multiples: ``panels`` = [{title, log_y, percent, series}],
     every panel against the x column ``x`` (log axis with ``log_x``); ``marks`` are vertical
     lines ``{"x", "label"}`` (mid-run changes)."""
     return {"kind": "curves", "panels": [dict(p) for p in panels], "log_x": bool(log_x),
             "x_title": CURVE_NAMES.get(x, x), "height": int(height), "font": int(font),
+            "fit": bool(fit),
             "cols": int(cols), "title": title, "legend": [dict(item) for item in legend],
             "marks": [dict(m) for m in marks]}
 
