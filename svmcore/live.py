@@ -87,3 +87,131 @@ def advance_tick(run, pace: float | None, budget_s: float) -> int:
     if run.max_iter is not None:
         target = min(target, run.max_iter)
     return run.advance(budget_s, max_iters=max(1, target - run.t))
+
+
+# ------------------------------------------------------------------------ shared runs
+
+
+def test_error(run, snap) -> float:
+    """The test error of the model a frame shows: the trace row's when the snapshot is the last
+    checkpoint, else computed (NaN without a test set)."""
+    from .objectives import error_rate
+    if run.trace and run.trace[-1].iteration == snap.t:
+        return run.trace[-1].test_error
+    if run.X_test is not None and run.X_test.n > 0:
+        return error_rate(run.solver.decision_function(run.X_test), run.y_test)
+    return float("nan")
+
+
+class Moment:
+    """What a frame shows of a run at one iteration t, kept so that every session playing the
+    same configuration draws it without computing it again: the run's status line numbers, the
+    snapshot, the training scores, the test error, how much of the trace existed, and the frame
+    the page built for it (``frame``, opaque here)."""
+
+    __slots__ = ("t", "status", "message", "max_iter", "max_seconds", "solver_time",
+                 "kernel_evals", "snap", "scores", "test", "trace_len", "frame", "_run", "nbytes")
+
+    def __init__(self, run, snap, scores, frame_of):
+        self.t, self.status, self.message = run.t, run.status, run.message
+        self.max_iter, self.max_seconds = run.max_iter, run.max_seconds
+        self.solver_time, self.kernel_evals = run.solver_time, run.solver.kernel_evals
+        self.snap, self.scores, self.test = snap, scores, test_error(run, snap)
+        self.trace_len = len(run.trace)
+        self._run = run
+        self.frame = frame_of(run, snap, scores)
+        self.nbytes = 2048 + (0 if scores is None else scores.nbytes) + \
+            len(str(self.frame)) if self.frame is not None else 2048
+
+    @property
+    def solver(self):
+        return self._run.solver
+
+    @property
+    def done(self) -> bool:
+        return self.status != "running"
+
+    def trace_columns(self) -> dict:
+        rows = self._run.trace[:self.trace_len]
+        if not rows:
+            return {}
+        cols = self._run.trace_columns()
+        return {k: v[:self.trace_len] for k, v in cols.items()}
+
+    def column_labels(self) -> dict:
+        r = self._run.trace[self.trace_len - 1] if self.trace_len else None
+        if r is None:
+            return {"objective": "", "dual_objective": "", "gap": ""}
+        return {"objective": r.objective_name, "dual_objective": r.dual_name, "gap": r.gap_name}
+
+
+class Timeline:
+    """One run played by many sessions: the moments of its frames, computed once, in order.
+    A session that is ahead of all others computes the next moment (under the lock); the others
+    read it. Its moments are the run's at the iterations the leading session's ticks reached."""
+
+    def __init__(self, run):
+        self.run = run
+        self.lock = threading.Lock()
+        self.moments: list[Moment] = []
+        self.nbytes = 0
+
+    def moment(self, i: int, pace: float | None, frame_of) -> Moment:
+        """The i-th moment (0: the run as built), computing the missing ones."""
+        with self.lock:
+            while len(self.moments) <= i:
+                if self.moments:
+                    if self.run.done:
+                        return self.moments[-1]
+                    advance_tick(self.run, pace, LIVE_BUDGET_S)
+                snap, scores = model_state(self.run, fresh=False, scores="auto")
+                m = Moment(self.run, snap, scores, frame_of)
+                self.moments.append(m)
+                self.nbytes += m.nbytes
+            return self.moments[i]
+
+
+def join_index(timeline: Timeline, t: int, pace, frame_of, limit: int = 200):
+    """The position of the moment at iteration ``t`` on a timeline (computing moments up to it,
+    at most ``limit``), or None when the timeline passes t without stopping there."""
+    i = 0
+    while i < limit:
+        m = timeline.moment(i, pace, frame_of)
+        if m.t == t:
+            return i
+        if m.t > t or (m.done and i == len(timeline.moments) - 1):
+            return None
+        i += 1
+    return None
+
+
+class SharedRuns:
+    """The process-wide store of timelines, keyed by what decides a run and its frames (the
+    configuration, the uploaded bytes, the pace, the frame layout). A seeded run is a pure
+    function of its configuration and t, so sessions that play the same configuration share one
+    computation. Bounded: at most ``max_runs`` timelines and ``max_bytes`` of moments; the least
+    recently used go first."""
+
+    def __init__(self, max_runs: int = 24, max_bytes: int = 256 * 2**20):
+        self.max_runs, self.max_bytes = max_runs, max_bytes
+        self._lock = threading.Lock()
+        self._timelines: dict = {}
+
+    def timeline(self, key, make_run) -> Timeline:
+        with self._lock:
+            tl = self._timelines.pop(key, None)
+            if tl is None:
+                tl = Timeline(make_run())
+            self._timelines[key] = tl                       # most recently used last
+            while len(self._timelines) > self.max_runs or (
+                    len(self._timelines) > 1 and
+                    sum(t.nbytes for t in self._timelines.values()) > self.max_bytes):
+                self._timelines.pop(next(iter(self._timelines)))
+            return tl
+
+    def clear(self) -> None:
+        with self._lock:
+            self._timelines.clear()
+
+
+SHARED = SharedRuns()

@@ -156,6 +156,10 @@ class TrainingRun:
         return self.solver.t
 
     @property
+    def kernel_evals(self) -> int:
+        return self.solver.kernel_evals
+
+    @property
     def done(self) -> bool:
         s = self.solver
         return bool(s.converged or s.diverged or s.halted or self.nonfinite

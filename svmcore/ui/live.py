@@ -112,6 +112,47 @@ def tick(inst: Instance, pace: str | None = None) -> None:
         inst.playing = False
 
 
+def _share(inst) -> None:
+    """Play on the process-wide timeline of this configuration (svmcore.live.SHARED) when the
+    pace is a factor and the timeline stops at the run's t: the sessions on one link then
+    compute each frame once. "max" pace, races and runs moved elsewhere by hand play alone."""
+    state = inst.live
+    if state is None or state.is_race or inst.tick_error:
+        return
+    factor = live.PACES.get(inst.get("pace", live.DEFAULT_PACE))
+    if factor is None:
+        return
+    from .panels import frame_params
+    height, font, present = frame_params(inst)
+    key = (state.key, factor, height, font, present)
+    view = state.view
+
+    def frame_of(run, snap, scores):
+        from ..viz import run_frame
+        return run_frame(run, view, live.RES_PLAYING, snap, scores, height=height, font=font,
+                         fit=present)
+
+    timeline = live.SHARED.timeline(key, lambda: _build(state.cfg, state.data)[0])
+    at = live.join_index(timeline, state.run.t, factor, frame_of)
+    if at is not None:
+        inst.shared = [timeline, at, at, factor, frame_of]   # [timeline, position, drawn, …]
+
+
+def unshare(inst) -> None:
+    """Leave the shared timeline: the session's own run replays to the moment it showed (the
+    same seeded run, so the same state), and goes on from there."""
+    if inst.shared is None:
+        return
+    m, inst.shared, inst.moment = inst.moment, None, None
+    if m is not None and inst.live is not None and m.t > inst.live.run.t:
+        try:
+            inst.live.run.advance_iters(m.t - inst.live.run.t)
+        except Exception as exc:  # noqa: BLE001 - shown, the session goes on
+            inst.tick_error = describe(exc)
+    if inst.live is not None:
+        inst.drawn = _position(inst.live)
+
+
 def _rerun_panel(inst) -> None:
     """From a control's callback: rerun the controls and the frames fragments (by key), so the
     frames loop starts in a fragment run of its own (see :func:`live_panel`). In a run of the
@@ -126,17 +167,20 @@ def _on_play(inst):
     inst.tick_error = None
     inst.playing = True
     inst.set("edit", "view")
+    _share(inst)
     _rerun_panel(inst)
 
 
 def _on_pause(inst):
     inst.playing = False
+    unshare(inst)
     _rerun_panel(inst)
 
 
 def _on_step(inst):
     inst.playing = False
     inst.tick_error = None
+    unshare(inst)
     tick(inst)
     _rerun_panel(inst)
 
@@ -144,6 +188,7 @@ def _on_step(inst):
 def _on_step1(inst):
     inst.playing = False
     inst.tick_error = None
+    unshare(inst)
     drv = inst.live.driver if inst.live is not None else None
     if drv is not None and not drv.done:
         try:
@@ -163,6 +208,7 @@ def _on_reset(inst):
 def _on_edit_mode(inst):
     if inst.get("edit", "view") != "view":
         inst.playing = False
+        unshare(inst)
     _rerun_panel(inst)
 
 
@@ -322,6 +368,7 @@ def live_panel(inst: Instance, draw, footer=None, **control_kw) -> None:
         return
     if not _in_fragment_run() and not inst.pressed:
         inst.playing = False                 # a full rerun: the loop waits for Play again
+        unshare(inst)
     inst.pressed = False
 
     @st.fragment(key=inst.key("controls_fragment", False))
@@ -348,13 +395,25 @@ def live_panel(inst: Instance, draw, footer=None, **control_kw) -> None:
             inst.edited = False
             st.rerun()
         with live.FRAME_SLOTS:               # a few sessions at a time build their frame
-            if inst.playing and inst.drawn == _position(state):
+            if inst.playing and inst.shared is not None:
+                tl, pos, drawn, factor, frame_of = inst.shared
+                if drawn == pos:
+                    pos += 1
+                inst.moment = tl.moment(pos, factor, frame_of)
+                inst.shared[1] = pos
+                if inst.moment.done:
+                    inst.playing = False
+                    unshare(inst)
+                    st.rerun()               # the run ended: the page shows how
+            elif inst.playing and inst.drawn == _position(state):
                 tick(inst)
                 if not inst.playing:
                     st.rerun()               # the run ended: the page shows how
             try:
                 draw(inst, state)
                 inst.drawn = _position(state)
+                if inst.shared is not None:
+                    inst.shared[2] = inst.shared[1]
             except Exception as exc:  # noqa: BLE001 - never a traceback in the page
                 st.error(f"Cannot draw the model: {describe(exc)}")
                 inst.playing = False

@@ -54,7 +54,7 @@ def tiles(run, snap, test_err, one_row: bool = False) -> None:
         ("train error", _pct(train_err), None),
         ("test error", _pct(test_err), None),
         ("# SV", f"{snap.n_sv:,}", "support vectors"),
-        ("kernel evals", _compact(run.solver.kernel_evals), f"{run.solver.kernel_evals:,}"),
+        ("kernel evals", _compact(run.kernel_evals), f"{run.kernel_evals:,}"),
         ("status", status, run.message or None),
     ]
     per_row = len(items) if one_row else 4 if len(items) <= 8 else 5
@@ -116,23 +116,32 @@ def _field_clicks(inst: Instance, result, mode: str) -> None:
         st.rerun()                         # the configuration changed: rebuild in a full run
 
 
+def frame_params(inst: Instance, height: int = 520) -> tuple[int, int, bool]:
+    """(field height, font px, projector mode) of the instance's live view."""
+    present = bool(inst.get("present"))
+    return (PRESENT_HEIGHT if present else height), (PRESENT_FONT if present else 12), present
+
+
 def draw_run(inst: Instance, state: LiveState, layout: str = "side", height: int = 520) -> None:
-    """Tiles, status, field and curves of the current model (inside the live fragment)."""
+    """Tiles, status, field and curves of the current model (inside the live fragment): of the
+    session's own run, or of the shared moment it plays (``inst.moment``, svmcore.live.SHARED)."""
     run = state.run
     playing = inst.playing
-    present = bool(inst.get("present"))
-    font = PRESENT_FONT if present else 12
-    if present:
-        height = PRESENT_HEIGHT
-    snap, scores, test_err = model(state.models[0], paused=not playing)
-    tiles(run, snap, test_err, one_row=present)
+    height, font, present = frame_params(inst, height)
+    mode = inst.get("edit", "view") if not playing else "view"
+    src = inst.moment if playing and inst.moment is not None else None
+    if src is not None:                      # a shared moment: computed once for every session
+        snap, scores, test_err, frame = src.snap, src.scores, src.test, src.frame
+    else:
+        src = run
+        snap, scores, test_err = model(state.models[0], paused=not playing)
+        frame = run_frame(run, state.view, RES_PLAYING if playing else RES_PAUSED, snap,
+                          scores, mode=mode, height=height, font=font, fit=present)
+    tiles(src, snap, test_err, one_row=present)
     line = run.solver.state_line(snap)
     if line and not present:
         st.caption(f"**{run.solver.title}** — {line}")
-    status_message(inst, run)
-    mode = inst.get("edit", "view") if not playing else "view"
-    frame = run_frame(run, state.view, RES_PLAYING if playing else RES_PAUSED, snap, scores,
-                      mode=mode, height=height, font=font, fit=present)
+    status_message(inst, src)
     if layout == "side":
         left, right = st.columns([3, 2])
     else:
@@ -140,7 +149,7 @@ def draw_run(inst: Instance, state: LiveState, layout: str = "side", height: int
     with left:
         result = canvas_view(inst.key("field", keep=False), frame)
         _field_clicks(inst, result, mode)
-        if scores is None and run.t > 0:
+        if scores is None and src.t > 0:
             st.caption("Misclassified marks are drawn when paused (large model).")
     with right:
         if present:                          # the axes as last chosen, no controls on screen
@@ -153,11 +162,11 @@ def draw_run(inst: Instance, state: LiveState, layout: str = "side", height: int
             inst.setdefault("logy", False)
             log_y = c3.toggle("log y", key=inst.key("logy"),
                               help="Log scale for the objective (the gap is always log).")
-        cols = run.trace_columns()
+        cols = src.trace_columns()
         groups, _ = curve_panels(cols)
         logs = [True if g == ("gap",) else (log_y if k == 0 else False)
                 for k, g in enumerate(groups)]
-        names = {k: v for k, v in run.column_labels().items() if v}
+        names = {k: v for k, v in src.column_labels().items() if v}
         canvas_view(inst.key("curves", keep=False), curves_frame(
             run_panels(cols, x_axis or "iteration", groups, logs, names),
             x=x_axis or "iteration", log_x=log_x, font=font, fit=present,

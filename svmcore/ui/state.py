@@ -70,6 +70,8 @@ class Instance:
     frame_at: float = 0.0             # when the last frame was sent (monotonic seconds)
     pressed: bool = False             # a control asked for this run (it must not pause)
     want_t: int | None = None         # a link's iteration: replay the new run to it, then pause
+    shared: list | None = None        # [Timeline, position, drawn position] while playing shared
+    moment: Any = None                # the shared moment the frame shows (None: the own run)
 
     def key(self, name: str, keep: bool = True) -> str:
         """The widget key of ``name`` in this instance; ``keep`` declares a value widget whose
