@@ -173,12 +173,27 @@ def test_unsuitable_data_get_a_message_and_the_toy_default(query, needle):
     assert at.session_state["st_stepper"].t == 2 and not at.warning
 
 
-def test_bad_parameter_is_a_message():
-    at = AppTest.from_file(PAGE, default_timeout=TIMEOUT)
-    at.query_params.update({"solver": "pegasos", "p.eta0": "-1"})
+def test_added_points_restart_the_solver_on_the_edited_data():
+    at = _page({"solver": "olsvm"})
+    _press(at, "st_step", 2)
+    n = at.session_state["st_stepper"].solver.n
+    at.session_state["st"].added = [(0.25, -0.5, 1), (-0.75, 0.5, -1)]
     at.run()
-    assert not at.exception
-    assert at.session_state["st_stepper"] is None or at.session_state["st_stepper"].t == 0
+    _ok(at)
+    stp = at.session_state["st_stepper"]
+    assert stp.t == 0 and stp.solver.n == n + 2
+    np.testing.assert_array_equal(stp.data.X_train[-2:], [[0.25, -0.5], [-0.75, 0.5]])
+    q = at.query_params["add"]
+    assert "0.25,-0.5,1" in (q if isinstance(q, str) else q[-1])
+    _press(at, "st_clear")
+    assert at.session_state["st_stepper"].solver.n == n
+
+
+def test_bad_link_value_is_a_warning_and_the_page_works():
+    at = _page({"solver": "pegasos", "p.eta0": "-1"})
+    assert any("eta0" in w.value for w in at.warning)
+    _press(at, "st_step")
+    assert at.session_state["st_stepper"].t == 1
 
 
 # ------------------------------------------------------------------------------ pure parts

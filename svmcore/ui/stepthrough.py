@@ -21,6 +21,7 @@ import numpy as np
 import streamlit as st
 
 from .. import explain
+from ..config import round_coord
 from ..data import TOY_DEFAULTS
 from ..rundata import build_data
 from ..solvers import get_solver
@@ -40,6 +41,7 @@ LINE_STYLE = {"pair": ("#1f77b4", False), "margin": ("#d62728", True),
               "w before": ("#9a9a9a", False), "w after": ("#111111", False),
               "update": ("#d62728", False), "step −η∇": ("#ff7f0e", False)}
 CHANGED_COLOR = "#e6ab02"
+EDIT_MODES = ("view", "add +1", "add −1")
 
 
 @dataclass
@@ -53,11 +55,13 @@ class Frame:
 
 @dataclass
 class Stepper:
-    key: tuple
+    """The solver of a configuration on its data, and its last :data:`HISTORY` states."""
+
+    key: tuple = field(repr=False)
     cfg: Any
-    data: Any
-    view: Any
-    frames: deque = field(default_factory=lambda: deque(maxlen=HISTORY))
+    data: Any = field(repr=False)
+    view: Any = field(repr=False)
+    frames: deque = field(default_factory=lambda: deque(maxlen=HISTORY), repr=False)
     error: str | None = None          # the last failed step
 
     @property
@@ -267,7 +271,7 @@ def overlay(solver, rec) -> tuple[list, list, str]:
     return marks, segments, fm.note
 
 
-def step_frame(stp: Stepper, height: int = 500) -> dict:
+def step_frame(stp: Stepper, height: int = 500, mode: str = "view") -> dict:
     """The field frame of the current state with the record's marks."""
     solver, view = stp.solver, stp.view
     xs, ys = view.grid(RESOLUTION)
@@ -282,12 +286,35 @@ def step_frame(stp: Stepper, height: int = 500) -> dict:
     return {"t": stp.t} | field_frame(
         view.P_train, view.y_train, z, xs, ys, P_test=view.P_test, y_test=view.y_test,
         support=support, sv_size=size, title=title, note=note or None,
-        xlabel=view.plane.xlabel, ylabel=view.plane.ylabel, height=height, marks=marks,
-        segments=segments)
+        xlabel=view.plane.xlabel, ylabel=view.plane.ylabel, height=height, mode=mode,
+        marks=marks, segments=segments)
 
 
 def step_field(inst: Instance, stp: Stepper) -> None:
-    canvas_view(inst.key("field", keep=False), step_frame(stp))
+    """The field, and clicks that add a point of a class (the solver starts again at t = 0)."""
+    inst.setdefault("edit", "view")
+    if inst.get("edit") not in EDIT_MODES:
+        inst.set("edit", "view")
+    c1, c2 = st.columns([4, 1], vertical_alignment="bottom")
+    mode = c1.segmented_control("click on the field to", EDIT_MODES, key=inst.key("edit"),
+                                required=True, help="Add a point of a class where you click: "
+                                "the data change, so the solver starts again at t = 0.")
+    c2.button(f"clear {len(inst.added)} added", key=inst.key("clear", keep=False),
+              on_click=_clear_added, args=(inst,), disabled=not inst.added, width="stretch")
+    result = canvas_view(inst.key("field", keep=False), step_frame(stp, mode=mode or "view"))
+    click = getattr(result, "click", None)
+    if not click or mode in (None, "view") or click.get("n") == inst.last_click:
+        return
+    inst.last_click = click.get("n")
+    if click.get("x") is None or click.get("y") is None:
+        return
+    label = 1 if mode == "add +1" else -1
+    inst.added = list(inst.added) + [(round_coord(click["x"]), round_coord(click["y"]), label)]
+    st.rerun()                          # a new configuration: a new solver at t = 0
+
+
+def _clear_added(inst: Instance) -> None:
+    inst.added = []
 
 
 def pseudocode_html(solver, rec) -> str:
@@ -300,6 +327,7 @@ def pseudocode_html(solver, rec) -> str:
                     f"<td><code>{html.escape(r.text)}</code></td>"
                     f"<td style='color:#444'>{html.escape(r.values)}</td></tr>")
     return ("<table style='font-size:0.85em;border-collapse:collapse;width:100%'>"
+            "<colgroup><col style='width:2.2em'><col style='width:64%'><col></colgroup>"
             + "".join(rows) + "</table>")
 
 
