@@ -21,6 +21,7 @@ from streamlit.testing.v1 import AppTest
 from svmcore import explain
 from svmcore.config import RunConfig
 from svmcore.data import make_toy
+from svmcore.data.upload import parse_upload
 from svmcore.rundata import build_data
 from svmcore.solvers import get_solver, list_solvers
 from svmcore.ui import stepthrough as stk
@@ -32,17 +33,17 @@ PAGE = str(ROOT / "pages" / "step_through.py")
 TIMEOUT = 120
 
 
-def _page(query: dict) -> AppTest:
-    at = AppTest.from_file(PAGE, default_timeout=TIMEOUT)
-    at.query_params.update(query)
-    at.run()
-    _ok(at)
+def _ok(at: AppTest) -> AppTest:
+    """No exception and no error message on the page."""
+    assert not (at.exception or at.error), [e.value for e in [*at.exception, *at.error]]
     return at
 
 
-def _ok(at: AppTest) -> None:
-    assert not at.exception, [e.value for e in at.exception]
-    assert not at.error, [e.value for e in at.error]
+def _page(query: dict) -> AppTest:
+    """The page opened with the link ``?query``."""
+    at = AppTest.from_file(PAGE, default_timeout=TIMEOUT)
+    at.query_params.update(query)
+    return _ok(at.run())
 
 
 def _press(at: AppTest, key: str, times: int = 1) -> None:
@@ -173,6 +174,18 @@ def test_unsuitable_data_get_a_message_and_the_toy_default(query, needle):
     assert at.session_state["st_stepper"].t == 2 and not at.warning
 
 
+def test_an_upload_with_fifty_features_is_refused_with_a_reason():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(80, 50))
+    rows = [",".join(f"{v:.3f}" for v in x) + f",{int(x[0] > 0)}" for x in X]
+    up = parse_upload(("\n".join(rows) + "\n").encode(), "wide.csv")
+    cfg = RunConfig(source="upload", dataset="wide.csv", solver="pegasos")
+    why = stk.unsuitable(cfg, build_data(cfg, up))
+    assert "50 features" in why and "2-D" in why
+    assert stk.unsuitable(RunConfig(n=300)) is None
+    assert "301" in stk.unsuitable(RunConfig(n=301))
+
+
 def test_added_points_restart_the_solver_on_the_edited_data():
     at = _page({"solver": "olsvm"})
     _press(at, "st_step", 2)
@@ -250,6 +263,7 @@ def test_overlay_and_pseudocode_of_an_smo_step():
     np.testing.assert_allclose([pair[0]["x0"], pair[0]["y0"], pair[0]["x1"], pair[0]["y1"]],
                                [X[i, 0], X[i, 1], X[j, 0], X[j, 1]])
     colours = {m["color"] for m in marks}
+    assert any(m["legend"] == f"i x_{i}" for m in marks)
     assert {explain.ROLE_COLOURS["i"], explain.ROLE_COLOURS["j"]} <= colours
     table = stk.pseudocode_html(s, rec)
     assert table.count(stk.EXECUTED_BG) == len(set(rec.lines))

@@ -249,10 +249,12 @@ def overlay(solver, rec) -> tuple[list, list, str]:
         return [], [], ""
     fm = explain.field_marks(solver, rec)
     marks, seen = [], set()
+    count = {r: sum(p.role == r for p in fm.points) for r in {p.role for p in fm.points}}
     for p in fm.points:
         colour = explain.ROLE_COLOURS.get(p.role, "#00a651")
+        legend = p.label if count[p.role] == 1 else f"{p.role} ({count[p.role]} points)"
         marks.append({"x": p.x, "y": p.y, "color": colour, "r": 11, "width": 3,
-                      "legend": None if p.role in seen else p.role})
+                      "legend": None if p.role in seen else legend})
         seen.add(p.role)
     if fm.changed.size:
         P = solver.X.take(fm.changed).to_scipy()
