@@ -98,6 +98,19 @@ def test_five_steps_two_backs_is_three_steps(name):
     assert (q if isinstance(q, str) else q[-1]) == name
 
 
+def test_a_solver_without_a_record_steps_through_without_a_page_edit(monkeypatch):
+    from test_kit import ThrowawaySolver
+
+    from svmcore.solvers import REGISTRY
+    monkeypatch.setitem(REGISTRY, ThrowawaySolver.name, ThrowawaySolver)
+    at = _page({"solver": "throwaway"})
+    _press(at, "st_step", 3)
+    _press(at, "st_back")
+    stp = at.session_state["st_stepper"]
+    assert isinstance(stp.solver, ThrowawaySolver) and stp.t == 2 and stp.rec.generic
+    assert any("no line-by-line record" in c.value for c in at.caption)
+
+
 def test_pegasos_page_draws_arrows_and_the_landscape():
     at = _page({"solver": "pegasos"})
     _press(at, "st_step", 3)
