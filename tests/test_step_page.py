@@ -144,6 +144,8 @@ def test_reset_and_run_to_t():
     stp = at.session_state["st_stepper"]
     assert stp.t == 0 and len(stp.frames) == 1
     assert at.button(key="st_back").disabled
+    keys = {k: at.button(key=f"st_{k}").proto.shortcut for k in ("step", "back", "reset")}
+    assert keys == {"step": "right", "back": "left", "reset": "home"}
 
 
 def test_history_keeps_a_hundred_states_and_run_to_beyond_it():
