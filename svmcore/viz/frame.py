@@ -68,16 +68,16 @@ def dequantize_xy(text: str, xr, yr) -> np.ndarray:
 
 def field_frame(P_train, y_train, field, xs, ys, *, P_test=None, y_test=None, support=None,
                 sv_size=None, misclassified=None, title: str = "", note: str | None = None,
+                segments: Sequence[Mapping] = (),
                 xlabel: str = "", ylabel: str = "", height: int = 520, font: int = 12,
-                mode: str = "view", marks: Sequence[Mapping] = (), clip: float = 2.0,
-                segments: Sequence[Mapping] = ()) -> dict:
+                mode: str = "view", marks: Sequence[Mapping] = (), clip: float = 2.0) -> dict:
     """One frame of the field view: the field image, its level lines, the points and their
     state. ``P_*`` are plane coordinates (n, 2); ``field`` is f on ``ys × xs``; ``support`` are
     training indices ringed (sizes from ``sv_size`` = |coefficient|), ``misclassified`` a mask;
+    ``segments`` are lines drawn after the marks (``{"x0", "y0", "x1", "y1", "color", "width",
+    "dash", "head", "legend"}``; ``head``: an arrowhead at (x1, y1)), optional;
     ``mode`` is the click mode ("view" ignores clicks); ``marks`` are extra rings (pinned or
-    picked points: ``{"x", "y", "color", "r"}``); ``segments`` are lines drawn after the marks
-    (``{"x0", "y0", "x1", "y1", "color", "width", "dash", "head"}``, ``head``: an arrowhead at
-    (x1, y1); ``legend``: a legend entry)."""
+    picked points: ``{"x", "y", "color", "r"}``)."""
     xs = np.asarray(xs, dtype=np.float64)
     ys = np.asarray(ys, dtype=np.float64)
     z = np.clip(np.nan_to_num(np.asarray(field, dtype=np.float64), nan=0.0, posinf=clip,
