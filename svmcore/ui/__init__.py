@@ -10,7 +10,8 @@ A page composes these parts (see pages/playground.py and pages/race.py):
 * :mod:`~svmcore.ui.urls` — configuration ↔ widgets ↔ URL;
 * :mod:`~svmcore.ui.live` — one builder for a run or a race, the controls, the live fragment,
   click editing; :mod:`~svmcore.ui.panels` — what a live frame draws;
-* :mod:`~svmcore.ui.presets` — curated runs and races; :mod:`~svmcore.ui.export` — share/export.
+* :mod:`~svmcore.ui.presets` — curated runs and races; :mod:`~svmcore.ui.export` — share/export;
+* :mod:`~svmcore.ui.stepthrough` — the step-through page: history, Step / Back, pseudocode.
 """
 from .data import apply_data_config, data_panel
 from .export import export_panel
@@ -21,6 +22,8 @@ from .present import present_toggle
 from .presets import load_first, page_messages, preset_panel, sidebar_start
 from .state import (Instance, LiveState, describe, guarded, instance, keep_widgets, open_on,
                     through_the_router)
+from .stepthrough import (step_controls, step_field, step_landscape, step_pseudocode,
+                          step_session)
 from .urls import apply_config, race_config, run_config, start, sync_url
 
 __all__ = ["apply_data_config", "data_panel", "export_panel", "controls", "ensure_live",
@@ -28,4 +31,5 @@ __all__ = ["apply_data_config", "data_panel", "export_panel", "controls", "ensur
            "schedule_preview", "solver_info", "solver_panel", "load_first", "page_messages",
            "preset_panel", "present_toggle", "sidebar_start", "Instance", "LiveState", "describe", "guarded", "instance",
            "keep_widgets", "open_on", "through_the_router", "apply_config", "race_config",
-           "run_config", "start", "sync_url"]
+           "run_config", "start", "sync_url", "step_controls", "step_field", "step_landscape",
+           "step_pseudocode", "step_session"]

@@ -165,6 +165,28 @@ function drawField(st) {
     ctx.strokeStyle = m.color || "#00a651";
     ctx.stroke();
   }
+  for (const g of d.segments || []) {      // optional lines and arrows (step-through page)
+    const ax = X(g.x0), ay = Y(g.y0), bx = X(g.x1), by = Y(g.y1);
+    ctx.beginPath();
+    ctx.moveTo(ax, ay);
+    ctx.lineTo(bx, by);
+    ctx.setLineDash(g.dash ? [6, 4] : []);
+    ctx.strokeStyle = g.color || "#000000";
+    ctx.lineWidth = g.width || 2;
+    ctx.stroke();
+    ctx.setLineDash([]);
+    const len = Math.hypot(bx - ax, by - ay);
+    if (g.head && len > 1) {
+      const ux = (bx - ax) / len, uy = (by - ay) / len, h = Math.min(10, len / 2);
+      ctx.beginPath();
+      ctx.moveTo(bx, by);
+      ctx.lineTo(bx - h * ux - 0.5 * h * uy, by - h * uy + 0.5 * h * ux);
+      ctx.lineTo(bx - h * ux + 0.5 * h * uy, by - h * uy - 0.5 * h * ux);
+      ctx.closePath();
+      ctx.fillStyle = g.color || "#000000";
+      ctx.fill();
+    }
+  }
   ctx.restore();
   // axes
   ctx.strokeStyle = "#888";

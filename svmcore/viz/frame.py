@@ -68,12 +68,15 @@ def dequantize_xy(text: str, xr, yr) -> np.ndarray:
 
 def field_frame(P_train, y_train, field, xs, ys, *, P_test=None, y_test=None, support=None,
                 sv_size=None, misclassified=None, title: str = "", note: str | None = None,
+                segments: Sequence[Mapping] = (),
                 xlabel: str = "", ylabel: str = "", height: int = 520, font: int = 12,
                 mode: str = "view", marks: Sequence[Mapping] = (), clip: float = 2.0,
                 fit: bool = False) -> dict:
     """One frame of the field view: the field image, its level lines, the points and their
     state. ``P_*`` are plane coordinates (n, 2); ``field`` is f on ``ys × xs``; ``support`` are
     training indices ringed (sizes from ``sv_size`` = |coefficient|), ``misclassified`` a mask;
+    ``segments`` are lines drawn after the marks (``{"x0", "y0", "x1", "y1", "color", "width",
+    "dash", "head", "legend"}``; ``head``: an arrowhead at (x1, y1)), optional;
     ``mode`` is the click mode ("view" ignores clicks); ``marks`` are extra rings (pinned or
     picked points: ``{"x", "y", "color", "r"}``); ``fit`` lets the view fill the window's height
     (projector mode)."""
@@ -132,6 +135,10 @@ def field_frame(P_train, y_train, field, xs, ys, *, P_test=None, y_test=None, su
         if m.get("legend"):
             legend.append(dict(name=m["legend"], fill="white", stroke=m.get("color", "#00a651"),
                                sw=3, r=5.5))
+    for g in segments:
+        if g.get("legend"):
+            legend.append(dict(name=g["legend"], color=g.get("color", "#000000"), line=True,
+                               dash=bool(g.get("dash")), width=g.get("width", 2)))
     return {
         "kind": "field", "grid": [len(xs), len(ys)], "title": title, "note": note, "xlabel": xlabel, "ylabel": ylabel,
         "height": int(height), "font": int(font), "mode": mode, "clip": float(clip),
@@ -150,6 +157,7 @@ def field_frame(P_train, y_train, field, xs, ys, *, P_test=None, y_test=None, su
         "boundary": _xy(bx, by) if bx.size else "",
         "margins": _xy(np.concatenate(mx), np.concatenate(my)) if mx else "",
         "marks": [dict(m) for m in marks], "legend": legend,
+        **({"segments": [dict(g) for g in segments]} if segments else {}),
     }
 
 
