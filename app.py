@@ -52,5 +52,5 @@ keep_widgets()          # the widget values of the page not shown survive this r
 st.navigation([
     st.Page("pages/playground.py", title="Playground", icon="🎛️", default=True),
     st.Page("pages/race.py", title="Race", icon="🏁", url_path="race"),
-    st.Page("pages/step_through.py", title="Step through", icon="👣", url_path="step"),
+    st.Page("pages/step_through.py", title="Step through", icon="👣", url_path="step_through"),
 ]).run()
