@@ -52,4 +52,5 @@ keep_widgets()          # the widget values of the page not shown survive this r
 st.navigation([
     st.Page("pages/playground.py", title="Playground", icon="🎛️", default=True),
     st.Page("pages/race.py", title="Race", icon="🏁", url_path="race"),
+    st.Page("pages/sweep.py", title="Sweep", icon="🗺️", url_path="sweep"),
 ]).run()

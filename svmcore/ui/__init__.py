@@ -20,6 +20,8 @@ from .params import entrants_panel, schedule_preview, solver_info, solver_panel
 from .presets import load_first, page_messages, preset_panel, sidebar_start
 from .state import (Instance, LiveState, describe, guarded, instance, keep_widgets, open_on,
                     through_the_router)
+from .sweep import (RUN_CAP_S, grid_panel, start_sweep, stop_sweep, sweep_solver_panel,
+                    sweep_state, sweep_view)
 from .urls import apply_config, race_config, run_config, start, sync_url
 
 __all__ = ["apply_data_config", "data_panel", "export_panel", "controls", "ensure_live",
@@ -27,4 +29,5 @@ __all__ = ["apply_data_config", "data_panel", "export_panel", "controls", "ensur
            "schedule_preview", "solver_info", "solver_panel", "load_first", "page_messages",
            "preset_panel", "sidebar_start", "Instance", "LiveState", "describe", "guarded", "instance",
            "keep_widgets", "open_on", "through_the_router", "apply_config", "race_config",
-           "run_config", "start", "sync_url"]
+           "run_config", "start", "sync_url", "RUN_CAP_S", "grid_panel", "start_sweep", "stop_sweep",
+           "sweep_solver_panel", "sweep_state", "sweep_view"]
