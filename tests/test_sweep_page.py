@@ -265,3 +265,18 @@ def test_sweep_heatmap_figure():
     assert len(sweep_heatmap([1.0], [1.0], [[math.nan]]).data) == 2      # no best yet
     with pytest.raises(ValueError, match="shape"):
         sweep_heatmap([1.0], [1.0, 2.0], Z)
+
+
+def test_without_a_held_out_part_the_best_cell_is_by_train_accuracy():
+    at = AppTest.from_file(PAGE, default_timeout=TIMEOUT).run()
+    at.slider(key="sw_test").set_value(0.0)
+    _grid(at, 2, 2)
+    at.button(key="sw_start").click().run()
+    _ok(at)
+    table = _finish(at).table()
+    assert table["test_accuracy"].isna().all() and table["train_accuracy"].notna().all()
+    assert any("no held-out part" in c.value for c in at.caption)
+    best = best_cell(table, "train_accuracy")
+    star = _charts(at)["sw_map_n_sv"]["data"][2]
+    assert star["customdata"] == [[best["params"]["C"], best["params"]["gamma"]]]
+    assert not _errors(at)

@@ -35,6 +35,7 @@ FAST = ("smo", "sfw")             # the default solver: the first of these that 
 MAX_SEEDS = 5
 RUN_CAP_S = 20.0                  # solver seconds per run at most (a "time cap" row)
 POLL_S = 0.5
+OK_STATUS = ("finished", "converged", "time cap")
 ACCURACY = {"test_accuracy": "validation accuracy", "train_accuracy": "train accuracy"}
 
 
@@ -165,9 +166,18 @@ def _draw(inst: Instance, state: SweepState) -> None:
     if sweep.stopped:
         text += f" — stopped, {sweep.n_cancelled} cancelled"
     st.progress(n / sweep.n_runs, text=text)
+    d = next(iter(sweep.datasets.values()))
+    fixed = ", ".join(f"{k} = {v}" for k, v in sorted((state.fixed or {}).items()))
+    st.caption(f"{get_solver(state.solver).title or state.solver} ({fixed}) on {d.name}: "
+               f"{d.n_train} training / {d.n_test} validation points; seeds "
+               f"{', '.join(map(str, sweep.grid.seeds))}"
+               + (" (maps show the mean over seeds)." if len(sweep.grid.seeds) > 1 else "."))
     inst.setdefault("acc", "test_accuracy")
     acc = st.segmented_control("accuracy", list(ACCURACY), key=inst.key("acc"), required=True,
                                format_func=ACCURACY.get)
+    if acc == "test_accuracy" and not d.n_test:
+        st.caption("These data have no held-out part (test fraction 0): the validation "
+                   "accuracy is blank; the best cell is chosen by train accuracy.")
     best = best_cell(table, _metric(table)) if n else None
     at = None
     if best is not None:
@@ -183,13 +193,13 @@ def _draw(inst: Instance, state: SweepState) -> None:
                          selection_mode="points", config={"displayModeBar": False})
     if best is not None:
         m = _metric(table)
+        q = urlencode(cell_config(state, best["params"]["C"], best["params"]["gamma"]).to_query())
         st.caption(f"★ best {ACCURACY[m]}: {best[m]:.3f} at C = {best['params']['C']:g}, "
-                   f"γ = {best['params']['gamma']:g} ({best['n_sv']:.0f} SV). Click a cell to "
-                   "open it on the Playground; its link: `/?" +
-                   urlencode(cell_config(state, best["params"]["C"],
-                                         best["params"]["gamma"]).to_query()) + "`")
-    bad = table[~table["status"].isin(["finished", "converged", "time cap"])] if n else table
-    for status, k in (bad["status"].value_counts().items() if n else ()):
+                   f"γ = {best['params']['gamma']:g} ({best['n_sv']:.0f} SV): "
+                   f"[its Playground link](/?{q}) `/?{q}`. Click any cell to open it on the "
+                   "Playground.")
+    bad = table[~table["status"].isin(OK_STATUS)]
+    for status, k in bad["status"].value_counts().items():
         st.warning(f"{k} run(s) {status}: {bad[bad.status == status]['message'].iloc[0]}")
 
 

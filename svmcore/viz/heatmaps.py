@@ -58,5 +58,6 @@ def sweep_heatmap(row_values, col_values, Z, *, title: str = "", row_name: str =
     layout = {"title": {"text": title}, "height": height, "margin": dict(l=60, r=10, t=40, b=50),
               "xaxis": {"title": {"text": col_name}, "type": "category"},
               "yaxis": {"title": {"text": row_name}, "type": "category"},
-              "clickmode": "event+select", "dragmode": False}
+              "clickmode": "event+select", "dragmode": False,
+              "hovermode": "closest", "hoverdistance": -1}     # a click anywhere: nearest cell
     return go.Figure({"data": traces, "layout": layout})
