@@ -92,8 +92,8 @@ def sweep_solver_panel(inst: Instance) -> tuple[str, dict]:
 def grid_panel(inst: Instance) -> tuple[int, int, int]:
     """Grid size (C values × γ values, each 1–8, log-spaced) and the number of seeds."""
     c1, c2 = st.columns(2)
-    inst.setdefault("nC", 6)
-    inst.setdefault("ng", 6)
+    inst.setdefault("nC", 8)
+    inst.setdefault("ng", 8)
     n_C = c1.slider("C values", 1, 8, key=inst.key("nC"), help="log-spaced from 0.01 to 1000")
     n_g = c2.slider("γ values", 1, 8, key=inst.key("ng"),
                     help="log-spaced, two decades either side of 1/(d·Var X)")
