@@ -280,3 +280,49 @@ def test_without_a_held_out_part_the_best_cell_is_by_train_accuracy():
     star = _charts(at)["sw_map_n_sv"]["data"][2]
     assert star["customdata"] == [[best["params"]["C"], best["params"]["gamma"]]]
     assert not _errors(at)
+
+
+@pytest.mark.slow
+def test_on_a_real_server_the_timer_polls_and_a_click_opens_the_playground(tmp_path):
+    """``streamlit run app.py`` and a protocol-level client (svmcore.bench.stclient): Start makes
+    the server ask for a 0.5 s fragment timer, the fragment polls until the sweep is done, then
+    a full run drops the timer; a plotly selection event on a cell (the frontend's string
+    value, with customdata) opens the Playground with that C and γ, in the URL too."""
+    import asyncio
+    from urllib.parse import parse_qsl
+
+    from streamlit.proto.WidgetStates_pb2 import WidgetState
+    from streamlit_server import streamlit_server
+
+    from svmcore.bench.stclient import Session
+    from svmcore.sweep import default_axes
+
+    Cs, gs = default_axes(build_data(RunConfig(solver="smo")).X_train)   # the page's default
+    C, gamma = Cs[2], gs[5]
+
+    async def drive(url):
+        s = Session(url, page="sweep", name="sweep")
+        await s.open()
+        assert await s.wait(lambda: "sw_start" in s.widgets, 120), s.errors
+        assert await s.idle(30) and not s.errors
+        await s.press("sw_start")
+        assert await s.wait(lambda: bool(s.timers), 30), "no fragment timer while running"
+        assert set(s.timers.values()) == {0.5}
+        assert await s.wait(lambda: not s.timers and s.fragment_runs > 0, 120)
+        assert await s.idle(30) and not s.errors and not s.enabled("sw_stop")
+        point = {"curve_number": 1, "point_number": 21, "point_index": 21, "x": f"{gamma:g}",
+                 "y": f"{C:g}", "customdata": [C, gamma]}
+        sel = {"selection": {"points": [point], "point_indices": [21], "box": [], "lasso": []}}
+        key = "sw_map_test_accuracy"
+        before = s.page_hash
+        await s.rerun([WidgetState(id=s.widgets[key][0], string_value=json.dumps(sel))],
+                      fragment_id=s.widget_fragments.get(key, ""))
+        assert await s.wait(lambda: s.page_hash != before and bool(s.frames), 60)
+        assert await s.idle(30) and not s.errors
+        await s.close()
+        return dict(parse_qsl(s.query))
+
+    with streamlit_server(tmp_path / "server.log") as url:
+        q = asyncio.run(drive(url))
+    assert q["solver"] == "smo" and q["p.kernel"] == "rbf"
+    assert float(q["p.C"]) == C and float(q["p.gamma"]) == gamma
