@@ -326,3 +326,34 @@ def test_on_a_real_server_the_timer_polls_and_a_click_opens_the_playground(tmp_p
         q = asyncio.run(drive(url))
     assert q["solver"] == "smo" and q["p.kernel"] == "rbf"
     assert float(q["p.C"]) == C and float(q["p.gamma"]) == gamma
+
+
+def test_real_and_uploaded_data():
+    at = AppTest.from_file(PAGE, default_timeout=TIMEOUT).run()
+    at.radio(key="sw_src").set_value("real").run()
+    _ok(at)
+    assert at.selectbox(key="sw_real").value == "breast_cancer"
+    _grid(at, 2, 2, solver="sfw")
+    at.button(key="sw_start").click().run()
+    _ok(at)
+    table = _finish(at).table()
+    expect = build_data(RunConfig(source="real", dataset="breast_cancer"))
+    assert set(table["dataset"]) == {"breast_cancer"} and not _errors(at)
+    assert set(table["n_train"]) == {expect.X_train.shape[0]}
+    assert table["test_accuracy"].notna().all()
+
+    at.radio(key="sw_src").set_value("upload").run()
+    at.button(key="sw_start").click().run()             # no file yet: one message
+    _ok(at)
+    errors = _errors(at)
+    assert len(errors) == 1 and "upload it again" in errors[0]
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(80, 3))
+    lab = np.where(X[:, 0] + 0.3 * X[:, 1] > 0, "yes", "no")
+    text = "a,b,c,label\n" + "".join(f"{r[0]},{r[1]},{r[2]},{c}\n" for r, c in zip(X, lab))
+    at.file_uploader(key="sw_upload").set_value(("d.csv", text.encode(), "text/csv")).run()
+    at.button(key="sw_start").click().run()
+    _ok(at)
+    table = _finish(at).table()
+    assert not _errors(at) and set(table["dataset"]) == {"d.csv"} and len(table) == 4
+    assert (table["n_train"] + table["n_test"] == 80).all()
