@@ -53,4 +53,5 @@ st.navigation([
     st.Page("pages/playground.py", title="Playground", icon="🎛️", default=True),
     st.Page("pages/race.py", title="Race", icon="🏁", url_path="race"),
     st.Page("pages/step_through.py", title="Step through", icon="👣", url_path="step_through"),
+    st.Page("pages/sweep.py", title="Sweep", icon="🗺️", url_path="sweep"),
 ]).run()

@@ -317,7 +317,9 @@ def test_a_race_link_as_the_servers_first_visit(server):
                 page.wait_for_selector(f"{RACE_FIELD} {DRAWN}", timeout=120_000)
                 page.wait_for_timeout(1000)
                 nav = page.locator('[data-testid="stSidebarNav"] a').all_inner_texts()
-                assert [t.split()[-1] for t in nav] == ["Playground", "Race"], (visitor, nav)
+                pages = re.findall(r'st\.Page\([^)]*title="([^"]+)"', (ROOT / "app.py").read_text())
+                assert [t.split()[-1] for t in nav] == [p.split()[-1] for p in pages], (visitor, nav)
+                assert pages[:2] == ["Playground", "Race"]
                 assert page.locator('[data-testid="stException"]').count() == 0
                 assert page.locator(f".st-key-race_field1 {DRAWN}").count() == 1
                 assert page.locator(".st-key-race_field2").count() == 0      # the link's two

@@ -24,6 +24,8 @@ from .state import (Instance, LiveState, describe, guarded, instance, keep_widge
                     through_the_router)
 from .stepthrough import (step_controls, step_field, step_landscape, step_pseudocode,
                           step_session)
+from .sweep import (RUN_CAP_S, grid_panel, start_sweep, stop_sweep, sweep_solver_panel,
+                    sweep_state, sweep_view)
 from .urls import apply_config, race_config, run_config, start, sync_url
 
 __all__ = ["apply_data_config", "data_panel", "export_panel", "controls", "ensure_live",
@@ -32,4 +34,6 @@ __all__ = ["apply_data_config", "data_panel", "export_panel", "controls", "ensur
            "preset_panel", "present_toggle", "sidebar_start", "Instance", "LiveState", "describe", "guarded", "instance",
            "keep_widgets", "open_on", "through_the_router", "apply_config", "race_config",
            "run_config", "start", "sync_url", "step_controls", "step_field", "step_landscape",
-           "step_pseudocode", "step_session"]
+           "step_pseudocode", "step_session",
+           "RUN_CAP_S", "grid_panel", "start_sweep", "stop_sweep",
+           "sweep_solver_panel", "sweep_state", "sweep_view"]

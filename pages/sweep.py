@@ -1,0 +1,47 @@
+"""Sweep: a C × γ grid of one solver on the page's data, filled in live as runs finish.
+
+A composition of the kit (:mod:`svmcore.ui`, instance ``"sw"``): the data panel, a solver with a
+``C`` parameter and its other parameters, the grid size and seeds; Start runs the grid on
+:mod:`svmcore.sweep` (local processes, or the Dask scheduler named by ``SVMCORE_DASK_SCHEDULER``),
+Stop cancels what has not finished (finished cells stay). Validation / train accuracy and #SV
+are heatmaps with the best cell starred; clicking a cell opens it on the Playground.
+"""
+from __future__ import annotations
+
+import streamlit as st
+
+from svmcore import ui
+
+
+def main() -> None:
+    sw = ui.instance("sw")
+    state = ui.sweep_state(sw)
+    with st.sidebar:
+        st.header("Data")
+        data = ui.data_panel(sw)
+        st.header("Solver")
+        solver, fixed = ui.sweep_solver_panel(sw)
+        st.header("Grid")
+        n_C, n_g, n_seeds = ui.grid_panel(sw)
+
+    st.title("Sweep")
+    st.caption("Every cell is one training run to the solver's own end (or "
+               f"{ui.RUN_CAP_S:g} s of solver time) with C and γ from log-spaced axes; the "
+               "heatmaps fill in as cells finish. Validation accuracy is measured on the data "
+               "panel's held-out part.")
+    ui.page_messages(sw, None, data)
+    c1, c2, _ = st.columns([1, 1, 4])
+    c1.button("Start", key=sw.key("start", keep=False), type="primary", width="stretch",
+              on_click=ui.start_sweep, args=(sw, data, solver, fixed, n_C, n_g, n_seeds),
+              icon=":material/play_arrow:")
+    running = state.sweep is not None and not state.sweep.done
+    c2.button("Stop", key=sw.key("stop", keep=False), on_click=ui.stop_sweep, args=(sw,),
+              disabled=not running, icon=":material/stop:", width="stretch")
+    if state.error:
+        st.error(state.error)
+    elif state.sweep is None:
+        st.info("Choose the data, a solver and the grid, then press Start.")
+    ui.sweep_view(sw)
+
+
+ui.guarded(main)

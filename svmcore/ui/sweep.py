@@ -1,0 +1,225 @@
+"""The Sweep page's parts: a C × γ grid of runs of one solver on the page's data, filled in live.
+
+:func:`sweep_solver_panel` picks a solver with a ``C`` parameter and draws its other (not swept)
+parameters; :func:`grid_panel` the grid size and seeds; :func:`start_sweep` builds the data (the
+same :func:`~svmcore.rundata.build_data` as the Playground's), the :class:`~svmcore.sweep.Grid`
+from :func:`~svmcore.sweep.default_axes` and starts a :class:`~svmcore.sweep.Sweep` on
+:func:`~svmcore.sweep.default_backend` (local processes, or the Dask scheduler named by
+``SVMCORE_DASK_SCHEDULER``); :func:`sweep_view` polls it (never blocking) from a fragment every
+0.5 s while it runs and draws the heatmaps; a click on a cell opens that configuration on the
+Playground (:func:`cell_config`, :func:`~svmcore.ui.state.open_on`).
+
+The sweep's seeds are ``seed, seed + 1, …`` (the data panel's seed first) on the data of the data
+panel's seed, so the Playground run of a clicked cell (one seed for data and solver) is exactly
+the sweep's run of that cell with the first seed.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from urllib.parse import urlencode
+
+import streamlit as st
+
+from ..config import RunConfig
+from ..rundata import build_data
+from ..solvers import get_solver, list_solvers
+from ..sweep import (Grid, Sweep, SweepData, best_cell, default_axes, default_backend,
+                     heatmap)
+from ..viz.heatmaps import sweep_heatmap
+from .live import _in_fragment_run
+from .params import _current_value, param_key, param_widget
+from .state import Instance, describe, open_on, ss
+
+SWEPT = ("C", "gamma")
+FAST = ("smo", "sfw")             # the default solver: the first of these that is registered
+MAX_SEEDS = 5
+RUN_CAP_S = 20.0                  # solver seconds per run at most (a "time cap" row)
+POLL_S = 0.5
+OK_STATUS = ("finished", "converged", "time cap")
+ACCURACY = {"test_accuracy": "validation accuracy", "train_accuracy": "train accuracy"}
+
+
+@dataclass
+class SweepState:
+    """What the Sweep page keeps between reruns: the sweep, what it ran on, a clicked cell."""
+
+    sweep: Sweep | None = None
+    data_cfg: dict | None = None     # the RunConfig data fields of the sweep's data
+    solver: str = ""
+    fixed: dict | None = None        # the parameters not swept
+    error: str | None = None
+    clicked: tuple | None = None     # (C, gamma) of a clicked cell, handled on the next run
+
+
+def sweep_state(inst: Instance) -> SweepState:
+    key = f"_sweep_{inst.prefix}"
+    if not isinstance(ss.get(key), SweepState):
+        ss[key] = SweepState()
+    return ss[key]
+
+
+def sweep_solvers() -> list[str]:
+    """The registered solvers with a ``C`` parameter (what a C × γ sweep can run)."""
+    return [n for n in list_solvers() if "C" in get_solver(n).params]
+
+
+def sweep_solver_panel(inst: Instance) -> tuple[str, dict]:
+    """The solver (default: SMO or SFW, rbf kernel) and its parameters that are not swept:
+    ``(solver, fixed parameters)``. Keys as :func:`svmcore.ui.solver_panel`'s."""
+    names = sweep_solvers()
+    if not names:
+        raise ValueError("no registered solver has a parameter C to sweep")
+    key = inst.key("solver")
+    if ss.get(key) not in names:
+        ss[key] = next((n for n in FAST if n in names), names[0])
+    name = st.selectbox("solver", names, key=key, format_func=lambda s: get_solver(s).title or s,
+                        help="Registered solvers with a parameter C; C and γ come from the grid.")
+    specs = get_solver(name).params
+    if "kernel" in specs:
+        ss.setdefault(param_key(inst, "", name, "kernel"), "rbf")
+    current = {k: _current_value(param_key(inst, "", name, k), s) for k, s in specs.items()}
+    fixed: dict = {}
+    for k, spec in specs.items():
+        if k in SWEPT or not spec.applies({**current, **fixed}):
+            continue
+        choices = None
+        if k == "kernel" and spec.kind == "choice":
+            choices = [c for c in spec.choices if c in get_solver(name).kernels]
+        fixed[k] = param_widget(k, spec, param_key(inst, "", name, k), choices, inst)
+    return name, fixed
+
+
+def grid_panel(inst: Instance) -> tuple[int, int, int]:
+    """Grid size (C values × γ values, each 1–8, log-spaced) and the number of seeds."""
+    c1, c2 = st.columns(2)
+    inst.setdefault("nC", 8)
+    inst.setdefault("ng", 8)
+    n_C = c1.slider("C values", 1, 8, key=inst.key("nC"), help="log-spaced from 0.01 to 1000")
+    n_g = c2.slider("γ values", 1, 8, key=inst.key("ng"),
+                    help="log-spaced, two decades either side of 1/(d·Var X)")
+    inst.setdefault("seeds", 1)
+    seeds = st.number_input("seeds per cell", 1, MAX_SEEDS, key=inst.key("seeds"),
+                            help="Runs per cell with seeds seed, seed+1, … (solver sampling; "
+                                 "the data stay those of the data panel's seed).")
+    return int(n_C), int(n_g), int(seeds)
+
+
+def start_sweep(inst: Instance, data: dict, solver: str, fixed: dict, n_C: int, n_g: int,
+                n_seeds: int) -> None:
+    """Stop the current sweep and start a new one (the Start button's callback: the arguments
+    are the widget values the button was drawn with); a problem becomes one message."""
+    state = sweep_state(inst)
+    if state.sweep is not None:
+        state.sweep.close()
+    state.sweep, state.error, state.clicked = None, None, None
+    try:
+        if data["errors"]:
+            raise ValueError(data["errors"][0])
+        cfg = RunConfig(solver=solver, **data["cfg"])
+        rd = build_data(cfg, data["upload"])
+        Cs, gs = default_axes(rd.X_train, n_C, n_g)
+        seeds = range(cfg.seed, cfg.seed + n_seeds)
+        grid = Grid(solver, {"C": Cs, "gamma": gs}, fixed=fixed, seeds=seeds)
+        sweep = Sweep(grid, SweepData(cfg.dataset, rd.X_train, rd.y_train, rd.X_test, rd.y_test),
+                      default_backend(), max_seconds=RUN_CAP_S)
+        sweep.start()
+    except Exception as exc:  # noqa: BLE001 - bad grid, data, scheduler: one message
+        state.error = f"Cannot start this sweep: {describe(exc)}"
+        return
+    state.sweep, state.data_cfg, state.solver, state.fixed = sweep, dict(data["cfg"]), solver, \
+        dict(fixed)
+
+
+def stop_sweep(inst: Instance) -> None:
+    """Cancel what has not finished; the finished cells stay."""
+    state = sweep_state(inst)
+    if state.sweep is not None:
+        state.sweep.stop()
+
+
+def cell_config(state: SweepState, C: float, gamma: float) -> RunConfig:
+    """The Playground configuration of one cell: the sweep's data fields (first seed), its
+    solver and fixed parameters with this C and γ."""
+    params = {**(state.fixed or {}), "C": float(C), "gamma": float(gamma)}
+    return RunConfig(solver=state.solver, params=tuple(params.items()), **state.data_cfg)
+
+
+def _on_select(inst: Instance, key: str) -> None:
+    points = ss[key].selection.points if key in ss else []
+    for p in points:
+        cd = p.get("customdata")
+        if cd is not None and len(cd) == 2:
+            sweep_state(inst).clicked = (float(cd[0]), float(cd[1]))
+            return
+
+
+def _metric(table) -> str:
+    ok = len(table) and table["test_accuracy"].notna().any()
+    return "test_accuracy" if ok else "train_accuracy"
+
+
+def _draw(inst: Instance, state: SweepState) -> None:
+    sweep = state.sweep
+    table, axes = sweep.table(), sweep.grid.axes
+    n = sweep.n_done
+    text = f"{n} of {sweep.n_runs} runs on {sweep.backend_name}, {sweep.elapsed:.1f} s"
+    if sweep.stopped:
+        text += f" — stopped, {sweep.n_cancelled} cancelled"
+    st.progress(n / sweep.n_runs, text=text)
+    d = next(iter(sweep.datasets.values()))
+    fixed = ", ".join(f"{k} = {v}" for k, v in sorted((state.fixed or {}).items()))
+    st.caption(f"{get_solver(state.solver).title or state.solver} ({fixed}) on {d.name}: "
+               f"{d.n_train} training / {d.n_test} validation points; seeds "
+               f"{', '.join(map(str, sweep.grid.seeds))}"
+               + (" (maps show the mean over seeds)." if len(sweep.grid.seeds) > 1 else "."))
+    inst.setdefault("acc", "test_accuracy")
+    acc = st.segmented_control("accuracy", list(ACCURACY), key=inst.key("acc"), required=True,
+                               format_func=ACCURACY.get)
+    if acc == "test_accuracy" and not d.n_test:
+        st.caption("These data have no held-out part (test fraction 0): the validation "
+                   "accuracy is blank; the best cell is chosen by train accuracy.")
+    best = best_cell(table, _metric(table)) if n else None
+    at = None
+    if best is not None:
+        at = (axes["C"].index(best["params"]["C"]), axes["gamma"].index(best["params"]["gamma"]))
+    maps = ((acc, ACCURACY[acc], 0.0, 1.0, ".3f"), ("n_sv", "#SV (mean over seeds)", None, None,
+                                                      ".0f"))
+    for col, (value, title, lo, hi, fmt) in zip(st.columns(2), maps):
+        rows, cols, Z = heatmap(table, value, axes=axes)
+        fig = sweep_heatmap(rows, cols, Z, title=title, best=at, zmin=lo, zmax=hi, fmt=fmt,
+                            colorbar=title.split(" ")[0])
+        key = inst.key(f"map_{value}", keep=False)
+        col.plotly_chart(fig, key=key, on_select=lambda k=key: _on_select(inst, k),
+                         selection_mode="points", config={"displayModeBar": False})
+    if best is not None:
+        m = _metric(table)
+        q = urlencode(cell_config(state, best["params"]["C"], best["params"]["gamma"]).to_query())
+        st.caption(f"★ best {ACCURACY[m]}: {best[m]:.3f} at C = {best['params']['C']:g}, "
+                   f"γ = {best['params']['gamma']:g} ({best['n_sv']:.0f} SV): "
+                   f"[its Playground link](/?{q}) `/?{q}`. Click any cell to open it on the "
+                   "Playground.")
+    bad = table[~table["status"].isin(OK_STATUS)]
+    for status, k in bad["status"].value_counts().items():
+        st.warning(f"{k} run(s) {status}: {bad[bad.status == status]['message'].iloc[0]}")
+
+
+def sweep_view(inst: Instance) -> None:
+    """The progress bar and the heatmaps, in a fragment that polls the sweep every 0.5 s while
+    it runs (a poll never blocks); a clicked cell opens on the Playground."""
+    state = sweep_state(inst)
+    running = state.sweep is not None and not state.sweep.done
+
+    @st.fragment(run_every=POLL_S if running else None)
+    def _view():
+        if state.clicked is not None and state.sweep is not None:
+            C, gamma = state.clicked
+            state.clicked = None
+            open_on("pages/playground.py", cell_config(state, C, gamma), "pg")
+        if state.sweep is None:
+            return
+        state.sweep.poll()
+        if running and state.sweep.done and _in_fragment_run():
+            st.rerun()                        # finished: redraw the page without the timer
+        _draw(inst, state)
+
+    _view()
