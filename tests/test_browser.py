@@ -418,3 +418,34 @@ def test_classroom_play_is_smooth_and_keys_drive_it(server):
             assert page.locator('[data-testid="stException"]').count() == 0
         finally:
             browser.close()
+
+
+@pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=NO_CHROMIUM)
+def test_step_through_tour(server):
+    """The Step-through page in a real browser: SMO steps with the → key, goes back with ←, the
+    executed pseudocode lines are highlighted, the field is drawn; saves
+    ``test-artifacts/step_through.png`` (README's screenshot)."""
+    from playwright.sync_api import sync_playwright
+
+    ARTIFACTS.mkdir(exist_ok=True)
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1600, "height": 1000})
+            page.goto(server + "/step_through?src=toy&ds=moons&n=120&noise=0.2&solver=smo"
+                      "&p.kernel=rbf&p.gamma=2.0", wait_until="domcontentloaded")
+            page.wait_for_selector(f".st-key-st_field {DRAWN}", timeout=120_000)
+            assert page.locator('[data-testid="stException"]').count() == 0
+            page.locator("h1").first.click()
+            for _ in range(4):
+                page.keyboard.press("ArrowRight")
+                page.wait_for_timeout(700)
+            page.keyboard.press("ArrowLeft")
+            page.wait_for_timeout(1200)
+            text = page.locator("body").inner_text()
+            assert "WSS" in text or "working set" in text.lower()
+            assert page.locator('[data-testid="stException"]').count() == 0
+            page.mouse.move(5, 5)
+            page.screenshot(path=str(ARTIFACTS / "step_through.png"), full_page=False)
+        finally:
+            browser.close()
