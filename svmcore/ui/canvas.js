@@ -46,6 +46,10 @@ function fmt(v) {
   return +v.toPrecision(4) + "";
 }
 
+function setHTML(el, html) {                // only touch the DOM when the text changed
+  if (el._html !== html) { el.innerHTML = html; el._html = html; }
+}
+
 function setup(parent, cls) {
   let st = STATE.get(parent);
   if (st) return st;
@@ -236,7 +240,7 @@ function renderField(component) {
   const {data, parentElement, setTriggerValue} = component;
   const st = setup(parentElement, "svmc-field");
   st.data = data;
-  st.title.innerHTML = data.title + (data.note ? `<br><small>${data.note}</small>` : "");
+  setHTML(st.title, data.title + (data.note ? `<br><small>${data.note}</small>` : ""));
   st.title.style.fontSize = (data.font + 2) + "px";
   st.train = b64q(data.train, data.x, data.y);
   st.labels = b64(data.labels, Int8Array);
@@ -246,7 +250,7 @@ function renderField(component) {
   st.tlabels = b64(data.tlabels, Int8Array);
   st.boundary = b64q(data.boundary, data.x, data.y);
   st.margins = b64q(data.margins, data.x, data.y);
-  st.legend.innerHTML = legendHTML(data.legend, data.font);
+  setHTML(st.legend, legendHTML(data.legend, data.font));
   st.draw = () => drawField(st);
   if (data.img && data.img !== st.imgSrc) {          // keep the last image until the next loads
     const im = new Image();
@@ -374,9 +378,9 @@ function renderCurves(component) {
   const {data, parentElement} = component;
   const st = setup(parentElement, "svmc-curves");
   st.data = data;
-  st.title.textContent = data.title || "";
+  if (st.title.textContent !== (data.title || "")) st.title.textContent = data.title || "";
   st.title.style.fontSize = (data.font + 1) + "px";
-  st.legend.innerHTML = legendHTML(data.legend, data.font);
+  setHTML(st.legend, legendHTML(data.legend, data.font));
   st.draw = () => drawCurves(st);
   st.root.setAttribute("data-frames", ++st.frames);
   st.root.setAttribute("data-panels", data.panels.map(p => p.title).join(" | "));
