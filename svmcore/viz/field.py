@@ -1,6 +1,7 @@
-"""The decision-field figure: f as one ``go.Contour(coloring="heatmap")`` with the margins and
-the boundary, the points, the support vectors (rings sized by |coefficient|) and the mistakes;
-optionally an invisible click grid for editing. Arrays are float32 and every figure carries a
+"""The decision-field figure: f as a small image with the margins and the boundary traced on the
+server, the points, the support vectors (sized by |coefficient|) and the mistakes; optionally an
+invisible click grid for editing (Plotly, for notebooks and exports; the app's live view draws
+:func:`run_frame`). Arrays are float32 and every figure carries a
 constant ``uirevision``, so a redraw keeps the user's zoom and does not jump."""
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from ._base import CLASS_COLORS, CLASS_NAMES, FIELD_COLORSCALE, _f32, _figure
-from .frame import field_frame
+from .frame import clipped_field, field_frame, margin_lines, point_states
 from .plane import View, decision_field
 from .raster import data_uri, field_png, level_lines
 
@@ -85,12 +86,7 @@ def boundary_figure(X, y, field, xs, ys, support=None, sv_size=None, misclassifi
     """
     X = np.asarray(X, dtype=np.float64)
     y = np.asarray(y).ravel()
-    xs = np.asarray(xs, dtype=np.float64)
-    ys = np.asarray(ys, dtype=np.float64)
-    z = np.clip(np.nan_to_num(np.asarray(field, dtype=np.float64), nan=0.0, posinf=clip,
-                              neginf=-clip), -clip, clip)
-    if z.shape != (len(ys), len(xs)):
-        raise ValueError(f"field has shape {z.shape}, expected {(len(ys), len(xs))}")
+    xs, ys, z = clipped_field(field, xs, ys, clip)
     editing = click_grid is not None
     step = max(1, -(-len(xs) // 100))
     zi, xi, yi = z[::step, ::step], xs[::step], ys[::step]
@@ -107,14 +103,9 @@ def boundary_figure(X, y, field, xs, ys, support=None, sv_size=None, misclassifi
                                      title=dict(text="f(x)"), thickness=12, len=0.75,
                                      tickvals=[-clip, -1, 0, 1, clip]))))
     # 2. the margins f = ±1 (dashed) and the decision boundary f = 0 (solid), traced here
-    mx, my = [], []
-    for level in (-1.0, 1.0):
-        lx, ly = level_lines(z, xs, ys, level)
-        if lx.size:
-            mx += [lx, [np.nan]]
-            my += [ly, [np.nan]]
-    if mx:
-        data.append(dict(type="scatter", x=_f32(np.concatenate(mx)), y=_f32(np.concatenate(my)),
+    mx, my = margin_lines(z, xs, ys)
+    if mx.size:
+        data.append(dict(type="scatter", x=_f32(mx), y=_f32(my),
                          mode="lines", name="margins f = ±1", hoverinfo="skip",
                          line=dict(width=1.5, dash="dash", color="rgba(30,30,30,0.85)")))
     bx, by = level_lines(z, xs, ys, 0.0)
@@ -131,22 +122,7 @@ def boundary_figure(X, y, field, xs, ys, support=None, sv_size=None, misclassifi
                          selected=dict(marker=dict(opacity=0.0))))
     # 4. training points, restyled for support vectors (size ∝ √|coefficient|) and mistakes
     n = X.shape[0]
-    ring = np.zeros(n, dtype=np.uint8)
-    size = np.full(n, 7, dtype=np.uint8)
-    if support is not None and len(support):
-        support = np.asarray(support, dtype=np.int64)
-        ring[support] = 1
-        if sv_size is not None and len(sv_size) == len(support):
-            w = np.abs(np.nan_to_num(np.asarray(sv_size, dtype=np.float64)))
-            top = w.max() if w.size and w.max() > 0 else 1.0
-            size[support] = np.rint(8.0 + 9.0 * np.sqrt(w / top)).astype(np.uint8)
-        else:
-            size[support] = 11
-    mistakes = None
-    if misclassified is not None:
-        mistakes = np.asarray(misclassified, dtype=bool)
-        if mistakes.shape[0] == n:
-            ring[mistakes] = 2
+    ring, size = point_states(n, support, sv_size, misclassified)
     for cls in (1, -1):
         m = np.flatnonzero(y == cls)
         if m.size:

@@ -66,6 +66,52 @@ def dequantize_xy(text: str, xr, yr) -> np.ndarray:
     return out
 
 
+def clipped_field(field, xs, ys, clip: float = 2.0):
+    """``(xs, ys, z)`` as float64 with f clipped to [−clip, clip] (NaN → 0, ±inf → ±clip);
+    raises ValueError when f is not on the ``ys × xs`` grid."""
+    xs = np.asarray(xs, dtype=np.float64)
+    ys = np.asarray(ys, dtype=np.float64)
+    z = np.clip(np.nan_to_num(np.asarray(field, dtype=np.float64), nan=0.0, posinf=clip,
+                              neginf=-clip), -clip, clip)
+    if z.shape != (len(ys), len(xs)):
+        raise ValueError(f"field has shape {z.shape}, expected {(len(ys), len(xs))}")
+    return xs, ys, z
+
+
+def point_states(n: int, support=None, sv_size=None, misclassified=None):
+    """Per training point: ``ring`` (uint8: 0 plain, 1 support vector, 2 misclassified) and
+    ``size`` (uint8 px: 7, support vectors 8–17 ∝ √|coefficient|, 11 without coefficients)."""
+    ring = np.zeros(n, dtype=np.uint8)
+    size = np.full(n, 7, dtype=np.uint8)
+    if support is not None and len(support):
+        support = np.asarray(support, dtype=np.int64)
+        keep = (support >= 0) & (support < n)
+        ring[support[keep]] = 1
+        size[support[keep]] = 11
+        if sv_size is not None and len(sv_size) == len(support):
+            w = np.abs(np.nan_to_num(np.asarray(sv_size, dtype=np.float64)))[keep]
+            top = w.max() if w.size and w.max() > 0 else 1.0
+            size[support[keep]] = np.rint(8.0 + 9.0 * np.sqrt(w / top)).astype(np.uint8)
+    if misclassified is not None:
+        mis = np.asarray(misclassified, dtype=bool)
+        if mis.shape[0] == n:
+            ring[mis] = 2
+    return ring, size
+
+
+def margin_lines(z, xs, ys) -> tuple[np.ndarray, np.ndarray]:
+    """The lines f = −1 and f = +1 as one NaN-separated polyline (empty when neither is hit)."""
+    mx, my = [], []
+    for level in (-1.0, 1.0):
+        lx, ly = level_lines(z, xs, ys, level)
+        if lx.size:
+            mx += [lx, [np.nan]]
+            my += [ly, [np.nan]]
+    if not mx:
+        return np.empty(0), np.empty(0)
+    return np.concatenate(mx), np.concatenate(my)
+
+
 def field_frame(P_train, y_train, field, xs, ys, *, P_test=None, y_test=None, support=None,
                 sv_size=None, misclassified=None, title: str = "", note: str | None = None,
                 segments: Sequence[Mapping] = (),
@@ -80,38 +126,13 @@ def field_frame(P_train, y_train, field, xs, ys, *, P_test=None, y_test=None, su
     ``mode`` is the click mode ("view" ignores clicks); ``marks`` are extra rings (pinned or
     picked points: ``{"x", "y", "color", "r"}``); ``fit`` lets the view fill the window's height
     (projector mode)."""
-    xs = np.asarray(xs, dtype=np.float64)
-    ys = np.asarray(ys, dtype=np.float64)
-    z = np.clip(np.nan_to_num(np.asarray(field, dtype=np.float64), nan=0.0, posinf=clip,
-                              neginf=-clip), -clip, clip)
-    if z.shape != (len(ys), len(xs)):
-        raise ValueError(f"field has shape {z.shape}, expected {(len(ys), len(xs))}")
+    xs, ys, z = clipped_field(field, xs, ys, clip)
     step = max(1, -(-len(xs) // 100))
     xi, yi = xs[::step], ys[::step]
     dx = (xi[1] - xi[0]) / 2 if len(xi) > 1 else 0.5
     dy = (yi[1] - yi[0]) / 2 if len(yi) > 1 else 0.5
-    n = len(y_train)
-    ring = np.zeros(n, dtype=np.uint8)
-    size = np.full(n, 7, dtype=np.uint8)
-    if support is not None and len(support):
-        support = np.asarray(support, dtype=np.int64)
-        support = support[(support >= 0) & (support < n)]
-        ring[support] = 1
-        size[support] = 11
-        if sv_size is not None and len(sv_size) == len(support):
-            w = np.abs(np.nan_to_num(np.asarray(sv_size, dtype=np.float64)))
-            top = w.max() if w.size and w.max() > 0 else 1.0
-            size[support] = np.rint(8.0 + 9.0 * np.sqrt(w / top)).astype(np.uint8)
-    if misclassified is not None:
-        mis = np.asarray(misclassified, dtype=bool)
-        if mis.shape[0] == n:
-            ring[mis] = 2
-    mx, my = [], []
-    for level in (-1.0, 1.0):
-        lx, ly = level_lines(z, xs, ys, level)
-        if lx.size:
-            mx += [lx, [np.nan]]
-            my += [ly, [np.nan]]
+    ring, size = point_states(len(y_train), support, sv_size, misclassified)
+    mx, my = margin_lines(z, xs, ys)
     bx, by = level_lines(z, xs, ys, 0.0)
     P_train = np.asarray(P_train, dtype=np.float64)
     xr, yr = (float(xs[0]), float(xs[-1])), (float(ys[0]), float(ys[-1]))
@@ -155,7 +176,7 @@ def field_frame(P_train, y_train, field, xs, ys, *, P_test=None, y_test=None, su
         "test": _xy(np.asarray(P_test)[:, 0], np.asarray(P_test)[:, 1]) if has_test else "",
         "tlabels": b64(np.sign(np.asarray(y_test)), np.int8) if has_test else "",
         "boundary": _xy(bx, by) if bx.size else "",
-        "margins": _xy(np.concatenate(mx), np.concatenate(my)) if mx else "",
+        "margins": _xy(mx, my) if mx.size else "",
         "marks": [dict(m) for m in marks], "legend": legend,
         **({"segments": [dict(g) for g in segments]} if segments else {}),
     }
