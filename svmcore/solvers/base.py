@@ -874,18 +874,22 @@ class Solver:
             f = self._expansion_rows(self.X.take(support[uniq])) - b
             return total / m * float((count * np.sign(coef[uniq])) @ f)
 
-    # ---- to implement --------------------------------------------------------------------
+    # ---- the contract every solver implements (abstract: the base has no algorithm) ------
     def _setup(self) -> None:
-        raise NotImplementedError
+        raise NotImplementedError(f"{type(self).__name__} must implement _setup() — the solver "
+                                  "contract of svmcore.solvers.base (an abstract method)")
 
     def step(self, n: int) -> int:
-        raise NotImplementedError
+        raise NotImplementedError(f"{type(self).__name__} must implement step() — the solver "
+                                  "contract of svmcore.solvers.base (an abstract method)")
 
     def _decision_rows(self, R: Rows) -> np.ndarray:
-        raise NotImplementedError
+        raise NotImplementedError(f"{type(self).__name__} must implement _decision_rows() — the solver "
+                                  "contract of svmcore.solvers.base (an abstract method)")
 
     def snapshot(self) -> Snapshot:
-        raise NotImplementedError
+        raise NotImplementedError(f"{type(self).__name__} must implement snapshot() — the solver "
+                                  "contract of svmcore.solvers.base (an abstract method)")
 
     def state_line(self, snap: Snapshot) -> str:
         """One line, in the paper's terms, of what the snapshot says beyond the common tiles

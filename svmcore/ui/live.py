@@ -177,18 +177,22 @@ def _on_pause(inst):
     _rerun_panel(inst)
 
 
-def _on_step(inst):
+def _pause_for_a_press(inst):
+    """What Step and +1 do first: stop playing, forget the last tick's error, and leave a shared
+    timeline with the session's own run at the moment it showed."""
     inst.playing = False
     inst.tick_error = None
     unshare(inst)
+
+
+def _on_step(inst):
+    _pause_for_a_press(inst)
     tick(inst)
     _rerun_panel(inst)
 
 
 def _on_step1(inst):
-    inst.playing = False
-    inst.tick_error = None
-    unshare(inst)
+    _pause_for_a_press(inst)
     drv = inst.live.driver if inst.live is not None else None
     if drv is not None and not drv.done:
         try:
