@@ -223,3 +223,30 @@ def test_a_link_with_t_replays_the_run_and_pauses_there():
     bad.run()
     assert not bad.exception and _tile(bad) == 0
     assert any("t='-5'" in w.value for w in bad.warning)
+
+
+def test_a_changed_setting_starts_again_and_says_so():
+    at = AppTest.from_file(str(ROOT / "pages" / "playground.py"), default_timeout=TIMEOUT)
+    at.run()
+    for _ in range(3):
+        at.button(key="pg_step1").click().run()
+    assert _tile(at) == 3
+    at.number_input(key="pg_seed").set_value(5).run()
+    _ok(at)
+    assert _tile(at) == 0 and any("new run from t = 0" in i.value for i in at.info)
+    at.button(key="pg_step1").click().run()
+    assert _tile(at) == 1 and not any("new run from t = 0" in i.value for i in at.info)
+
+
+def test_a_changed_setting_while_playing_shared_starts_a_clean_run():
+    """A session playing on a shared timeline whose settings change must not carry the old
+    timeline's moment into the new run (a +1 then gives t = 1, not the old t + 1)."""
+    at = AppTest.from_file(str(ROOT / "pages" / "playground.py"), default_timeout=TIMEOUT)
+    at.run()
+    at.button(key="pg_play").click().run()              # a press: the frame comes from SHARED
+    assert at.session_state["pg"].moment is not None and at.session_state["pg"].moment.t > 0
+    at.number_input(key="pg_seed").set_value(9).run()
+    _ok(at)
+    assert _tile(at) == 0 and at.session_state["pg"].shared is None
+    at.button(key="pg_step1").click().run()
+    assert _tile(at) == 1

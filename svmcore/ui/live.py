@@ -62,6 +62,12 @@ def ensure_live(inst: Instance, cfg: RunConfig | RaceConfig, upload=None,
     key = (cfg, digest if data_cfg.source == "upload" else None)
     if inst.live is not None and inst.live.key == key and not inst.reset:
         return inst.live
+    moved = inst.live is not None and (inst.moment is not None and inst.moment.t > 0 or any(
+        t > 0 for t in _position(inst.live)))
+    if moved and not inst.reset:
+        inst.notice = ("The settings changed: this is a new run from t = 0 (the data, the solver "
+                       "or a parameter decide a run; a link with t replays one).")
+    inst.shared = inst.moment = None        # a shared timeline belongs to the old configuration
     inst.reset = inst.playing = False
     inst.tick_error = None
     inst.live = None

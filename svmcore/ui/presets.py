@@ -71,6 +71,9 @@ def page_messages(inst: Instance, cfg, data: dict, kind: str = "run") -> None:
     for msg in inst.url_problems:
         st.warning(msg)
     inst.url_problems = []
+    if inst.notice:
+        st.info(inst.notice, icon=":material/restart_alt:")
+        inst.notice = None
     commentary(inst, cfg, kind)
     for msg in data["errors"]:
         st.error(msg)

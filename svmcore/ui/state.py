@@ -72,6 +72,7 @@ class Instance:
     want_t: int | None = None         # a link's iteration: replay the new run to it, then pause
     shared: list | None = None        # [Timeline, position, drawn position] while playing shared
     moment: Any = None                # the shared moment the frame shows (None: the own run)
+    notice: str | None = None         # one line to say once (a run started again at t = 0)
 
     def key(self, name: str, keep: bool = True) -> str:
         """The widget key of ``name`` in this instance; ``keep`` declares a value widget whose
