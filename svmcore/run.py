@@ -311,12 +311,19 @@ class TrainingRun:
 
     def trace_columns(self) -> dict[str, np.ndarray]:
         """The numeric trace columns as float arrays (None as NaN); the names are in
-        :meth:`column_labels`."""
+        :meth:`column_labels`. Cached until the trace grows (a live page asks every frame)."""
+        key = (len(self.trace), id(self.trace[-1]) if self.trace else None)
+        cached = self.__dict__.get("_columns")
+        if cached is not None and cached[0] == key:
+            return dict(cached[1])
         rows = self.trace_dicts()
-        if not rows:
-            return {}
-        return {k: np.array([r[k] if r[k] is not None else np.nan for r in rows], dtype=float)
-                for k in rows[0] if k not in TraceRow.TEXT_COLUMNS}
+        cols = {} if not rows else {
+            k: np.array([r[k] if r[k] is not None else np.nan for r in rows], dtype=float)
+            for k in rows[0] if k not in TraceRow.TEXT_COLUMNS}
+        for v in cols.values():
+            v.flags.writeable = False        # shared by every caller until the trace grows
+        self._columns = (key, cols)
+        return dict(cols)
 
     def column_labels(self) -> dict[str, str]:
         """What the ``objective``, ``dual_objective`` and ``gap`` columns are, from the last
