@@ -116,11 +116,12 @@ def lockstep_config(data: RunConfig, solver: str, params: Mapping, schedules: Se
 # ------------------------------------------------------------------------------ extra columns
 
 
-def model_size(solver, snap) -> tuple[str, float]:
-    """(name, value): Σ|α_i| of a kernel expansion's coefficients (the snapshot's ``coef``), or
-    ‖w‖ of a linear model; ("", NaN) for a model that is neither."""
-    if snap is not None and snap.coef is not None:
-        return "Σ|α_i|", float(np.abs(snap.coef).sum())
+def model_size(solver) -> tuple[str, float]:
+    """(name, value) of the reported model: Σ|α_i| of a kernel expansion's coefficients
+    (``support_coef()``), ‖w‖ of a linear model (``linear_model()``); ("", NaN) otherwise."""
+    expansion = solver.support_coef()
+    if expansion is not None:
+        return "Σ|α_i|", float(np.abs(expansion[1]).sum())
     lm = solver.linear_model()
     if lm is not None:
         return "‖w‖", float(np.linalg.norm(lm[0]))
@@ -146,7 +147,7 @@ class Extras:
         s = run.solver
         if self.rows[k] and self.rows[k][-1][0] == run.t:
             return
-        name, size = model_size(s, run.last_snapshot)
+        name, size = model_size(s)
         self.size_name = self.size_name or name
         if run.X_test is not None and run.X_test.n > 0:
             X, y = run.X_test, run.y_test
