@@ -38,7 +38,8 @@ from .schedules import SCHEDULE_CODES, SCHEDULE_TEXT, Schedule
 from .solvers import REGISTRY
 
 __all__ = ["SCHEDULE_SOLVERS", "ScheduleCurve", "schedule_curves", "lockstep_config",
-           "Extras", "model_size", "fitted_slope", "THEORY", "commentary", "asset_ratio"]
+           "Extras", "model_size", "fitted_slope", "THEORY", "commentary", "asset_ratio",
+           "averaging_summary"]
 
 #: solvers whose step sizes follow a ``schedule`` parameter (the ones a lockstep can vary)
 SCHEDULE_SOLVERS = tuple(n for n, c in REGISTRY.items() if "schedule" in c.params)
@@ -172,6 +173,30 @@ class Extras:
         has_test = np.isfinite(cols["test_error"]).any()
         cols["model_error"] = cols["test_error" if has_test else "train_error"]
         return cols
+
+
+def averaging_summary(race, extras: Extras) -> list[str]:
+    """One line per entrant: the error of the last iterate and of the averaged one at the last
+    checkpoint, and since when the model is an average (or that averaging is off)."""
+    out = []
+    for k, run in enumerate(race.runs):
+        c = extras.columns(k)
+        if not c:
+            continue
+        what = "test" if np.isfinite(c["test_error"]).any() else "training"
+        if run.solver.p.get("averaging") is None:
+            out.append(f"{race.labels[k]}: averaging is off (averaging = None), both panels "
+                       "show its last iterate.")
+        elif not c["averaged"].any():
+            out.append(f"{race.labels[k]}: the averaging window has not started yet "
+                       f"(t = {run.t:,}).")
+        else:
+            t0 = int(c["iteration"][c["averaged"]][0])
+            out.append(f"{race.labels[k]}: at t = {int(c['iteration'][-1]):,} the last iterate "
+                       f"has {100 * c['last_error'][-1]:.2f} % {what} error, the average "
+                       f"{100 * c['model_error'][-1]:.2f} % (averaged from checkpoint "
+                       f"t = {t0:,} on).")
+    return out
 
 
 # ------------------------------------------------------------------------------ theory

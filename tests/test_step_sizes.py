@@ -18,7 +18,7 @@ from svmcore.race import Race, build_race
 from svmcore.run import warmup
 from svmcore.schedules import SCHEDULE_CODES
 from svmcore.solvers import get_solver
-from svmcore.step_sizes import (Extras, commentary, fitted_slope, lockstep_config, model_size,
+from svmcore.step_sizes import (Extras, averaging_summary, commentary, fitted_slope, lockstep_config, model_size,
                                 schedule_curves)
 from svmcore.viz.step_sizes import averaging_frame, lockstep_frame, schedules_figure
 
@@ -137,6 +137,11 @@ def test_extras_match_an_independent_solver(lockstep):
             assert cols["averaged"][j] == s.averaging_active
     # after the averaging window opened, the two errors are of different models
     assert cols["averaged"][-1] and not cols["averaged"][0]
+    t0 = int(cols["iteration"][cols["averaged"]][0])
+    assert t0 >= 22_500 // 2                        # averaging = 0.5 of 50 epochs × 450 rows
+    line = averaging_summary(race, extras)[1]
+    assert f"{100 * cols['last_error'][-1]:.2f} % test error" in line
+    assert f"average {100 * cols['model_error'][-1]:.2f} %" in line and f"t = {t0:,}" in line
 
 
 def test_kernel_model_size_is_the_sum_of_coefficients():
@@ -152,6 +157,8 @@ def test_kernel_model_size_is_the_sum_of_coefficients():
     assert extras.size_name == "Σ|α_i|"
     cols = extras.columns(0)
     assert cols["iteration"][-1] == solver.t == 158
+    assert all("averaging is off" in line for line in averaging_summary(race, extras))
+    np.testing.assert_array_equal(cols["last_error"], cols["model_error"])   # same model
     assert cols["size"][-1] == pytest.approx(np.abs(coef).sum())
 
 

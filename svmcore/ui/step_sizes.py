@@ -9,8 +9,8 @@ import streamlit as st
 from ..config import RunConfig
 from ..schedules import SCHEDULE_CODES, SCHEDULE_TEXT
 from ..solvers import get_solver
-from ..step_sizes import (SCHEDULE_SOLVERS, USES_ETA0, Extras, asset_ratio, commentary,
-                          lockstep_config, schedule_curves)
+from ..step_sizes import (SCHEDULE_SOLVERS, USES_ETA0, Extras, asset_ratio,
+                          averaging_summary, commentary, lockstep_config, schedule_curves)
 from ..viz.step_sizes import averaging_frame, lockstep_frame, schedules_figure
 from .canvas import canvas_view
 from .data import apply_data_config
@@ -79,6 +79,10 @@ def schedule_explorer(inst: Instance, state: LiveState | None = None) -> None:
         return
     st.plotly_chart(schedules_figure(curves), key=inst.key("eta_plot", keep=False),
                     config={"displayModeBar": False})
+    if state is not None:
+        s = state.driver.runs[0].solver
+        st.caption(f"The lockstep below runs with C = {s.p['C']:g} on n = {s.n:,} training "
+                   f"points: λ = 1/(C n) = {s.lam:.4g}.")
     st.button("D_X / D_G from the data (as ASSET estimates it)", key=inst.key("x_est", False),
               on_click=_estimate_ratio, args=(inst, state, float(C) or 1.0),
               disabled=state is None)
@@ -173,6 +177,8 @@ def draw_lockstep(inst: Instance, state: LiveState) -> None:
                "the model it reports — the average of its iterates once the solver's averaging "
                "window has started (the averaging parameter), the last iterate before.")
     canvas_view(inst.key("averaging", keep=False), averaging_frame(race, extras, x_axis, log_x))
+    for line in averaging_summary(race, extras):
+        st.caption(line)
     st.subheader("What theory predicts, and what the curves show")
     for line in commentary(race, extras):
         st.markdown(line)
