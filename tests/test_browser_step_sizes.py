@@ -4,30 +4,18 @@ the lockstep, the commentary reports fitted slopes; saves ``test-artifacts/step_
 from __future__ import annotations
 
 import re
-import time
 from pathlib import Path
 
 import pytest
-from streamlit_server import CHROMIUM, CHROMIUM_ARGS, NO_CHROMIUM, ROOT, streamlit_server
+from streamlit_server import CHROMIUM, CHROMIUM_ARGS, NO_CHROMIUM
+import test_browser
+from test_browser import ARTIFACTS, _button, _race_step
+
+server = test_browser.server          # the same app-server fixture as the main browser tour
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
-ARTIFACTS = ROOT / "test-artifacts"
 CURVES = ".st-key-steps_curves .svmc"
-
-
-@pytest.fixture
-def server(tmp_path):
-    with streamlit_server(tmp_path / "streamlit.log", timeout=90.0, fail_on_crash=False) as url:
-        yield url
-
-
-def _button(page, label: str):
-    return page.get_by_role("button", name=re.compile(rf"^{re.escape(label)}( |$)")).first
-
-
-def _clock(page) -> str:
-    return page.get_by_text(re.compile(r"^race clock:")).first.inner_text().strip()
 
 
 @pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=NO_CHROMIUM)
@@ -46,14 +34,7 @@ def test_step_sizes_in_browser(server):
             legend = page.locator(".st-key-steps_eta_plot .legend").first.text_content()
             assert "1/(λt)" in legend and "D_X/(D_G √t)" in legend
 
-            # Step moves the lockstep clock
-            for _ in range(3):
-                before = _clock(page)
-                _button(page, "Step").click()
-                deadline = time.monotonic() + 30
-                while _clock(page) == before:
-                    assert time.monotonic() < deadline, "the clock did not move"
-                    page.wait_for_timeout(100)
+            _race_step(page, 3)                     # Step moves the lockstep's clock
 
             # play at full speed to the end (22,500 iterations), then read the commentary
             thumb = page.locator(".st-key-steps_pace input[type=range]").first
