@@ -18,8 +18,8 @@ from svmcore.race import Race, build_race
 from svmcore.run import warmup
 from svmcore.schedules import SCHEDULE_CODES
 from svmcore.solvers import get_solver
-from svmcore.step_sizes import (Extras, averaging_summary, commentary, fitted_slope, lockstep_config, model_size,
-                                schedule_curves)
+from svmcore.step_sizes import (Extras, asset_ratio, averaging_summary, commentary,
+                                fitted_slope, lockstep_config, model_size, schedule_curves)
 from svmcore.viz.step_sizes import averaging_frame, lockstep_frame, schedules_figure
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -296,3 +296,20 @@ def test_bad_constant_in_the_explorer_gets_a_message(page):
     _ok(at)
     assert not at.error
     assert math.isfinite(at.session_state["steps_x_eta0"])
+
+
+def test_asset_ratio_is_the_eta0_asset_runs(page):
+    """The button puts ASSET's own η0 = D_X/D_G on these data into the plot's D_X/D_G."""
+    at = page
+    data = at.session_state["steps"].live.data
+    dx, dg = asset_ratio(data.X_train, data.y_train, C=1.0, seed=0, kernel="linear")
+    s = get_solver("asset")(C=1.0, kernel="linear")
+    s.init(data.X_train, data.y_train, seed=0)
+    assert s.step_rule().schedule.eta0 == pytest.approx(dx / dg, rel=1e-12)
+    at.button(key="steps_x_est").click().run()
+    _ok(at)
+    assert at.session_state["steps_x_ratio"] == float(f"{dx / dg:.4g}")
+    assert any("D_X = " in i.value for i in at.info)
+    fig = json.loads(at.get("plotly_chart")[0].proto.spec)
+    asset = next(d for d in fig["data"] if d["name"].startswith("ASSET"))
+    assert f"{dx / dg:.3g}" in asset["name"]

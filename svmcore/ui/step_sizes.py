@@ -40,16 +40,19 @@ def lockstep_start(inst: Instance) -> None:
 # ------------------------------------------------------------------------------ (a) explorer
 
 
-def _estimate_ratio(inst: Instance, state: LiveState | None, C: float) -> None:
-    """Callback: D_X / D_G as ASSET estimates it on the page's training data."""
+def _estimate_ratio(inst: Instance, state: LiveState | None) -> None:
+    """Callback: D_X / D_G as ASSET estimates it on the page's training data, with the
+    lockstep's C and kernel."""
     if state is None:
         return
+    p = state.driver.runs[0].solver.p
+    kernel = {k: p[k] for k in ("kernel", "gamma", "degree", "coef0") if k in p}
     try:
-        dx, dg = asset_ratio(state.data.X_train, state.data.y_train, C=C,
-                             seed=int(state.cfg.seed))
+        dx, dg = asset_ratio(state.data.X_train, state.data.y_train, C=p["C"],
+                             seed=int(state.cfg.seed), **kernel)
         inst.set("x_ratio", float(f"{dx / dg:.4g}"))
-        inst.notice = (f"ASSET on these data: D_X = {dx:.4g}, D_G = {dg:.4g} (C = {C:g}, "
-                       "linear kernel, its defaults otherwise).")
+        inst.notice = (f"ASSET on these data (C = {p['C']:g}, {kernel.get('kernel', 'its')} "
+                       f"kernel): D_X = {dx:.4g}, D_G = {dg:.4g}.")
     except Exception as exc:  # noqa: BLE001 - shown, the page goes on
         inst.notice = f"No estimate of D_X/D_G: {describe(exc)}"
 
@@ -84,7 +87,7 @@ def schedule_explorer(inst: Instance, state: LiveState | None = None) -> None:
         st.caption(f"The lockstep below runs with C = {s.p['C']:g} on n = {s.n:,} training "
                    f"points: λ = 1/(C n) = {s.lam:.4g}.")
     st.button("D_X / D_G from the data (as ASSET estimates it)", key=inst.key("x_est", False),
-              on_click=_estimate_ratio, args=(inst, state, float(C) or 1.0),
+              on_click=_estimate_ratio, args=(inst, state),
               disabled=state is None)
 
 
