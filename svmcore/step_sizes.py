@@ -29,6 +29,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
+from typing import NamedTuple
 
 import numpy as np
 
@@ -38,8 +39,8 @@ from .schedules import SCHEDULE_CODES, SCHEDULE_TEXT, Schedule
 from .solvers import REGISTRY
 
 __all__ = ["SCHEDULE_SOLVERS", "ScheduleCurve", "schedule_curves", "lockstep_config",
-           "Extras", "model_size", "fitted_slope", "THEORY", "commentary", "asset_ratio",
-           "averaging_summary"]
+           "Extras", "model_size", "Fit", "fitted_slope", "slope_fits", "THEORY", "commentary",
+           "asset_ratio", "averaging_summary"]
 
 #: solvers whose step sizes follow a ``schedule`` parameter (the ones a lockstep can vary)
 SCHEDULE_SOLVERS = tuple(n for n, c in REGISTRY.items() if "schedule" in c.params)
@@ -217,10 +218,26 @@ THEORY = {
 SLOPE_TOLERANCE = 0.25       # |measured − predicted| within this: "the curve shows it"
 
 
-def fitted_slope(t, v, decades: float = 1.0, min_points: int = 4):
-    """Least-squares slope of log10 v against log10 t over the last ``decades`` of t (points
-    with finite t > 0 and v > 0), as ``(slope, t_from, t_to, points)``; None when fewer than
-    ``min_points`` points or less than half a decade are left."""
+class Fit(NamedTuple):
+    """A straight line log10 v = intercept + slope · log10 t over t_from…t_to."""
+
+    slope: float
+    t_from: float
+    t_to: float
+    points: int
+    intercept: float = 0.0
+
+    def line(self) -> tuple[np.ndarray, np.ndarray]:
+        """Its two end points (t, v), to draw on log–log axes."""
+        t = np.array([self.t_from, self.t_to])
+        return t, 10.0 ** (self.intercept + self.slope * np.log10(t))
+
+
+def fitted_slope(t, v, decades: float = 1.0, min_points: int = 4) -> Fit | None:
+    """Least-squares line of log10 v against log10 t over the last ``decades`` of t (points
+    with finite t > 0 and v > 0), as a :class:`Fit` ``(slope, t_from, t_to, points,
+    intercept)``; None when fewer than ``min_points`` points or less than half a decade are
+    left."""
     t = np.asarray(t, dtype=np.float64)
     v = np.asarray(v, dtype=np.float64)
     keep = np.isfinite(t) & np.isfinite(v) & (t > 0) & (v > 0)
@@ -231,8 +248,8 @@ def fitted_slope(t, v, decades: float = 1.0, min_points: int = 4):
     t, v = t[sel], v[sel]
     if t.size < min_points or t.max() / t.min() < 10 ** 0.5:
         return None
-    slope = float(np.polyfit(np.log10(t), np.log10(v), 1)[0])
-    return slope, float(t.min()), float(t.max()), int(t.size)
+    slope, intercept = np.polyfit(np.log10(t), np.log10(v), 1)
+    return Fit(float(slope), float(t.min()), float(t.max()), int(t.size), float(intercept))
 
 
 def _verdict(slope: float, pred: float | None) -> str:
@@ -251,32 +268,41 @@ def _verdict(slope: float, pred: float | None) -> str:
             "steps dominates)")
 
 
-def commentary(race, extras: Extras | None = None, decades: float = 1.0) -> list[str]:
-    """One sentence per entrant: what theory predicts for its schedule, and the slope of its
-    P − P* over the last ``decades`` of its trace, fitted separately where the reported model
-    is the last iterate and where it is the average (the averaging flags of ``extras``), and
-    whether each agrees with the prediction (within ±0.25)."""
+def slope_fits(race, extras: Extras | None = None, decades: float = 1.0) -> list[dict]:
+    """Per entrant with a P − P* curve: its :func:`fitted_slope` over the last ``decades``,
+    fitted separately where the reported model is the last iterate and where it is the average
+    (the averaging flags of ``extras``): ``{"last iterate": Fit | None, "averaged iterate": …}``;
+    None for an entrant without P − P* (no common reference optimum)."""
     out = []
-    ref = race.reference_value
     for k, run in enumerate(race.runs):
-        sched = run.solver.p.get("schedule")
-        pred, text = THEORY.get(sched, (None, f"no prediction for {sched!r}"))
-        head = f"**{race.labels[k]}** — theory: {text}."
         sub = race.suboptimality(k)
         if sub is None:
+            out.append(None)
+            continue
+        its = np.array([r.iteration for r in run.trace], dtype=np.float64)
+        avg = extras.columns(k)["averaged"] if extras is not None else np.zeros(its.size, bool)
+        out.append({what: fitted_slope(its[mask], sub[mask], decades) if mask.any() else None
+                    for mask, what in ((~avg, "last iterate"), (avg, "averaged iterate"))})
+    return out
+
+
+def commentary(race, extras: Extras | None = None, decades: float = 1.0) -> list[str]:
+    """One sentence per entrant: what theory predicts for its schedule, the slopes of
+    :func:`slope_fits`, and whether each agrees with the prediction (within ±0.25)."""
+    out = []
+    ref = race.reference_value
+    for k, fits in enumerate(slope_fits(race, extras, decades)):
+        sched = race.runs[k].solver.p.get("schedule")
+        pred, text = THEORY.get(sched, (None, f"no prediction for {sched!r}"))
+        head = f"**{race.labels[k]}** — theory: {text}."
+        if fits is None:
             why = ("no reference optimum P* for its objective" if ref is None or
                    not race.in_main_group(k) else "no trace yet")
             out.append(f"{head} Measured: nothing to fit ({why}).")
             continue
-        its = np.array([r.iteration for r in run.trace], dtype=np.float64)
-        avg = extras.columns(k)["averaged"] if extras is not None else np.zeros(its.size, bool)
-        parts = []
-        for mask, what in ((~avg, "last iterate"), (avg, "averaged iterate")):
-            fit = fitted_slope(its[mask], sub[mask], decades) if mask.any() else None
-            if fit is not None:
-                slope, a, b, m = fit
-                parts.append(f"{what}: slope {slope:+.2f} of log(P − P*) against log t over "
-                             f"t = {a:,.0f}…{b:,.0f} ({m} checkpoints){_verdict(slope, pred)}")
+        parts = [f"{what}: slope {f.slope:+.2f} of log(P − P*) against log t over "
+                 f"t = {f.t_from:,.0f}…{f.t_to:,.0f} ({f.points} checkpoints)"
+                 f"{_verdict(f.slope, pred)}" for what, f in fits.items() if f is not None]
         if not parts:
             out.append(f"{head} Measured: not enough trace yet (a fit needs half a decade of "
                        "t with P − P* > 0; play on).")

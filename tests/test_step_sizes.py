@@ -19,7 +19,8 @@ from svmcore.run import warmup
 from svmcore.schedules import SCHEDULE_CODES
 from svmcore.solvers import get_solver
 from svmcore.step_sizes import (Extras, asset_ratio, averaging_summary, commentary,
-                                fitted_slope, lockstep_config, model_size, schedule_curves)
+                                fitted_slope, lockstep_config, model_size, schedule_curves,
+                                slope_fits)
 from svmcore.viz.step_sizes import averaging_frame, lockstep_frame, schedules_figure
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -69,8 +70,11 @@ def test_bad_constants_get_a_clear_message(kw, needle):
 def test_fitted_slope():
     t = np.geomspace(1, 1e4, 41)
     assert fitted_slope(t, 3 * t ** -0.7)[0] == pytest.approx(-0.7)
-    slope, a, b, m = fitted_slope(t, 3 * t ** -0.7, decades=1)
-    assert (a, b, m) == (pytest.approx(1e3), pytest.approx(1e4), 11)
+    fit = fitted_slope(t, 3 * t ** -0.7, decades=1)
+    assert (fit.t_from, fit.t_to, fit.points) == (pytest.approx(1e3), pytest.approx(1e4), 11)
+    assert fit.intercept == pytest.approx(math.log10(3))
+    ends, v = fit.line()
+    np.testing.assert_allclose(v, 3 * ends ** -0.7, rtol=1e-10)
     assert fitted_slope(t[:3], t[:3] ** -1.0) is None           # too few points
     assert fitted_slope(t, np.zeros_like(t)) is None            # nothing positive
 
@@ -185,8 +189,16 @@ def _decode(s: str) -> np.ndarray:
 
 def test_frames_hold_the_race_columns(lockstep):
     cfg, race, data, extras = lockstep
-    fr = lockstep_frame(race, extras)
+    fits = slope_fits(race, extras)
+    fr = lockstep_frame(race, extras, fits=fits)
     assert [p["title"] for p in fr["panels"]] == ["P − P*  (P* from SMO)", "test error %", "‖w‖"]
+    lines = fr["panels"][0]["series"][3:]                  # the fitted lines after the curves
+    drawn = [(k, f) for k, per in enumerate(fits) for f in per.values() if f is not None]
+    assert len(lines) == len(drawn) >= 3
+    for s, (k, f) in zip(lines, drawn):
+        assert s["name"].startswith(f"{'ABC'[k]} fit {f.slope:+.2f}")
+        np.testing.assert_array_equal(_decode(s["y"]), f.line()[1].astype(np.float32))
+    assert len(lockstep_frame(race, extras, x="time", fits=fits)["panels"][0]["series"]) == 3
     for k in range(3):
         cols = extras.columns(k)
         np.testing.assert_array_equal(_decode(fr["panels"][0]["series"][k]["y"]),
@@ -240,28 +252,32 @@ def test_lockstep_is_the_race_pages_race(page):
     the traces, and so the curves, are identical (up to the common iterations)."""
     at = page
     at.select_slider(key="steps_pace").set_value("×4").run()
-    for _ in range(6):
+    at.button(key="steps_step1").click().run()
+    race = at.session_state["steps"].live.driver
+    for _ in range(40):                     # a tick's reach depends on the machine's speed
+        if race.t >= 300:
+            break
         at.button(key="steps_step").click().run()
         _ok(at)
-    at.button(key="steps_step1").click().run()
     state = at.session_state["steps"].live
-    race = state.driver
-    assert min(r.t for r in race.runs) >= 500
+    assert state.driver is race and min(r.t for r in race.runs) >= 300
     other = AppTest.from_file(RACE_PAGE, default_timeout=TIMEOUT)
     other.query_params.update(state.cfg.to_query())
     other.run()
     _ok(other)
     other.select_slider(key="race_pace").set_value("×4").run()
-    for _ in range(6):
+    twin = other.session_state["race"].live.driver
+    for _ in range(40):
+        if twin.t >= 300:
+            break
         other.button(key="race_step").click().run()
         _ok(other)
-    twin = other.session_state["race"].live.driver
     assert twin.budget == "iterations" and [r.t for r in twin.runs] != [0, 0]
     for a, b in zip(race.runs, twin.runs):
         assert a.solver.p == b.solver.p
         ca, cb = a.trace_columns(), b.trace_columns()
         m = min(len(ca["iteration"]), len(cb["iteration"]))
-        assert m >= 25
+        assert m >= 20
         for key in TRACE_KEYS:
             np.testing.assert_array_equal(ca[key][:m], cb[key][:m], err_msg=key)
     # and the page draws exactly those numbers

@@ -10,7 +10,8 @@ from ..config import RunConfig
 from ..schedules import SCHEDULE_CODES, SCHEDULE_TEXT
 from ..solvers import get_solver
 from ..step_sizes import (SCHEDULE_SOLVERS, USES_ETA0, Extras, asset_ratio,
-                          averaging_summary, commentary, lockstep_config, schedule_curves)
+                          averaging_summary, commentary, lockstep_config, schedule_curves,
+                          slope_fits)
 from ..viz.step_sizes import averaging_frame, lockstep_frame, schedules_figure
 from .canvas import canvas_view
 from .data import apply_data_config
@@ -169,7 +170,12 @@ def draw_lockstep(inst: Instance, state: LiveState) -> None:
     clock_caption(race)
     c1, c2, _ = st.columns([3, 1, 3], vertical_alignment="bottom")
     x_axis, log_x = curve_axis_controls(inst, c1, c2, "solver time")
-    canvas_view(inst.key("curves", keep=False), lockstep_frame(race, extras, x_axis, log_x))
+    fits = slope_fits(race, extras)
+    canvas_view(inst.key("curves", keep=False),
+                lockstep_frame(race, extras, x_axis, log_x, fits=fits))
+    if any(fits):
+        st.caption("Grey dashed: the straight lines fitted to log(P − P*) over the last decade "
+                   "of t (their slopes are in the commentary below).")
     ref = race.reference_value
     if ref is not None:
         st.caption("Reference: " + ref.describe())

@@ -50,10 +50,23 @@ def _panel(race, cols, title, column, log_y=False, percent=False, x="iteration")
             "percent": percent}
 
 
+def _fit_lines(race, fits) -> list[dict]:
+    """The fitted lines of :func:`svmcore.step_sizes.slope_fits`, thin and grey-dashed."""
+    out = []
+    for k, per in enumerate(fits or ()):
+        for what, f in (per or {}).items():
+            if f is not None:
+                t, v = f.line()
+                out.append(series(t, v, f"{race.labels[k][0]} fit {f.slope:+.2f} ({what})",
+                                  "#555555", dash=True))
+    return out
+
+
 def lockstep_frame(race, extras, x: str = "iteration", log_x: bool = True, height: int = 300,
-                   font: int = 12) -> dict:
+                   font: int = 12, fits=None) -> dict:
     """The lockstep's curves side by side, one colour per schedule: P − P* (log y; each
-    entrant's own objective when the race has no common reference), the test error of the
+    entrant's own objective when the race has no common reference) with the lines ``fits``
+    (:func:`svmcore.step_sizes.slope_fits`, against iterations only), the test error of the
     reported model, and its size ‖w‖ or Σ|α_i| (:class:`~svmcore.step_sizes.Extras`)."""
     if x not in CURVE_X:
         raise ValueError(f"x must be one of {', '.join(CURVE_X)}, got {x!r}")
@@ -64,6 +77,8 @@ def lockstep_frame(race, extras, x: str = "iteration", log_x: bool = True, heigh
             if c:
                 c["subopt"] = s
         first = _panel(race, cols, "P − P*  (P* from SMO)", "subopt", log_y=True, x=x)
+        if x == "iteration":
+            first["series"] += _fit_lines(race, fits)
     else:
         first = _panel(race, cols, "objective (each its own)", "objective", x=x)
     err = "test error" if any(c and np.isfinite(c["test_error"]).any() for c in cols) \
