@@ -174,7 +174,7 @@ def draw_lockstep(inst: Instance, state: LiveState) -> None:
     canvas_view(inst.key("curves", keep=False),
                 lockstep_frame(race, extras, x_axis, log_x, fits=fits))
     if any(fits):
-        st.caption("Grey dashed: the straight lines fitted to log(P − P*) over the last decade "
+        st.caption("Black dashed: the straight lines fitted to log(P − P*) over the last decade "
                    "of t (their slopes are in the commentary below).")
     ref = race.reference_value
     if ref is not None:

@@ -51,14 +51,14 @@ def _panel(race, cols, title, column, log_y=False, percent=False, x="iteration")
 
 
 def _fit_lines(race, fits) -> list[dict]:
-    """The fitted lines of :func:`svmcore.step_sizes.slope_fits`, thin and grey-dashed."""
+    """The fitted lines of :func:`svmcore.step_sizes.slope_fits`, black, dashed."""
     out = []
     for k, per in enumerate(fits or ()):
         for what, f in (per or {}).items():
             if f is not None:
                 t, v = f.line()
                 out.append(series(t, v, f"{race.labels[k][0]} fit {f.slope:+.2f} ({what})",
-                                  "#555555", dash=True))
+                                  "#000000", dash=True))
     return out
 
 
