@@ -114,6 +114,10 @@ class TrainingRun:
     the run then steps in chunks of up to 2²⁰ iterations, no checkpoint stops it).
     """
 
+    #: optional ``on_record(run)``, called after each full trace row is appended (a page's own
+    #: columns at the same checkpoints, e.g. svmcore.step_sizes); it must not change the run
+    on_record = None
+
     def __init__(self, solver: Solver | str, X, y, X_test=None, y_test=None, *, seed: int = 0,
                  max_iter: int | None = None, max_seconds: float | None = None,
                  per_decade: int = 20, trace: str | None = "full", **params):
@@ -214,6 +218,8 @@ class TrainingRun:
             objective_name=names["objective"], dual_name=names["dual_objective"],
             gap_name=names["gap"]))
         self.last_snapshot = snap
+        if self.on_record is not None:
+            self.on_record(self)
 
     def _step(self, n: int) -> int:
         t0 = time.perf_counter()
