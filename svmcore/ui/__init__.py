@@ -19,6 +19,9 @@ from .live import controls, ensure_live, handle_click, live_panel, tick
 from .panels import draw_race, draw_run
 from .params import entrants_panel, schedule_preview, solver_info, solver_panel
 from .present import present_toggle
+from .regression import (RegressionConfig, data_panel as regression_data_panel,
+                         draw_regression, ensure_regression,
+                         solver_panel as regression_solver_panel)
 from .presets import load_first, page_messages, preset_panel, sidebar_start
 from .state import (Instance, LiveState, describe, guarded, instance, keep_widgets, open_on,
                     through_the_router)
@@ -36,4 +39,6 @@ __all__ = ["apply_data_config", "data_panel", "export_panel", "controls", "ensur
            "run_config", "start", "sync_url", "step_controls", "step_field", "step_landscape",
            "step_pseudocode", "step_session",
            "RUN_CAP_S", "grid_panel", "start_sweep", "stop_sweep",
-           "sweep_solver_panel", "sweep_state", "sweep_view"]
+           "sweep_solver_panel", "sweep_state", "sweep_view",
+           "RegressionConfig", "draw_regression", "ensure_regression", "regression_data_panel",
+           "regression_solver_panel"]
