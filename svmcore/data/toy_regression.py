@@ -130,9 +130,10 @@ def check_regression_targets(y, name: str = "these data") -> None:
     vals = np.unique(np.asarray(y, dtype=np.float64))
     if vals.size <= 2:
         shown = ", ".join(f"{v:g}" for v in vals)
+        sets = ", ".join(list(REG_GENERATORS) + list(REGRESSION_SETS))
         raise ValueError(f"{name} is a classification set: its targets take only the values "
                          f"{shown}. Regression fits a real-valued function; choose a "
-                         f"regression set ({', '.join(list(REG_GENERATORS) + list(REGRESSION_SETS))}).")
+                         f"regression set ({sets}).")
 
 
 def regression_problem(name: str, n: int = 200, noise: float | None = None, seed: int = 0,

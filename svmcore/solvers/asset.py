@@ -263,7 +263,8 @@ ASSET_LISTING = Listing("Lee & Wright (2012), Algorithm 1: ASSET", (
          "η_j = 1/(λj) the last iterate is what Pegasos returns too.", when="star"),
 ), symbols={"i": "ξ_j", "eta": "η_j", "f": "f = V_ξj·γ + b", "d": "d_j", "margin": "y f",
             "residual": "y − f", "shrink": "1 − η_jλ", "norm_half": "‖γ_{j−½}‖",
-            "radius": "Γ", "rbar": "r̄_j", "projection": "min{1, Γ/‖γ_{j−½}‖}", "avg_weight": "η_j/(η̃ + η_j)",
+            "radius": "Γ", "rbar": "r̄_j",
+            "projection": "min{1, Γ/‖γ_{j−½}‖}", "avg_weight": "η_j/(η̃ + η_j)",
             "averaging": "j ≥ N̄"})
 
 
@@ -755,7 +756,8 @@ class ASSETSolver(Solver):
         keys = ["loop", "eta", "sample", "features", "grad", "viol" if d != 0.0 else "ok",
                 "step"] + (["avg_if", "avg"] if avg else [])
         q = {"t": j, "i": i, "eta": eta, "lam": lam, "f": f, "d": d, "shrink": shrink,
-             "norm_half": norm_half, "radius": self.gmax, "rbar": self.dx_travelled, "projection": factor,
+             "norm_half": norm_half, "radius": self.gmax, "rbar": self.dx_travelled,
+             "projection": factor,
              "projected": factor < 1.0, "averaging": avg, "gamma_half": half,
              "b": s1["b"], "bias_bound": self.bmax}
         if self.regression:

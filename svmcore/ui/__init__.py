@@ -34,11 +34,11 @@ from .urls import apply_config, race_config, run_config, start, sync_url
 __all__ = ["apply_data_config", "data_panel", "export_panel", "controls", "ensure_live",
            "handle_click", "live_panel", "tick", "draw_race", "draw_run", "entrants_panel",
            "schedule_preview", "solver_info", "solver_panel", "load_first", "page_messages",
+           "RegressionConfig", "draw_regression", "ensure_regression", "regression_data_panel",
+           "regression_solver_panel",
            "preset_panel", "present_toggle", "sidebar_start", "Instance", "LiveState", "describe", "guarded", "instance",
            "keep_widgets", "open_on", "through_the_router", "apply_config", "race_config",
            "run_config", "start", "sync_url", "step_controls", "step_field", "step_landscape",
            "step_pseudocode", "step_session",
            "RUN_CAP_S", "grid_panel", "start_sweep", "stop_sweep",
-           "sweep_solver_panel", "sweep_state", "sweep_view",
-           "RegressionConfig", "draw_regression", "ensure_regression", "regression_data_panel",
-           "regression_solver_panel"]
+           "sweep_solver_panel", "sweep_state", "sweep_view"]

@@ -168,6 +168,9 @@ def draw_regression(inst: Instance, state: LiveState) -> None:
     cols[4].metric("outside the tube", f"{int(v.outside.sum())} / {v.outside.size}",
                    help="Points with |y − f(x)| ≥ ε: they carry the loss (SVR's support "
                         "vectors).")
+    line = run.solver.state_line(run.solver.snapshot()) if run.t > 0 else ""
+    if line:
+        st.caption(f"**{run.solver.title or run.solver.name}** — {line}")
     if run.done and run.message:
         st.caption(run.message)
     left, right = st.columns([3, 2])
