@@ -82,3 +82,17 @@ def test_sinc_large_C_close_to_svr_and_never_worse_than_constant():
     # the failure the fix addresses: at C = 100 the paper's D_X = √(Γ² + B²) ~ √(Cn) makes the
     # steps ~100× the distance to the optimum
     assert all(r["asset_ratio"] > 2.0 and r["star"] > r["constant"] for r in bad), bad
+
+
+def test_regressor_takes_the_classifiers_parameters():
+    """One shared estimator base: the regressor's parameters are the classifier's plus ε."""
+    from svmcore.estimators import SVMClassifier, SVMRegressor, _SVMBase
+
+    reg, clf = set(SVMRegressor().get_params()), set(SVMClassifier().get_params())
+    assert reg - clf == {"epsilon"} and clf <= reg
+    assert issubclass(SVMRegressor, _SVMBase) and issubclass(SVMClassifier, _SVMBase)
+    X, y = sinc(120, 0.1, 0)
+    m = SVMRegressor(C=100.0, gamma=1.0, approx="rff", n_components=64, variant="star",
+                     epochs=5, random_state=0).fit(X, y)
+    assert m.solver_.p["approx"] == "rff" and m.solver_.star and m.solver_.travelled
+    assert m.coef_.shape == (1, 64)
