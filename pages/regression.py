@@ -14,6 +14,7 @@ from svmcore import ui
 
 def main() -> None:
     rg = ui.instance("rg")
+    ui.regression_start(rg)
     with st.sidebar:
         data = ui.regression_data_panel(rg)
         solver, params = ui.regression_solver_panel(rg)
@@ -27,6 +28,8 @@ def main() -> None:
     cfg = ui.RegressionConfig(data["dataset"], data["n"], data["noise"], data["seed"],
                               solver, tuple(sorted(params.items())))
     state = ui.ensure_regression(rg, cfg)
+    for problem in rg.url_problems:
+        st.warning(f"Link: {problem}; the page's default is used.")
     if rg.notice:
         st.info(rg.notice)
         rg.notice = None

@@ -103,6 +103,28 @@ def test_changed_epsilon_starts_a_new_run():
     assert live.run.t == 0 and live.run.solver.eps == 0.2
 
 
+def test_a_link_opens_the_same_run():
+    at = AppTest.from_file(PAGE, default_timeout=TIMEOUT)
+    at.query_params.update({"ds": "step", "n": "300", "noise": "0.25", "seed": "4",
+                            "p.C": "100.0", "p.variant": "star", "p.epsilon": "0.2"})
+    _ok(at.run())
+    cfg = at.session_state["rg"].live.cfg
+    assert (cfg.dataset, cfg.n, cfg.noise, cfg.seed) == ("step", 300, 0.25, 4)
+    p = cfg.param_dict
+    assert (p["C"], p["variant"], p["epsilon"]) == (100.0, "star", 0.2)
+    again = AppTest.from_file(PAGE, default_timeout=TIMEOUT)
+    again.query_params.update(cfg.to_query())
+    _ok(again.run())
+    assert again.session_state["rg"].live.cfg == cfg
+    bad = AppTest.from_file(PAGE, default_timeout=TIMEOUT)
+    bad.query_params.update({"p.C": "7", "ds": "nope"})
+    bad.run()
+    assert not bad.exception and not bad.error
+    warned = " ".join(w.value for w in bad.warning)
+    assert "p.C='7'" in warned and "'nope' is not a regression set" in warned
+    assert bad.session_state["rg"].live.cfg.param_dict["C"] == 1.0
+
+
 # ------------------------------------------------------------------------------ figures, data
 
 

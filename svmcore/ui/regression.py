@@ -58,6 +58,53 @@ class RegressionConfig:
         return q
 
 
+FEATURE_GRID = (16, 32, 64, 128, 256, 512)
+# query key -> (widget name, type, the values the widget accepts)
+_URL_PARAMS = {"p.C": ("C", float, C_GRID.__contains__),
+               "p.gamma": ("gamma", float, GAMMA_GRID.__contains__),
+               "p.epsilon": ("epsilon", float, lambda v: 0.0 <= v <= 1.0),
+               "p.variant": ("variant", str, ("asset", "star").__contains__),
+               "p.n_components": ("n_components", int, FEATURE_GRID.__contains__),
+               "p.epochs": ("epochs", int, lambda v: 1 <= v <= 100),
+               "n": ("n", int, lambda v: 20 <= v <= 2000 and v % 10 == 0),
+               "noise": ("noise", float, lambda v: 0.0 <= v <= 1.0),
+               "seed": ("seed", int, lambda v: 0 <= v <= 10**6)}
+
+
+def start_from_url(inst: Instance) -> None:
+    """On the instance's first run, set the widgets from the link's query (what
+    :meth:`RegressionConfig.to_query` writes); values that do not parse or fit are skipped and
+    listed in ``inst.url_problems``."""
+    if inst.started:
+        return
+    inst.started = True
+    q = st.query_params
+    problems = []
+    ds = q.get("ds")
+    if ds is not None:
+        names = list(REG_GENERATORS) + list(REGRESSION_SETS)
+        if ds in names:
+            inst.set("dataset", ds)
+        else:
+            problems.append(f"ds={ds!r} is not a regression set")
+    if q.get("solver") in regression_solvers()[0]:
+        inst.set("solver", q.get("solver"))
+    for name, (key, kind, ok) in _URL_PARAMS.items():
+        if name not in q:
+            continue
+        if q[name] == "None":
+            continue
+        try:
+            value = kind(q[name])
+            if not ok(value):
+                raise ValueError
+        except (TypeError, ValueError):
+            problems.append(f"{name}={q[name]!r} is not a value this page offers")
+            continue
+        inst.set(f"noise_{inst.get('dataset', 'sinc')}" if key == "noise" else key, value)
+    inst.url_problems = problems
+
+
 def data_panel(inst: Instance) -> dict:
     """The data widgets (sidebar): a regression toy (n, noise, seed), a real set, or a
     classification toy (refused by the run with a message)."""
@@ -71,9 +118,10 @@ def data_panel(inst: Instance) -> dict:
     out = {"dataset": name.removesuffix(" (classification)"), "n": 200, "noise": None}
     if name in REG_GENERATORS:
         inst.setdefault("n", 200)
-        inst.setdefault("noise", REG_DEFAULTS[name])
+        inst.setdefault(f"noise_{name}", REG_DEFAULTS[name])      # one per generator
         out["n"] = int(st.slider("n points", 20, 2000, step=10, key=inst.key("n")))
-        out["noise"] = float(st.slider("noise (sd)", 0.0, 1.0, step=0.01, key=inst.key("noise")))
+        out["noise"] = float(st.slider("noise (sd)", 0.0, 1.0, step=0.01,
+                                       key=inst.key(f"noise_{name}")))
     inst.setdefault("seed", 0)
     out["seed"] = int(st.number_input("seed", 0, 10**6, step=1, key=inst.key("seed")))
     return out
@@ -106,7 +154,7 @@ def solver_panel(inst: Instance) -> tuple[str, dict]:
                                    key=inst.key("epsilon"),
                                    help="Residuals smaller than ε cost nothing."))
     if "n_components" in spec:
-        p["n_components"] = int(st.select_slider("features s", (16, 32, 64, 128, 256, 512),
+        p["n_components"] = int(st.select_slider("features s", FEATURE_GRID,
                                                  key=inst.key("n_components"),
                                                  help=spec["n_components"].help))
     if "epochs" in spec:
