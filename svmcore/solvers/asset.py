@@ -15,6 +15,9 @@ with D_X = max_{x∈X} ‖x‖ = √(Γ² + B²) and D_G² = (1/M) Σ_l d_l² (�
 samples at (γ_0, b_0) = (0, 0). Γ = 1/√λ for classification (Shalev-Shwartz et al. 2011, Thm 1)
 and Γ = √(2(‖y‖_∞ − ε)/λ) for regression (the paper's regression bound). ASSET* drops the bias,
 uses η_j = 1/(λ j) and returns the last iterate (no averaging); it keeps the projection.
+For regression the default step measures D_X instead of bounding it (``dx="travelled"``:
+η_j = r̄_j/(D_G√j), r̄_j the distance travelled so far; ASSET*: min(1/(λj), r̄_j/(D_G√j))),
+because the bound is ~100× too large at C = 100 (see the choices below).
 
 Approximations: ``approx="nystroem"`` (ASSET_M: s random landmarks, eigenvalues ≥ ε_d kept,
 d ≤ s, eq. 6-7) or ``approx="rff"`` (ASSET_F: d = s random Fourier features, eq. 8, Gaussian
