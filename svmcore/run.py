@@ -208,7 +208,9 @@ class TrainingRun:
             return self._nonfinite("the objective")
         test_err = float("nan")
         if self.X_test is not None and self.X_test.n > 0:
-            test_err = error_rate(s.decision_function(self.X_test), self.y_test)
+            f_test = s.decision_function(self.X_test)
+            test_err = (float(np.sqrt(np.mean((f_test - self.y_test) ** 2)))   # test RMSE
+                        if s.regression else error_rate(f_test, self.y_test))
         names = snap.labels()
         self.trace.append(TraceRow(
             iteration=s.t, time=self.solver_time, objective=float(snap.objective),

@@ -19,6 +19,10 @@ from .live import controls, ensure_live, handle_click, live_panel, tick
 from .panels import draw_race, draw_run
 from .params import entrants_panel, schedule_preview, solver_info, solver_panel
 from .present import present_toggle
+from .regression import (RegressionConfig, data_panel as regression_data_panel,
+                         draw_regression, ensure_regression,
+                         solver_panel as regression_solver_panel,
+                         start_from_url as regression_start)
 from .presets import load_first, page_messages, preset_panel, sidebar_start
 from .state import (Instance, LiveState, describe, guarded, instance, keep_widgets, open_on,
                     through_the_router)
@@ -33,6 +37,8 @@ from .urls import apply_config, race_config, run_config, start, sync_url
 __all__ = ["apply_data_config", "data_panel", "export_panel", "controls", "ensure_live",
            "handle_click", "live_panel", "tick", "draw_race", "draw_run", "entrants_panel",
            "schedule_preview", "solver_info", "solver_panel", "load_first", "page_messages",
+           "RegressionConfig", "draw_regression", "ensure_regression", "regression_data_panel",
+           "regression_solver_panel", "regression_start",
            "preset_panel", "present_toggle", "sidebar_start", "Instance", "LiveState", "describe", "guarded", "instance",
            "keep_widgets", "open_on", "through_the_router", "apply_config", "race_config",
            "run_config", "start", "sync_url", "step_controls", "step_field", "step_landscape",
