@@ -54,4 +54,5 @@ st.navigation([
     st.Page("pages/race.py", title="Race", icon="🏁", url_path="race"),
     st.Page("pages/step_through.py", title="Step through", icon="👣", url_path="step_through"),
     st.Page("pages/sweep.py", title="Sweep", icon="🗺️", url_path="sweep"),
+    st.Page("pages/kernel_approx.py", title="Kernel approximation", icon="🧩", url_path="kernel_approx"),
 ]).run()
