@@ -22,6 +22,14 @@ ROOT = Path(__file__).resolve().parents[1]
 PAGE = str(ROOT / "pages" / "kernel_approx.py")
 
 
+@pytest.fixture(scope="module", autouse=True)
+def _one_blas_thread():
+    """BLAS on one thread, as the page's functions run (8× faster on a loaded 2-core box)."""
+    from threadpoolctl import threadpool_limits
+    with threadpool_limits(limits=1, user_api="blas"):
+        yield
+
+
 @pytest.fixture(scope="module")
 def cancer():
     """A real dataset (scikit-learn's bundled breast cancer, standardised): 426 training rows,
@@ -76,9 +84,10 @@ def test_rff_error_falls_like_one_over_sqrt_d(rff_sweep):
 def test_nystroem_error_falls_and_matches_sklearn_nystroem(rff_sweep):
     sw = rff_sweep
     med, sk = sw.band("nystroem")[0], sw.band("sk_nystroem")[0]
-    assert np.all(np.diff(med) < 0), med
-    # same kind of estimate (sklearn keeps all s directions, we drop those below ε_d)
-    assert np.all(np.abs(np.log(med / sk)) < np.log(2.0)), (med, sk)
+    assert list(sw.sizes["nystroem"]) == [16, 32, 64, 128, 256, 426]     # ends at s = n
+    assert np.all(np.diff(med) < 0) and med[-1] < 1e-8, med
+    # same kind of estimate below s = n (sklearn keeps all s directions, we drop those < ε_d)
+    assert np.all(np.abs(np.log(med[:-1] / sk[:-1])) < np.log(2.0)), (med, sk)
 
 
 # ------------------------------------------------------------------------ the numbers
@@ -133,7 +142,7 @@ def test_approximation_sorted_by_class_and_deterministic(cancer):
     np.testing.assert_array_equal(a.K_rff, b.K_rff)
     assert a.rows_shown == a.K.shape[0] <= 100
     assert np.all(np.diff(a.labels) >= 0) and set(a.labels) == {-1.0, 1.0}
-    order = ka.class_order(y)[ka.display_rows(X.shape[0], 100)]
+    order = ka.class_order(y, X)[ka.display_rows(X.shape[0], 100)]
     np.testing.assert_allclose(a.K, rbf_kernel(X[order], gamma=gamma), atol=1e-6)
     V = ka.feature_map(X, "rff", 32, gamma, seed=5).transform(X)[order]
     np.testing.assert_allclose(a.K_rff, V @ V.T, atol=1e-5)
@@ -141,13 +150,26 @@ def test_approximation_sorted_by_class_and_deterministic(cancer):
     assert c.errors["rff"] != a.errors["rff"]
 
 
+def test_class_order_groups_classes_then_follows_the_first_principal_component(cancer):
+    from sklearn.decomposition import PCA
+    X, y, _, _, _ = cancer
+    order = ka.class_order(y, X)
+    assert sorted(order) == list(range(len(y)))
+    assert np.all(np.diff(y[order]) >= 0)
+    pc = PCA(1).fit(X).transform(X)[:, 0]             # independent: scikit-learn's PCA
+    steps = [np.diff(pc[order[y[order] == c]]) for c in (-1.0, 1.0)]
+    assert all(np.all(d >= -1e-9) for d in steps) or all(np.all(d <= 1e-9) for d in steps)
+    np.testing.assert_array_equal(ka.class_order(y), np.argsort(y, kind="stable"))
+
+
 def test_sweep_bands_and_sizes(cancer):
     X, y, Xt, yt, gamma = cancer
     sw = ka.sweep(X[:100], y[:100], Xt[:60], yt[:60], gamma, sizes=[4, 32, 128], seeds=(0, 1),
                   epochs=2)
-    assert list(sw.sizes["nystroem"]) == [4, 32]               # s ≤ n = 100
+    assert list(sw.sizes["nystroem"]) == [4, 32, 100]          # s ≤ n, then s = n = 100
+    assert np.all(sw.error["nystroem"][-1] < 1e-8)
     assert list(sw.sizes["rff"]) == [4, 32, 128]
-    assert sw.error["nystroem"].shape == (2, 2) and sw.test_error["rff"].shape == (3, 2)
+    assert sw.error["nystroem"].shape == (3, 2) and sw.test_error["rff"].shape == (3, 2)
     med, lo, hi = sw.band("rff", test=True)
     A = sw.test_error["rff"]
     np.testing.assert_array_equal(med, np.median(A, axis=1))

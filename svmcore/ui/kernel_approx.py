@@ -135,7 +135,8 @@ def _heatmap_part(inst: Instance, key: tuple, X, y, opts: dict, seed: int) -> No
                                             f"rows and columns of the {a.n:,} (the errors use "
                                             "all of them).")
     st.caption("Rows and columns sorted by class (−1 first; the dotted lines separate the "
-               "classes), one colour scale for all three. Landmarks and random features are "
+               "classes), within a class along the first principal component of the data; "
+               "one colour scale for all three. Landmarks and random features are "
                f"drawn with seed {seed} exactly as ASSET draws them." + shown)
     c1, c2 = st.columns(2)
     _chart(inst, viz.spectrum_figure(a.spectrum), "spectrum", c1)
@@ -164,8 +165,9 @@ def _sweep_part(inst: Instance, key: tuple, X, y, Xt, yt, opts: dict, seed: int)
         slope = f"{ka.loglog_slope(rff, sw.band('rff')[0], 16, 1024):.2f}"
     except ValueError:
         slope = "—"
-    clipped = ("" if sw.sizes["nystroem"].size == rff.size else
-               f" Nyström stops at s ≤ n = {sw.n:,}.")
+    clipped = ("" if sw.sizes["nystroem"][-1] == rff[-1] else
+               f" Nyström's last point is s = n = {sw.n:,}: all rows are landmarks, K̃ = K up "
+               "to rounding.")
     c1.caption(f"Random Fourier features are a Monte-Carlo average of d terms: their error falls "
                f"like 1/√d (fitted slope over d = 16…1024 here: {slope}, theory −0.5). "
                f"Nyström reproduces K exactly at s = n and usually falls much faster when K's "
