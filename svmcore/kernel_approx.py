@@ -41,6 +41,7 @@ __all__ = ["MAX_ROWS", "METHODS", "Approximation", "Sweep", "approximate", "asse
            "map_times", "relative_error", "scale_gamma", "sklearn_map", "spectrum", "sweep"]
 
 MAX_ROWS = 2000                   # rows of K at most: n² floats (32 MB at n = 2000)
+MAX_VALUES = 20_000_000           # rows × features of the (dense) data at most: 160 MB
 END_AT_N_MAX = 1024               # the Nyström sweep ends at s = n up to this n
 EIG_THRESHOLD = 1e-10             # ε_d, the ASSET solver's default
 METHODS = ("nystroem", "rff")     # svmcore's maps; the scikit-learn references: "sk_" + method
@@ -117,16 +118,21 @@ def scale_gamma(X) -> float:
 
 
 def cap_rows(X, y, max_rows: int = MAX_ROWS, seed: int = 0):
-    """At most ``max_rows`` rows: ``(X, y, note)``; a larger set is subsampled uniformly without
-    replacement (``default_rng(seed)``, rows kept in their order) and ``note`` says so."""
-    X = _dense(X)
+    """At most ``max_rows`` rows, dense: ``(X, y, note)``; a larger set is subsampled uniformly
+    without replacement (``default_rng(seed)``, rows kept in their order) and ``note`` says so.
+    Refuses (ValueError) more than :data:`MAX_VALUES` values once dense."""
     y = np.asarray(y, dtype=np.float64)
-    n = X.shape[0]
-    if n <= max_rows:
-        return X, y, None
-    keep = np.sort(np.random.default_rng(seed).choice(n, size=max_rows, replace=False))
-    return X[keep], y[keep], (f"{n:,} rows subsampled to {max_rows:,} (uniformly at random, "
-                              f"seed {seed}): the kernel matrix has n² entries")
+    n, p = X.shape
+    note = None
+    if n > max_rows:
+        keep = np.sort(np.random.default_rng(seed).choice(n, size=max_rows, replace=False))
+        X, y = X[keep], y[keep]
+        note = (f"{n:,} rows subsampled to {max_rows:,} (uniformly at random, seed {seed}): "
+                "the kernel matrix has n² entries")
+    if X.shape[0] * p > MAX_VALUES:
+        raise ValueError(f"{X.shape[0]:,} rows × {p:,} features is too wide for this page (at "
+                         f"most {MAX_VALUES:,} values, dense): use fewer features")
+    return _dense(X), y, note
 
 
 # ------------------------------------------------------------------------------ the maps

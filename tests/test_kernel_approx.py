@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from sklearn.metrics.pairwise import rbf_kernel
 from streamlit.testing.v1 import AppTest
 
@@ -198,6 +199,10 @@ def test_cap_rows_subsamples_and_says_so():
     rows = {tuple(r) for r in X}
     assert all(tuple(r) in rows for r in Xc[:50])
     assert ka.cap_rows(X[:300], y[:300])[2] is None
+    Xs, _, _ = ka.cap_rows(sp.csr_matrix(X), y, 2000, seed=1)       # sparse in, dense out
+    np.testing.assert_array_equal(Xs, Xc)
+    with pytest.raises(ValueError, match="too wide for this page"):
+        ka.cap_rows(sp.csr_matrix((10, ka.MAX_VALUES // 10 + 1)), np.ones(10))
 
 
 @pytest.mark.parametrize("gamma", [0, 0.0, -1.0, float("nan"), "abc"])
@@ -303,3 +308,23 @@ def test_page_bad_input_gets_a_message():
     _ok(at)
     assert at.number_input(key="ka_gamma").value > 0
     assert not at.error or all("landmarks" in e.value for e in at.error)
+
+
+def test_page_on_real_data_and_a_subsampled_toy_set():
+    at = AppTest.from_file(PAGE, default_timeout=120)
+    at.session_state["ka_seeds"] = 1
+    at.session_state["ka_top"] = 128
+    at.session_state["ka_src"] = "real"
+    at.session_state["ka_real"] = "breast_cancer"
+    at.run()
+    _ok(at)
+    assert not at.error, [e.value for e in at.error]
+    assert _metric(at, "n (rows of K)") == "426"                # its training part, all rows
+    assert not any("subsampled" in c.value for c in at.caption)
+    at.radio(key="ka_src").set_value("toy").run()
+    at.slider(key="ka_n").set_value(3000)                       # 2,250 training rows
+    at.run()
+    _ok(at)
+    assert not at.error, [e.value for e in at.error]
+    assert _metric(at, "n (rows of K)") == "2,000"
+    assert any("Training part: 2,250 rows subsampled to 2,000" in c.value for c in at.caption)
