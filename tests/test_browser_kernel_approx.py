@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from streamlit_server import CHROMIUM, CHROMIUM_ARGS, NO_CHROMIUM, ROOT, streamlit_server
+from test_browser import _tile          # a metric tile's value by its label
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -22,12 +23,6 @@ CHARTS = ("ka_heatmaps", "ka_spectrum", "ka_times", "ka_errors", "ka_test_errors
 def server(tmp_path):
     with streamlit_server(tmp_path / "streamlit.log", timeout=90.0) as url:
         yield url
-
-
-def _tile(page, label: str) -> str:
-    metric = page.locator('[data-testid="stMetric"]').filter(
-        has=page.locator('[data-testid="stMetricLabel"]', has_text=label))
-    return metric.locator('[data-testid="stMetricValue"]').first.inner_text().strip()
 
 
 @pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=NO_CHROMIUM)

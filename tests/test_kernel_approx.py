@@ -75,7 +75,7 @@ def test_rff_error_falls_like_one_over_sqrt_d(rff_sweep):
     d = sw.sizes["rff"]
     assert d.min() == 16 and d.max() == 1024
     slope = ka.loglog_slope(d, sw.band("rff")[0], 16, 1024)
-    # measured: −0.50
+    # measured: −0.48 (scikit-learn's RBFSampler: −0.49)
     assert -0.6 < slope < -0.4, slope
     # scikit-learn's RBFSampler draws the same distribution: the same rate
     sk = ka.loglog_slope(d, sw.band("sk_rff")[0], 16, 1024)
@@ -119,7 +119,7 @@ def test_asset_at_s_equal_n_matches_the_exact_kernel_svm(cancer):
     asset = ka.asset_test_error(X, y, Xt, yt, "nystroem", X.shape[0], gamma, C=1.0, epochs=5,
                                 seed=0)
     few = ka.asset_test_error(X, y, Xt, yt, "nystroem", 2, gamma, C=1.0, epochs=5, seed=0)
-    # measured: SVC 0.028, ASSET (s = n) 0.021, ASSET (s = 2) 0.063
+    # measured (143 test points): SVC 0.042, ASSET (s = n) 0.042, ASSET (s = 2) 0.119
     assert exact < 0.06 and abs(asset - exact) <= 0.03, (asset, exact)
     assert few > asset, (few, asset)
 
