@@ -36,9 +36,10 @@ import scipy.sparse as sp
 from .approx import NystroemFeatures, RandomFourierFeatures, kernel_block
 
 __all__ = ["MAX_ROWS", "METHODS", "Approximation", "Sweep", "approximate", "asset_test_error",
-           "cap_rows", "check_gamma", "check_size", "class_order", "display_rows",
-           "exact_kernel", "exact_svm_test_error", "feature_map", "log_grid", "loglog_slope",
-           "map_times", "relative_error", "scale_gamma", "sklearn_map", "spectrum", "sweep"]
+           "cap_rows", "check_gamma", "check_size", "check_threshold", "class_order",
+           "display_rows", "exact_kernel", "exact_svm_test_error", "feature_map", "log_grid",
+           "loglog_slope", "map_times", "relative_error", "scale_gamma", "sklearn_map", "spectrum",
+           "sweep"]
 
 MAX_ROWS = 2000                   # rows of K at most: n² floats (32 MB at n = 2000)
 MAX_VALUES = 20_000_000           # rows × features of the (dense) data at most: 160 MB
@@ -81,6 +82,14 @@ def check_gamma(gamma) -> float:
         raise ValueError(f"γ must be a positive number (the RBF kernel exp(−γ‖x − z‖²) needs "
                          f"γ > 0), got γ = {g:g}")
     return g
+
+
+def check_threshold(eps) -> float:
+    """ε_d as a float, or a ValueError: it must be a positive number."""
+    e = float(eps)
+    if not (math.isfinite(e) and e > 0):
+        raise ValueError(f"the eigenvalue threshold ε_d must be a positive number, got {e:g}")
+    return e
 
 
 def check_size(method: str, size, n: int) -> int:
@@ -151,7 +160,8 @@ def feature_map(X, method: str, size: int, gamma: float, seed: int = 0,
     size = check_size(method, size, X.shape[0])
     rng = np.random.default_rng([int(seed), 1])
     if method == "nystroem":
-        return NystroemFeatures(size, "rbf", gamma, eig_threshold=eig_threshold).fit(X, rng)
+        return NystroemFeatures(size, "rbf", gamma, eig_threshold=check_threshold(eig_threshold)
+                                ).fit(X, rng)
     return RandomFourierFeatures(size, gamma).fit(X.shape[1], rng)
 
 
@@ -208,16 +218,18 @@ def map_times(X, s: int, d: int, gamma: float, seed: int = 0, repeat: int = 2) -
 # ------------------------------------------------------------------------------ learning
 @_one_blas_thread
 def asset_test_error(X, y, X_test, y_test, method: str, size: int, gamma: float, C: float = 1.0,
-                     epochs: float = 5.0, seed: int = 0) -> float:
+                     epochs: float = 5.0, seed: int = 0,
+                     eig_threshold: float = EIG_THRESHOLD) -> float:
     """Test error rate of ASSET (``approx=method``, ``n_components=size``, default variant:
     η_j = D_X/(D_G√j), bias, averaging) after ``epochs`` passes; its features are
-    :func:`feature_map` of the same seed."""
+    :func:`feature_map` of the same seed (and ε_d)."""
     from .objectives import error_rate
     from .solvers.asset import ASSETSolver
     X = _dense(X)
     size = check_size(method, size, X.shape[0])
     solver = ASSETSolver(approx=method, n_components=size, kernel="rbf",
-                         gamma=check_gamma(gamma), C=float(C), epochs=float(epochs))
+                         gamma=check_gamma(gamma), C=float(C), epochs=float(epochs),
+                         eig_threshold=check_threshold(eig_threshold))
     solver.init(X, y, seed)
     solver.step(solver.horizon)
     return error_rate(solver.decision_function(_dense(X_test)), y_test)
@@ -329,6 +341,7 @@ class Sweep:
     error: dict                        # "nystroem", "rff", "sk_nystroem", "sk_rff"
     test_error: dict                   # "nystroem", "rff" (ASSET); empty without a test part
     exact_test_error: float | None     # SVC with the exact kernel
+    eig_threshold: float = EIG_THRESHOLD   # ε_d of the Nyström maps
 
     def band(self, key: str, test: bool = False):
         """(median, low, high) over seeds for each size of the series ``key``."""
@@ -341,17 +354,19 @@ class Sweep:
 
 @_one_blas_thread
 def sweep(X, y, X_test, y_test, gamma: float, sizes=None, seeds=(0, 1, 2), C: float = 1.0,
-          epochs: float = 5.0, learn: bool = True, progress=None) -> Sweep:
+          epochs: float = 5.0, learn: bool = True, progress=None,
+          eig_threshold: float = EIG_THRESHOLD) -> Sweep:
     """Relative kernel errors (svmcore's and scikit-learn's maps) and ASSET test errors for every
     size of ``sizes`` (default :func:`log_grid` 4…1024) and seed. Nyström keeps the sizes ≤ n
     and, when the grid goes beyond n and n ≤ :data:`END_AT_N_MAX`, ends at s = n (where K̃ = K:
     the curve shows it; above that the n × n eigendecompositions would dominate the sweep).
     ``learn=False`` or no test part skips the ASSET runs. ``progress(done, total)`` is called
-    after each (size, seed)."""
+    after each (size, seed). ``eig_threshold`` is ε_d of svmcore's Nyström map and ASSET's."""
     X = _dense(X)
     y = np.asarray(y, dtype=np.float64)
     n = X.shape[0]
     gamma = check_gamma(gamma)
+    eps = check_threshold(eig_threshold)
     grid = log_grid() if sizes is None else np.asarray(sorted({int(v) for v in sizes}))
     for v in grid:
         check_size("rff", v, n)
@@ -374,19 +389,19 @@ def sweep(X, y, X_test, y_test, gamma: float, sizes=None, seeds=(0, 1, 2), C: fl
     for m in METHODS:
         for i, size in enumerate(per[m]):
             for j, seed in enumerate(seeds):
-                error[m][i, j] = relative_error(K, feature_map(X, m, size, gamma, seed)
+                error[m][i, j] = relative_error(K, feature_map(X, m, size, gamma, seed, eps)
                                                 .transform(X))
                 error["sk_" + m][i, j] = relative_error(
                     K, sklearn_map(X, m, size, gamma, seed).transform(X))
                 if learn:
                     test_error[m][i, j] = asset_test_error(X, y, X_test, y_test, m, size, gamma,
-                                                           C, epochs, seed)
+                                                           C, epochs, seed, eps)
                 done += 1
                 if progress is not None:
                     progress(done, total)
     exact = exact_svm_test_error(X, y, X_test, y_test, gamma, C) if learn else None
     return Sweep(per, seeds, gamma, float(C), float(epochs), n,
-                 0 if X_test is None else int(len(y_test)), error, test_error, exact)
+                 0 if X_test is None else int(len(y_test)), error, test_error, exact, eps)
 
 
 def loglog_slope(x, v, lo: float | None = None, hi: float | None = None) -> float:

@@ -16,6 +16,7 @@ from streamlit.testing.v1 import AppTest
 
 from svmcore import kernel_approx as ka
 from svmcore.data import load_dataset, make_toy
+from svmcore.objectives import error_rate
 from svmcore.solvers.asset import ASSETSolver
 from svmcore.viz import kernel_approx as viz
 
@@ -161,6 +162,24 @@ def test_class_order_groups_classes_then_follows_the_first_principal_component(c
     steps = [np.diff(pc[order[y[order] == c]]) for c in (-1.0, 1.0)]
     assert all(np.all(d >= -1e-9) for d in steps) or all(np.all(d <= 1e-9) for d in steps)
     np.testing.assert_array_equal(ka.class_order(y), np.argsort(y, kind="stable"))
+
+
+def test_eig_threshold_reaches_the_map_asset_and_the_sweep(cancer):
+    X, y, Xt, yt, gamma = cancer
+    sw = ka.sweep(X[:120], y[:120], Xt[:40], yt[:40], gamma, sizes=[64], seeds=(0,), epochs=1,
+                  eig_threshold=0.5)
+    fmap = ka.feature_map(X[:120], "nystroem", 64, gamma, seed=0, eig_threshold=0.5)
+    assert sw.eig_threshold == 0.5 and fmap.n_features_out_ < 64
+    K = rbf_kernel(X[:120], gamma=gamma)
+    assert sw.error["nystroem"][0, 0] == pytest.approx(
+        ka.relative_error(K, fmap.transform(X[:120])), rel=1e-10)
+    solver = ASSETSolver(n_components=64, gamma=gamma, epochs=1, eig_threshold=0.5)
+    solver.init(X[:120], y[:120], 0)
+    solver.step(solver.horizon)
+    assert sw.test_error["nystroem"][0, 0] == error_rate(solver.decision_function(Xt[:40]),
+                                                         yt[:40])
+    with pytest.raises(ValueError, match="ε_d must be a positive number"):
+        ka.feature_map(X, "nystroem", 8, gamma, eig_threshold=0.0)
 
 
 def test_sweep_bands_and_sizes(cancer):

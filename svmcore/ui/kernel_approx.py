@@ -19,6 +19,7 @@ from ..viz import kernel_approx as viz
 from .state import Instance, describe
 
 SWEEP_TOPS = (128, 256, 512, 1024, 2048)
+EPS_CHOICES = (1e-16, 1e-13, 1e-10, 1e-7, 1e-4, 1e-2, 1e-1)
 PLOT = {"displayModeBar": False}
 
 
@@ -61,6 +62,11 @@ def kernel_approx_panel(inst: Instance, data: dict) -> dict:
                         help="Landmarks: s training rows drawn at random; s ≤ n.")
     d = c2.number_input("d (random Fourier)", min_value=1, step=1, key=inst.key("d"),
                         help="Random features cos(νᵀx + ω), ν ~ N(0, 2γI).")
+    inst.setdefault("eps", EPS_CHOICES[2])
+    eps = st.select_slider("ε_d (Nyström eigenvalue threshold)", list(EPS_CHOICES),
+                           key=inst.key("eps"), format_func=lambda v: f"{v:g}",
+                           help="Eigenvalues of K_SS below ε_d are dropped (eq. 6–7): d ≤ s "
+                                "directions remain. ASSET's default is 1e-10.")
     st.header("Sweep over s and d")
     inst.setdefault("seeds", 3)
     seeds = st.slider("seeds", 1, 5, key=inst.key("seeds"),
@@ -76,7 +82,8 @@ def kernel_approx_panel(inst: Instance, data: dict) -> dict:
     inst.setdefault("epochs", 5.0)
     epochs = c2.number_input("epochs", min_value=0.5, max_value=50.0, step=1.0,
                              key=inst.key("epochs"), format="%g")
-    return {"gamma": gamma, "s": s, "d": d, "seeds": int(seeds), "top": int(top),
+    return {"gamma": gamma, "s": s, "d": d, "eps": float(eps), "seeds": int(seeds),
+            "top": int(top),
             "C": float(C), "epochs": float(epochs)}
 
 
@@ -96,8 +103,8 @@ def _data(cfg_items: tuple, digest, _upload):
 
 
 @st.cache_data(max_entries=16, show_spinner="Forming K and its two approximations …")
-def _approximation(cfg_items, digest, _X, _y, gamma, s, d, seed):
-    return ka.approximate(_X, _y, gamma, s, d, seed)
+def _approximation(cfg_items, digest, _X, _y, gamma, s, d, seed, eps):
+    return ka.approximate(_X, _y, gamma, s, d, seed, eig_threshold=eps)
 
 
 @st.cache_data(max_entries=16, show_spinner="Timing the feature maps …")
@@ -107,8 +114,9 @@ def _times(cfg_items, digest, _X, gamma, s, d, seed):
 
 @st.cache_data(max_entries=8, show_spinner="Sweeping s and d over seeds (kernel errors and "
                                            "ASSET runs) …")
-def _sweep(cfg_items, digest, _X, _y, _Xt, _yt, gamma, top, seeds, C, epochs):
-    return ka.sweep(_X, _y, _Xt, _yt, gamma, ka.log_grid(4, top), seeds, C, epochs)
+def _sweep(cfg_items, digest, _X, _y, _Xt, _yt, gamma, top, seeds, C, epochs, eps):
+    return ka.sweep(_X, _y, _Xt, _yt, gamma, ka.log_grid(4, top), seeds, C, epochs,
+                    eig_threshold=eps)
 
 
 # ---------------------------------------------------------------------------- the view
@@ -118,7 +126,7 @@ def _chart(inst: Instance, fig, name: str, where=st) -> None:
 
 def _heatmap_part(inst: Instance, key: tuple, X, y, opts: dict, seed: int) -> None:
     try:
-        a = _approximation(*key, X, y, opts["gamma"], opts["s"], opts["d"], seed)
+        a = _approximation(*key, X, y, opts["gamma"], opts["s"], opts["d"], seed, opts["eps"])
     except ValueError as exc:
         st.error(describe(exc))
         return
@@ -154,7 +162,7 @@ def _sweep_part(inst: Instance, key: tuple, X, y, Xt, yt, opts: dict, seed: int)
     seeds = tuple(range(seed, seed + opts["seeds"]))
     try:
         sw = _sweep(*key, X, y, Xt, yt, opts["gamma"], opts["top"], seeds, opts["C"],
-                    opts["epochs"])
+                    opts["epochs"], opts["eps"])
     except ValueError as exc:
         st.error(f"Cannot sweep s and d: {describe(exc)}")
         return
@@ -167,7 +175,7 @@ def _sweep_part(inst: Instance, key: tuple, X, y, Xt, yt, opts: dict, seed: int)
         slope = "—"
     clipped = ("" if sw.sizes["nystroem"][-1] == rff[-1] else
                f" Nyström's last point is s = n = {sw.n:,}: all rows are landmarks, K̃ = K up "
-               "to rounding.")
+               "to rounding and to the eigenvalues below ε_d.")
     c1.caption(f"Random Fourier features are a Monte-Carlo average of d terms: their error falls "
                f"like 1/√d (fitted slope over d = 16…1024 here: {slope}, theory −0.5). "
                f"Nyström reproduces K exactly at s = n and usually falls much faster when K's "
