@@ -179,7 +179,9 @@ def _sweep_part(inst: Instance, key: tuple, X, y, Xt, yt, opts: dict, seed: int)
     c1.caption(f"Random Fourier features are a Monte-Carlo average of d terms: their error falls "
                f"like 1/√d (fitted slope over d = 16…1024 here: {slope}, theory −0.5). "
                f"Nyström reproduces K exactly at s = n and usually falls much faster when K's "
-               f"spectrum decays fast (small γ).{clipped}")
+               f"spectrum decays fast (small γ).{clipped} Where K_SS has eigenvalues near 0, "
+               "scikit-learn's Nystroem (it keeps all s directions, eigenvalues clipped at "
+               "1e-12) levels off where svmcore's, which drops those below ε_d, goes on.")
     if sw.test_error:
         _chart(inst, viz.test_error_figure(sw, opts["s"], opts["d"]), "test_errors", c2)
         c2.caption("ASSET (η_j = D_X/(D_G√j), averaged iterate) trained on each map with the "
