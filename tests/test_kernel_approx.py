@@ -327,6 +327,10 @@ def test_page_bad_input_gets_a_message():
     _ok(at)
     assert at.number_input(key="ka_gamma").value > 0
     assert not at.error or all("landmarks" in e.value for e in at.error)
+    at.radio(key="ka_src").set_value("upload").run()   # no file yet: a prompt, no figures
+    _ok(at)
+    assert not at.error and any("Upload a CSV or LIBSVM file" in i.value for i in at.info)
+    assert not at.get("plotly_chart")
 
 
 def test_page_on_real_data_and_a_subsampled_toy_set():
