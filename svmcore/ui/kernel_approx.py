@@ -1,12 +1,13 @@
 """The Kernel approximation page's parts: what Nyström and random Fourier features cost.
 
-:func:`kernel_approx_panel` draws the kernel and approximation widgets (γ, s, d, the sweep's
-seeds, largest size, C and epochs of ASSET); :func:`kernel_approx_view` builds the page's data
+:func:`kernel_approx_panel` draws the kernel and approximation widgets (γ, s, d, ε_d, the
+sweep's seeds, largest size, C and epochs of ASSET); :func:`kernel_approx_view` builds the page's data
 (the data panel's training and test parts, each capped at
 :data:`~svmcore.kernel_approx.MAX_ROWS` rows) and draws the figures of
 :mod:`svmcore.viz.kernel_approx` from the numbers of :mod:`svmcore.kernel_approx`. Every heavy
 step is a ``st.cache_data`` function keyed by the configuration (the data panel's fields, the
-upload's digest, γ, s, d, seeds, …): moving s or d recomputes only the heatmaps, never the sweep.
+upload's digest, γ, s, d, ε_d, seeds, …): moving s or d recomputes only the heatmaps, never the
+sweep.
 """
 from __future__ import annotations
 
@@ -45,7 +46,7 @@ def _set_scale_gamma(inst: Instance, data: dict) -> None:
 
 def kernel_approx_panel(inst: Instance, data: dict) -> dict:
     """The widgets below the data panel: γ, s, d (number inputs: a bad value gets a message on
-    the page, not a silent clamp), then the sweep's seeds, largest size, and ASSET's C and
+    the page, not a silent clamp), ε_d, then the sweep's seeds, largest size, and ASSET's C and
     epochs. Returns them as a dict."""
     st.header("Kernel")
     inst.setdefault("gamma", 1.0)
