@@ -56,4 +56,5 @@ st.navigation([
     st.Page("pages/step_through.py", title="Step through", icon="👣", url_path="step_through"),
     st.Page("pages/sweep.py", title="Sweep", icon="🗺️", url_path="sweep"),
     st.Page("pages/step_sizes.py", title="Step sizes", icon="📉", url_path="step_sizes"),
+    st.Page("pages/kernel_approx.py", title="Kernel approximation", icon="🧩", url_path="kernel_approx"),
 ]).run()

@@ -15,6 +15,7 @@ A page composes these parts (see pages/playground.py and pages/race.py):
 """
 from .data import apply_data_config, data_panel
 from .export import export_panel
+from .kernel_approx import kernel_approx_panel, kernel_approx_view
 from .live import controls, ensure_live, handle_click, live_panel, tick
 from .panels import draw_race, draw_run
 from .params import entrants_panel, schedule_preview, solver_info, solver_panel
@@ -46,4 +47,5 @@ __all__ = ["apply_data_config", "data_panel", "export_panel", "controls", "ensur
            "RUN_CAP_S", "grid_panel", "start_sweep", "stop_sweep",
            "sweep_solver_panel", "sweep_state", "sweep_view",
            "draw_lockstep", "ensure_lockstep", "extras_of", "lockstep_panel",
-           "lockstep_start", "schedule_explorer"]
+           "lockstep_start", "schedule_explorer",
+           "kernel_approx_panel", "kernel_approx_view"]
