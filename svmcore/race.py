@@ -339,6 +339,48 @@ class Race:
         self._reference: Reference | None = None
         self.reference_error: str | None = None
 
+    # ------------------------------------------------------------------------------ change
+    def soft_plan(self, names) -> list[dict] | None:
+        """Which entrants take which of the shared parameters ``names`` (those the entrant has),
+        or None when an entrant has one of them but cannot take it mid-run (the race must then
+        restart). An entrant without the parameter is left alone."""
+        plan = []
+        for run in self.runs:
+            mine = [k for k in names if k in run.solver.params]
+            if any(k not in run.solver.soft_params for k in mine):
+                return None
+            plan.append(mine)
+        return plan
+
+    @property
+    def marks(self) -> list[list[dict]]:
+        """Each entrant's marks (:attr:`TrainingRun.marks`), in entrant order."""
+        return [r.marks for r in self.runs]
+
+    def change(self, **shared) -> list[dict]:
+        """:meth:`TrainingRun.change` for every entrant that has the parameters ``shared`` (each
+        entrant takes the ones it has, at its own t). Every value is checked first: a ValueError
+        (an entrant that cannot take one mid-run, a bad value) leaves every entrant unchanged.
+        Returns each entrant's ``{name: (old, new)}``."""
+        plan = self.soft_plan(list(shared))
+        if plan is None:
+            hard = sorted({f"{LETTERS[k]} ({r.solver.name}): {n}" for k, r in enumerate(self.runs)
+                           for n in shared if n in r.solver.params
+                           and n not in r.solver.soft_params})
+            raise ValueError("cannot change mid-run: " + "; ".join(hard))
+        for run, mine in zip(self.runs, plan):
+            for k in mine:
+                run.solver.params[k].validate(k, shared[k])
+        diffs = [run.change(**{k: shared[k] for k in mine}) if mine else {}
+                 for run, mine in zip(self.runs, plan)]
+        if any(diffs):
+            self.labels = entrant_labels([r.solver for r in self.runs])
+            self.groups = [objective_group(r.solver, r.solver.snapshot()) for r in self.runs]
+            self.main_group = self._main_group()
+            self._reference = None
+            self.reference_error = None
+        return diffs
+
     # ------------------------------------------------------------------------------ state
     @staticmethod
     def _snap(run: TrainingRun):

@@ -97,6 +97,21 @@ def eval_rows(n: int, seed: int, m: int = LIGHT_ROWS) -> np.ndarray:
     return np.sort(np.random.default_rng([int(seed), 7]).choice(n, m, replace=False))
 
 
+#: how a mark names a changed parameter (the paper's symbol where there is one)
+CHANGE_SYMBOLS = {"eta0": "η₀", "C": "C", "schedule": "schedule", "averaging": "averaging",
+                  "batch_size": "batch k"}
+
+
+def _short(v) -> str:
+    return f"{v:g}" if isinstance(v, float) else str(v)
+
+
+def change_label(diff: dict) -> str:
+    """``{name: (old, new)}`` as a mark's label: ``"η₀ 0.1→0.5, C 1→2"``."""
+    return ", ".join(f"{CHANGE_SYMBOLS.get(k, k)} {_short(a)}→{_short(b)}"
+                     for k, (a, b) in diff.items())
+
+
 class TrainingRun:
     """Advance a solver by budgets and record its trace.
 
@@ -136,6 +151,11 @@ class TrainingRun:
         self.X_test = None if X_test is None else solver.rows_like_train(X_test)
         self.y_test = None if y_test is None else np.asarray(y_test, dtype=np.float64)
         self.max_iter = max_iter if max_iter is not None else solver.horizon
+        self._planned = max_iter is None          # max_iter follows the solver's horizon
+        #: mid-run changes: ``marks`` [{"t", "label"}] for the curves, ``changes`` [(t, {name:
+        #: value})] for the configuration (see :meth:`change`)
+        self.marks: list[dict] = []
+        self.changes: list[tuple[int, dict]] = []
         self.max_seconds = max_seconds
         self.per_decade = int(per_decade)
         self.solver_time = 0.0
@@ -264,6 +284,28 @@ class TrainingRun:
             return (f"stopped after {self.solver_time:.1f} s of training (the time cap); "
                     "use fewer epochs or a smaller dataset")
         return ""
+
+    # ------------------------------------------------------------------------------ change
+    def change(self, **params) -> dict:
+        """Give the solver new values of soft parameters (``solver.soft_params``: the schedule,
+        η₀, C, the averaging, the batch size, where the solver can take them) from the next
+        iteration on: t, the iterate and the trace continue. Records a mark ``{"t", "label"}``
+        (e.g. ``"η₀ 0.1→0.5"``) in :attr:`marks` and ``(t, {name: value})`` in
+        :attr:`changes`. Returns ``{name: (old, new)}`` of the values that changed (nothing is
+        recorded when none did). ValueError for a parameter the solver cannot change mid-run
+        or a bad value; the run is then unchanged."""
+        diff = self.solver.retune(**params)
+        if not diff:
+            return {}
+        if self._planned:                   # a new batch size re-plans the horizon
+            self.max_iter = self.solver.horizon
+        self.marks.append({"t": self.t, "label": change_label(diff)})
+        self.changes.append((self.t, {k: new for k, (_, new) in diff.items()}))
+        if self.last_snapshot is not None and self.last_snapshot.t == self.t:
+            self.last_snapshot = None       # its numbers are those of the old parameters
+        if not self.done and self.message and not (self.solver.diverged or self.solver.halted):
+            self.message = ""               # e.g. SMO had converged for the old C
+        return diff
 
     # ------------------------------------------------------------------------------ drive
     def advance_iters(self, n: int) -> int:

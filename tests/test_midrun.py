@@ -1,0 +1,304 @@
+"""Changing settings while a run plays (issue 22 item 2): ``Solver.retune``, ``TrainingRun.change``,
+``Race.change``.
+
+The reference of a mid-run change is a *fresh* solver built with the new parameters (so every
+quantity derived from them comes from its own ``init``), into which the state of a run stopped at
+t1 is copied by hand; both then run to t2 and must agree exactly. Independent numbers: linear
+Pegasos against the NumPy loop of tests/reference.py with the piecewise step size, SMO against
+scikit-learn's SVC optimum for the new C.
+"""
+import copy
+import math
+
+import numpy as np
+import pytest
+from sklearn.datasets import make_moons
+from sklearn.metrics.pairwise import rbf_kernel
+from sklearn.svm import SVC
+
+from reference import pegasos_linear_reference
+from svmcore.race import Race
+from svmcore.run import TrainingRun, change_label
+from svmcore.solvers import REGISTRY, get_solver
+from svmcore.solvers.base import SampleStream, averaging_start
+
+N = 120
+
+
+@pytest.fixture(scope="module")
+def data():
+    X, y = make_moons(N + 60, noise=0.25, random_state=0)
+    y = 2.0 * y - 1.0
+    return X[:N], y[:N], X[N:], y[N:]
+
+
+#: attributes a fresh solver with the new parameters computes itself (never copied)
+DERIVED = {"sparams", "viol", "vdot", "vmarg", "row", "kp", "p"}
+
+
+def _transplant(src, dst):
+    """Copy the run state of ``src`` (arrays, the sample stream, counters) into ``dst``, a fresh
+    solver initialised on the same data and seed with other parameters: one deepcopy, so arrays
+    that alias each other (ASSET's block of the feature cache) still do."""
+    names = [k for k, v in vars(src).items() if k not in DERIVED and (
+        isinstance(v, (np.ndarray, SampleStream)) or k in ("t", "kernel_evals", "_bat"))]
+    state = copy.deepcopy({k: getattr(src, k) for k in names})
+    for k, v in state.items():
+        setattr(dst, k, v)
+
+
+def _equal(a, b, X):
+    assert a.t == b.t
+    assert a.kernel_evals == b.kernel_evals
+    assert np.array_equal(a.decision_function(X), b.decision_function(X))
+    assert np.array_equal(a.decision_function(X, iterate="last"),
+                          b.decision_function(X, iterate="last"))
+    sa, sb = a.snapshot(), b.snapshot()
+    assert sa.objective == sb.objective and sa.n_sv == sb.n_sv
+
+
+#: (solver, base parameters, the change, whether the averaging state is dropped by hand)
+CASES = [
+    ("pegasos", dict(C=1.0, epochs=3), dict(C=4.0)),
+    ("pegasos", dict(C=1.0, epochs=3, schedule="sqrt", eta0=0.1), dict(eta0=0.5)),
+    ("pegasos", dict(C=1.0, epochs=3), dict(schedule="invscaling", eta0=0.3)),
+    ("pegasos", dict(C=1.0, epochs=3, kernel="rbf"), dict(C=0.25, schedule="sqrt")),
+    ("pegasos", dict(C=1.0, epochs=3, averaging=None), dict(averaging=0.5)),
+    ("pegasos", dict(C=1.0, epochs=3, kernel="rbf", averaging=1.0), dict(averaging=0.25)),
+    ("pegasos", dict(C=1.0, epochs=3, batch_size=2, averaging=0.3), dict(batch_size=5)),
+    ("norma", dict(C=1.0, epochs=3), dict(C=3.0)),
+    ("pegaz", dict(C=1.0, epochs=3, averaging=1.0), dict(averaging=40)),
+    ("olsvm", dict(C=1.0, epochs=3), dict(schedule="sqrt", eta0=0.2)),
+    ("asset", dict(C=1.0, epochs=3, n_components=30, averaging=None), dict(C=5.0)),
+    ("asset", dict(C=1.0, epochs=3, n_components=30, averaging=1.0), dict(averaging=50)),
+]
+AVG_SLOTS = {"pegasos": ("U", (3, 4, 5)), "norma": ("U", (2, 3, 4)), "pegaz": ("U", (2, 3, 4)),
+             "olsvm": ("U", (2, 3, 4)), "asset": ("gavg", (1, 2))}
+
+
+@pytest.mark.parametrize("name,base,change", CASES,
+                         ids=[f"{c[0]}-{'-'.join(c[2])}" for c in CASES])
+def test_retune_equals_a_fresh_solver_with_the_state_copied(data, name, base, change):
+    X, y, _, _ = data
+    t1, t2 = 90, 260
+    cls = get_solver(name)
+    assert set(change) <= set(cls.soft_params)
+    a = cls(**base)
+    a.init(X, y, seed=3)
+    a.step(t1)
+    was_averaging = a.averaging_active
+    diff = a.retune(**change)
+    assert set(diff) == set(change)
+    a.step(t2 - t1)
+
+    a0 = cls(**base)                           # the same run, stopped at t1
+    a0.init(X, y, seed=3)
+    a0.step(t1)
+    b = cls(**{**base, **change})              # fresh, with the new parameters
+    b.init(X, y, seed=3)
+    _transplant(a0, b)
+    # by hand: what a fresh init cannot know
+    if "averaging" in change and was_averaging:
+        arr, slots = AVG_SLOTS[name]
+        getattr(b, arr)[:] = 0.0
+        b.sc[list(slots)] = 0.0
+    if "batch_size" in change:
+        k0, k1 = base["batch_size"], change["batch_size"]
+        b.horizon = t1 + math.ceil((base["epochs"] * N - t1 * k0) / k1)
+        b.t_avg0 = averaging_start(b.p["averaging"], b.horizon)
+    b.step(t2 - t1)
+    _equal(a, b, X)
+    assert a.p == b.p
+
+
+def test_pegasos_eta0_change_matches_the_numpy_loop(data):
+    """Independent numbers: linear Pegasos with η_t = η0/√t, η0 changed at t1, against the dense
+    NumPy loop of tests/reference.py fed the same samples and the piecewise step size."""
+    X, y, _, _ = data
+    lam = 1.0 / N
+    t1, t2 = 70, 300
+    s = get_solver("pegasos")(C=1.0, schedule="sqrt", eta0=0.05, epochs=10)
+    s.init(X, y, seed=5)
+    s.step(t1)
+    s.retune(eta0=0.8)
+    s.step(t2 - t1)
+    idx = SampleStream(N, 5).take(t2)
+    w, b = pegasos_linear_reference(X, y, lam, idx, eta=lambda t: (0.05 if t <= t1 else 0.8)
+                                    / math.sqrt(t))
+    np.testing.assert_allclose(s.coef_, w, rtol=1e-10, atol=1e-12)
+    # and the step sizes the solver reports are the new ones from t1 + 1 on
+    np.testing.assert_allclose(s.step_sizes([t1 + 1, t2]), 0.8 / np.sqrt([t1 + 1, t2]))
+
+
+def test_pegasos_batch_size_replans_the_horizon(data):
+    X, y, _, _ = data
+    s = get_solver("pegasos")(epochs=2, batch_size=4)
+    s.init(X, y, seed=0)
+    assert s.horizon == 60
+    s.step(20)                                 # 80 of the 240 planned examples seen
+    s.retune(batch_size=10)
+    assert s.examples_seen == 80 and s.horizon == 20 + 16
+    s.step(5)
+    assert s.examples_seen == 130
+    with pytest.raises(ValueError, match="batch_size"):
+        s.retune(batch_size=N + 1)
+    assert s.p["batch_size"] == 10 and s.k == 10      # a refused change changes nothing
+
+
+@pytest.mark.parametrize("shrinking", [False, True])
+def test_smo_C_change_rescales_alpha_and_reaches_the_new_optimum(data, shrinking):
+    """α ← α·C_new/C_old stays feasible, G = Qα − e is recomputed (checked against Q from
+    scikit-learn's rbf_kernel), the run continues to the optimum of SVC(C_new)."""
+    X, y, _, _ = data
+    C0, C1 = 1.0, 3.0
+    s = get_solver("smo")(C=C0, kernel="rbf", gamma=1.0, tol=1e-6, shrinking=shrinking)
+    s.init(X, y, seed=0)
+    s.step(140)                                # n = 120: shrinking has set variables aside
+    assert s.active_size < N if shrinking else s.active_size == N
+    a_before = s.alpha.copy()
+    s.retune(C=C1)
+    expect = np.where(a_before >= C0, C1, a_before * (C1 / C0))
+    assert np.array_equal(s.alpha, np.minimum(expect, C1))
+    assert abs(float(s.alpha @ y)) < 1e-12 and s.alpha.max() <= C1
+    Q = np.outer(y, y) * rbf_kernel(X, X, gamma=1.0)
+    np.testing.assert_allclose(s.G, Q @ s.alpha - 1.0, atol=1e-12)
+    assert not s.converged and s.active_size == N
+    s.step(100_000)
+    assert s.converged
+    ref = SVC(C=C1, kernel="rbf", gamma=1.0, tol=1e-8).fit(X, y)
+    dual = np.zeros(N)
+    dual[ref.support_] = ref.dual_coef_[0]
+    np.testing.assert_allclose(s.alpha * y, dual, atol=2e-3 * C1)
+    assert s.dual_objective_C() == pytest.approx(
+        float(np.abs(dual).sum() - 0.5 * dual @ rbf_kernel(X, X, gamma=1.0) @ dual), rel=1e-6)
+
+
+def test_smo_C_change_equals_a_fresh_solver_given_the_rescaled_state(data):
+    X, y, _, _ = data
+    a = get_solver("smo")(C=1.0, kernel="rbf")
+    a.init(X, y, seed=0)
+    a.step(40)
+    alpha = a.alpha.copy()
+    a.retune(C=0.3)
+    a.step(60)
+    b = get_solver("smo")(C=0.3, kernel="rbf")
+    b.init(X, y, seed=0)
+    b.alpha[:] = np.minimum(np.where(alpha >= 1.0, 0.3, alpha * 0.3), 0.3)
+    Q = np.outer(y, y) * rbf_kernel(X, X, gamma=1.0)
+    b.G[:] = Q @ b.alpha - 1.0
+    b.t = b.ic[0] = 40
+    b.step(60)
+    assert a.t == b.t > 40
+    np.testing.assert_allclose(a.alpha, b.alpha, atol=1e-10)
+
+
+def test_solvers_without_a_faithful_continuation_refuse(data):
+    X, y, _, _ = data
+    for name, cls in REGISTRY.items():
+        s = cls()
+        s.init(X, y, seed=0)
+        hard = [k for k in ("C", "kernel", "gamma") if k in cls.params and k not in
+                cls.soft_params]
+        for k in hard:
+            with pytest.raises(ValueError, match="cannot change"):
+                s.retune(**{k: s.p[k]})
+        assert s.retune() == {}
+    assert "kernel" not in set().union(*(c.soft_params for c in REGISTRY.values()))
+
+
+def test_bad_values_leave_the_solver_unchanged(data):
+    X, y, _, _ = data
+    s = get_solver("pegasos")(schedule="sqrt")
+    s.init(X, y, seed=0)
+    s.step(10)
+    p, sparams = dict(s.p), s.sparams.copy()
+    with pytest.raises(ValueError, match="eta0"):
+        s.retune(eta0=-1.0)
+    assert s.p == p and np.array_equal(s.sparams, sparams)
+    assert s.retune(eta0=1.0) == {}                   # the same value: no change at all
+
+
+# ------------------------------------------------------------------------------ runs
+
+
+def _rows(run):
+    return [{k: v for k, v in r.items() if k != "time"} for r in run.trace_dicts()]
+
+
+def test_run_change_marks_and_continues(data):
+    X, y, Xt, yt = data
+    run = TrainingRun("pegasos", X, y, Xt, yt, seed=1, schedule="sqrt", eta0=0.1, epochs=4)
+    run.advance_iters(150)
+    trace_before = _rows(run)
+    diff = run.change(eta0=0.5)
+    assert diff == {"eta0": (0.1, 0.5)}
+    assert run.t == 150 and run.marks == [{"t": 150, "label": "η₀ 0.1→0.5"}]
+    assert run.changes == [(150, {"eta0": 0.5})]
+    assert run.change(eta0=0.5) == {} and len(run.marks) == 1
+    run.advance_iters(250)
+    assert _rows(run)[:len(trace_before)] == trace_before          # the trace continues
+    # a run driven by other chunk sizes with the same change at the same t: the same trace
+    other = TrainingRun("pegasos", X, y, Xt, yt, seed=1, schedule="sqrt", eta0=0.1, epochs=4)
+    while other.t < 150:
+        other.advance_iters(min(37, 150 - other.t))
+    other.change(eta0=0.5)
+    other.advance_iters(250)
+    assert _rows(other) == _rows(run)
+
+
+def test_no_change_path_is_bit_identical(data):
+    """A run that never changes anything is what it was before mid-run changes existed: a
+    retune with the current values is a no-op and leaves the trace bit-identical."""
+    X, y, Xt, yt = data
+    for name in ("pegasos", "smo", "norma", "asset"):
+        kw = dict(n_components=30) if name == "asset" else {}
+        a = TrainingRun(name, X, y, Xt, yt, seed=2, max_iter=300, **kw)
+        b = TrainingRun(name, X, y, Xt, yt, seed=2, max_iter=300, **kw)
+        a.advance_iters(100)
+        b.advance_iters(100)
+        assert b.change(**{k: b.solver.p[k] for k in b.solver.soft_params}) == {}
+        a.advance_iters(200)
+        b.advance_iters(200)
+        assert _rows(a) == _rows(b) and b.marks == [] and b.changes == []
+        assert np.array_equal(a.solver.decision_function(X), b.solver.decision_function(X))
+
+
+def test_change_reopens_a_converged_smo_run(data):
+    X, y, Xt, yt = data
+    run = TrainingRun("smo", X, y, Xt, yt, kernel="rbf")
+    run.run()
+    assert run.status == "converged" and run.message
+    t = run.t
+    run.change(C=10.0)
+    assert run.status == "running" and run.message == "" and run.t == t
+    run.run()
+    assert run.status == "converged" and run.t > t
+    assert run.marks == [{"t": t, "label": "C 1→10"}]
+
+
+def test_change_label():
+    assert change_label({"eta0": (0.1, 0.5), "C": (1.0, 2.0)}) == "η₀ 0.1→0.5, C 1→2"
+    assert change_label({"schedule": ("pegasos", "sqrt")}) == "schedule pegasos→sqrt"
+
+
+def test_race_change(data):
+    X, y, Xt, yt = data
+    ents = [("pegasos", {"kernel": "rbf"}), ("smo", {"kernel": "rbf"}), ("norma", {})]
+    race = Race(ents, X, y, Xt, yt, seed=0, budget="iterations")
+    race.advance_iters(50)
+    ts = [r.t for r in race.runs]
+    diffs = race.change(C=2.0)
+    assert [set(d) for d in diffs] == [{"C"}] * 3
+    assert [r.t for r in race.runs] == ts
+    assert [m[0]["label"] for m in race.marks] == ["C 1→2"] * 3
+    assert race.runs[0].solver.lam == pytest.approx(1 / (2.0 * N))
+    # eta0: only the entrants that have it
+    diffs = race.change(eta0=0.3)
+    assert [set(d) for d in diffs] == [{"eta0"}, set(), {"eta0"}]
+    # an entrant that cannot take C mid-run: refused, nobody changed
+    race2 = Race([("pegasos", {}), ("cpsp", {})], X, y, seed=0, budget="iterations")
+    race2.advance_iters(5)
+    with pytest.raises(ValueError, match="cpsp"):
+        race2.change(C=3.0)
+    assert race2.runs[0].solver.p["C"] == 1.0 and race2.runs[0].marks == []
+    assert race2.soft_plan(["C"]) is None and race2.soft_plan(["eta0"]) == [["eta0"], []]
