@@ -352,6 +352,15 @@ class Race:
             plan.append(mine)
         return plan
 
+    def schedule_changes(self, changes) -> None:
+        """A race configuration's mid-run changes ``[(t, entrant k, {name: value})]``: each
+        entrant applies its own when it reaches its t (:meth:`TrainingRun.schedule_changes`)."""
+        per = [[] for _ in self.runs]
+        for t, k, c in changes:
+            per[int(k)].append((t, dict(c)))
+        for run, mine in zip(self.runs, per):
+            run.schedule_changes(mine)
+
     @property
     def marks(self) -> list[list[dict]]:
         """Each entrant's marks (:attr:`TrainingRun.marks`), in entrant order."""

@@ -156,6 +156,7 @@ class TrainingRun:
         #: value})] for the configuration (see :meth:`change`)
         self.marks: list[dict] = []
         self.changes: list[tuple[int, dict]] = []
+        self._pending: list[tuple[int, dict]] = []    # scheduled changes not yet reached
         self.max_seconds = max_seconds
         self.per_decade = int(per_decade)
         self.solver_time = 0.0
@@ -247,7 +248,9 @@ class TrainingRun:
             return 0
         if self.trace_mode is None:
             m = n if self.max_iter is None else min(n, self.max_iter - self.t)
+            m = self._to_next_change(m)
             done = self._step(m) if m > 0 else 0
+            self._apply_due()
             if self.solver.diverged or self.solver.halted:
                 self.message = self.message or self.solver.message
             elif self.done and not self.message:
@@ -258,12 +261,13 @@ class TrainingRun:
         limit = self._next_ckpt - self.t
         if self.max_iter is not None:
             limit = min(limit, self.max_iter - self.t)
-        m = max(0, min(n, limit))
+        m = self._to_next_change(max(0, min(n, limit)))
         done = self._step(m) if m > 0 else 0
         if self.t >= self._next_ckpt or self.done:
             if not self.trace or self.trace[-1].iteration != self.t or self.solver.diverged:
                 self._record()
             self._next_ckpt = checkpoints_after(self.t, self.per_decade)
+        self._apply_due()
         if (self.solver.diverged or self.solver.halted) and not self.message:
             self.message = self.solver.message
         elif self.done and not self.message:
@@ -306,6 +310,27 @@ class TrainingRun:
         if not self.done and self.message and not (self.solver.diverged or self.solver.halted):
             self.message = ""               # e.g. SMO had converged for the old C
         return diff
+
+    def schedule_changes(self, changes) -> None:
+        """Changes ``[(t, {name: value})]`` to apply when the run reaches each t (a
+        configuration's mid-run changes, replayed): the run stops at every such t, applies
+        :meth:`change` there and goes on, so its numbers are those of the run in which the
+        changes were made by hand at those iterations. A t already passed is refused."""
+        pending = sorted(((int(t), dict(c)) for t, c in changes), key=lambda c: c[0])
+        if pending and pending[0][0] < self.t:
+            raise ValueError(f"a change at t = {pending[0][0]} is in the past of this run "
+                             f"(t = {self.t})")
+        self._pending = pending
+        self._apply_due()
+
+    def _apply_due(self) -> None:
+        while self._pending and self._pending[0][0] <= self.t:
+            _, c = self._pending.pop(0)
+            self.change(**c)
+
+    def _to_next_change(self, m: int) -> int:
+        """At most m iterations, stopping at the next scheduled change."""
+        return m if not self._pending else min(m, self._pending[0][0] - self.t)
 
     # ------------------------------------------------------------------------------ drive
     def advance_iters(self, n: int) -> int:

@@ -302,3 +302,104 @@ def test_race_change(data):
         race2.change(C=3.0)
     assert race2.runs[0].solver.p["C"] == 1.0 and race2.runs[0].marks == []
     assert race2.soft_plan(["C"]) is None and race2.soft_plan(["eta0"]) == [["eta0"], []]
+
+
+# ------------------------------------------------------------------------------ configurations
+
+from svmcore.config import (RaceConfig, RunConfig, config_from_query,  # noqa: E402
+                            race_config_from_query, soft_change)
+from svmcore.rundata import build_data  # noqa: E402
+
+
+def test_run_config_changes_round_trip_the_url():
+    cfg = RunConfig(solver="pegasos", params=(("schedule", "sqrt"), ("eta0", 0.1)))
+    cfg = cfg.with_change(300, eta0=0.5).with_change(800, C=2.0, averaging=None)
+    q = cfg.to_query()
+    assert q["ch"] == "300:p.eta0=0.5;800:p.C=2.0,p.averaging=none"
+    back, problems = config_from_query(q)
+    assert back == cfg and problems == []
+    assert cfg.current().param_dict == {"schedule": "sqrt", "eta0": 0.5, "C": 2.0,
+                                        "averaging": None}
+    assert cfg.current().changes == () and "ch" not in cfg.current().to_query()
+    # every other key is what it was: an old link (no ch) is read as before
+    old = {k: v for k, v in q.items() if k != "ch"}
+    assert config_from_query(old) == (replace_changes(cfg), [])
+
+
+def replace_changes(cfg):
+    import dataclasses
+    return dataclasses.replace(cfg, changes=())
+
+
+def test_bad_changes_in_a_link_are_reported_and_dropped():
+    q = RunConfig(solver="smo").to_query()
+    q["ch"] = "10:p.C=2.0;x:p.C=1;20:p.kernel=rbf;30:p.C=-1;40:p.nope=1"
+    cfg, problems = config_from_query(q)
+    assert cfg.changes == ((10, (("C", 2.0),)),)
+    assert len(problems) == 4 and all(p.startswith("link: change") for p in problems)
+
+
+def test_race_config_changes_round_trip_the_url():
+    cfg = RaceConfig(RunConfig(), (("pegasos", {}), ("smo", {}), ("norma", {})), "iterations",
+                     changes=((50, 1, {"C": 2.0}), (40, 0, {"eta0": 0.3, "schedule": "sqrt"})))
+    q = cfg.to_query()
+    assert q["ch"] == "40:e0.eta0=0.3,e0.schedule=sqrt;50:e1.C=2.0"
+    back, problems = race_config_from_query(q)
+    assert back == cfg and problems == []
+    assert back.current().entrants[1].param_dict == {"C": 2.0}
+    # an entrant that is not available here: its changes go, the others' indices follow
+    q2 = dict(q, e0="nosuch")
+    back2, problems2 = race_config_from_query(q2)
+    assert back2.changes == ((50, 0, (("C", 2.0),)),)
+
+
+def test_soft_change():
+    peg = get_solver("pegasos")
+    assert soft_change({"eta0": 0.1}, {"eta0": 0.5}, peg) == {"eta0": 0.5}
+    assert soft_change({}, {"C": 1.0}, peg) == {}                        # the default
+    assert soft_change({}, {"kernel": "rbf"}, peg) is None
+    assert soft_change({"C": 1.0}, {"C": 2.0}, get_solver("cpsp")) is None
+
+
+def test_a_link_replays_the_changes_at_their_t():
+    """Live: play, change η₀ at t = 300 by hand, play on to 900. The link of that moment (the
+    configuration with its change, t = 900) replays to the same numbers."""
+    cfg = RunConfig(dataset="moons", n=300, solver="pegasos",
+                    params=(("schedule", "sqrt"), ("eta0", 0.1), ("kernel", "rbf")))
+    data = build_data(cfg)
+
+    def make(c):
+        run = TrainingRun(c.solver, data.X_train, data.y_train, data.X_test, data.y_test,
+                          seed=c.seed, per_decade=10, **c.param_dict)
+        run.schedule_changes((t, dict(ch)) for t, ch in c.changes)
+        return run
+
+    live = make(cfg)
+    while live.t < 300:                                   # ticks of a page, ×1.1
+        live.advance(1.0, max_iters=max(1, min(int(live.t * 0.1) + 1, 300 - live.t)))
+    live.change(eta0=0.5)
+    while live.t < 900:
+        live.advance(1.0, max_iters=max(1, min(int(live.t * 0.1) + 1, 900 - live.t)))
+    linked = cfg.with_change(300, eta0=0.5)
+    back, _ = config_from_query(dict(linked.to_query(), t="900"))
+    replay = make(back)
+    replay.advance_iters(900)
+    assert replay.t == live.t == 900
+    assert _rows(replay) == _rows(live)
+    assert replay.marks == live.marks == [{"t": 300, "label": "η₀ 0.1→0.5"}]
+    assert np.array_equal(replay.solver.decision_function(data.X_test),
+                          live.solver.decision_function(data.X_test))
+
+
+def test_race_replays_its_changes(data):
+    X, y, Xt, yt = data
+    ents = [("pegasos", {}), ("smo", {})]
+    live_race = Race(ents, X, y, Xt, yt, seed=0, budget="iterations")
+    live_race.advance_iters(30)
+    live_race.change(C=2.0)
+    live_race.advance_iters(40)
+    replay = Race(ents, X, y, Xt, yt, seed=0, budget="iterations")
+    replay.schedule_changes([(30, 0, {"C": 2.0}), (30, 1, {"C": 2.0})])
+    replay.advance_iters(70)
+    for a, b in zip(live_race.runs, replay.runs):
+        assert a.t == b.t and _rows(a) == _rows(b) and a.marks == b.marks
