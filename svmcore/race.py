@@ -359,12 +359,31 @@ class Race:
         for t, k, c in changes:
             per[int(k)].append((t, dict(c)))
         for run, mine in zip(self.runs, per):
+            run.on_change = self._after_change
             run.schedule_changes(mine)
+
+    def _after_change(self) -> None:
+        """An entrant's parameters changed: its label, objective group and the reference."""
+        self.labels = entrant_labels([r.solver for r in self.runs])
+        self.groups = [objective_group(r.solver, r.solver.snapshot()) for r in self.runs]
+        self.main_group = self._main_group()
+        self._reference = None
+        self.reference_error = None
 
     @property
     def marks(self) -> list[list[dict]]:
         """Each entrant's marks (:attr:`TrainingRun.marks`), in entrant order."""
         return [r.marks for r in self.runs]
+
+    def curve_marks(self, x: str = "iteration") -> list[dict]:
+        """Every entrant's marks on curves against ``x``; entrants changed at the same place
+        with the same label share one line, labelled with their letters ("A, B: C 1→2")."""
+        lines: dict = {}
+        for k, run in enumerate(self.runs):
+            for m in run.curve_marks(x):
+                lines.setdefault((m["x"], m["label"]), []).append(LETTERS[k])
+        return [{"x": v, "label": f"{', '.join(who)}: {label}"}
+                for (v, label), who in lines.items()]
 
     def change(self, **shared) -> list[dict]:
         """:meth:`TrainingRun.change` for every entrant that has the parameters ``shared`` (each
@@ -377,17 +396,26 @@ class Race:
                            for n in shared if n in r.solver.params
                            and n not in r.solver.soft_params})
             raise ValueError("cannot change mid-run: " + "; ".join(hard))
-        for run, mine in zip(self.runs, plan):
-            for k in mine:
-                run.solver.params[k].validate(k, shared[k])
-        diffs = [run.change(**{k: shared[k] for k in mine}) if mine else {}
-                 for run, mine in zip(self.runs, plan)]
-        if any(diffs):
-            self.labels = entrant_labels([r.solver for r in self.runs])
-            self.groups = [objective_group(r.solver, r.solver.snapshot()) for r in self.runs]
-            self.main_group = self._main_group()
-            self._reference = None
-            self.reference_error = None
+        return self.change_each([{k: shared[k] for k in mine} for mine in plan])
+
+    def change_each(self, changes) -> list[dict]:
+        """Entrant k takes ``changes[k]`` (``{name: value}``, possibly empty) mid-run; every
+        value is checked before any entrant changes. Returns each entrant's ``{name: (old,
+        new)}``."""
+        changes = list(changes)
+        if len(changes) != len(self.runs):
+            raise ValueError(f"one change per entrant: {len(self.runs)}, got {len(changes)}")
+        for k, (run, mine) in enumerate(zip(self.runs, changes)):
+            s = run.solver
+            hard = [n for n in mine if n not in s.soft_params]
+            if hard:
+                raise ValueError(f"entrant {LETTERS[k]} ({s.name}) cannot change "
+                                 f"{', '.join(hard)} mid-run")
+            for n, v in mine.items():
+                s.params[n].validate(n, v)
+        diffs = [run.change(**mine) if mine else {} for run, mine in zip(self.runs, changes)]
+        if any(diffs) and any(r.on_change is None for r in self.runs):
+            self._after_change()
         return diffs
 
     # ------------------------------------------------------------------------------ state

@@ -112,6 +112,20 @@ def change_label(diff: dict) -> str:
                      for k, (a, b) in diff.items())
 
 
+def curve_marks(marks, cols: dict, x: str = "iteration") -> list[dict]:
+    """Marks ``{"t", "label"}`` placed on a curve axis: ``{"x", "label"}`` with x the iteration,
+    or the value of the trace column ``x`` (time, kernel evaluations) at the mark's t,
+    interpolated between checkpoints (``cols`` from ``trace_columns()``)."""
+    out = []
+    for m in marks:
+        if x == "iteration" or x not in cols or len(cols.get("iteration", ())) == 0:
+            v = float(m["t"])
+        else:
+            v = float(np.interp(m["t"], cols["iteration"], cols[x]))
+        out.append({"x": v, "label": m["label"]})
+    return out
+
+
 class TrainingRun:
     """Advance a solver by budgets and record its trace.
 
@@ -157,6 +171,7 @@ class TrainingRun:
         self.marks: list[dict] = []
         self.changes: list[tuple[int, dict]] = []
         self._pending: list[tuple[int, dict]] = []    # scheduled changes not yet reached
+        self.on_change = None                # called after a change (a race refreshes its groups)
         self.max_seconds = max_seconds
         self.per_decade = int(per_decade)
         self.solver_time = 0.0
@@ -309,6 +324,8 @@ class TrainingRun:
             self.last_snapshot = None       # its numbers are those of the old parameters
         if not self.done and self.message and not (self.solver.diverged or self.solver.halted):
             self.message = ""               # e.g. SMO had converged for the old C
+        if self.on_change is not None:
+            self.on_change()
         return diff
 
     def schedule_changes(self, changes) -> None:
@@ -372,6 +389,10 @@ class TrainingRun:
             if self.advance_iters(1 << 20) == 0:
                 break
         return self
+
+    def curve_marks(self, x: str = "iteration") -> list[dict]:
+        """:attr:`marks` as vertical lines on curves against ``x`` (:func:`curve_marks`)."""
+        return curve_marks(self.marks, self.trace_columns() if x != "iteration" else {}, x)
 
     def trace_dicts(self) -> list[dict]:
         return [asdict(r) for r in self.trace]

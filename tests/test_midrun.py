@@ -403,3 +403,111 @@ def test_race_replays_its_changes(data):
     replay.advance_iters(70)
     for a, b in zip(live_race.runs, replay.runs):
         assert a.t == b.t and _rows(a) == _rows(b) and a.marks == b.marks
+
+
+# ------------------------------------------------------------------------------ the pages
+
+APP_TIMEOUT = 120
+
+
+def _app(page, query=None):
+    from pathlib import Path
+
+    from streamlit.testing.v1 import AppTest
+    at = AppTest.from_file(str(Path(__file__).resolve().parents[1] / "pages" / page),
+                           default_timeout=APP_TIMEOUT)
+    if query:
+        at.query_params.update(query)
+    at.run()
+    return at
+
+
+def _ok(at):
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+
+
+def _tile(at) -> int:
+    return int(next(m.value for m in at.metric if m.label == "iteration t").replace(",", ""))
+
+
+def _frame(at, key):
+    import json
+    return next(json.loads(c.proto.json) for c in at.get("bidi_component")
+                if c.proto.id.endswith(key))
+
+
+def _query(at) -> dict:
+    return {k: (v[-1] if isinstance(v, list) else v) for k, v in at.query_params.items()}
+
+
+def test_playground_eta0_change_keeps_t_marks_it_and_the_link_reproduces_it():
+    """AppTest (issue 22): changing η₀ mid-run keeps t and marks the change on the curves; the
+    link after the change opens the same moment (same t, same model, the same mark)."""
+    at = _app("playground.py", {"src": "toy", "ds": "moons", "n": "200", "seed": "2",
+                                "solver": "pegasos", "p.schedule": "sqrt", "p.eta0": "0.1"})
+    for _ in range(3):
+        at.button(key="pg_step").click().run()
+    t = _tile(at)
+    assert t >= 3
+    at.select_slider(key="pg_p_pegasos_eta0").set_value(0.5).run()
+    _ok(at)
+    state = at.session_state["pg"]
+    assert _tile(at) == t and state.live.run.t == t
+    assert state.live.run.marks == [{"t": t, "label": "η₀ 0.1→0.5"}]
+    assert state.live.run.solver.p["eta0"] == 0.5
+    assert any("η₀ 0.1→0.5" in i.value for i in at.info)
+    marks = _frame(at, "pg_curves")["marks"]
+    assert marks == [{"x": float(t), "label": "η₀ 0.1→0.5"}]
+    at.button(key="pg_step").click().run()
+    t2 = _tile(at)
+    assert t2 > t and state.live.run.marks[0]["t"] == t        # the run went on, not anew
+    q = _query(at)
+    assert q["ch"] == f"{t}:p.eta0=0.5" and q["t"] == str(t2) and q["p.eta0"] == "0.1"
+    # the link of this moment
+    other = _app("playground.py", q)
+    _ok(other)
+    run2 = other.session_state["pg"].live.run
+    assert _tile(other) == t2 and run2.marks == state.live.run.marks
+    assert other.select_slider(key="pg_p_pegasos_eta0").value == 0.5
+    X = state.live.data.X_test
+    np.testing.assert_array_equal(run2.solver.decision_function(X),
+                                  state.live.run.solver.decision_function(X))
+    assert _frame(other, "pg_curves")["marks"] == marks
+    # a hard change still starts again at t = 0 and says so
+    other.selectbox(key="pg_p_pegasos_kernel").set_value("rbf").run()
+    assert _tile(other) == 0 and any("new run from t = 0" in i.value for i in other.info)
+
+
+def test_playground_change_while_playing_shared_goes_on_on_its_own_copy():
+    """Issue 25 item 3: a session that changes a setting while playing on a shared timeline
+    goes on with its own copy at the moment it showed, still playing."""
+    at = _app("playground.py", {"src": "toy", "ds": "moons", "n": "200", "seed": "3",
+                                "solver": "pegasos"})
+    at.button(key="pg_play").click().run()
+    st_ = at.session_state["pg"]
+    assert st_.shared is not None and st_.moment is not None and st_.moment.t > 0
+    t = st_.moment.t
+    at.select_slider(key="pg_p_pegasos_C").set_value(2.0).run()
+    _ok(at)
+    assert st_.shared is None and st_.playing is True
+    assert st_.live.run.marks == [{"t": t, "label": "C 1→2"}]
+    assert st_.live.run.t >= t and st_.live.run.solver.p["C"] == 2.0
+
+
+def test_race_C_change_keeps_t():
+    at = _app("race.py")
+    for _ in range(2):
+        at.button(key="race_step").click().run()
+    race = at.session_state["race"].live.driver
+    ts = [r.t for r in race.runs]
+    assert min(ts) > 0
+    name = at.session_state["race"].live.cfg.entrants[0].solver
+    assert "C" in get_solver(name).soft_params
+    at.select_slider(key=f"race_e0_p_{name}_C").set_value(2.0).run()
+    _ok(at)
+    assert at.session_state["race"].live.driver is race
+    assert [r.t for r in race.runs] == ts
+    assert race.runs[0].marks == [{"t": ts[0], "label": "C 1→2"}]
+    assert _frame(at, "race_curves")["marks"][0]["label"] == "A: C 1→2"
+    assert _query(at)["ch"] == f"{ts[0]}:e0.C=2.0"

@@ -20,7 +20,11 @@ from .state import Instance, pending
 def apply_config(inst: Instance, cfg: RunConfig | RaceConfig) -> None:
     """Put a configuration into the widget state of ``inst`` (before the widgets are drawn):
     every data field, the solver(s) and ALL their parameters (defaults where ``cfg`` has none),
-    the clicked edits, a race's entrant count and budget."""
+    the clicked edits, a race's entrant count and budget. A configuration with mid-run changes
+    puts the values after the changes into the widgets and is kept (``inst.want_cfg``) for
+    :func:`~svmcore.ui.live.ensure_live`, which builds the run that replays them."""
+    inst.want_cfg = cfg if cfg.changes else None
+    cfg = cfg.current()
     if isinstance(cfg, RaceConfig):
         apply_data_config(inst, cfg.data)
         inst.set("count", len(cfg.entrants))
