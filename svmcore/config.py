@@ -439,6 +439,8 @@ class RaceConfig:
         object.__setattr__(self, "changes", tuple(sorted(
             ((int(t), int(k), tuple(sorted(dict(c).items()))) for t, k, c in self.changes),
             key=lambda c: (c[0], c[1]))))
+        if any(not 0 <= k < len(ents) for _, k, _ in self.changes):
+            raise ValueError(f"a change names an entrant beyond the {len(ents)} of this race")
 
     def to_query(self) -> dict[str, str]:
         """The race as query-string parameters: the data keys of :meth:`RunConfig.to_query`,
