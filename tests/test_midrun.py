@@ -550,3 +550,24 @@ def test_sfw_C_change_keeps_q_and_g_exact(data, name):
     np.testing.assert_allclose(s.gS[:ns], -2.0 * (A @ alpha)[S], rtol=1e-9, atol=1e-12)
     s.step(200)
     assert not s.diverged
+
+
+def test_the_exported_script_replays_the_changes():
+    from svmcore import export
+    cfg = RunConfig(dataset="moons", n=200, seed=6, solver="pegasos",
+                    params=(("schedule", "sqrt"), ("eta0", 0.1))).with_change(40, eta0=0.7)
+    data = build_data(cfg)
+    live = TrainingRun("pegasos", data.X_train, data.y_train, data.X_test, data.y_test, seed=6,
+                       schedule="sqrt", eta0=0.1)
+    live.advance_iters(40)
+    live.change(eta0=0.7)
+    live.advance_iters(80)
+    code = export.reproduce_snippet(cfg, 120)
+    assert "run.schedule_changes([(40, {'eta0': 0.7})])" in code
+    ns = {}
+    exec(compile(code.replace("print(", "(lambda *a, **k: None)("), "reproduce.py", "exec"), ns)
+    assert _rows(ns["run"]) == _rows(live) and ns["run"].marks == live.marks
+    rcfg = RaceConfig(cfg, (("pegasos", {}), ("smo", {})), "iterations",
+                      changes=((10, 1, {"C": 2.0}),))
+    rcode = export.reproduce_race_snippet(rcfg, [30, 30])
+    assert "race.schedule_changes([(10, 1, {'C': 2.0})])" in rcode
