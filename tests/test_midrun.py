@@ -571,3 +571,35 @@ def test_the_exported_script_replays_the_changes():
                       changes=((10, 1, {"C": 2.0}),))
     rcode = export.reproduce_race_snippet(rcfg, [30, 30])
     assert "race.schedule_changes([(10, 1, {'C': 2.0})])" in rcode
+
+
+def test_loading_a_preset_is_a_new_run_even_when_only_soft_settings_differ():
+    """A preset (like a link) is a new run: loading it again after a soft change (which the
+    run took mid-run) starts at t = 0 with the preset's values."""
+    at = _app("playground.py")
+    at.selectbox(key="pg_preset").set_value("smo-moons").run()
+    at.button(key="pg_preset_load").click().run()
+    for _ in range(3):
+        at.button(key="pg_step").click().run()
+    t = _tile(at)
+    assert t > 0
+    at.select_slider(key="pg_p_smo_C").set_value(2.0).run()
+    inst = at.session_state["pg"]
+    assert _tile(at) == t and inst.live.run.marks[0]["label"] == "C 1→2"
+    at.button(key="pg_preset_load").click().run()
+    _ok(at)
+    assert _tile(at) == 0 and inst.live.run.marks == [] and inst.live.run.solver.p["C"] == 1.0
+
+
+def test_a_hand_written_link_with_a_change_replays_it():
+    """A link that names only some parameters (the defaults fill in the rest) still replays its
+    changes: η₀ 1→0.5 at t = 5, opened at t = 20."""
+    at = _app("playground.py", {"src": "toy", "ds": "moons", "n": "200", "solver": "pegasos",
+                                "p.schedule": "sqrt", "ch": "5:p.eta0=0.5", "t": "20"})
+    _ok(at)
+    inst = at.session_state["pg"]
+    assert _tile(at) == 20 and inst.live.run.marks == [{"t": 5, "label": "η₀ 1→0.5"}]
+    assert at.select_slider(key="pg_p_pegasos_eta0").value == 0.5
+    at.button(key="pg_step1").click().run()
+    assert _tile(at) == 21 and len(inst.live.run.marks) == 1
+    assert _query(at)["ch"] == "5:p.eta0=0.5"

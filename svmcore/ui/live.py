@@ -2,7 +2,8 @@
 
 :func:`ensure_live` builds (or keeps) the :class:`~svmcore.ui.state.LiveState` of a
 configuration — a :class:`~svmcore.config.RunConfig` becomes a TrainingRun, a
-:class:`~svmcore.config.RaceConfig` a Race — and a changed configuration starts again at t = 0.
+:class:`~svmcore.config.RaceConfig` a Race — and a changed configuration starts again at t = 0,
+unless only settings the solver can take mid-run changed: then the run goes on at its t.
 Play / Pause / +1 / Step / Reset are callbacks that change the instance's state; while playing,
 :func:`live_panel`'s fragment (``run_every``) advances the driver by one tick and redraws.
 """
@@ -77,6 +78,13 @@ def _soft_diffs(old, new) -> list[dict] | None:
     return None if any(d is None for d in diffs) else diffs
 
 
+def _same_run(old, new) -> bool:
+    """Is ``new`` (the widgets' values) the run of ``old`` after its mid-run changes, the
+    solvers' defaults filling in what either leaves out?"""
+    diffs = _soft_diffs(old, new)
+    return diffs is not None and not any(diffs)
+
+
 def _continue(inst: Instance, cfg, key) -> bool:
     """A new setting the run can take mid-run (issue 22): the run (or every entrant concerned)
     takes it at its current t and goes on, playing if it was; the change is recorded in the
@@ -123,18 +131,21 @@ def _continue(inst: Instance, cfg, key) -> bool:
 
 def ensure_live(inst: Instance, cfg: RunConfig | RaceConfig, upload=None,
                 digest=None) -> LiveState | None:
-    """Build (or keep) the run or race of ``cfg``. A changed configuration stops playing and
-    starts again at t = 0; errors go to ``inst.error`` (shown by the page), never raised."""
+    """Build (or keep) the run or race of ``cfg``. A configuration that differs only by
+    parameters the solver(s) can take mid-run continues the run at its t (:func:`_continue`);
+    any other change (or a link, a preset) stops playing and starts again at t = 0. Errors go to
+    ``inst.error`` (shown by the page), never raised."""
     data_cfg = cfg.data if isinstance(cfg, RaceConfig) else cfg
     want = inst.want_cfg
-    if want is not None and want.current() == cfg:
-        cfg = want                           # a link's run with its mid-run changes
+    fresh = want is not None and _same_run(want, cfg)
+    if fresh:
+        cfg = want                           # a link, a preset: its own run (with its changes)
     key = (cfg, digest if data_cfg.source == "upload" else None)
-    if inst.live is not None and not inst.reset:
-        if inst.live.key == key or (inst.live.cfg.current() == cfg
-                                    and inst.live.key[1:] == key[1:]):
+    if inst.live is not None and not inst.reset and inst.live.key[1:] == key[1:]:
+        if inst.live.cfg == cfg or (not fresh and _same_run(inst.live.cfg, cfg)):
+            inst.want_cfg = None
             return inst.live
-        if _continue(inst, cfg, key):
+        if not fresh and _continue(inst, cfg, key):
             return inst.live
     moved = inst.live is not None and (inst.moment is not None and inst.moment.t > 0 or any(
         t > 0 for t in _position(inst.live)))
