@@ -413,8 +413,15 @@ class Race:
                                  f"{', '.join(hard)} mid-run")
             for n, v in mine.items():
                 s.params[n].validate(n, v)
-        diffs = [run.change(**mine) if mine else {} for run, mine in zip(self.runs, changes)]
-        if any(diffs) and any(r.on_change is None for r in self.runs):
+        hooks = [r.on_change for r in self.runs]
+        for r in self.runs:
+            r.on_change = None                  # one refresh for all of them, below
+        try:
+            diffs = [run.change(**mine) if mine else {} for run, mine in zip(self.runs, changes)]
+        finally:
+            for r, h in zip(self.runs, hooks):
+                r.on_change = h
+        if any(diffs):
             self._after_change()
         return diffs
 

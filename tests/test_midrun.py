@@ -422,6 +422,9 @@ def test_race_replays_its_changes(data):
     replay.advance_iters(70)
     for a, b in zip(live_race.runs, replay.runs):
         assert a.t == b.t and _rows(a) == _rows(b) and a.marks == b.marks
+    # the objective groups follow the new λ = 1/(2n) in both
+    assert replay.groups == live_race.groups and replay.groups[0][1] == pytest.approx(1 / (2 * N))
+    assert replay.curve_marks() == [{"x": 30.0, "label": "A, B: C 1→2"}]
 
 
 # ------------------------------------------------------------------------------ the pages
