@@ -413,6 +413,9 @@ class Race:
                                  f"{', '.join(hard)} mid-run")
             for n, v in mine.items():
                 s.params[n].validate(n, v)
+            if mine.get("batch_size", 0) > s.n:         # the one check retune makes beyond
+                raise ValueError(f"entrant {LETTERS[k]} ({s.name}): batch_size must be in "
+                                 f"[1, n={s.n}], got {mine['batch_size']}")
         hooks = [r.on_change for r in self.runs]
         for r in self.runs:
             r.on_change = None                  # one refresh for all of them, below

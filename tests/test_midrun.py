@@ -321,6 +321,10 @@ def test_race_change(data):
         race2.change(C=3.0)
     assert race2.runs[0].solver.p["C"] == 1.0 and race2.runs[0].marks == []
     assert race2.soft_plan(["C"]) is None and race2.soft_plan(["eta0"]) == [["eta0"], []]
+    race3 = Race([("norma", {}), ("pegasos", {})], X, y, seed=0, budget="iterations")
+    with pytest.raises(ValueError, match="batch_size"):
+        race3.change_each([{"C": 2.0}, {"batch_size": N + 1}])
+    assert race3.runs[0].solver.p["C"] == 1.0 and race3.runs[0].marks == []
 
 
 # ------------------------------------------------------------------------------ configurations
