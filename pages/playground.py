@@ -26,7 +26,7 @@ def main() -> None:
     cfg = ui.run_config(pg, data, solver_name, params)
     state = ui.ensure_live(pg, cfg, data["upload"], data["digest"])
     present = ui.present_toggle(pg)
-    ui.sync_url(cfg, state.run.t if state is not None else None, present)
+    ui.sync_url(state.cfg if state is not None else cfg, state.run.t if state else None, present)
 
     cls = get_solver(solver_name)
     if not present:

@@ -55,7 +55,7 @@ def main() -> None:
         st.error(ui.describe(exc))
         return
     state = ui.ensure_live(race, cfg, data["upload"], data["digest"])
-    ui.sync_url(cfg)
+    ui.sync_url(state.cfg if state is not None else cfg)   # with its mid-run changes
     ui.page_messages(race, cfg, data, "race")
     st.caption(BUDGET_HELP[cfg.budget])
     if race.error:

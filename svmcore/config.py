@@ -9,6 +9,12 @@
 * :class:`Entrant` / :class:`RaceConfig` — a race: 2–4 solvers (each with its own parameters) on
   one dataset with one seed, advanced in lockstep by a budget (:mod:`svmcore.race` runs it), and
   its URL format (:meth:`RaceConfig.to_query` / :func:`race_config_from_query`).
+* Mid-run changes (issue 22): ``RunConfig.changes`` / ``RaceConfig.changes`` list the soft
+  parameters changed while the run played, with the iteration t of each change (URL key ``ch``,
+  e.g. ``300:p.eta0=0.5;800:p.C=2.0``, a race's ``300:e1.C=2.0``); a run built from such a
+  configuration applies them at their t (:meth:`svmcore.run.TrainingRun.schedule_changes`), so
+  a link replays the same numbers. :func:`soft_change` tells whether two configurations differ
+  only by parameters the run can take mid-run.
 * The ranges the pages offer (``N_RANGE``, ``MAX_TRAIN_CHOICES``, ``UPLOAD_SCALES``, …).
 
 The data of a configuration are built by :func:`svmcore.rundata.build_data`; curated
@@ -29,7 +35,8 @@ from .solvers import REGISTRY
 __all__ = ["RunConfig", "SOURCES", "VIEWS", "MAX_TRAIN_CHOICES", "DEFAULT_MAX_TRAIN",
            "UPLOAD_SCALES", "N_RANGE", "config_from_query", "encode_value", "decode_value",
            "round_coord", "Entrant", "RaceConfig", "RACE_BUDGETS", "RACE_SIZE", "BUDGET_LABELS",
-           "is_race_query", "race_config_from_query", "real_dataset_names"]
+           "is_race_query", "race_config_from_query", "real_dataset_names", "soft_change",
+           "MAX_CHANGES_IN_URL"]
 
 SOURCES = ("toy", "real", "upload")
 VIEWS = ("pca", "features")
@@ -39,6 +46,7 @@ UPLOAD_SCALES = ("none", "standard", "minmax01")
 N_RANGE = (10, 5000)
 COORD_DECIMALS = 4
 MAX_EDITS_IN_URL = 300
+MAX_CHANGES_IN_URL = 100
 
 
 def round_coord(v: float) -> float:
@@ -53,7 +61,9 @@ class RunConfig:
     ``params`` holds the solver parameters the page set, as sorted ``(name, value)`` pairs (the
     solver's defaults fill in the rest). ``noise=None`` means the generator's default.
     ``added`` are clicked points ``(x, y, label)`` appended to the training part; ``removed`` are
-    indices into the concatenation [train; test] of the data before editing.
+    indices into the concatenation [train; test] of the data before editing. ``changes`` are
+    the mid-run changes ``(t, ((name, value), …))``, in order: ``params`` are the values at
+    t = 0, :meth:`current` the values after every change.
     """
 
     source: str = "toy"
@@ -74,6 +84,7 @@ class RunConfig:
     params: tuple = ()
     added: tuple = ()
     removed: tuple = ()
+    changes: tuple = ()
 
     def __post_init__(self):
         # canonical form: fields that do not matter for this source take their defaults, so a
@@ -99,6 +110,8 @@ class RunConfig:
         object.__setattr__(self, "added", tuple((round_coord(x), round_coord(y), int(c))
                                                 for x, y, c in self.added))
         object.__setattr__(self, "removed", tuple(sorted({int(i) for i in self.removed})))
+        put(self, "changes", tuple(sorted(((int(t), tuple(sorted(dict(c).items())))
+                                           for t, c in self.changes), key=lambda c: c[0])))
 
     # ----------------------------------------------------------------------------- helpers
     @property
@@ -110,6 +123,20 @@ class RunConfig:
         if self.noise is not None:
             return float(self.noise)
         return float(TOY_DEFAULTS.get(self.dataset, 0.1))
+
+    def current(self) -> "RunConfig":
+        """The configuration after its mid-run changes: ``params`` updated by every change,
+        no changes (what the widgets show)."""
+        if not self.changes:
+            return self
+        params = self.param_dict
+        for _, c in self.changes:
+            params.update(c)
+        return replace(self, params=tuple(params.items()), changes=())
+
+    def with_change(self, t: int, **params) -> "RunConfig":
+        """This configuration with one more mid-run change at iteration ``t``."""
+        return replace(self, changes=self.changes + ((int(t), tuple(params.items())),))
 
     def with_params(self, **params) -> "RunConfig":
         return replace(self, params=tuple({**self.param_dict, **params}.items()))
@@ -142,6 +169,8 @@ class RunConfig:
             q["add"] = ";".join(f"{x!r},{y!r},{c}" for x, y, c in self.added)
         if self.removed and len(self.removed) <= MAX_EDITS_IN_URL:
             q["rm"] = ",".join(str(i) for i in self.removed)
+        if self.changes and len(self.changes) <= MAX_CHANGES_IN_URL:
+            q["ch"] = encode_changes((t, None, c) for t, c in self.changes)
         return q
 
     def edits_fit_in_url(self) -> bool:
@@ -150,6 +179,62 @@ class RunConfig:
 
 _DEFAULTS = dict(n=200, noise=None, imbalance=0.5, max_train=DEFAULT_MAX_TRAIN, scale="none",
                  positive=None, negative=None, view="pca", fx=0, fy=1)
+
+
+def encode_changes(changes) -> str:
+    """``[(t, entrant k or None, ((name, value), …))]`` as the URL value ``ch``:
+    ``"300:p.eta0=0.5,p.C=2.0;800:e1.C=2.0"`` (``p.`` for a run's parameter, ``e{k}.`` for a
+    race entrant's)."""
+    items = []
+    for t, k, c in changes:
+        pre = "p." if k is None else f"e{k}."
+        items.append(f"{int(t)}:" + ",".join(f"{pre}{n}={encode_value(v)}" for n, v in c))
+    return ";".join(items)
+
+
+def _changes_from_query(text: str, classes: dict, w: list) -> list:
+    """Decode ``ch``: ``classes`` maps a prefix (``"p."``, ``"e0."`` …) to the solver class of
+    that run. Returns ``[(t, prefix, {name: value})]``; a bad item or a parameter the solver
+    cannot change mid-run is reported in ``w`` and left out. Never raises."""
+    out = []
+    for item in filter(None, str(text).split(";")):
+        try:
+            t_text, body = item.split(":", 1)
+            t = int(t_text)
+            if t < 0:
+                raise ValueError
+        except ValueError:
+            w.append(f"link: change {item!r} is not 't:name=value'; ignored")
+            continue
+        by_prefix: dict = {}
+        for part in filter(None, body.split(",")):
+            key, _, raw = part.partition("=")
+            pre, _, name = key.partition(".")
+            cls = classes.get(pre + ".")
+            if cls is None or name not in cls.params or name not in cls.soft_params:
+                w.append(f"link: change {part!r} at t = {t} is not a parameter that can "
+                         "change mid-run here; ignored")
+                continue
+            try:
+                spec = cls.params[name]
+                by_prefix.setdefault(pre + ".", {})[name] = spec.validate(
+                    name, decode_value(spec, raw))
+            except (TypeError, ValueError) as exc:
+                w.append(f"link: change {part!r} at t = {t} is not valid ({exc}); ignored")
+        out.extend((t, pre, c) for pre, c in by_prefix.items())
+    return out
+
+
+def soft_change(old: dict, new: dict, cls) -> dict | None:
+    """``{name: new value}`` of the parameters that differ between ``old`` and ``new`` (the
+    solver's defaults fill in what either leaves out), when the solver class ``cls`` can take
+    all of them mid-run (``soft_params``); None when one of them needs a new run."""
+    defaults = {k: spec.default for k, spec in cls.params.items()}
+    a, b = {**defaults, **old}, {**defaults, **new}
+    diff = {k: b[k] for k in b if not (type(a.get(k)) is type(b[k]) and a.get(k) == b[k])}
+    if any(k not in cls.soft_params for k in diff):
+        return None
+    return diff
 
 
 def encode_value(v) -> str:
@@ -284,6 +369,9 @@ def config_from_query(q, registry=None) -> tuple[RunConfig, list[str]]:
         except ValueError:
             w.append(f"link: removed index {item!r} is not an integer; ignored")
     kw["removed"] = tuple(i for i in removed if i >= 0)
+    if q.get("ch"):
+        kw["changes"] = tuple((t, tuple(c.items())) for t, _, c in
+                              _changes_from_query(q["ch"], {"p.": registry[solver]}, w))
     return RunConfig(**kw), w
 
 
@@ -334,6 +422,8 @@ class RaceConfig:
     data: RunConfig = field(default_factory=RunConfig)
     entrants: tuple = ()
     budget: str = "time"
+    #: mid-run changes ``(t, entrant k, ((name, value), …))``, t the entrant's own iteration
+    changes: tuple = ()
 
     def __post_init__(self):
         ents = tuple(e if isinstance(e, Entrant) else Entrant(*e) for e in self.entrants)
@@ -345,7 +435,12 @@ class RaceConfig:
             raise ValueError(f"budget must be one of {', '.join(RACE_BUDGETS)}, "
                              f"got {self.budget!r}")
         # the data part only: the solver fields of ``data`` do not matter
-        object.__setattr__(self, "data", replace(self.data, solver="", params=()))
+        object.__setattr__(self, "data", replace(self.data, solver="", params=(), changes=()))
+        object.__setattr__(self, "changes", tuple(sorted(
+            ((int(t), int(k), tuple(sorted(dict(c).items()))) for t, k, c in self.changes),
+            key=lambda c: (c[0], c[1]))))
+        if any(not 0 <= k < len(ents) for _, k, _ in self.changes):
+            raise ValueError(f"a change names an entrant beyond the {len(ents)} of this race")
 
     def to_query(self) -> dict[str, str]:
         """The race as query-string parameters: the data keys of :meth:`RunConfig.to_query`,
@@ -358,7 +453,21 @@ class RaceConfig:
             q[f"e{k}"] = e.solver
             for name, v in e.params:
                 q[f"e{k}.{name}"] = encode_value(v)
+        if self.changes and len(self.changes) <= MAX_CHANGES_IN_URL:
+            q["ch"] = encode_changes(self.changes)
         return q
+
+    def current(self) -> "RaceConfig":
+        """The race after its mid-run changes: each entrant's parameters updated by its
+        changes, no changes (what the widgets show)."""
+        if not self.changes:
+            return self
+        params = [e.param_dict for e in self.entrants]
+        for _, k, c in self.changes:
+            params[k].update(c)
+        return replace(self, entrants=tuple(Entrant(e.solver, tuple(p.items()))
+                                            for e, p in zip(self.entrants, params)),
+                       changes=())
 
     @property
     def seed(self) -> int:
@@ -376,13 +485,14 @@ def race_config_from_query(q, registry=None) -> tuple[RaceConfig | None, list[st
     entrants are left. Never raises."""
     registry = REGISTRY if registry is None else registry
     q = {str(k): (v[-1] if isinstance(v, (list, tuple)) else str(v)) for k, v in dict(q).items()}
-    data_q = {k: v for k, v in q.items() if not re.match(r"^e\d", k) and k != "budget"}
+    data_q = {k: v for k, v in q.items() if not re.match(r"^e\d", k)
+              and k not in ("budget", "ch")}
     data, w = config_from_query(data_q, registry)
     budget = q.get("budget", "time")
     if budget not in RACE_BUDGETS:
         w.append(f"link: unknown race budget {budget!r}, using 'time'")
         budget = "time"
-    entrants = []
+    entrants, kept = [], []
     for k in range(RACE_SIZE[1]):
         solver = q.get(f"e{k}")
         if solver is None:
@@ -393,8 +503,14 @@ def race_config_from_query(q, registry=None) -> tuple[RaceConfig | None, list[st
             continue
         params = _params_from_query(registry[solver], solver, q, f"e{k}.", w)
         entrants.append(Entrant(solver, tuple(params.items())))
+        kept.append(k)
     if len(entrants) < RACE_SIZE[0]:
         w.append(f"link: a race needs at least {RACE_SIZE[0]} entrants, the link gives "
                  f"{len(entrants)} usable ones; it is ignored")
         return None, w
-    return RaceConfig(data, tuple(entrants), budget), w
+    changes = ()
+    if q.get("ch"):
+        classes = {f"e{k}.": registry[e.solver] for k, e in zip(kept, entrants)}
+        changes = tuple((t, kept.index(int(pre[1:-1])), tuple(c.items())) for t, pre, c in
+                        _changes_from_query(q["ch"], classes, w))
+    return RaceConfig(data, tuple(entrants), budget, changes), w

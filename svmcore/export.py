@@ -221,6 +221,8 @@ def reproduce_snippet(cfg: RunConfig, t: int, *, n_before_edit: int | None = Non
         extra = f", per_decade={int(per_decade)}" + extra
     body.append(f"run = TrainingRun({cfg.solver!r}, X_train, y_train, X_test, y_test, "
                 f"seed={int(cfg.seed)!r}{extra})")
+    if cfg.changes:                  # settings changed while the run played, at their t
+        body.append(f"run.schedule_changes({[(t, dict(c)) for t, c in cfg.changes]!r})")
     if finished:
         body.append(f"run.run()        # the app's run ended at iteration t = {t:,} ({finished})")
     else:
@@ -259,6 +261,8 @@ def reproduce_race_snippet(cfg: RaceConfig, ts, statuses=None, *, per_decade: in
         body.append(f"    ({e.solver!r}, {e.param_dict!r}),        # {LETTERS[k]}")
     body.append(f"], X_train, y_train, X_test, y_test, seed={cfg.seed!r}, "
                 f"budget={cfg.budget!r}, per_decade={int(per_decade)})")
+    if cfg.changes:                  # (t, entrant, change): settings changed mid-run
+        body.append(f"race.schedule_changes({[(t, k, dict(c)) for t, k, c in cfg.changes]!r})")
     body.append("# Each entrant to the iteration the app's race reached: a trace depends only on")
     body.append("# how far a run went, never on how the budget sliced it (only 'time' differs).")
     for k, (t, status) in enumerate(zip(ts, statuses)):

@@ -110,7 +110,8 @@ class Moment:
     the page built for it (``frame``, opaque here)."""
 
     __slots__ = ("t", "status", "message", "max_iter", "max_seconds", "solver_time",
-                 "kernel_evals", "snap", "scores", "test", "trace_len", "frame", "_run", "nbytes")
+                 "kernel_evals", "snap", "scores", "test", "trace_len", "frame", "_run", "nbytes",
+                 "marks")
 
     def __init__(self, run, snap, scores, frame_of):
         self.t, self.status, self.message = run.t, run.status, run.message
@@ -118,6 +119,7 @@ class Moment:
         self.solver_time, self.kernel_evals = run.solver_time, run.solver.kernel_evals
         self.snap, self.scores, self.test = snap, scores, test_error(run, snap)
         self.trace_len = len(run.trace)
+        self.marks = list(run.marks)             # mid-run changes reached so far
         self._run = run
         self.frame = frame_of(run, snap, scores)
         self.nbytes = 2048 + (0 if scores is None else scores.nbytes) + \
@@ -137,6 +139,10 @@ class Moment:
             return {}
         cols = self._run.trace_columns()
         return {k: v[:self.trace_len] for k, v in cols.items()}
+
+    def curve_marks(self, x: str = "iteration") -> list[dict]:
+        from .run import curve_marks
+        return curve_marks(self.marks, self.trace_columns() if x != "iteration" else {}, x)
 
     def column_labels(self) -> dict:
         r = self._run.trace[self.trace_len - 1] if self.trace_len else None

@@ -339,6 +339,95 @@ class Race:
         self._reference: Reference | None = None
         self.reference_error: str | None = None
 
+    # ------------------------------------------------------------------------------ change
+    def soft_plan(self, names) -> list[dict] | None:
+        """Which entrants take which of the shared parameters ``names`` (those the entrant has),
+        or None when an entrant has one of them but cannot take it mid-run (the race must then
+        restart). An entrant without the parameter is left alone."""
+        plan = []
+        for run in self.runs:
+            mine = [k for k in names if k in run.solver.params]
+            if any(k not in run.solver.soft_params for k in mine):
+                return None
+            plan.append(mine)
+        return plan
+
+    def schedule_changes(self, changes) -> None:
+        """A race configuration's mid-run changes ``[(t, entrant k, {name: value})]``: each
+        entrant applies its own when it reaches its t (:meth:`TrainingRun.schedule_changes`)."""
+        per = [[] for _ in self.runs]
+        for t, k, c in changes:
+            per[int(k)].append((t, dict(c)))
+        for run, mine in zip(self.runs, per):
+            run.on_change = self._after_change
+            run.schedule_changes(mine)
+
+    def _after_change(self) -> None:
+        """An entrant's parameters changed: its label, objective group and the reference."""
+        self.labels = entrant_labels([r.solver for r in self.runs])
+        self.groups = [objective_group(r.solver, r.solver.snapshot()) for r in self.runs]
+        self.main_group = self._main_group()
+        self._reference = None
+        self.reference_error = None
+
+    @property
+    def marks(self) -> list[list[dict]]:
+        """Each entrant's marks (:attr:`TrainingRun.marks`), in entrant order."""
+        return [r.marks for r in self.runs]
+
+    def curve_marks(self, x: str = "iteration") -> list[dict]:
+        """Every entrant's marks on curves against ``x``; entrants changed at the same place
+        with the same label share one line, labelled with their letters ("A, B: C 1→2")."""
+        lines: dict = {}
+        for k, run in enumerate(self.runs):
+            for m in run.curve_marks(x):
+                lines.setdefault((m["x"], m["label"]), []).append(LETTERS[k])
+        return [{"x": v, "label": f"{', '.join(who)}: {label}"}
+                for (v, label), who in lines.items()]
+
+    def change(self, **shared) -> list[dict]:
+        """:meth:`TrainingRun.change` for every entrant that has the parameters ``shared`` (each
+        entrant takes the ones it has, at its own t). Every value is checked first: a ValueError
+        (an entrant that cannot take one mid-run, a bad value) leaves every entrant unchanged.
+        Returns each entrant's ``{name: (old, new)}``."""
+        plan = self.soft_plan(list(shared))
+        if plan is None:
+            hard = sorted({f"{LETTERS[k]} ({r.solver.name}): {n}" for k, r in enumerate(self.runs)
+                           for n in shared if n in r.solver.params
+                           and n not in r.solver.soft_params})
+            raise ValueError("cannot change mid-run: " + "; ".join(hard))
+        return self.change_each([{k: shared[k] for k in mine} for mine in plan])
+
+    def change_each(self, changes) -> list[dict]:
+        """Entrant k takes ``changes[k]`` (``{name: value}``, possibly empty) mid-run; every
+        value is checked before any entrant changes. Returns each entrant's ``{name: (old,
+        new)}``."""
+        changes = list(changes)
+        if len(changes) != len(self.runs):
+            raise ValueError(f"one change per entrant: {len(self.runs)}, got {len(changes)}")
+        for k, (run, mine) in enumerate(zip(self.runs, changes)):
+            s = run.solver
+            hard = [n for n in mine if n not in s.soft_params]
+            if hard:
+                raise ValueError(f"entrant {LETTERS[k]} ({s.name}) cannot change "
+                                 f"{', '.join(hard)} mid-run")
+            for n, v in mine.items():
+                s.params[n].validate(n, v)
+            if mine.get("batch_size", 0) > s.n:         # the one check retune makes beyond
+                raise ValueError(f"entrant {LETTERS[k]} ({s.name}): batch_size must be in "
+                                 f"[1, n={s.n}], got {mine['batch_size']}")
+        hooks = [r.on_change for r in self.runs]
+        for r in self.runs:
+            r.on_change = None                  # one refresh for all of them, below
+        try:
+            diffs = [run.change(**mine) if mine else {} for run, mine in zip(self.runs, changes)]
+        finally:
+            for r, h in zip(self.runs, hooks):
+                r.on_change = h
+        if any(diffs):
+            self._after_change()
+        return diffs
+
     # ------------------------------------------------------------------------------ state
     @staticmethod
     def _snap(run: TrainingRun):

@@ -97,6 +97,35 @@ def eval_rows(n: int, seed: int, m: int = LIGHT_ROWS) -> np.ndarray:
     return np.sort(np.random.default_rng([int(seed), 7]).choice(n, m, replace=False))
 
 
+#: how a mark names a changed parameter (the paper's symbol where there is one)
+CHANGE_SYMBOLS = {"eta0": "η₀", "C": "C", "schedule": "schedule", "averaging": "averaging",
+                  "batch_size": "batch k"}
+
+
+def _short(v) -> str:
+    return f"{v:g}" if isinstance(v, float) else str(v)
+
+
+def change_label(diff: dict) -> str:
+    """``{name: (old, new)}`` as a mark's label: ``"η₀ 0.1→0.5, C 1→2"``."""
+    return ", ".join(f"{CHANGE_SYMBOLS.get(k, k)} {_short(a)}→{_short(b)}"
+                     for k, (a, b) in diff.items())
+
+
+def curve_marks(marks, cols: dict, x: str = "iteration") -> list[dict]:
+    """Marks ``{"t", "label"}`` placed on a curve axis: ``{"x", "label"}`` with x the iteration,
+    or the value of the trace column ``x`` (time, kernel evaluations) at the mark's t,
+    interpolated between checkpoints (``cols`` from ``trace_columns()``)."""
+    out = []
+    for m in marks:
+        if x == "iteration" or x not in cols or len(cols.get("iteration", ())) == 0:
+            v = float(m["t"])
+        else:
+            v = float(np.interp(m["t"], cols["iteration"], cols[x]))
+        out.append({"x": v, "label": m["label"]})
+    return out
+
+
 class TrainingRun:
     """Advance a solver by budgets and record its trace.
 
@@ -140,6 +169,13 @@ class TrainingRun:
         self.X_test = None if X_test is None else solver.rows_like_train(X_test)
         self.y_test = None if y_test is None else np.asarray(y_test, dtype=np.float64)
         self.max_iter = max_iter if max_iter is not None else solver.horizon
+        self._planned = max_iter is None          # max_iter follows the solver's horizon
+        #: mid-run changes: ``marks`` [{"t", "label"}] for the curves, ``changes`` [(t, {name:
+        #: value})] for the configuration (see :meth:`change`)
+        self.marks: list[dict] = []
+        self.changes: list[tuple[int, dict]] = []
+        self._pending: list[tuple[int, dict]] = []    # scheduled changes not yet reached
+        self.on_change = None                # called after a change (a race refreshes its groups)
         self.max_seconds = max_seconds
         self.per_decade = int(per_decade)
         self.solver_time = 0.0
@@ -235,7 +271,9 @@ class TrainingRun:
             return 0
         if self.trace_mode is None:
             m = n if self.max_iter is None else min(n, self.max_iter - self.t)
+            m = self._to_next_change(m)
             done = self._step(m) if m > 0 else 0
+            self._apply_due()
             if self.solver.diverged or self.solver.halted:
                 self.message = self.message or self.solver.message
             elif self.done and not self.message:
@@ -246,12 +284,13 @@ class TrainingRun:
         limit = self._next_ckpt - self.t
         if self.max_iter is not None:
             limit = min(limit, self.max_iter - self.t)
-        m = max(0, min(n, limit))
+        m = self._to_next_change(max(0, min(n, limit)))
         done = self._step(m) if m > 0 else 0
         if self.t >= self._next_ckpt or self.done:
             if not self.trace or self.trace[-1].iteration != self.t or self.solver.diverged:
                 self._record()
             self._next_ckpt = checkpoints_after(self.t, self.per_decade)
+        self._apply_due()
         if (self.solver.diverged or self.solver.halted) and not self.message:
             self.message = self.solver.message
         elif self.done and not self.message:
@@ -272,6 +311,51 @@ class TrainingRun:
             return (f"stopped after {self.solver_time:.1f} s of training (the time cap); "
                     "use fewer epochs or a smaller dataset")
         return ""
+
+    # ------------------------------------------------------------------------------ change
+    def change(self, **params) -> dict:
+        """Give the solver new values of soft parameters (``solver.soft_params``: the schedule,
+        η₀, C, the averaging, the batch size, where the solver can take them) from the next
+        iteration on: t, the iterate and the trace continue. Records a mark ``{"t", "label"}``
+        (e.g. ``"η₀ 0.1→0.5"``) in :attr:`marks` and ``(t, {name: value})`` in
+        :attr:`changes`. Returns ``{name: (old, new)}`` of the values that changed (nothing is
+        recorded when none did). ValueError for a parameter the solver cannot change mid-run
+        or a bad value; the run is then unchanged."""
+        diff = self.solver.retune(**params)
+        if not diff:
+            return {}
+        if self._planned:                   # a new batch size re-plans the horizon
+            self.max_iter = self.solver.horizon
+        self.marks.append({"t": self.t, "label": change_label(diff)})
+        self.changes.append((self.t, {k: new for k, (_, new) in diff.items()}))
+        if self.last_snapshot is not None and self.last_snapshot.t == self.t:
+            self.last_snapshot = None       # its numbers are those of the old parameters
+        if not self.done and self.message and not (self.solver.diverged or self.solver.halted):
+            self.message = ""               # e.g. SMO had converged for the old C
+        if self.on_change is not None:
+            self.on_change()
+        return diff
+
+    def schedule_changes(self, changes) -> None:
+        """Changes ``[(t, {name: value})]`` to apply when the run reaches each t (a
+        configuration's mid-run changes, replayed): the run stops at every such t, applies
+        :meth:`change` there and goes on, so its numbers are those of the run in which the
+        changes were made by hand at those iterations. A t already passed is refused."""
+        pending = sorted(((int(t), dict(c)) for t, c in changes), key=lambda c: c[0])
+        if pending and pending[0][0] < self.t:
+            raise ValueError(f"a change at t = {pending[0][0]} is in the past of this run "
+                             f"(t = {self.t})")
+        self._pending = pending
+        self._apply_due()
+
+    def _apply_due(self) -> None:
+        while self._pending and self._pending[0][0] <= self.t:
+            _, c = self._pending.pop(0)
+            self.change(**c)
+
+    def _to_next_change(self, m: int) -> int:
+        """At most m iterations, stopping at the next scheduled change."""
+        return m if not self._pending else min(m, self._pending[0][0] - self.t)
 
     # ------------------------------------------------------------------------------ drive
     def advance_iters(self, n: int) -> int:
@@ -313,6 +397,10 @@ class TrainingRun:
             if self.advance_iters(1 << 20) == 0:
                 break
         return self
+
+    def curve_marks(self, x: str = "iteration") -> list[dict]:
+        """:attr:`marks` as vertical lines on curves against ``x`` (:func:`curve_marks`)."""
+        return curve_marks(self.marks, self.trace_columns() if x != "iteration" else {}, x)
 
     def trace_dicts(self) -> list[dict]:
         return [asdict(r) for r in self.trace]

@@ -782,3 +782,48 @@ class ASSETSolver(Solver):
         return StepRecord(t_before=j - 1, t=self.t, lines=L.no(*keys), text=text + ".",
                           picked=(i,), changes=state_changes(s0, s1), quantities=q,
                           roles={"sample": (i,)})
+
+
+    # ------------------------------------------------------------------------ mid-run changes
+    #: taken mid-run (``retune``): C gives a new λ = 1/(C n), hence a new feasible set (Γ, and
+    #: B when ``bias_bound`` is automatic), D_X and η0 = D_X / D_G (D_G, measured at (0, 0), does
+    #: not depend on λ); the iterate is projected onto the new set by the next step. A new
+    #: ``averaging`` drops the step-weighted average so far and opens the new window (ASSET*
+    #: never averages).
+    soft_params = ("C", "averaging")
+
+    def _retune(self, diff):
+        p = self.p
+        if "C" in diff:
+            lam = lam_from_C(p["C"], self.n)
+            if p["approx"] == "nystroem":
+                R2 = kernel_diag_max(self.X.sqnorm, p["kernel"], p["gamma"], p["coef0"],
+                                     p["degree"])
+            else:
+                R2 = 2.0
+            if self.regression:
+                ymax = float(np.max(np.abs(self.y)))
+                gmax = math.sqrt(max(0.0, 2.0 * (ymax - self.eps) / lam))
+                b_auto = ymax + math.sqrt(R2) * gmax
+            else:
+                gmax = 1.0 / math.sqrt(lam)
+                b_auto = 1.0 + math.sqrt(R2) * gmax
+            bmax = (p["bias_bound"] or b_auto) if self.fit_b else 0.0
+            DX = math.hypot(gmax, bmax)
+            if not DX < _DX_MAX:
+                raise ValueError(f"asset: C = {p['C']:g} makes the radius of the feasible set "
+                                 f"D_X = {DX:.3g} too large for float64; use a smaller C")
+            self.lam, self.gmax, self.bmax, self.DX = lam, gmax, bmax, DX
+            self.step0 = self.DX / self.DG
+            self._rule = (StepRule(Schedule("pegasos"), self.lam, p["C"],
+                                   note="ASSET*: η_j = 1/(λj)")
+                          if self.star else
+                          StepRule(Schedule("sqrt", eta0=self.step0 if self.step0 > 0 else
+                                            np.finfo(np.float64).tiny), self.lam, p["C"],
+                                   note=f"η0 = D_X / D_G = {self.DX:.4g} / {self.DG:.4g}"))
+        if not self.star:
+            self._retune_average(diff, self.horizon)
+
+    def _clear_average(self):
+        self.gavg[:] = 0.0
+        self.sc[[_BAVG, _ETASUM]] = 0.0

@@ -874,6 +874,60 @@ class Solver:
             f = self._expansion_rows(self.X.take(support[uniq])) - b
             return total / m * float((count * np.sign(coef[uniq])) @ f)
 
+    # ---- mid-run changes (issue 22 item 2) --------------------------------------------------
+    #: the parameters this solver can take while it runs (:meth:`retune`); the default: none.
+    #: A parameter is listed only when the run can continue faithfully from its current state
+    #: with the new value (every derived quantity recomputed); the others restart the run.
+    soft_params: ClassVar[tuple[str, ...]] = ()
+
+    def retune(self, **changes) -> dict:
+        """Take new values of soft parameters (:attr:`soft_params`) from the next iteration on,
+        keeping the current iterate and t. Returns ``{name: (old, new)}`` of the values that
+        changed (an empty dict when none did; then nothing is touched). Raises ValueError for a
+        parameter that is not soft or a value out of its range, and leaves the solver as it
+        was."""
+        self._require_ready()
+        hard = sorted(set(changes) - set(self.soft_params))
+        if hard:
+            soft = ", ".join(self.soft_params) or "none"
+            raise ValueError(f"{self.name} cannot change {', '.join(hard)} while it runs (it "
+                             f"can change: {soft}); start a new run instead")
+        new = {k: self.params[k].validate(k, v) for k, v in changes.items()}
+        diff = {k: (self.p[k], v) for k, v in new.items()
+                if not (type(self.p[k]) is type(v) and self.p[k] == v)}
+        if not diff:
+            return {}
+        old_p = self.p
+        self.p = {**old_p, **{k: v for k, (_, v) in diff.items()}}
+        try:
+            self._retune(diff)
+        except Exception:
+            self.p = old_p
+            raise
+        return diff
+
+    def _retune(self, diff: dict) -> None:
+        """Recompute what depends on the changed parameters ``diff`` = ``{name: (old, new)}``
+        (``self.p`` already holds the new values). Solvers with soft parameters implement it."""
+        raise NotImplementedError(f"{type(self).__name__} declares soft parameters but does not "
+                                  "implement _retune()")
+
+    def _retune_average(self, diff: dict, horizon: int) -> None:
+        """The averaging window after a change: a new ``averaging`` drops the average
+        accumulated so far (``_clear_average``) and starts the new window, counted on the
+        planned ``horizon``, no earlier than the next iteration (until it starts the model is
+        the last iterate); a new horizon alone (another batch size) moves a window that has not
+        started yet and keeps one that has."""
+        if "averaging" in diff:
+            self._clear_average()
+        elif self.averaging_active:
+            return
+        self.t_avg0 = averaging_start(self.p["averaging"], horizon)
+
+    def _clear_average(self) -> None:
+        raise NotImplementedError(f"{type(self).__name__} must implement _clear_average() to "
+                                  "take averaging mid-run")
+
     # ---- the contract every solver implements (abstract: the base has no algorithm) ------
     def _setup(self) -> None:
         raise NotImplementedError(f"{type(self).__name__} must implement _setup() — the solver "

@@ -796,6 +796,38 @@ class SFWSolver(Solver):
                           quantities=q, roles=roles)
 
 
+    # ------------------------------------------------------------------------ mid-run changes
+    #: taken mid-run (``retune``): C changes only the diagonal of A by δ = 1/(2C_new) −
+    #: 1/(2C_old), and the simplex does not depend on C, so α stays feasible and everything
+    #: kept is corrected exactly in O(|S|): q += δ Σ α_m², g_m −= 2δ α_m, and the window's
+    #: gradient sum Σ_t g_m(t) −= 2δ Σ_t α_m(t) (g is linear in α), so an average that has begun
+    #: goes on (its ρ̄ is then that of the new problem). A new ``averaging`` drops the average so
+    #: far and opens the new window.
+    soft_params = ("C", "averaging")
+
+    def _retune(self, diff):
+        if "C" in diff:
+            ns = int(self.ic[_NS])
+            delta = 1.0 / (2.0 * self.p["C"]) - self.inv2C
+            alpha = self.sc[_C] * self.betaS[:ns]
+            self.sc[_Q] += delta * float(alpha @ alpha)
+            self.gS[:ns] -= 2.0 * delta * alpha
+            if self.sc[_NAVG] > 0.0:
+                self.Gsum[:ns] -= 2.0 * delta * (self.Uavg[:ns]
+                                                 + self.sc[_BSUM] * self.betaS[:ns])
+            self.app_max += delta               # max A_pp: its diagonal moved by δ too
+            self.inv2C = 1.0 / (2.0 * self.p["C"])
+            self._check_q()
+        self._retune_average(diff, self.horizon)
+        self._snap_cache = None
+        self._qbar = None
+
+    def _clear_average(self):
+        self.Uavg[:] = 0.0
+        self.Gsum[:] = 0.0
+        self.sc[[_BSUM, _NAVG]] = 0.0
+
+
 class MSFWSolver(SFWSolver):
     __doc__ = __doc__
     name = "msfw"

@@ -629,6 +629,27 @@ class _OnlineKernelMixin:
         )
 
 
+    # ------------------------------------------------------------------------ mid-run changes
+    #: taken mid-run (``retune``): C (and C_run, λ = 1/C_run, the shrink 1 − η/C of NORMA and
+    #: OL SVM's R_reg), the schedule and η0 from the next visit on; a new ``averaging`` drops
+    #: the average so far and opens the new window on the planned horizon.
+    soft_params = ("C", "schedule", "eta0", "averaging")
+
+    def _retune(self, diff):
+        p = self.p
+        if "C" in diff:
+            self.C = p["C"]
+            self.C_run = self.C * self.n if p.get("c_scale", "paper") == "svc" else self.C
+            self.lam = 1.0 / self.C_run
+        self.sched = self.schedule
+        self.sparams = self.sched.params(self.lam, self.C_run)
+        self._retune_average(diff, self.horizon)
+
+    def _clear_average(self):
+        self.U[:] = 0.0
+        self.sc[[_BSUM, _BIAS_SUM, _N_AVG]] = 0.0
+
+
 def _lam_c_objective(solver, hinge_mean, o_sq, note=""):
     """NORMA / Pegaz: the λ-form with λ = 1/C_run (see the module docstring)."""
     lam = 1.0 / solver.C_run

@@ -633,6 +633,44 @@ class PegasosSolver(Solver):
                           roles=roles, index=index)
 
 
+    # ------------------------------------------------------------------------ mid-run changes
+    #: taken mid-run (``retune``): λ = 1/(C n), the schedule and η0 enter the step sizes of the
+    #: next iterations (the projection radius 1/√λ is read from λ at every step); a new
+    #: ``batch_size`` re-plans the horizon for the examples still to see (epochs·n − those
+    #: seen so far); a new ``averaging`` drops the average so far and opens the new window.
+    soft_params = ("C", "schedule", "eta0", "averaging", "batch_size")
+
+    def _retune(self, diff):
+        from ..objectives import lam_from_C
+        p = self.p
+        if "batch_size" in diff:
+            k = p["batch_size"]
+            if k > self.n:
+                raise ValueError(f"batch_size must be in [1, n={self.n}], got {k}")
+            seen = self.examples_seen
+            self._k_base = (self.t, seen)
+            self.k = k
+            self.viol, self.vdot = np.zeros(k, dtype=np.int64), np.zeros(k)
+            if self.kernelized:
+                self.vmarg = np.zeros(k)
+            self.horizon = max(1, self.t + max(0, math.ceil((p["epochs"] * self.n - seen) / k)))
+        if "C" in diff:
+            self.lam = lam_from_C(p["C"], self.n)
+        self.sched = self.schedule
+        self.sparams = self.sched.params(self.lam, p["C"])
+        self._retune_average(diff, self.horizon)
+
+    @property
+    def examples_seen(self) -> int:
+        """Training examples drawn so far (Σ of the batch sizes of the iterations done)."""
+        t0, seen0 = getattr(self, "_k_base", (0, 0))
+        return seen0 + (self.t - t0) * self.k
+
+    def _clear_average(self):
+        self.U[:] = 0.0
+        self.sc[[_BSUM_AVG, _BIAS_SUM, _N_AVG]] = 0.0
+
+
 def _pegasos_text(t, idx, margins, viol, shrink, factor, radius, kernel) -> str:
     """One sentence for a Pegasos iteration."""
     if idx.size == 1:

@@ -850,3 +850,40 @@ class SMOSolver(Solver):
                           picked=(i, j), changes=changes, quantities=q,
                           roles={"i": (i,), "j": (j,), "updated": (i, j)},
                           index={"α": np.array([i, j])})
+
+    # ------------------------------------------------------------------------ mid-run changes
+    #: taken mid-run (``retune``): C. The dual's feasible set scales with C, so α is rescaled by
+    #: C_new/C_old (α_i = C_old lands exactly on C_new; yᵀα = 0 and 0 ≤ α ≤ C stay true) and
+    #: the gradient G = Qα − e is recomputed from scratch (n·|{α > 0}| kernel values, counted;
+    #: with shrinking also Ḡ = C Σ_{α_t = C} Q_:t, and every variable is active again). The
+    #: kernel cache stays valid (Q does not depend on C); the stopping test runs again.
+    soft_params = ("C",)
+
+    def _retune(self, diff):
+        C_old, C = diff["C"]
+        n, y, a = self.n, self.y, self.alpha
+        upper = a >= C_old
+        a *= C / C_old
+        a[upper] = C
+        np.minimum(a, C, out=a)
+        self.C, self.lam = C, lam_from_C(C, n)
+        G = self._expansion_at_train(np.flatnonzero(a > 0.0), a)
+        self.G[:] = y * G - 1.0
+        if self.p["shrinking"]:
+            at_c = np.flatnonzero(a >= C)
+            self.Gbar[:] = y * self._expansion_at_train(at_c, np.full(n, C))
+            self.ic[_ASIZE] = n
+            self.ic[_GEN] += 1
+            self.ic[_UNSHRUNK] = 0
+        self.ic[_CONV] = 0
+        self.kernel_evals = int(self.ic[_KEVALS])
+        self._G_memo = (None, None)
+
+    def _expansion_at_train(self, idx, coef) -> np.ndarray:
+        """Σ_{j ∈ idx} coef_j y_j K(x_i, x_j) at every training point i (counted as training
+        kernel evaluations)."""
+        out = np.zeros(self.n)
+        if idx.size:
+            expansion(self.kcode, self.kp, self.X, self.X, idx, coef[idx] * self.y[idx], out)
+            self.ic[_KEVALS] += self.n * idx.size
+        return out

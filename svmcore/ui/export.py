@@ -21,7 +21,8 @@ def _files(state: LiveState) -> tuple[list, str]:
         race = state.race
         config = {"data": cfg.data.to_query(), "budget": cfg.budget,
                   "entrants": [{"solver": e.solver, "params": e.param_dict}
-                               for e in cfg.entrants]}
+                               for e in cfg.entrants],
+                  "changes": [[t, k, dict(c)] for t, k, c in cfg.changes]}
         code = export.reproduce_race_snippet(cfg, [r.t for r in race.runs],
                                              [r.status for r in race.runs],
                                              per_decade=race.per_decade)

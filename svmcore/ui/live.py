@@ -2,22 +2,25 @@
 
 :func:`ensure_live` builds (or keeps) the :class:`~svmcore.ui.state.LiveState` of a
 configuration — a :class:`~svmcore.config.RunConfig` becomes a TrainingRun, a
-:class:`~svmcore.config.RaceConfig` a Race — and a changed configuration starts again at t = 0.
+:class:`~svmcore.config.RaceConfig` a Race — and a changed configuration starts again at t = 0,
+unless only settings the solver can take mid-run changed: then the run goes on at its t.
 Play / Pause / +1 / Step / Reset are callbacks that change the instance's state; while playing,
 :func:`live_panel`'s fragment (``run_every``) advances the driver by one tick and redraws.
 """
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 
 import streamlit as st
 
 from .. import live
-from ..config import RaceConfig, RunConfig, round_coord
+from ..config import RaceConfig, RunConfig, round_coord, soft_change
 from ..objectives import error_rate
 from ..race import Race
-from ..run import TrainingRun
+from ..run import TrainingRun, change_label
 from ..rundata import build_data
+from ..solvers import get_solver
 from ..viz import make_view
 from .state import Instance, LiveState, describe, ss
 
@@ -43,6 +46,7 @@ def _build(cfg, data):
         race = Race(cfg.entrants, data.X_train, data.y_train, data.X_test, data.y_test,
                     seed=cfg.seed, budget=cfg.budget, per_decade=live.LIVE_PER_DECADE,
                     max_seconds=live.MAX_RUN_S)
+        race.schedule_changes(cfg.changes)
         if race.main_group is not None:
             with st.spinner("Computing the reference optimum P* (SMO to tol 1e-6, once per "
                             "dataset)…"):
@@ -51,17 +55,98 @@ def _build(cfg, data):
     run = TrainingRun(cfg.solver, data.X_train, data.y_train, data.X_test, data.y_test,
                       seed=int(cfg.seed), per_decade=live.LIVE_PER_DECADE,
                       max_seconds=live.MAX_RUN_S, **cfg.param_dict)
+    run.schedule_changes((t, dict(c)) for t, c in cfg.changes)
     return run, [run]
+
+
+def _soft_diffs(old, new) -> list[dict] | None:
+    """What the live configuration ``old`` (with its mid-run changes) must change to become the
+    widgets' ``new``, per run (one dict for a run, one per entrant of a race), when every
+    difference is a parameter its solver can take mid-run; None when ``new`` needs a new run."""
+    cur = old.current()
+    if isinstance(cur, RaceConfig):
+        if not isinstance(new, RaceConfig) or (cur.data, cur.budget) != (new.data, new.budget) \
+                or [e.solver for e in cur.entrants] != [e.solver for e in new.entrants]:
+            return None
+        pairs = [(a.param_dict, b.param_dict, a.solver)
+                 for a, b in zip(cur.entrants, new.entrants)]
+    else:
+        if not isinstance(new, RunConfig) or replace(cur, params=()) != replace(new, params=()):
+            return None
+        pairs = [(cur.param_dict, new.param_dict, cur.solver)]
+    diffs = [soft_change(a, b, get_solver(s)) for a, b, s in pairs]
+    return None if any(d is None for d in diffs) else diffs
+
+
+def _same_run(old, new) -> bool:
+    """Is ``new`` (the widgets' values) the run of ``old`` after its mid-run changes, the
+    solvers' defaults filling in what either leaves out?"""
+    diffs = _soft_diffs(old, new)
+    return diffs is not None and not any(diffs)
+
+
+def _continue(inst: Instance, cfg, key) -> bool:
+    """A new setting the run can take mid-run (issue 22): the run (or every entrant concerned)
+    takes it at its current t and goes on, playing if it was; the change is recorded in the
+    configuration (so the link replays it) and marked on the curves. A session on a shared
+    timeline first goes on with its own copy at the moment it showed. False when the setting
+    needs a new run (or nothing has run yet: then a new run is the same)."""
+    state = inst.live
+    if state.key[1:] != key[1:]:
+        return False
+    diffs = _soft_diffs(state.cfg, cfg)
+    moved = (inst.moment is not None and inst.moment.t > 0) or any(t > 0 for t in
+                                                                  _position(state))
+    if diffs is None or not moved:
+        return False
+    playing = inst.playing
+    unshare(inst)                             # the own copy, at the moment the page showed
+    runs = [m["run"] for m in state.models]
+    try:
+        if state.is_race:
+            done = state.driver.change_each(diffs)
+        else:
+            done = [state.driver.change(**diffs[0])]
+    except ValueError as exc:
+        inst.tick_error = describe(exc)
+        return False
+    if state.is_race:
+        new_cfg = replace(state.cfg, changes=state.cfg.changes + tuple(
+            (r.t, k, tuple(d.items())) for k, (r, d) in enumerate(zip(runs, diffs)) if d))
+    else:
+        new_cfg = state.cfg.with_change(runs[0].t, **diffs[0]) if diffs[0] else state.cfg
+    state.cfg, state.key = new_cfg, (new_cfg,) + tuple(key[1:])
+    for m in state.models:
+        m["cache"] = {}
+    _race_reference(state)
+    said = [change_label(d) for d in done if d]
+    if said:
+        t = max(r.t for r in runs)
+        inst.notice = (f"{said[0]} at t = {t:,}: the run goes on from here (marked on the "
+                       "curves; the link replays it).")
+    if playing and not state.driver.done:
+        inst.playing = inst.pressed = True    # a full rerun that must not pause
+    return True
 
 
 def ensure_live(inst: Instance, cfg: RunConfig | RaceConfig, upload=None,
                 digest=None) -> LiveState | None:
-    """Build (or keep) the run or race of ``cfg``. A changed configuration stops playing and
-    starts again at t = 0; errors go to ``inst.error`` (shown by the page), never raised."""
+    """Build (or keep) the run or race of ``cfg``. A configuration that differs only by
+    parameters the solver(s) can take mid-run continues the run at its t (:func:`_continue`);
+    any other change (or a link, a preset) stops playing and starts again at t = 0. Errors go to
+    ``inst.error`` (shown by the page), never raised."""
     data_cfg = cfg.data if isinstance(cfg, RaceConfig) else cfg
+    want = inst.want_cfg
+    fresh = want is not None and _same_run(want, cfg)
+    if fresh:
+        cfg = want                           # a link, a preset: its own run (with its changes)
     key = (cfg, digest if data_cfg.source == "upload" else None)
-    if inst.live is not None and inst.live.key == key and not inst.reset:
-        return inst.live
+    if inst.live is not None and not inst.reset and inst.live.key[1:] == key[1:]:
+        if inst.live.cfg == cfg or (not fresh and _same_run(inst.live.cfg, cfg)):
+            inst.want_cfg = None
+            return inst.live
+        if not fresh and _continue(inst, cfg, key):
+            return inst.live
     moved = inst.live is not None and (inst.moment is not None and inst.moment.t > 0 or any(
         t > 0 for t in _position(inst.live)))
     if moved and not inst.reset:
@@ -83,6 +168,7 @@ def ensure_live(inst: Instance, cfg: RunConfig | RaceConfig, upload=None,
     inst.error = None
     inst.live = LiveState(key, cfg, data, view, driver, [{"run": r, "cache": {}} for r in runs],
                           is_race=isinstance(cfg, RaceConfig))
+    inst.want_cfg = None
     if inst.want_t:                          # a link to a moment: the same seeded run, replayed
         want, inst.want_t = inst.want_t, None
         try:
@@ -93,7 +179,17 @@ def ensure_live(inst: Instance, cfg: RunConfig | RaceConfig, upload=None,
         if not inst.live.is_race and driver.t < want:
             inst.url_problems = list(inst.url_problems) + [
                 f"link: the run stops at t = {driver.t:,} ({driver.status}), before t = {want:,}"]
+    if cfg.changes:
+        _race_reference(inst.live)
     return inst.live
+
+
+def _race_reference(state: LiveState) -> None:
+    """After a mid-run change of a race: P* of its (new) main group, once per problem."""
+    race = state.race
+    if race is not None and race.main_group is not None and race.reference_value is None:
+        with st.spinner("Computing the reference optimum P* for the new setting…"):
+            race.reference()
 
 
 # ------------------------------------------------------------------------------ ticking
@@ -371,14 +467,19 @@ def live_panel(inst: Instance, draw, footer=None, **control_kw) -> None:
     frame, then asks for its own next run (``st.rerun(scope="fragment")``). A frame is thus
     requested only after the previous one was sent, and no browser timer fires into a run in
     progress: a loaded server slows every session down evenly instead of collapsing. A full
-    rerun of the page (a changed setting) pauses. ``footer(inst)`` (the export panel) is drawn
-    in the controls fragment, so it describes the run as a press left it.
+    rerun of the page (a changed setting) pauses, unless the run took the setting mid-run
+    (:func:`ensure_live`): then play goes on, paced by the fragment's ``run_every`` timer (a
+    full run cannot ask for a fragment rerun) until the next full rerun; pausing or the end of
+    the run makes one. ``footer(inst)`` (the export panel) is drawn in the controls fragment,
+    so it describes the run as a press left it.
     """
     if inst.live is None:
         return
-    if not _in_fragment_run() and not inst.pressed:
-        inst.playing = False                 # a full rerun: the loop waits for Play again
-        unshare(inst)
+    if not _in_fragment_run():
+        if not inst.pressed:
+            inst.playing = False             # a full rerun: the loop waits for Play again
+            unshare(inst)
+        inst.timer_loop = inst.playing
     inst.pressed = False
 
     @st.fragment(key=inst.key("controls_fragment", False))
@@ -396,7 +497,8 @@ def live_panel(inst: Instance, draw, footer=None, **control_kw) -> None:
         if footer is not None and not inst.get("present"):
             footer(inst)
 
-    @st.fragment(key=inst.key("frames_fragment", False))
+    @st.fragment(key=inst.key("frames_fragment", False),
+                 run_every=live.FRAME_S if inst.timer_loop else None)
     def _frames():
         state = inst.live
         if state is None:
@@ -427,11 +529,14 @@ def live_panel(inst: Instance, draw, footer=None, **control_kw) -> None:
             except Exception as exc:  # noqa: BLE001 - never a traceback in the page
                 st.error(f"Cannot draw the model: {describe(exc)}")
                 inst.playing = False
-        if inst.playing:
+        if inst.playing and not inst.timer_loop:
             time.sleep(max(live.FRAME_S / 4, live.FRAME_S - (time.monotonic() - inst.frame_at)))
             inst.frame_at = time.monotonic()
             if _in_fragment_run():
                 st.rerun(scope="fragment")
+        elif not inst.playing and inst.timer_loop and _in_fragment_run():
+            inst.timer_loop = False
+            st.rerun()                       # paused: a full run stops the timer
 
     _controls()
     _frames()

@@ -170,7 +170,7 @@ def draw_run(inst: Instance, state: LiveState, layout: str = "side", height: int
         canvas_view(inst.key("curves", keep=False), curves_frame(
             run_panels(cols, x_axis or "iteration", groups, logs, names),
             x=x_axis or "iteration", log_x=log_x, font=font, fit=present,
-            height=height + 60))
+            height=height + 60, marks=src.curve_marks(x_axis or "iteration")))
 
 
 def curve_axis_controls(inst: Instance, left, right, time_label: str) -> tuple[str, bool]:

@@ -73,6 +73,8 @@ class Instance:
     shared: list | None = None        # [Timeline, position, drawn position] while playing shared
     moment: Any = None                # the shared moment the frame shows (None: the own run)
     notice: str | None = None         # one line to say once (a run started again at t = 0)
+    want_cfg: Any = None              # a link's configuration with mid-run changes, to build
+    timer_loop: bool = False          # play resumed by a full rerun: frames paced by run_every
 
     def key(self, name: str, keep: bool = True) -> str:
         """The widget key of ``name`` in this instance; ``keep`` declares a value widget whose

@@ -20,7 +20,13 @@ from .state import Instance, pending
 def apply_config(inst: Instance, cfg: RunConfig | RaceConfig) -> None:
     """Put a configuration into the widget state of ``inst`` (before the widgets are drawn):
     every data field, the solver(s) and ALL their parameters (defaults where ``cfg`` has none),
-    the clicked edits, a race's entrant count and budget."""
+    the clicked edits, a race's entrant count and budget. A configuration with mid-run changes
+    puts the values after the changes into the widgets. The configuration is kept
+    (``inst.want_cfg``) for :func:`~svmcore.ui.live.ensure_live`, which builds its run (one that
+    replays the changes) rather than letting the current run take it mid-run: a link, a preset
+    or a configuration sent by another page is a new run."""
+    inst.want_cfg = cfg
+    cfg = cfg.current()
     if isinstance(cfg, RaceConfig):
         apply_data_config(inst, cfg.data)
         inst.set("count", len(cfg.entrants))

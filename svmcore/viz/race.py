@@ -236,4 +236,4 @@ def race_curves_frame(race: Race, x: str = "iteration", log_x: bool = True,
     legend = [dict(name=label, color=ENTRANT_COLORS[k], line=True, dash=k % 2 == 1)
               for k, label in enumerate(race.labels)]
     return curves_frame(out, x=x, log_x=log_x, height=height, font=font, cols=len(out),
-                        legend=legend)
+                        legend=legend, marks=race.curve_marks(x))
