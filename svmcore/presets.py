@@ -147,11 +147,11 @@ RACES: tuple[Preset, ...] = (
        size. A uses the Pegasos schedule η_t = 1/(λt); B a constant step η = 0.5. Under equal
        iterations B is ahead for the first hundred steps, then stalls at a noise floor near
        P − P* ≈ 10⁻²: a constant step keeps kicking w around the optimum, while 1/(λt) anneals
-       the noise away and A ends ten times closer. (Both keep b = 0, Pegasos' default, so even
-       A levels off a little above the P* of SMO, which learns a bias.)""",
-          [("pegasos", {"C": 1.0, "kernel": "linear", "epochs": 50.0}),
+       the noise away and A ends ten times closer. (Both keep b = 0 here, so even A levels off a
+       little above the P* of SMO, which learns a bias.)""",
+          [("pegasos", {"C": 1.0, "kernel": "linear", "epochs": 50.0, "fit_intercept": False}),
            ("pegasos", {"C": 1.0, "kernel": "linear", "epochs": 50.0, "schedule": "constant",
-                        "eta0": 0.5})],
+                        "eta0": 0.5, "fit_intercept": False})],
           budget="iterations", dataset="gaussians", n=400, noise=0.6),
     _race("norma-vs-olsvm", "NORMA vs OL SVM: the cost of the violator computation", """
        Both visit one point per iteration and ask: is it a margin violator? NORMA computes

@@ -32,20 +32,54 @@ def _pct(e) -> str:
     return "—" if e is None or not math.isfinite(e) else f"{100 * e:.1f} %"
 
 
+def planned_text(run) -> str | None:
+    """What the "iteration t" tile says about the run's length, in agreement with where it
+    stops: the planned horizon of a stochastic run, the iteration cap of a solver with its own
+    stopping rule, and once the run stopped before either, where and why."""
+    if not run.max_iter:
+        return None
+    what = ("planned" if run.solver.stochastic else "at most (max_iter; it stops when its "
+            "stopping rule fires)")
+    text = f"of {run.max_iter:,} {what}"
+    if run.done and run.t < run.max_iter:
+        text = f"stopped at t = {run.t:,} ({run.status}) — {text}"
+    return text
+
+
+def has_distinct_dual(snap) -> bool:
+    """Does the snapshot's second value deserve a tile of its own? Not when the objective is
+    itself a dual and the second value is only that objective plus its gap (SFW: f(α) + the
+    Frank-Wolfe gap, the same number as the objective once the gap is small; the gap tile says
+    it). A primal's dual (SMO's D(α)) and a cut model (CPSP) are other functions: shown."""
+    d = snap.dual_objective
+    if d is None or not math.isfinite(d):
+        return False
+    return not ("dual" in snap.objective_name.lower() and snap.gap is not None)
+
+
+def sv_count(snap) -> tuple[int, str]:
+    """The "# SV" tile: the number of support vectors, counted as the solver's own status line
+    counts them (ASSET: the points on or inside the margin, not its landmarks)."""
+    if "n_margin_sv" in snap.extra:
+        return int(snap.extra["n_margin_sv"]), "support vectors: points on or inside the margin"
+    return int(snap.n_sv), "support vectors"
+
+
 def tiles(run, snap, test_err, one_row: bool = False) -> None:
     """The numbers of the current model, in rows of four (no value is cut off at 1024 px). The
-    second curve's tile is labelled by what it is (a dual bound, or a model that is no bound),
-    a gap only when it is one; at t = 0 the status is "ready"."""
+    second curve's tile is labelled by what it is (a dual bound, or a model that is no bound)
+    and shown only when it is another function than the objective; a gap only when it is one;
+    at t = 0 the status is "ready"."""
     train_err = snap.extra.get("train_error", float("nan"))
     status = run.status + (" ✓" if run.status == "converged" else "")
     if run.t == 0 and run.status == "running":
         status = "ready"
     when = "" if snap.t == run.t else f" (at the last checkpoint, t = {snap.t:,})"
     items = [
-        ("iteration t", f"{run.t:,}", f"of {run.max_iter:,} planned" if run.max_iter else None),
+        ("iteration t", f"{run.t:,}", planned_text(run)),
         ("objective", f"{snap.objective:.4g}", f"{snap.objective_name}{when}"),
     ]
-    if snap.dual_objective is not None and math.isfinite(snap.dual_objective):
+    if has_distinct_dual(snap):
         items.append(("dual bound" if snap.dual_is_bound else "model (no bound)",
                       f"{snap.dual_objective:.4g}", snap.dual_name or None))
     if snap.gap is not None and math.isfinite(snap.gap):
@@ -53,7 +87,7 @@ def tiles(run, snap, test_err, one_row: bool = False) -> None:
     items += [
         ("train error", _pct(train_err), None),
         ("test error", _pct(test_err), None),
-        ("# SV", f"{snap.n_sv:,}", "support vectors"),
+        ("# SV", f"{sv_count(snap)[0]:,}", sv_count(snap)[1]),
         ("kernel evals", _compact(run.kernel_evals), f"{run.kernel_evals:,}"),
         ("status", status, run.message or None),
     ]
@@ -189,14 +223,26 @@ def _pct100(v) -> float | None:
     return None if v is None or not math.isfinite(v) else 100.0 * v
 
 
+def objective_flags(race) -> list[str]:
+    """Per entrant: "" when every entrant minimises the same function, else "same" for the
+    entrants of the largest group (the P − P* group when there is one) and "⚠ differs" for the
+    others, whose objective values cannot be compared with theirs."""
+    groups = list(race.groups)
+    if all(g == groups[0] for g in groups):
+        return [""] * len(groups)
+    ref = race.main_group if race.main_group is not None else max(groups, key=groups.count)
+    return ["same" if g == ref else "⚠ differs" for g in groups]
+
+
 def results_table(inst: Instance, race, models) -> None:
     rows = race.results([(m[0], m[2]) for m in models])
+    flags = objective_flags(race)
     table = [{
-        "entrant": r["entrant"], "status": r["status"], "t": r["t"],
+        "entrant": r["entrant"], "objective differs?": f, "status": r["status"], "t": r["t"],
         "test acc %": _pct100(r["test_accuracy"]), "train acc %": _pct100(r["train_accuracy"]),
         "solver time s": r["time_s"], "kernel evals": r["kernel_evals"], "#SV": r["n_sv"],
         "objective": r["objective"], "P − P*": r["suboptimality"],
-        "objective is": r["objective_name"]} for r in rows]
+        "objective is": r["objective_name"]} for r, f in zip(rows, flags)]
     cfg = st.column_config
     st.dataframe(table, hide_index=True, width="stretch", key=inst.key("table", keep=False), column_config={
         "test acc %": cfg.NumberColumn(format="%.1f"),
@@ -208,7 +254,15 @@ def results_table(inst: Instance, race, models) -> None:
         "objective": cfg.NumberColumn(format="%.6g"),
         "P − P*": cfg.NumberColumn(format="%.3e", help="only for the entrants that share the "
                                    "L1-SVM λ-form objective of the reference"),
+        "objective differs?": cfg.TextColumn(help="⚠: this entrant minimises another function "
+                                             "(another C, kernel, loss or bias): its objective "
+                                             "cannot be compared with the others'; compare "
+                                             "test errors"),
     })
+    if any(flags):
+        odd = [r["entrant"] for r, f in zip(rows, flags) if f.startswith("⚠")]
+        st.caption(f"⚠ {', '.join(odd)}: another objective than the others — compare the "
+                   "objective columns only within the entrants marked 'same'.")
     for r in rows:                      # each solver's own quantities, in its paper's terms
         if r["state"]:
             st.caption(f"**{r['entrant']}** — {r['state']}")
