@@ -105,9 +105,14 @@ def test_pages_fit_an_intercept_by_default_and_the_engine_keeps_its_own():
     at = _page(PLAYGROUND)
     assert at.checkbox(key="pg_p_pegasos_fit_intercept").value is True
     assert at.session_state["pg"].live.run.solver.p["fit_intercept"] is True
-    # a link that names the value keeps its meaning
-    at = _page(PLAYGROUND, {"solver": "pegasos", "p.fit_intercept": "false"})
+    # a link keeps its meaning: the value it names, else the solver's own default (b = 0)
+    at = _page(PLAYGROUND, {"solver": "pegasos", "p.fit_intercept": "true"})
+    assert at.session_state["pg"].live.run.solver.p["fit_intercept"] is True
+    at = _page(PLAYGROUND, {"solver": "pegasos", "p.C": "2.0"})
     assert at.session_state["pg"].live.run.solver.p["fit_intercept"] is False
+    # choosing the solver afresh gives the page default again
+    at.selectbox(key="pg_solver").set_value("cpsp").run()
+    assert at.checkbox(key="pg_p_cpsp_fit_intercept").value is True
     for solver, extra in PAGE_DEFAULTS.items():
         assert set(extra) <= set(get_solver(solver).params)
 

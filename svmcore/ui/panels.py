@@ -12,8 +12,9 @@ from ..live import RES_PAUSED, RES_PLAYING
 from ..viz import run_frame
 from ..viz.frame import curves_frame, run_panels
 from ..viz.race import ENTRANT_COLORS, FIELD_LEGEND, race_curves_frame
+from . import inspect as inspector
 from .canvas import canvas_view
-from .live import handle_click, model
+from .live import _in_fragment_run, handle_click, model, unshare
 from .present import FONT as PRESENT_FONT, VIEW_HEIGHT as PRESENT_HEIGHT
 from .state import Instance, LiveState
 
@@ -138,9 +139,14 @@ def curve_panels(cols: dict) -> tuple[list, list]:
     return panels, logs
 
 
-def _field_clicks(inst: Instance, result, mode: str) -> None:
-    """A click on the field (edit modes): apply it once; a changed dataset rebuilds the run."""
+def _field_clicks(inst: Instance, result, mode: str, n_train: int = 0) -> None:
+    """A click on the field (edit modes): apply it once; a changed dataset rebuilds the run.
+    In the inspect mode a click pins the training point (:mod:`svmcore.ui.inspect`)."""
     click = getattr(result, "click", None)
+    if mode == "inspect":
+        if inspector.on_click(inst, click, n_train):   # draw the ring and the history now
+            st.rerun(scope="fragment") if _in_fragment_run() else st.rerun()
+        return
     if not click or mode == "view" or click.get("n") == inst.last_click:
         return
     inst.last_click = click.get("n")
@@ -162,7 +168,10 @@ def draw_run(inst: Instance, state: LiveState, layout: str = "side", height: int
     run = state.run
     playing = inst.playing
     height, font, present = frame_params(inst, height)
-    mode = inst.get("edit", "view") if not playing else "view"
+    mode = inspector.field_mode(inst, inst.get("edit", "view") if not playing else "view")
+    if inspector.pinned(inst) is not None and inst.shared is not None:
+        unshare(inst)                        # the pinned point follows this session's own run
+    marks = inspector.pin_marks(inst, state)
     src = inst.moment if playing and inst.moment is not None else None
     if src is not None:                      # a shared moment: computed once for every session
         snap, scores, test_err, frame = src.snap, src.scores, src.test, src.frame
@@ -170,7 +179,9 @@ def draw_run(inst: Instance, state: LiveState, layout: str = "side", height: int
         src = run
         snap, scores, test_err = model(state.models[0], paused=not playing)
         frame = run_frame(run, state.view, RES_PLAYING if playing else RES_PAUSED, snap,
-                          scores, mode=mode, height=height, font=font, fit=present)
+                          scores, mode=mode, height=height, font=font, fit=present, marks=marks)
+    if frame.get("mode") != mode:            # a shared frame, drawn for the view mode
+        frame = {**frame, "mode": mode}
     tiles(src, snap, test_err, one_row=present)
     line = run.solver.state_line(snap)
     if line and not present:
@@ -182,7 +193,7 @@ def draw_run(inst: Instance, state: LiveState, layout: str = "side", height: int
         left = right = st.container()
     with left:
         result = canvas_view(inst.key("field", keep=False), frame)
-        _field_clicks(inst, result, mode)
+        _field_clicks(inst, result, mode, state.view.P_train.shape[0])
         if scores is None and src.t > 0:
             st.caption("Misclassified marks are drawn when paused (large model).")
     with right:
@@ -205,6 +216,7 @@ def draw_run(inst: Instance, state: LiveState, layout: str = "side", height: int
             run_panels(cols, x_axis or "iteration", groups, logs, names),
             x=x_axis or "iteration", log_x=log_x, font=font, fit=present,
             height=height + 60))
+    inspector.inspect_view(inst, state, font=font)
 
 
 def curve_axis_controls(inst: Instance, left, right, time_label: str) -> tuple[str, bool]:
@@ -309,17 +321,21 @@ def draw_race(inst: Instance, state: LiveState) -> None:
     clock_caption(race)
     K = len(race.runs)
     res = RES_PLAYING if playing else RES_PAUSED
+    mode, marks = inspector.field_mode(inst, "view"), inspector.pin_marks(inst, state)
     for k, col in enumerate(st.columns(K)):
         with col:
             run = race.runs[k]
             title = (f"<span style='color:{ENTRANT_COLORS[k]}'>■</span> {race.labels[k]}"
                      f" — t = {run.t:,}")
-            canvas_view(inst.key(f"field{k}", keep=False),
-                        run_frame(run, view, res, models[k][0], models[k][1], title=title,
-                                  height=FIELD_HEIGHT.get(K, 320), font=font))
+            result = canvas_view(
+                inst.key(f"field{k}", keep=False),
+                run_frame(run, view, res, models[k][0], models[k][1], title=title,
+                          height=FIELD_HEIGHT.get(K, 320), font=font, mode=mode, marks=marks))
+            _field_clicks(inst, result, mode, view.P_train.shape[0])
     st.caption(FIELD_LEGEND + (" — " + view.plane.describe() if not view.plane.exact else ""))
     for note in race.notes():
         st.caption(note)
+    inspector.inspect_view(inst, state, labels=race.labels, font=font)
     c1, c2, _ = st.columns([3, 1, 3], vertical_alignment="bottom")
     x_axis, log_x = curve_axis_controls(inst, c1, c2, "solver time")
     canvas_view(inst.key("curves", keep=False),

@@ -27,8 +27,10 @@ from .state import Instance, describe, ss
 #: ASSET always or already learn b. The online kernel solvers (NORMA, Pegaz, OL SVM) keep b off:
 #: their paper leaves it off for Gaussian kernels (their default), and its eq. 6 update
 #: b += η_t y_i with η_t = C√(2/t) throws b far off on a small set (OL SVM on the same upload
-#: unscaled: 22 % training error with b, 0 % without). A page link carries every parameter it
-#: shows, so only a hand-written link without ``p.fit_intercept`` changes its meaning.
+#: unscaled: 22 % training error with b, 0 % without). The page defaults apply to widgets drawn
+#: fresh (a new session, another solver chosen); a link or a preset that does not name a
+#: parameter gets the solver's own default (:func:`apply_solver_config`), so old links and
+#: curated runs keep their meaning.
 PAGE_DEFAULTS: dict[str, dict] = {"pegasos": {"fit_intercept": True},
                                   "cpsp": {"fit_intercept": True}}
 
@@ -170,9 +172,10 @@ def param_widget(name: str, spec: ParamSpec, key: str, choices=None, inst: Insta
 
 def apply_solver_config(inst: Instance, solver: str, params: dict, sub: str = "") -> None:
     """Put a solver and ALL its parameters (defaults where ``params`` has none) into the widget
-    state of a solver panel (before it is drawn)."""
+    state of a solver panel (before it is drawn). A missing parameter takes the solver's own
+    default, not the page's (:data:`PAGE_DEFAULTS`): a link or preset keeps its meaning."""
     ss[inst.key(_name(sub, "solver"))] = solver
-    for name, spec in page_specs(solver).items():
+    for name, spec in get_solver(solver).params.items():
         _set_param_state(param_key(inst, sub, solver, name), spec, params.get(name, spec.default))
 
 
