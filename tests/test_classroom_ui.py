@@ -53,18 +53,16 @@ def test_basic_parameters_stay_few():
         assert len(basic) <= 7, (name, basic)
 
 
-def _page(path: str, query: dict | None = None) -> AppTest:
-    at = AppTest.from_file(path, default_timeout=TIMEOUT)
-    if query:
-        at.query_params.update(query)
-    at.run()
-    _ok(at)
+def _ok(at: AppTest) -> AppTest:
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
     return at
 
 
-def _ok(at: AppTest) -> None:
-    assert not at.exception, [e.value for e in at.exception]
-    assert not at.error, [e.value for e in at.error]
+def _page(path: str, query: dict | None = None) -> AppTest:
+    at = AppTest.from_file(path, default_timeout=TIMEOUT)
+    at.query_params.update(query or {})
+    return _ok(at.run())
 
 
 def _keys(block, kind: str) -> set:
@@ -285,3 +283,30 @@ def test_results_table_flags_entrants_whose_objectives_differ():
     table = at.dataframe[0].value
     assert list(table["objective differs?"]) == ["same", "same", "⚠ differs"]
     assert any("another objective" in c.value for c in at.caption)
+
+
+# ------------------------------------------------------------------ default speed
+
+
+def test_default_pace_ends_the_default_run_within_twenty_ticks():
+    """20 ticks are 10 s at 2 frames per second: the default Playground run (Pegasos, 1,500
+    planned iterations) and the curated iteration race reach their end (at ×1.1 they stood at
+    t = 33). Counted in ticks, not timed: a tick this early is limited by the pace alone."""
+    from svmcore import live
+    from svmcore.presets import get_race
+    from svmcore.race import build_race
+    cfg = RunConfig()
+    data = build_data(cfg)
+    params = {k: s.default for k, s in page_specs(cfg.solver).items()}
+    run = TrainingRun(cfg.solver, data.X_train, data.y_train, seed=0,
+                      per_decade=live.LIVE_PER_DECADE, **params)
+    seen = []
+    for _ in range(20):
+        live.advance_tick(run, live.PACES[live.DEFAULT_PACE], live.LIVE_BUDGET_S)
+        seen.append(run.t)
+    assert seen[:8] == [1, 2, 3, 5, 8, 12, 18, 27]
+    assert run.t == run.max_iter == 1500 and run.status == "finished"
+    race, _ = build_race(get_race("pegasos-two-steps").config, per_decade=live.LIVE_PER_DECADE)
+    for _ in range(20):
+        race.tick(live.PACES[live.DEFAULT_PACE])
+    assert min(r.t for r in race.runs) >= 3000      # B's noise floor shows from t ≈ 100 on

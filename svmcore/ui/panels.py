@@ -212,6 +212,8 @@ def draw_run(inst: Instance, state: LiveState, layout: str = "side", height: int
         logs = [True if g == ("gap",) else (log_y if k == 0 else False)
                 for k, g in enumerate(groups)]
         names = {k: v for k, v in src.column_labels().items() if v}
+        if "n_margin_sv" in snap.extra:     # ASSET: the trace counts its landmarks (the rings)
+            names["n_sv"] = "landmarks (the rings), not the # SV tile"
         canvas_view(inst.key("curves", keep=False), curves_frame(
             run_panels(cols, x_axis or "iteration", groups, logs, names),
             x=x_axis or "iteration", log_x=log_x, font=font, fit=present,
