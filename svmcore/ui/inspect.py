@@ -135,9 +135,10 @@ def inspect_view(inst: Instance, state: LiveState, labels=None, height: int = 30
         ss_ = []
         for k, h in enumerate(hist):
             c = h.columns()
-            x = np.maximum(c["iteration"], 1.0)
-            if np.isfinite(c[col]).any():
-                ss_.append(series(x, c[col], labels[k] if k < len(labels) else f"run {k}",
+            on = c["iteration"] >= 1                 # the t axis is logarithmic
+            if np.isfinite(c[col][on]).any():
+                ss_.append(series(c["iteration"][on], c[col][on],
+                                  labels[k] if k < len(labels) else f"run {k}",
                                   ENTRANT_COLORS[k % len(ENTRANT_COLORS)]))
         if ss_:
             panels.append({"title": title, "log_y": False, "series": ss_, "percent": False})
