@@ -87,7 +87,7 @@ class PointHistory:
         if solver is not None:
             name = ("c_i, its coefficient in f(x) = Σ_j c_j k(x_j, x) + b"
                     if has_point_coef(solver) else
-                    "none: the model keeps no coefficient per training point")
+                    "no α: the model keeps no coefficient per training point")
         return cls(index, _row(X, index), float(np.asarray(y)[index]), name)
 
     def record(self, solver) -> None:

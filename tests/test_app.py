@@ -115,8 +115,7 @@ def test_app_renders_playground_by_default():
     field = views["pg_field"]
     assert field["img"].startswith("data:image/png;base64,")   # the field as a small image
     assert field["boundary"] == "" and field["ring"]            # t = 0: f ≡ 0, no line yet
-    _step(at, 8)        # Pegasos learns b on the page: its first steps (η_1 = 1/λ) throw the
-    #                     line out of view; it is back in view at t = 27 (issue 22 item 7)
+    _step(at)
     field = _views(at)["pg_field"]
     assert field["boundary"] and field["margins"]               # lines traced on the server
     assert len(json.dumps(field)) <= 40_000                      # a small frame
@@ -294,8 +293,7 @@ def test_same_configuration_gives_the_same_trace():
     # and the page drives the engine faithfully: a direct run on the same data agrees
     X, y = make_toy("gaussians", n=200, noise=0.35, imbalance=0.5, seed=0)
     X_tr, X_te, y_tr, y_te = train_test_split(X, y, test_size=0.25, seed=0)
-    direct = TrainingRun("pegasos", X_tr, y_tr, X_te, y_te, seed=0, per_decade=live.LIVE_PER_DECADE,
-                         fit_intercept=True)         # the page's default (issue 22 item 7)
+    direct = TrainingRun("pegasos", X_tr, y_tr, X_te, y_te, seed=0, per_decade=live.LIVE_PER_DECADE)
     direct.advance_iters(_run(a).t)
     _trace_equal(direct.trace_columns(), ca)
 

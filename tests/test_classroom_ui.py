@@ -98,17 +98,25 @@ def test_advanced_options_render_inside_the_advanced_expander():
 
 
 def test_pages_fit_an_intercept_by_default_and_the_engine_keeps_its_own():
-    assert page_specs("pegasos")["fit_intercept"].default is True
+    assert page_specs("pegasos", "upload")["fit_intercept"].default is True
+    assert page_specs("pegasos", "real")["fit_intercept"].default is True
+    assert page_specs("pegasos", "toy")["fit_intercept"].default is False     # centred data
     assert get_solver("pegasos").params["fit_intercept"].default is False   # estimators: as before
-    at = _page(PLAYGROUND)
-    assert at.checkbox(key="pg_p_pegasos_fit_intercept").value is True
-    assert at.session_state["pg"].live.run.solver.p["fit_intercept"] is True
+    at = _page(PLAYGROUND)                      # the default Playground: toy data, no b
+    assert at.checkbox(key="pg_p_pegasos_fit_intercept").value is False
+    at.radio(key="pg_src").set_value("upload").run()
+    assert at.checkbox(key="pg_p_pegasos_fit_intercept").value is True       # follows the data
+    at.checkbox(key="pg_p_pegasos_fit_intercept").uncheck().run()
+    at.radio(key="pg_src").set_value("toy").run()
+    at.radio(key="pg_src").set_value("upload").run()
+    assert at.checkbox(key="pg_p_pegasos_fit_intercept").value is False      # the user's choice
     # a link keeps its meaning: the value it names, else the solver's own default (b = 0)
     at = _page(PLAYGROUND, {"solver": "pegasos", "p.fit_intercept": "true"})
     assert at.session_state["pg"].live.run.solver.p["fit_intercept"] is True
-    at = _page(PLAYGROUND, {"solver": "pegasos", "p.C": "2.0"})
-    assert at.session_state["pg"].live.run.solver.p["fit_intercept"] is False
-    # choosing the solver afresh gives the page default again
+    at = _page(PLAYGROUND, {"src": "real", "ds": "breast_cancer", "solver": "pegasos",
+                            "p.C": "2.0"})
+    assert at.checkbox(key="pg_p_pegasos_fit_intercept").value is False
+    # choosing a solver afresh on non-toy data gives the page default
     at.selectbox(key="pg_solver").set_value("cpsp").run()
     assert at.checkbox(key="pg_p_cpsp_fit_intercept").value is True
     for solver, extra in PAGE_DEFAULTS.items():

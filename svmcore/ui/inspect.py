@@ -150,7 +150,7 @@ def inspect_view(inst: Instance, state: LiveState, labels=None, height: int = 30
               width="stretch")
     for k, h in enumerate(hist):
         who = f"**{labels[k]}** — " if len(hist) > 1 else ""
-        note = "" if np.isfinite(h.coef).any() else " (no α per point: " + h.coef_name + ")"
+        note = "" if np.isfinite(h.coef).any() else f" ({h.coef_name})"
         st.caption(who + h.describe() + note)
     canvas_view(inst.key("inspect_curves", keep=False),
                 curves_frame(panels, x="iteration", log_x=True, height=height, font=font,
