@@ -114,6 +114,10 @@ class TrainingRun:
     the run then steps in chunks of up to 2²⁰ iterations, no checkpoint stops it).
     """
 
+    #: optional ``on_record(run)``, called after each full trace row is appended (a page's own
+    #: columns at the same checkpoints, e.g. svmcore.step_sizes); it must not change the run
+    on_record = None
+
     def __init__(self, solver: Solver | str, X, y, X_test=None, y_test=None, *, seed: int = 0,
                  max_iter: int | None = None, max_seconds: float | None = None,
                  per_decade: int = 20, trace: str | None = "full", **params):
@@ -207,7 +211,9 @@ class TrainingRun:
             return self._nonfinite("the objective")
         test_err = float("nan")
         if self.X_test is not None and self.X_test.n > 0:
-            test_err = error_rate(s.decision_function(self.X_test), self.y_test)
+            f_test = s.decision_function(self.X_test)
+            test_err = (float(np.sqrt(np.mean((f_test - self.y_test) ** 2)))   # test RMSE
+                        if s.regression else error_rate(f_test, self.y_test))
         names = snap.labels()
         self.trace.append(TraceRow(
             iteration=s.t, time=self.solver_time, objective=float(snap.objective),
@@ -217,6 +223,8 @@ class TrainingRun:
             objective_name=names["objective"], dual_name=names["dual_objective"],
             gap_name=names["gap"]))
         self.last_snapshot = snap
+        if self.on_record is not None:
+            self.on_record(self)
 
     def _step(self, n: int) -> int:
         t0 = time.perf_counter()
@@ -316,12 +324,19 @@ class TrainingRun:
 
     def trace_columns(self) -> dict[str, np.ndarray]:
         """The numeric trace columns as float arrays (None as NaN); the names are in
-        :meth:`column_labels`."""
+        :meth:`column_labels`. Cached until the trace grows (a live page asks every frame)."""
+        key = (len(self.trace), id(self.trace[-1]) if self.trace else None)
+        cached = self.__dict__.get("_columns")
+        if cached is not None and cached[0] == key:
+            return dict(cached[1])
         rows = self.trace_dicts()
-        if not rows:
-            return {}
-        return {k: np.array([r[k] if r[k] is not None else np.nan for r in rows], dtype=float)
-                for k in rows[0] if k not in TraceRow.TEXT_COLUMNS}
+        cols = {} if not rows else {
+            k: np.array([r[k] if r[k] is not None else np.nan for r in rows], dtype=float)
+            for k in rows[0] if k not in TraceRow.TEXT_COLUMNS}
+        for v in cols.values():
+            v.flags.writeable = False        # shared by every caller until the trace grows
+        self._columns = (key, cols)
+        return dict(cols)
 
     def column_labels(self) -> dict[str, str]:
         """What the ``objective``, ``dual_objective`` and ``gap`` columns are, from the last

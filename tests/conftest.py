@@ -59,3 +59,43 @@ def solver_classes() -> dict:
             if inspect.isclass(obj) and issubclass(obj, Solver) and obj.name:
                 out.setdefault(obj.name, obj)
     return out
+
+
+# ------------------------------------------------------------------------ tests that run alone
+# The suite runs on every core (pytest-xdist, `-n auto` in pyproject.toml). Tests that measure
+# frames per second or latency through a real server and browser would measure the other
+# worker's load instead, so they run alone: an exclusive test waits until every running test has
+# finished and no test starts while it runs. Two flock files implement a readers-writer lock
+# with a turnstile (a waiting exclusive test is not starved by a stream of short tests).
+EXCLUSIVE_MODULES = ("test_browser", "test_concurrency", "test_classroom")
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if item.module.__name__.startswith(EXCLUSIVE_MODULES) or item.get_closest_marker("browser"):
+            item.add_marker(pytest.mark.exclusive)
+
+
+@pytest.fixture(autouse=True)
+def _run_alone_when_exclusive(request):
+    run_id = os.environ.get("PYTEST_XDIST_TESTRUNUID")
+    if not run_id:                      # one process: every test runs alone anyway
+        yield
+        return
+    import fcntl
+    import tempfile
+    base = Path(tempfile.gettempdir()) / f"svmcore-pytest-{run_id}"
+    exclusive = request.node.get_closest_marker("exclusive") is not None
+    with open(f"{base}.turnstile", "a") as turnstile, open(f"{base}.room", "a") as room:
+        fcntl.flock(turnstile, fcntl.LOCK_EX)
+        if exclusive:
+            fcntl.flock(room, fcntl.LOCK_EX)
+        else:
+            fcntl.flock(turnstile, fcntl.LOCK_UN)
+            fcntl.flock(room, fcntl.LOCK_SH)
+        try:
+            yield
+        finally:
+            fcntl.flock(room, fcntl.LOCK_UN)
+            if exclusive:
+                fcntl.flock(turnstile, fcntl.LOCK_UN)

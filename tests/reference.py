@@ -631,8 +631,12 @@ def rff_reference(X, nu, omega):
 
 
 def asset_reference(V, y, lam, idx, dg_idx, *, loss="hinge", eps=0.0, fit_intercept=True,
-                    star=False, avg_start=None, gamma_bound=None, bias_bound=None):
+                    star=False, avg_start=None, gamma_bound=None, bias_bound=None,
+                    travelled=False):
     """Algorithm 1 (ASSET) or ASSET* on the feature matrix V (rows V_i·), line by line.
+
+    ``travelled``: D_X of the step is r̄_j = max(1e-4·D_X, ‖(γ_i, b_i)‖ for i < j), at most
+    D_X (ASSET: η_j = r̄_j/(D_G√j); ASSET*: η_j = min(1/(λj), r̄_j/(D_G√j))).
 
     ``idx``: ξ_1..ξ_N; ``dg_idx``: the M samples of the D_G estimate. ``gamma_bound`` Γ
     defaults to the paper's bound (1/√λ; regression √(2(‖y‖∞−ε)/λ)); ``bias_bound`` B is
@@ -672,8 +676,11 @@ def asset_reference(V, y, lam, idx, dg_idx, *, loss="hinge", eps=0.0, fit_interc
 
     g, b = np.zeros(d), 0.0                 # line 1
     g_avg, b_avg, eta_sum = np.zeros(d), 0.0, 0.0
+    rbar = 1e-4 * DX
     for j in range(1, len(idx) + 1):        # line 2
         eta = 1.0 / (lam * j) if star else DX / (DG * np.sqrt(j))   # line 3
+        if travelled:
+            eta = min(eta, min(rbar, DX) / (DG * np.sqrt(j)))
         i = idx[j - 1]                      # line 4
         dj = dsub(i, g, b)                  # lines 5-6
         G_g = lam * g + dj * V[i]
@@ -684,6 +691,7 @@ def asset_reference(V, y, lam, idx, dg_idx, *, loss="hinge", eps=0.0, fit_interc
             g = g * (gamma_bound / nrm)
         if fit_b:
             b = float(np.clip(b - eta * G_b, -B, B))
+        rbar = max(rbar, np.sqrt(g @ g + b * b))
         if avg_start is not None and not star and j >= avg_start:   # lines 8-9
             g_avg = eta_sum / (eta_sum + eta) * g_avg + eta / (eta_sum + eta) * g
             b_avg = eta_sum / (eta_sum + eta) * b_avg + eta / (eta_sum + eta) * b

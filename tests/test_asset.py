@@ -92,7 +92,7 @@ def test_matches_reference(approx, loss, variant, fit_b, averaging, cache_mb, bl
     avg0 = None if averaging is None else averaging_start(averaging, s.horizon)
     g, b, DG, DX = asset_reference(V, y, lam, idx, dg_idx, loss=loss, eps=eps,
                                    fit_intercept=fit_b, star=star, avg_start=avg0,
-                                   bias_bound=s.bmax)
+                                   bias_bound=s.bmax, travelled=s.travelled)
     assert s.t == s.horizon == 3 * n
     assert s.DG == pytest.approx(DG, rel=1e-10)
     assert s.DX == pytest.approx(DX, rel=1e-12)
@@ -328,7 +328,7 @@ def test_bad_input_names_the_parameter():
     SVMClassifier(solver="asset", kernel="rbf", averaging=0.5, random_state=0,
                   solver_params={"approx": "rff", "n_components": 64}),
     SVMRegressor(random_state=0, solver_params={"n_components": 64}),
-    SVMRegressor(random_state=0, solver_params={"approx": "rff", "n_components": 64}),
+    SVMRegressor(random_state=0, solver_params={"approx": "rff", "n_components": 128}),
 ], ids=["clf-nystroem", "clf-rff", "reg-nystroem", "reg-rff"])
 def test_check_estimator(est):
     with warnings.catch_warnings():

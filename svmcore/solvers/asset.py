@@ -15,6 +15,9 @@ with D_X = max_{x∈X} ‖x‖ = √(Γ² + B²) and D_G² = (1/M) Σ_l d_l² (�
 samples at (γ_0, b_0) = (0, 0). Γ = 1/√λ for classification (Shalev-Shwartz et al. 2011, Thm 1)
 and Γ = √(2(‖y‖_∞ − ε)/λ) for regression (the paper's regression bound). ASSET* drops the bias,
 uses η_j = 1/(λ j) and returns the last iterate (no averaging); it keeps the projection.
+For regression the default step measures D_X instead of bounding it (``dx="travelled"``:
+η_j = r̄_j/(D_G√j), r̄_j the distance travelled so far; ASSET*: min(1/(λj), r̄_j/(D_G√j))),
+because the bound is ~100× too large at C = 100 (see the choices below).
 
 Approximations: ``approx="nystroem"`` (ASSET_M: s random landmarks, eigenvalues ≥ ε_d kept,
 d ≤ s, eq. 6-7) or ``approx="rff"`` (ASSET_F: d = s random Fourier features, eq. 8, Gaussian
@@ -36,6 +39,24 @@ Choices where the paper is silent or loose (each is tested or measured):
 
 * Signs of Table 1 (lost in print): d_j = −y for a hinge violator; for the ε-insensitive loss
   d_j = −1 if y > f + ε and +1 if y < f − ε, the subgradients of the losses.
+* D_X in the step (``dx``; "auto" = "travelled" for regression, "bound" for classification).
+  The paper's D_X = √(Γ² + B²) is the radius of X, a worst-case bound on the distance to the
+  optimum. For regression Γ = √(2(‖y‖_∞ − ε)Cn) grows like √(Cn) while ‖γ*‖ stays O(1): on a
+  1-D sinc (n = 500, γ = 1) SVR's ‖w*‖ is 1.2 at C = 1 and 2.5 at C = 100, against Γ = 33 and
+  334. So η_j = D_X/(D_G√j) is ~100× too long at C = 100: after 20 epochs η ≈ 4, each step
+  moves f by ±4 at the sampled point while y ∈ [−0.2, 1], and neither the last 100 iterates
+  nor the final half average it away (RMSE 4× SVR's). ASSET* (η_j = 1/(λj), λ = 1/(Cn)) has
+  the same cause: its first steps are 1/λ = Cn long; the paper notes that it "can be quite
+  slow" when λ → 0 (Theorem 2's bound grows like 1/λ²). ``dx="travelled"`` keeps Algorithm 1
+  and the feasible set and measures D_X instead of bounding it: r̄_j = max(r̄_0,
+  max_{i<j} ‖(γ_i, b_i)‖), the distance the iterates have travelled from (0, 0) (at most the
+  paper's D_X, r̄_0 = 10⁻⁴ D_X), and η_j = min(r̄_j, D_X)/(D_G√j) — the robust-SA step with the
+  quantity its bound needs, ‖x_0 − x*‖, estimated as in DoG (Ivgi, Hinder & Carmon 2023,
+  "DoG is SGD's best friend"), with the paper's D_G and √j kept. r̄ grows geometrically while
+  the iterates move outwards and stops at about ‖x*‖. ASSET* takes η_j = min(1/(λj),
+  min(r̄_j, Γ)/(D_G√j)): Pegasos' step once it is the smaller (at once for large λ), the
+  robust step before. The step never exceeds the paper's; r̄_0 between 10⁻⁶ and 10⁻² D_X gives
+  the same RMSE on sinc (measured). ``python -m svmcore.bench regression`` prints both.
 * "B sufficiently large": ``bias_bound=0`` (default) uses B = 1 + R Γ (classification) or
   B = ‖y‖_∞ + R Γ (regression), with R² ≥ ‖V_i‖² (Nyström: max_i k(x_i, x_i), since VVᵀ ⪯ Ψ*;
   RFF: 2). For every γ in the ball an optimal b lies in [−B, B] (the loss is monotone in b
@@ -64,6 +85,7 @@ Choices where the paper is silent or loose (each is tested or measured):
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -76,13 +98,14 @@ from .base import (COEF0_SPEC, C_SPEC, DEGREE_SPEC, EPOCHS_SPEC, GAMMA_SPEC, Lin
                    ParamSpec, SampleStream, Snapshot, Solver, StepRecord, averaging_start,
                    data_bytes, join_state, state_changes, state_part)
 
-# scalar state slots (float64 array `sc`)
-_B, _BAVG, _ETASUM, _GSQ = 0, 1, 2, 3
+# scalar state slots (float64 array `sc`): r̄ = largest ‖(γ_j, b_j)‖ so far, η of the last step
+_B, _BAVG, _ETASUM, _GSQ, _RBAR, _ETA = 0, 1, 2, 3, 4, 5
 # integer state slots (int64 array `ic`)
 _T, _DIVERGED = 0, 1
 
 HINGE, EPS_INSENSITIVE = 0, 1
 _DX_MAX = 1e154          # D_X² must be a float64 (D_X = √(Γ² + B²) was computed squared)
+_R_EPS = 1e-4            # dx="travelled": r̄_0 = _R_EPS · D_X, the distance the first step may go
 LOSS_CODES = {"hinge": HINGE, "epsilon_insensitive": EPS_INSENSITIVE}
 
 
@@ -97,15 +120,18 @@ def _vdot(a, b):
 
 @njit
 def _asset_chunk(F, pos, idx, y, n_steps, g, gavg, sc, ic, lam, gmax, bmax, scode, sparams,
-                 loss, eps, fit_b, t_avg0):
+                 loss, eps, fit_b, t_avg0, travelled, dx, dg):
     """n_steps ASSET / ASSET* iterations. Iteration s uses feature row F[pos[s]] of training
-    point idx[s]. State: γ = g, γ̃ = gavg; sc = [b, b̃, η̃, ‖γ‖²]; ic = [t, diverged].
-    Returns the iterations done."""
+    point idx[s]. State: γ = g, γ̃ = gavg; sc = [b, b̃, η̃, ‖γ‖², r̄, η]; ic = [t, diverged].
+    With ``travelled`` the step is min(schedule η_j, min(r̄, D_X) / (D_G √j)) and r̄ follows
+    the largest ‖(γ_j, b_j)‖ (see the class docstring). Returns the iterations done."""
     d = g.shape[0]
     gmax2 = gmax * gmax
     for s in range(n_steps):
         j = ic[_T] + 1
         eta = step_size(scode, sparams, j)      # the solver's StepRule: what the page plots
+        if travelled:                           # D_X = the distance travelled so far, r̄
+            eta = min(eta, min(sc[_RBAR], dx) / (dg * math.sqrt(float(j))))
         r = pos[s]
         yi = y[idx[s]]
         b = sc[_B]
@@ -143,6 +169,11 @@ def _asset_chunk(F, pos, idx, y, n_steps, g, gavg, sc, ic, lam, gmax, bmax, scod
                 b = -bmax
         sc[_B] = b
         sc[_GSQ] = gsq
+        sc[_ETA] = eta
+        if travelled:
+            r = math.sqrt(gsq + b * b)
+            if r > sc[_RBAR]:
+                sc[_RBAR] = r
         ic[_T] = j
         # step-length weighted average of the iterates from N̄ on (Algorithm 1, line 9)
         if j >= t_avg0:
@@ -157,6 +188,22 @@ def _asset_chunk(F, pos, idx, y, n_steps, g, gavg, sc, ic, lam, gmax, bmax, scod
             ic[_DIVERGED] = 1
             return s + 1
     return n_steps
+
+
+@dataclass(frozen=True)
+class _CappedPegasos(StepRule):
+    """ASSET* with dx="travelled": η_t = min(1/(λt), cap0/√t), cap0 = r̄/D_G (the loop applies
+    the cap after ``step_size``; this rule is what the page plots)."""
+
+    cap0: float = math.inf
+
+    @property
+    def formula(self) -> str:
+        return r"\eta_t = \min\Big(\frac{1}{\lambda t},\ \frac{\bar r}{D_G\sqrt{t}}\Big)"
+
+    def values(self, t) -> np.ndarray:
+        t = np.asarray(t, dtype=np.float64)
+        return np.minimum(super().values(t), self.cap0 / np.sqrt(t))
 
 
 _KERNEL_SPEC = ParamSpec("rbf", "choice", "k(x, z) — the kernel the features stand in for, "
@@ -175,9 +222,16 @@ ASSET_LISTING = Listing("Lee & Wright (2012), Algorithm 1: ASSET", (
          "sub-gradient descent on the features.", ("t",)),
     Line("eta", "3:   η_j = D_X / (D_G √j)",
          "Robust stochastic approximation: D_X bounds the feasible set, D_G the sub-gradients "
-         "(estimated at the start).", ("eta",), when="!star"),
+         "(estimated at the start).", ("eta",), when="!star+!travelled"),
+    Line("eta", "3:   η_j = r̄_j / (D_G √j),   r̄_j = max(r̄_0, ‖(γ_i, b_i)‖ for i < j) ≤ D_X",
+         "D_X measured, not bounded: the distance the iterates have travelled from (0, 0) so "
+         "far (at most the radius of the feasible set). D_G is estimated at the start.",
+         ("eta", "rbar"), when="!star+travelled"),
     Line("eta", "3:   η_j = 1/(λ j)", "ASSET*: Pegasos' step for a λ-strongly convex "
-         "objective.", ("eta",), when="star"),
+         "objective.", ("eta",), when="star+!travelled"),
+    Line("eta", "3:   η_j = min{1/(λ j), r̄_j / (D_G √j)}", "ASSET*: Pegasos' step once it is "
+         "the smaller; before that (small λ) the robust step with the distance travelled "
+         "r̄_j.", ("eta", "rbar"), when="star+travelled"),
     Line("sample", "4:   choose ξ_j ∈ {1, …, m} at random", "One training example per "
          "iteration.", ("i",)),
     Line("features", "5:   V_ξj· = the approximate features of x_ξj   (Nyström eq. 7 / "
@@ -213,14 +267,18 @@ ASSET_LISTING = Listing("Lee & Wright (2012), Algorithm 1: ASSET", (
          "η_j = 1/(λj) the last iterate is what Pegasos returns too.", when="star"),
 ), symbols={"i": "ξ_j", "eta": "η_j", "f": "f = V_ξj·γ + b", "d": "d_j", "margin": "y f",
             "residual": "y − f", "shrink": "1 − η_jλ", "norm_half": "‖γ_{j−½}‖",
-            "radius": "Γ", "projection": "min{1, Γ/‖γ_{j−½}‖}", "avg_weight": "η_j/(η̃ + η_j)",
+            "radius": "Γ", "rbar": "r̄_j",
+            "projection": "min{1, Γ/‖γ_{j−½}‖}", "avg_weight": "η_j/(η̃ + η_j)",
             "averaging": "j ≥ N̄"})
 
 
-def asset_listing(regression: bool = False, star: bool = False) -> Listing:
+def asset_listing(regression: bool = False, star: bool = False,
+                  travelled: bool = False) -> Listing:
     """Algorithm 1 with Table 1's hinge or ε-insensitive d_j; ASSET* (η_j = 1/(λj), no bias,
-    last iterate) with ``star``."""
-    flags = ["eps" if regression else "hinge"] + (["star"] if star else [])
+    last iterate) with ``star``; D_X = the distance travelled (``dx="travelled"``) with
+    ``travelled``."""
+    flags = (["eps" if regression else "hinge"] + (["star"] if star else [])
+             + (["travelled"] if travelled else []))
     src = ("Lee & Wright (2012), ASSET* (Algorithm 1 with η_j = 1/(λj), no bias, last "
            "iterate)") if star else None
     return ASSET_LISTING.select(*flags, source=src)
@@ -267,6 +325,12 @@ class ASSETSolver(Solver):
                              "D_X/(D_G√j) with bias and averaging; star: ASSET*, no bias, "
                              "η_j = 1/(λj), last iterate.", choices=("asset", "star"),
                              advanced=True),
+        "dx": ParamSpec("auto", "choice", "D_X — which distance sets the step η_j = "
+                        "D_X/(D_G√j): bound = the radius of the feasible set (the paper); "
+                        "travelled = the largest distance of the iterates from (0, 0) so far, "
+                        "at most that radius (ASSET*: η_j = min(1/(λj), r̄_j/(D_G√j))); auto = "
+                        "travelled for regression, bound for classification.",
+                        choices=("auto", "bound", "travelled"), advanced=True),
         "loss": ParamSpec("hinge", "choice", "ℓ — the loss: hinge (classification, labels ±1) "
                           "or epsilon_insensitive (regression, real targets).",
                           choices=tuple(LOSS_CODES), advanced=True),
@@ -286,9 +350,10 @@ class ASSETSolver(Solver):
         "sampling": ParamSpec("iid", "choice", "i_j — how the example of a step is picked: with "
                               "replacement (iid, the paper) or from an epoch-wise random "
                               "permutation.", choices=("iid", "permutation"), advanced=True),
-        "feature_dtype": ParamSpec("float64", "choice", "dtype — the precision of the feature rows "
-                                   "(float32: half the memory, faster cosines; the iterates stay "
-                                   "float64).", choices=("float64", "float32"), advanced=True),
+        "feature_dtype": ParamSpec("float64", "choice", "dtype — the precision of the feature "
+                                   "rows (float32: half the memory, faster cosines; the iterates "
+                                   "stay float64).", choices=("float64", "float32"),
+                                   advanced=True),
         "cache_mb": ParamSpec(512.0, "float", "cache (MB) — keep every training row's "
                               "features once computed when n·d fits in this many MB (0 = never).",
                               low=0.0, high=1e7, ui=(0.0, 4096.0), advanced=True),
@@ -365,6 +430,8 @@ class ASSETSolver(Solver):
                               f"{n:,} used (Nyström picks landmarks among the n = {n:,} "
                               "training rows)")
         self.dim = self.fmap.n_features_out_
+        self.travelled = (p["dx"] == "travelled"
+                          or (p["dx"] == "auto" and self.regression))
         # 2. the feasible set X = {‖γ‖ ≤ Γ, |b| ≤ B}
         if self.regression:
             ymax = float(np.max(np.abs(self.y)))
@@ -421,7 +488,8 @@ class ASSETSolver(Solver):
         self.stream = SampleStream(n, self.seed, p["sampling"])
         self.g = np.zeros(self.dim)
         self.gavg = np.zeros(self.dim)
-        self.sc = np.zeros(4)
+        self.sc = np.zeros(6)
+        self.sc[_RBAR] = _R_EPS * self.DX
         self.ic = np.zeros(2, dtype=np.int64)
         self._buf = None
         self._F = None
@@ -491,8 +559,8 @@ class ASSETSolver(Solver):
             done = _asset_chunk(self._F, self._pos[a:a + m], self._bidx[a:a + m], self.y, m,
                                 self.g, self.gavg, self.sc, self.ic, self.lam, self.gmax,
                                 self.bmax, self._rule.code, self._rule.params, self.loss_code,
-                                self.eps,
-                                self.fit_b, self.t_avg0)
+                                self.eps, self.fit_b, self.t_avg0, self.travelled, self.DX,
+                                self.DG)
             self._bat += done
             total += done
             self.t = int(self.ic[_T])
@@ -529,13 +597,30 @@ class ASSETSolver(Solver):
     @property
     def eta(self) -> float:
         """η_t of the last iteration done (η_1 before the first)."""
-        return float(self._rule.values([max(self.t, 1)])[0])
+        return float(self.sc[_ETA]) if self.t > 0 else float(self.step_rule().values([1])[0])
+
+    @property
+    def dx_travelled(self) -> float:
+        """r̄: the largest ‖(γ_j, b_j)‖ so far (r̄_0 = 1e-4·D_X), at most D_X (dx="travelled")."""
+        return min(float(self.sc[_RBAR]), self.DX)
 
     def step_rule(self) -> StepRule:
         """ASSET: η_j = D_X / (D_G √j) (the ``sqrt`` schedule with η0 = D_X / D_G, estimated at
-        init); ASSET*: η_j = 1/(λ j) (the ``pegasos`` schedule)."""
+        init); ASSET*: η_j = 1/(λ j) (the ``pegasos`` schedule). With dx="travelled" (default
+        for regression) the rule with today's r̄ in place of D_X: the steps from now on while
+        r̄ stays (it only grows, and mostly in the first iterations)."""
         self._require_ready()
-        return self._rule
+        if not self.travelled:
+            return self._rule
+        r = self.dx_travelled
+        note = (f"D_X = r̄ = {r:.4g}, the largest distance from (0, 0) so far (the bound "
+                f"√(Γ² + B²) = {self.DX:.4g} caps it); D_G = {self.DG:.4g}")
+        if not self.star:
+            return StepRule(Schedule("sqrt", eta0=r / self.DG), self.lam, self.p["C"],
+                            note="η0 = r̄ / D_G; " + note)
+        return _CappedPegasos(Schedule("pegasos"), self.lam, self.p["C"],
+                              note="ASSET*: η_j = min(1/(λj), r̄/(D_G√j)); " + note,
+                              cap0=r / self.DG)
 
     def support_coef(self):
         """Nyström: (landmark indices S, α_S = Q D^{-1/2} γ, b), the expansion of Sec. 2.4."""
@@ -609,7 +694,7 @@ class ASSETSolver(Solver):
         e = snap.extra
         return join_state([
             state_part("step η_j = {eta:.3g} (D_X = {dx:.3g}, D_G = {dg:.3g})", eta=e.get("eta"),
-                       dx=e.get("D_X"), dg=e.get("D_G")),
+                       dx=e.get("D_X_travelled") or e.get("D_X"), dg=e.get("D_G")),
             state_part("{d:,} approximate features ({s:,} requested)", d=e.get("dim"),
                        s=e.get("n_components")),
             state_part("points on or inside the margin {m:,}", m=e.get("n_margin_sv")),
@@ -633,6 +718,7 @@ class ASSETSolver(Solver):
             extra={"train_error": train_err,
                    "train_error_kind": "rmse" if self.regression else "error rate",
                    "lam": self.lam, "eta": self.eta, "D_G": self.DG, "D_X": self.DX,
+                   "D_X_travelled": self.dx_travelled if self.travelled else None,
                    "gamma_bound": self.gmax, "bias_bound": self.bmax, "dim": self.dim,
                    "n_components": int(self.p["n_components"]),
                    "n_margin_sv": int(margin_sv.size),
@@ -643,7 +729,8 @@ class ASSETSolver(Solver):
 
     # ------------------------------------------------------------------------ step through
     def listing(self) -> Listing:
-        return asset_listing(self.regression, self.p["variant"] == "star")
+        travelled = self.p["dx"] == "travelled" or (self.p["dx"] == "auto" and self.regression)
+        return asset_listing(self.regression, self.p["variant"] == "star", travelled)
 
     def explain_state(self) -> dict:
         """γ and b of the last iterate; with averaging (not ASSET*) also the averages
@@ -665,7 +752,7 @@ class ASSETSolver(Solver):
         i = int(self._bidx[self._bat])
         V = np.asarray(self._F[self._pos[self._bat]], dtype=np.float64)
         j = self.t + 1
-        eta = float(self._rule.values([j])[0])
+        eta = float(self.step_rule().values([j])[0])
         lam, yi = self.lam, float(self.y[i])
         s0 = self.explain_state()
         f = float(V @ s0["γ"] + s0["b"])
@@ -684,7 +771,8 @@ class ASSETSolver(Solver):
         keys = ["loop", "eta", "sample", "features", "grad", "viol" if d != 0.0 else "ok",
                 "step"] + (["avg_if", "avg"] if avg else [])
         q = {"t": j, "i": i, "eta": eta, "lam": lam, "f": f, "d": d, "shrink": shrink,
-             "norm_half": norm_half, "radius": self.gmax, "projection": factor,
+             "norm_half": norm_half, "radius": self.gmax, "rbar": self.dx_travelled,
+             "projection": factor,
              "projected": factor < 1.0, "averaging": avg, "gamma_half": half,
              "b": s1["b"], "bias_bound": self.bmax}
         if self.regression:

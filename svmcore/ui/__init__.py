@@ -16,13 +16,20 @@ A page composes these parts (see pages/playground.py and pages/race.py):
 from .data import apply_data_config, data_panel
 from .export import export_panel
 from .inspect import inspect_toggle
+from .kernel_approx import kernel_approx_panel, kernel_approx_view
 from .live import controls, ensure_live, handle_click, live_panel, tick
 from .panels import draw_race, draw_run
 from .params import entrants_panel, schedule_preview, solver_info, solver_panel
 from .present import present_toggle
+from .regression import (RegressionConfig, data_panel as regression_data_panel,
+                         draw_regression, ensure_regression,
+                         solver_panel as regression_solver_panel,
+                         start_from_url as regression_start)
 from .presets import load_first, page_messages, preset_panel, sidebar_start
 from .state import (Instance, LiveState, describe, guarded, instance, keep_widgets, open_on,
                     through_the_router)
+from .step_sizes import (draw_lockstep, ensure_lockstep, extras_of, lockstep_panel,
+                         lockstep_start, schedule_explorer)
 from .stepthrough import (step_controls, step_field, step_landscape, step_pseudocode,
                           step_session)
 from .sweep import (RUN_CAP_S, grid_panel, start_sweep, stop_sweep, sweep_solver_panel,
@@ -32,9 +39,14 @@ from .urls import apply_config, race_config, run_config, start, sync_url
 __all__ = ["apply_data_config", "data_panel", "export_panel", "controls", "ensure_live",
            "handle_click", "live_panel", "tick", "draw_race", "draw_run", "entrants_panel",
            "schedule_preview", "solver_info", "solver_panel", "load_first", "page_messages",
+           "RegressionConfig", "draw_regression", "ensure_regression", "regression_data_panel",
+           "regression_solver_panel", "regression_start",
            "preset_panel", "present_toggle", "sidebar_start", "Instance", "LiveState", "describe", "guarded", "instance",
            "keep_widgets", "open_on", "through_the_router", "apply_config", "race_config",
            "run_config", "start", "sync_url", "step_controls", "step_field", "step_landscape",
            "step_pseudocode", "step_session",
            "RUN_CAP_S", "grid_panel", "start_sweep", "stop_sweep",
-           "sweep_solver_panel", "sweep_state", "sweep_view", "inspect_toggle"]
+           "sweep_solver_panel", "sweep_state", "sweep_view",
+           "draw_lockstep", "ensure_lockstep", "extras_of", "lockstep_panel",
+           "lockstep_start", "schedule_explorer",
+           "kernel_approx_panel", "kernel_approx_view", "inspect_toggle"]

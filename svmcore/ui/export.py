@@ -12,7 +12,10 @@ from .urls import link_query
 
 
 def _files(state: LiveState) -> tuple[list, str]:
-    """((label, text, file name, mime) × 3, the reproduction script) of a run or a race."""
+    """((label, contents, file name, mime) × 3, the reproduction script) of a run or a race.
+
+    The traces are callables: Streamlit builds a file when its button is clicked (deferred
+    generation), not on every press of +1 or Play that redraws this panel."""
     cfg = state.cfg
     if state.is_race:
         race = state.race
@@ -22,16 +25,17 @@ def _files(state: LiveState) -> tuple[list, str]:
         code = export.reproduce_race_snippet(cfg, [r.t for r in race.runs],
                                              [r.status for r in race.runs],
                                              per_decade=race.per_decade)
-        return [("race.csv", export.race_csv(race), "svmcore-race.csv", "text/csv"),
-                ("race.json", export.race_json(race, config), "svmcore-race.json",
+        return [("race.csv", lambda: export.race_csv(race), "svmcore-race.csv", "text/csv"),
+                ("race.json", lambda: export.race_json(race, config), "svmcore-race.json",
                  "application/json"),
                 ("reproduce_race.py", code, "svmcore-race.py", "text/x-python")], code
     run = state.run
     done = run.status if run.done and run.status != "time cap" else None
     code = export.reproduce_snippet(cfg, run.t, n_before_edit=state.data.n_before_edit,
                                     finished=done, per_decade=run.per_decade)
-    return [("trace.csv", export.trace_csv(run), "svmcore-trace.csv", "text/csv"),
-            ("trace.json", export.trace_json(run, cfg), "svmcore-trace.json", "application/json"),
+    return [("trace.csv", lambda: export.trace_csv(run), "svmcore-trace.csv", "text/csv"),
+            ("trace.json", lambda: export.trace_json(run, cfg), "svmcore-trace.json",
+             "application/json"),
             ("reproduce.py", code, "svmcore-reproduce.py", "text/x-python")], code
 
 

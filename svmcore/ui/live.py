@@ -123,8 +123,8 @@ def _share(inst) -> None:
     pace is a factor and the timeline stops at the run's t: the sessions on one link then
     compute each frame once. "max" pace, races and runs moved elsewhere by hand play alone."""
     state = inst.live
-    if state is None or state.is_race or inst.tick_error:
-        return
+    if state is None or state.is_race or inst.tick_error or state.view is None:
+        return                     # view None: a run without the 2-D field (the regression page)
     factor = live.PACES.get(inst.get("pace", live.DEFAULT_PACE))
     if factor is None:
         return

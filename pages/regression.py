@@ -1,0 +1,45 @@
+"""Regression: support vector regression trained live — the fitted function, its ε-tube and
+the points outside it (the support vectors), with the objective and the test RMSE.
+
+A composition of the kit (instance ``"rg"``): :mod:`svmcore.ui.regression` builds the data, the
+solver picker (only solvers whose ``tasks`` include "regression") and the run; the kit's live
+loop (:func:`svmcore.ui.live_panel`) plays it.
+"""
+from __future__ import annotations
+
+import streamlit as st
+
+from svmcore import ui
+
+
+def main() -> None:
+    rg = ui.instance("rg")
+    ui.regression_start(rg)
+    with st.sidebar:
+        data = ui.regression_data_panel(rg)
+        solver, params = ui.regression_solver_panel(rg)
+
+    st.title("Regression")
+    st.caption("Support vector regression: minimise ½‖w‖² + C Σ max(0, |y − f(x)| − ε). "
+               "Residuals inside the ε-tube cost nothing; the points on or outside it "
+               "(red) are the support vectors.")
+    if not solver:
+        return
+    cfg = ui.RegressionConfig(data["dataset"], data["n"], data["noise"], data["seed"],
+                              solver, tuple(sorted(params.items())))
+    state = ui.ensure_regression(rg, cfg)
+    for problem in rg.url_problems:
+        st.warning(f"Link: {problem}; the page's default is used.")
+    if rg.notice:
+        st.info(rg.notice)
+        rg.notice = None
+    if rg.error:
+        st.error(f"Cannot build this run: {rg.error}")
+        return
+    st.caption(state.data.description)
+    with st.expander("What is minimised, and one iteration"):
+        ui.solver_info(solver)
+    ui.live_panel(rg, ui.draw_regression, allow_edit=False)
+
+
+ui.guarded(main)

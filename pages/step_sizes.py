@@ -1,0 +1,50 @@
+"""Step sizes: what η_t does — every schedule on one plot, then one solver on one data set run
+with 2–4 schedules in lockstep (a race of :mod:`svmcore.race`: the same seed gives the same
+curves as on the Race page), the last iterate beside the averaged one, and what theory predicts
+against the slopes the curves show.
+
+A composition of the kit (:mod:`svmcore.ui`, instance ``"steps"``); the numbers come from
+:mod:`svmcore.step_sizes`.
+"""
+from __future__ import annotations
+
+import streamlit as st
+
+from svmcore import ui
+
+
+def main() -> None:
+    inst = ui.instance("steps")
+    ui.lockstep_start(inst)
+    with st.sidebar:
+        st.header("Data")
+        data = ui.data_panel(inst)
+        st.header("Solver and schedules")
+        solver, params, schedules, eta0 = ui.lockstep_panel(inst)
+
+    st.title("Step sizes")
+    st.caption("What the step size η_t does to a stochastic solver: the rules side by side, then "
+               "one solver on one data set with several rules at once.")
+    state = ui.ensure_lockstep(inst, data, solver, params, schedules, eta0)
+    ui.page_messages(inst, state.cfg if state else None, data, "race")
+
+    st.subheader("η_t of every schedule")
+    st.caption("The same compiled step_size(code, params, t) the solvers call. Log–log axes: "
+               "1/(λt) falls with slope −1, the 1/√t rules with slope −½, a constant is flat.")
+    ui.schedule_explorer(inst, state)
+
+    st.subheader("One solver, several schedules, in lockstep")
+    st.caption("Every schedule is an entrant of a race (the Race page's engine): the same data, "
+               "the same seed — so the same sample order — and equal iterations per tick. The "
+               "differences come from η_t alone.")
+    st.info("A schedule switched in the middle of a run (marked on every curve) comes with the "
+            "engine's mid-run changes; it is not on this page yet.", icon=":material/schedule:")
+    if state is None:
+        return
+    for note in state.data.notes + state.data.warnings:
+        st.caption(note)
+    ui.live_panel(inst, ui.draw_lockstep, allow_edit=False,
+                  speed_label="speed: t grows per tick")
+
+
+ui.guarded(main)

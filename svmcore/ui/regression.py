@@ -1,0 +1,233 @@
+"""The regression page's parts: data and solver panels, the live run, the frame.
+
+A regression run is a :class:`~svmcore.run.TrainingRun` of a solver whose ``tasks`` include
+"regression" (loss="epsilon_insensitive") on a set of :mod:`svmcore.data.toy_regression`. It
+lives in the instance's :class:`~svmcore.ui.state.LiveState` with ``view=None`` (no 2-D
+classification view), so the kit's controls and live loop (:func:`svmcore.ui.live.live_panel`)
+drive it unchanged; :func:`draw_regression` draws the fitted function, the ε-tube, the support
+vectors and the curves of objective and test RMSE.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import streamlit as st
+
+from .. import live
+from ..data.toy import TOY_GENERATORS
+from ..data.toy_regression import (REG_DEFAULTS, REG_GENERATORS, REGRESSION_SETS,
+                                   regression_problem, svr_reference)
+from ..run import TrainingRun
+from ..solvers import REGISTRY
+from ..viz.regression import fit_figure, regression_curves, regression_view
+from .state import Instance, LiveState, describe
+
+#: the classification toys, offered so that the page can say why they do not fit
+CLASSIFICATION_SETS = tuple(f"{name} (classification)" for name in TOY_GENERATORS)
+C_GRID = (0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0, 300.0, 1000.0)
+GAMMA_GRID = (0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0, 30.0)
+
+
+def regression_solvers() -> tuple[list[str], list[str]]:
+    """(registered solvers whose ``tasks`` include "regression", the others)."""
+    able = [name for name, cls in REGISTRY.items() if "regression" in cls.tasks]
+    return able, [name for name in REGISTRY if name not in able]
+
+
+@dataclass(frozen=True)
+class RegressionConfig:
+    """A regression run, complete: the same configuration gives the same run."""
+
+    dataset: str = "sinc"
+    n: int = 200
+    noise: float | None = None
+    seed: int = 0
+    solver: str = "asset"
+    params: tuple = ()
+
+    @property
+    def param_dict(self) -> dict:
+        return dict(self.params)
+
+    def to_query(self) -> dict[str, str]:
+        q = {"ds": self.dataset, "seed": str(self.seed), "solver": self.solver}
+        if self.dataset in REG_GENERATORS:
+            q.update(n=str(self.n), noise=repr(self.noise))
+        q.update({f"p.{k}": str(v) for k, v in self.params})
+        return q
+
+
+FEATURE_GRID = (16, 32, 64, 128, 256, 512)
+# query key -> (widget name, type, the values the widget accepts)
+_URL_PARAMS = {"p.C": ("C", float, C_GRID.__contains__),
+               "p.gamma": ("gamma", float, GAMMA_GRID.__contains__),
+               "p.epsilon": ("epsilon", float, lambda v: 0.0 <= v <= 1.0),
+               "p.variant": ("variant", str, ("asset", "star").__contains__),
+               "p.n_components": ("n_components", int, FEATURE_GRID.__contains__),
+               "p.epochs": ("epochs", int, lambda v: 1 <= v <= 100),
+               "n": ("n", int, lambda v: 20 <= v <= 2000 and v % 10 == 0),
+               "noise": ("noise", float, lambda v: 0.0 <= v <= 1.0),
+               "seed": ("seed", int, lambda v: 0 <= v <= 10**6)}
+
+
+def start_from_url(inst: Instance) -> None:
+    """On the instance's first run, set the widgets from the link's query (what
+    :meth:`RegressionConfig.to_query` writes); values that do not parse or fit are skipped and
+    listed in ``inst.url_problems``."""
+    if inst.started:
+        return
+    inst.started = True
+    q = st.query_params
+    problems = []
+    ds = q.get("ds")
+    if ds is not None:
+        names = list(REG_GENERATORS) + list(REGRESSION_SETS)
+        if ds in names:
+            inst.set("dataset", ds)
+        else:
+            problems.append(f"ds={ds!r} is not a regression set")
+    if q.get("solver") in regression_solvers()[0]:
+        inst.set("solver", q.get("solver"))
+    for name, (key, kind, ok) in _URL_PARAMS.items():
+        if name not in q:
+            continue
+        if q[name] == "None":
+            continue
+        try:
+            value = kind(q[name])
+            if not ok(value):
+                raise ValueError
+        except (TypeError, ValueError):
+            problems.append(f"{name}={q[name]!r} is not a value this page offers")
+            continue
+        inst.set(f"noise_{inst.get('dataset', 'sinc')}" if key == "noise" else key, value)
+    inst.url_problems = problems
+
+
+def data_panel(inst: Instance) -> dict:
+    """The data widgets (sidebar): a regression toy (n, noise, seed), a real set, or a
+    classification toy (refused by the run with a message)."""
+    st.header("Data")
+    names = list(REG_GENERATORS) + list(REGRESSION_SETS) + list(CLASSIFICATION_SETS)
+    inst.setdefault("dataset", "sinc")
+    name = st.selectbox("regression set", names, key=inst.key("dataset"),
+                        help="1-D toys (x on [−3, 3]), scikit-learn's diabetes data (X and y "
+                             "standardised), and the classification toys — which the "
+                             "regression view refuses, saying why.")
+    out = {"dataset": name.removesuffix(" (classification)"), "n": 200, "noise": None}
+    if name in REG_GENERATORS:
+        inst.setdefault("n", 200)
+        inst.setdefault(f"noise_{name}", REG_DEFAULTS[name])      # one per generator
+        out["n"] = int(st.slider("n points", 20, 2000, step=10, key=inst.key("n")))
+        out["noise"] = float(st.slider("noise (sd)", 0.0, 1.0, step=0.01,
+                                       key=inst.key(f"noise_{name}")))
+    inst.setdefault("seed", 0)
+    out["seed"] = int(st.number_input("seed", 0, 10**6, step=1, key=inst.key("seed")))
+    return out
+
+
+def solver_panel(inst: Instance) -> tuple[str, dict]:
+    """The solver picker (only solvers that fit the ε-insensitive loss) and its parameters."""
+    st.header("Solver")
+    able, other = regression_solvers()
+    if not able:
+        st.error("No registered solver supports regression (loss='epsilon_insensitive').")
+        return "", {}
+    inst.setdefault("solver", able[0])
+    solver = st.selectbox("solver (loss = ε-insensitive)", able, key=inst.key("solver"),
+                          format_func=lambda s: f"{s} — {REGISTRY[s].title or s}")
+    st.caption(f"Supports loss='epsilon_insensitive': **{', '.join(able)}**. Classification "
+               f"only: {', '.join(other)}.")
+    for k, v in (("variant", "asset"), ("C", 1.0), ("gamma", 1.0), ("epsilon", 0.1),
+                 ("n_components", 128), ("epochs", 20)):
+        inst.setdefault(k, v)
+    p = {"loss": "epsilon_insensitive"}
+    spec = REGISTRY[solver].params
+    if "variant" in spec:
+        p["variant"] = st.radio("variant", spec["variant"].choices, key=inst.key("variant"),
+                                horizontal=True, help=spec["variant"].help)
+    p["C"] = float(st.select_slider("C", C_GRID, key=inst.key("C"), help=spec["C"].help))
+    p["gamma"] = float(st.select_slider("γ (rbf)", GAMMA_GRID, key=inst.key("gamma"),
+                                        help="Kernel width: k(x, z) = exp(−γ‖x − z‖²)."))
+    p["epsilon"] = float(st.slider("ε (tube half-width)", 0.0, 1.0, step=0.01,
+                                   key=inst.key("epsilon"),
+                                   help="Residuals smaller than ε cost nothing."))
+    if "n_components" in spec:
+        p["n_components"] = int(st.select_slider("features s", FEATURE_GRID,
+                                                 key=inst.key("n_components"),
+                                                 help=spec["n_components"].help))
+    if "epochs" in spec:
+        p["epochs"] = int(st.slider("epochs", 1, 100, key=inst.key("epochs")))
+    p["kernel"] = "rbf"
+    return solver, {k: v for k, v in p.items() if k in spec}
+
+
+def ensure_regression(inst: Instance, cfg: RegressionConfig) -> LiveState | None:
+    """Build (or keep) the run of ``cfg``; a changed configuration starts again at t = 0.
+    Errors (a classification set, bad parameters) go to ``inst.error``, never raised."""
+    key = (cfg,)
+    if inst.live is not None and inst.live.key == key and not inst.reset:
+        return inst.live
+    if inst.live is not None and inst.live.run.t > 0 and not inst.reset:
+        inst.notice = "The settings changed: this is a new run from t = 0."
+    inst.reset = inst.playing = False
+    inst.tick_error = inst.live = None
+    try:
+        dkey = (cfg.dataset, cfg.n, cfg.noise, cfg.seed)
+        if inst.datacache is None or inst.datacache[0] != dkey:
+            inst.datacache = (dkey, regression_problem(cfg.dataset, n=cfg.n, noise=cfg.noise,
+                                                       seed=cfg.seed), {})
+        data, refs = inst.datacache[1], inst.datacache[2]
+        p = cfg.param_dict
+        rkey = (p.get("C"), p.get("gamma"), p.get("epsilon"))
+        if rkey not in refs:
+            refs[rkey] = svr_reference(data, *rkey)
+        run = TrainingRun(cfg.solver, data.X_train, data.y_train, data.X_test, data.y_test,
+                          seed=cfg.seed, per_decade=live.LIVE_PER_DECADE,
+                          max_seconds=live.MAX_RUN_S, **p)
+    except Exception as exc:  # noqa: BLE001 - shown by the page, the session goes on
+        inst.error = describe(exc)
+        return None
+    inst.error = None
+    inst.live = LiveState(key, cfg, data, None, run, [{"run": run, "cache": {}}])
+    inst.live.refs = refs[rkey]
+    return inst.live
+
+
+def draw_regression(inst: Instance, state: LiveState) -> None:
+    """Tiles, the fitted function with its ε-tube and support vectors, and the curves of the
+    objective and the test RMSE (inside the live fragment)."""
+    run, data = state.run, state.data
+    eps = float(state.cfg.param_dict.get("epsilon", 0.1))
+    v = regression_view(run.solver, data.X_train, data.y_train, eps,
+                        n_grid=150 if inst.playing else 400)
+    test = float(np.sqrt(np.mean((run.solver.decision_function(data.X_test) - data.y_test)
+                                 ** 2)))
+    train = float(np.sqrt(np.mean((v.f_train - v.y_train) ** 2)))
+    refs = getattr(state, "refs", {})
+    cols = st.columns(5)
+    cols[0].metric("iteration t", f"{run.t:,}")
+    cols[1].metric("train RMSE", f"{train:.4f}")
+    cols[2].metric("test RMSE", f"{test:.4f}",
+                   help="Root mean squared error on the held-out 30 % of the data.")
+    cols[3].metric("SVR test RMSE", f"{refs.get('svr', float('nan')):.4f}",
+                   help="scikit-learn's SVR (exact kernel) at the same C, γ, ε.")
+    cols[4].metric("outside the tube", f"{int(v.outside.sum())} / {v.outside.size}",
+                   help="Points with |y − f(x)| ≥ ε: they carry the loss (SVR's support "
+                        "vectors).")
+    line = run.solver.state_line(run.solver.snapshot()) if run.t > 0 else ""
+    if line:
+        st.caption(f"**{run.solver.title or run.solver.name}** — {line}")
+    if run.done and run.message:
+        st.caption(run.message)
+    left, right = st.columns([3, 2])
+    title = ("fitted f(x) and the ε-tube" if v.grid is not None
+             else f"{data.X_train.shape[1]} features: prediction against target")
+    left.plotly_chart(fit_figure(v, title=title), key=inst.key("fit", keep=False),
+                      config={"displayModeBar": False})
+    cols_t = run.trace_columns()
+    right.plotly_chart(regression_curves(cols_t.get("iteration", []), cols_t.get("objective", []),
+                                         cols_t.get("test_error", []), refs.get("svr"),
+                                         refs.get("constant"), height=420),
+                       key=inst.key("curves", keep=False), config={"displayModeBar": False})

@@ -1,0 +1,193 @@
+"""The Step sizes page's parts: the schedule explorer, the lockstep panel (one solver, 2–4
+schedules, run as a race by :mod:`svmcore.race`), the live curves, averaging side by side and
+the commentary. The numbers come from :mod:`svmcore.step_sizes`, the figures from
+:mod:`svmcore.viz.step_sizes`."""
+from __future__ import annotations
+
+import streamlit as st
+
+from ..config import RunConfig
+from ..schedules import SCHEDULE_CODES, SCHEDULE_TEXT
+from ..solvers import get_solver
+from ..step_sizes import (SCHEDULE_SOLVERS, USES_ETA0, Extras, asset_ratio,
+                          averaging_summary, commentary, lockstep_config, schedule_curves,
+                          slope_fits)
+from ..viz.step_sizes import averaging_frame, lockstep_frame, schedules_figure
+from .canvas import canvas_view
+from .data import apply_data_config
+from .live import ensure_live
+from .panels import clock_caption, curve_axis_controls, status_lines
+from .params import apply_solver_config, param_widget, param_key
+from .state import Instance, LiveState, describe, ss
+
+#: what the page starts with: a bias (else P − P* levels off above 0: b = 0 is a constraint),
+#: long enough for a decade of fitted slope before the averaging of the final half of the run
+#: (600 Gaussian points, 450 for training: 22,500 iterations)
+DEFAULT_DATA = RunConfig(dataset="gaussians", n=600)
+DEFAULT_PARAMS = {"epochs": 50.0, "fit_intercept": True, "averaging": 0.5}
+DEFAULT_SCHEDULES = ["pegasos", "sqrt"]
+T_CHOICES = [10**3, 10**4, 10**5, 10**6, 10**7]
+
+
+def lockstep_start(inst: Instance) -> None:
+    """Once per session: the page's default data and solver parameters in the widgets."""
+    if inst.started:
+        return
+    inst.started = True
+    apply_data_config(inst, DEFAULT_DATA)
+    apply_solver_config(inst, "pegasos", DEFAULT_PARAMS)
+
+
+# ------------------------------------------------------------------------------ (a) explorer
+
+
+def _estimate_ratio(inst: Instance, state: LiveState | None) -> None:
+    """Callback: D_X / D_G as ASSET estimates it on the page's training data, with the
+    lockstep's C and kernel."""
+    if state is None:
+        return
+    p = state.driver.runs[0].solver.p
+    kernel = {k: p[k] for k in ("kernel", "gamma", "degree", "coef0") if k in p}
+    try:
+        dx, dg = asset_ratio(state.data.X_train, state.data.y_train, C=p["C"],
+                             seed=int(state.cfg.seed), **kernel)
+        inst.set("x_ratio", float(f"{dx / dg:.4g}"))
+        inst.notice = (f"ASSET on these data (C = {p['C']:g}, {kernel.get('kernel', 'its')} "
+                       f"kernel): D_X = {dx:.4g}, D_G = {dg:.4g}.")
+    except Exception as exc:  # noqa: BLE001 - shown, the page goes on
+        inst.notice = f"No estimate of D_X/D_G: {describe(exc)}"
+
+
+def schedule_explorer(inst: Instance, state: LiveState | None = None) -> None:
+    """η_t of every registered schedule and ASSET's rule on one log–log plot, formulas in the
+    legend; η0, λ, C, D_X/D_G and the horizon T editable (a bad value: one message)."""
+    for name, v in (("x_eta0", 1.0), ("x_lam", 1e-3), ("x_C", 1.0), ("x_ratio", 1.0),
+                    ("x_T", 10**5)):
+        inst.setdefault(name, v)
+    c = st.columns([1, 1, 1, 1.2, 1.6], vertical_alignment="bottom")
+    eta0 = c[0].number_input("η0", key=inst.key("x_eta0"), format="%g", min_value=0.0,
+                             help="of sqrt, constant and invscaling")
+    lam = c[1].number_input("λ", key=inst.key("x_lam"), format="%g", min_value=0.0,
+                            help="of pegasos and invscaling; the solvers use λ = 1/(C n)")
+    C = c[2].number_input("C", key=inst.key("x_C"), format="%g", min_value=0.0,
+                          help="of kecman: η_t = C√(2/t)")
+    ratio = c[3].number_input("D_X / D_G", key=inst.key("x_ratio"), format="%g", min_value=0.0,
+                              help="ASSET's η0: the radius of the feasible set over the "
+                                   "estimated sub-gradient size")
+    T = c[4].select_slider("horizon T", T_CHOICES, key=inst.key("x_T"),
+                           format_func=lambda v: f"{v:,}")
+    try:
+        curves = schedule_curves(eta0, lam, C, ratio, int(T))
+    except ValueError as exc:
+        st.error(f"Cannot draw the schedules: {exc}")
+        return
+    st.plotly_chart(schedules_figure(curves), key=inst.key("eta_plot", keep=False),
+                    config={"displayModeBar": False})
+    if state is not None:
+        s = state.driver.runs[0].solver
+        st.caption(f"The lockstep below runs with C = {s.p['C']:g} on n = {s.n:,} training "
+                   f"points: λ = 1/(C n) = {s.lam:.4g}.")
+    st.button("D_X / D_G from the data (as ASSET estimates it)", key=inst.key("x_est", False),
+              on_click=_estimate_ratio, args=(inst, state),
+              disabled=state is None)
+
+
+# ------------------------------------------------------------------------------ (b) setup
+
+
+def lockstep_panel(inst: Instance) -> tuple[str, dict, list, float]:
+    """Sidebar: the solver (those with a ``schedule`` parameter) and its parameters except the
+    schedule, the 2–4 schedules to run in lockstep and their η0. Returns
+    ``(solver, params, schedules, eta0)``."""
+    if inst.get("solver") not in SCHEDULE_SOLVERS:
+        inst.set("solver", "pegasos")
+    solver = st.selectbox("solver", list(SCHEDULE_SOLVERS), key=inst.key("solver"),
+                          format_func=lambda s: get_solver(s).title or s,
+                          help="The solvers whose step sizes follow a schedule.")
+    cls = get_solver(solver)
+    values: dict = {}
+
+    def draw(names):
+        for k in names:
+            spec = cls.params[k]
+            if spec.applies({**{n: s.default for n, s in cls.params.items()}, **values}):
+                choices = [c for c in spec.choices if c in cls.kernels] if k == "kernel" \
+                    else None
+                values[k] = param_widget(k, spec, param_key(inst, "", solver, k), choices, inst)
+
+    names = [k for k in cls.params if k not in ("schedule", "eta0")]
+    draw([k for k in names if not cls.params[k].advanced])
+    with st.expander("More options"):
+        draw([k for k in names if cls.params[k].advanced])
+    inst.setdefault("schedules", list(DEFAULT_SCHEDULES))
+    schedules = st.multiselect("schedules (2–4)", list(SCHEDULE_CODES), key=inst.key("schedules"),
+                               max_selections=4, format_func=lambda s: f"{s}: {SCHEDULE_TEXT[s]}",
+                               help="Each one is an entrant of a race on the same data with "
+                                    "the same seed, advanced by equal iterations.")
+    inst.setdefault("eta0", 0.1)
+    eta0 = st.number_input("η0 (sqrt, constant, invscaling)", key=inst.key("eta0"), format="%g",
+                           min_value=0.0, disabled=not set(schedules) & set(USES_ETA0))
+    return solver, values, schedules, float(eta0)
+
+
+def ensure_lockstep(inst: Instance, data: dict, solver: str, params: dict, schedules: list,
+                    eta0: float) -> LiveState | None:
+    """The lockstep of the widgets as a race (built by :func:`svmcore.ui.live.ensure_live`,
+    exactly as the Race page builds one) with its :class:`~svmcore.step_sizes.Extras`; a bad
+    choice is shown as one message and gives None."""
+    try:
+        cfg = lockstep_config(_data_cfg(data), solver, params, schedules, eta0)
+    except ValueError as exc:
+        st.error(str(exc))
+        return None
+    state = ensure_live(inst, cfg, data["upload"], data["digest"])
+    if inst.error:
+        st.error(f"Cannot build this lockstep: {inst.error}")
+    if state is not None and getattr(extras_of(inst), "race", None) is not state.driver:
+        ss[inst.key("extras", keep=False)] = Extras(state.driver)
+    return state
+
+
+def _data_cfg(data: dict) -> RunConfig:
+    return RunConfig(**data["cfg"])
+
+
+def extras_of(inst: Instance) -> Extras | None:
+    return ss.get(inst.key("extras", keep=False))
+
+
+# ------------------------------------------------------------------------------ live frame
+
+
+def draw_lockstep(inst: Instance, state: LiveState) -> None:
+    """Inside the live fragment: the clock, the curves (b), averaging off/on (c) and the
+    commentary (d), all from the same race."""
+    race = state.race
+    extras = extras_of(inst)
+    if extras is None or extras.race is not race:
+        return
+    status_lines(inst, race)
+    clock_caption(race)
+    c1, c2, _ = st.columns([3, 1, 3], vertical_alignment="bottom")
+    x_axis, log_x = curve_axis_controls(inst, c1, c2, "solver time")
+    fits = slope_fits(race, extras)
+    canvas_view(inst.key("curves", keep=False),
+                lockstep_frame(race, extras, x_axis, log_x, fits=fits))
+    if any(fits):
+        st.caption("Black dashed: the straight lines fitted to log(P − P*) over the last decade "
+                   "of t (their slopes are in the commentary below).")
+    ref = race.reference_value
+    if ref is not None:
+        st.caption("Reference: " + ref.describe())
+    elif race.reference_error:
+        st.caption(f"No reference optimum: {race.reference_error}")
+    st.subheader("Averaging off / on: the last iterate beside the averaged one")
+    st.caption("The same runs: the left panel evaluates each run's last iterate, the right one "
+               "the model it reports — the average of its iterates once the solver's averaging "
+               "window has started (the averaging parameter), the last iterate before.")
+    canvas_view(inst.key("averaging", keep=False), averaging_frame(race, extras, x_axis, log_x))
+    for line in averaging_summary(race, extras):
+        st.caption(line)
+    st.subheader("What theory predicts, and what the curves show")
+    for line in commentary(race, extras):
+        st.markdown(line)
