@@ -325,11 +325,11 @@ class ASSETSolver(Solver):
                              "D_X/(D_G√j) with bias and averaging; star: ASSET*, no bias, "
                              "η_j = 1/(λj), last iterate.", choices=("asset", "star"),
                              advanced=True),
-        "dx": ParamSpec("auto", "choice", "D_X — which distance sets the step η_j = "
-                        "D_X/(D_G√j): bound = the radius of the feasible set (the paper); "
-                        "travelled = the largest distance of the iterates from (0, 0) so far, "
-                        "at most that radius (ASSET*: η_j = min(1/(λj), r̄_j/(D_G√j))); auto = "
-                        "travelled for regression, bound for classification.",
+        "dx": ParamSpec("auto", "choice", "D_X — which distance sets the step size η_j = "
+                        "D_X/(D_G√j). Options: bound = the radius of the feasible set (the "
+                        "paper); travelled = the largest distance of the iterates from (0, 0) "
+                        "so far, at most that radius (ASSET*: η_j = min(1/(λj), r̄_j/(D_G√j))); "
+                        "auto = travelled for regression, bound for classification.",
                         choices=("auto", "bound", "travelled"), advanced=True),
         "loss": ParamSpec("hinge", "choice", "ℓ — the loss: hinge (classification, labels ±1) "
                           "or epsilon_insensitive (regression, real targets).",
