@@ -252,8 +252,8 @@ def solver_panel(inst: Instance, sub: str = "", solvers: list[str] | None = None
     rest = [k for k, s in specs.items() if s.advanced]
     if rest:
         with st.expander(ADVANCED_LABEL):
-            st.caption("Solver internals: how the algorithm runs, not what it learns. The "
-                       "defaults follow the paper.")
+            st.caption("Solver internals: how the algorithm runs, not what it learns; the "
+                       "defaults are the paper's where it gives one.")
             draw(rest)
     return name, values
 
