@@ -47,6 +47,7 @@ def main() -> None:
             st.caption(note)
         if not state.view.plane.exact and not present:
             st.caption(state.view.plane.describe())
+        ui.inspect_toggle(pg)
         ui.live_panel(pg, ui.draw_run, footer=ui.export_panel)
 
 

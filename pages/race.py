@@ -65,6 +65,7 @@ def main() -> None:
         return
     for note in state.data.notes + state.data.warnings:
         st.caption(note)
+    ui.inspect_toggle(race)
     ui.live_panel(race, ui.draw_race, footer=ui.export_panel, allow_edit=False,
                   speed_label="speed: the race clock grows per tick", speed_help=SPEED_HELP)
 

@@ -132,13 +132,14 @@ PRESETS: tuple[Preset, ...] = (
 
 RACES: tuple[Preset, ...] = (
     _race("pegasos-vs-smo", "Pegasos vs SMO: one problem, two philosophies", """
-       Both minimise the same L1-SVM (C = 1, RBF kernel γ = 2) on the same moons, so their
+       Both minimise the same L1-SVM (C = 1, RBF kernel γ = 2, a bias b) on the same moons, so their
        primal objectives are the same function and the curve P − P* (P* from SMO run to a tight
        tolerance once) compares them directly. Each tick gives both the same solver time. SMO
        works on the dual two coordinates at a time and stops with a certificate; Pegasos takes
        stochastic sub-gradient steps on the primal, fast at first, then slowly like 1/(λt).
        Switch the budget to kernel evaluations: SMO's cache makes its later iterations free.""",
-          [("pegasos", {"C": 1.0, "kernel": "rbf", "gamma": 2.0, "epochs": 20.0}),
+          [("pegasos", {"C": 1.0, "kernel": "rbf", "gamma": 2.0, "epochs": 20.0,
+                        "fit_intercept": True}),
            ("smo", {"C": 1.0, "kernel": "rbf", "gamma": 2.0})],
           budget="time", dataset="moons", n=400, noise=0.2),
     _race("pegasos-two-steps", "Pegasos twice: only the step size differs", """
@@ -147,11 +148,11 @@ RACES: tuple[Preset, ...] = (
        size. A uses the Pegasos schedule η_t = 1/(λt); B a constant step η = 0.5. Under equal
        iterations B is ahead for the first hundred steps, then stalls at a noise floor near
        P − P* ≈ 10⁻²: a constant step keeps kicking w around the optimum, while 1/(λt) anneals
-       the noise away and A ends ten times closer. (Both keep b = 0, Pegasos' default, so even
-       A levels off a little above the P* of SMO, which learns a bias.)""",
-          [("pegasos", {"C": 1.0, "kernel": "linear", "epochs": 50.0}),
+       the noise away and A ends ten times closer. (Both keep b = 0 here, so even A levels off a
+       little above the P* of SMO, which learns a bias.)""",
+          [("pegasos", {"C": 1.0, "kernel": "linear", "epochs": 50.0, "fit_intercept": False}),
            ("pegasos", {"C": 1.0, "kernel": "linear", "epochs": 50.0, "schedule": "constant",
-                        "eta0": 0.5})],
+                        "eta0": 0.5, "fit_intercept": False})],
           budget="iterations", dataset="gaussians", n=400, noise=0.6),
     _race("norma-vs-olsvm", "NORMA vs OL SVM: the cost of the violator computation", """
        Both visit one point per iteration and ask: is it a margin violator? NORMA computes

@@ -185,6 +185,9 @@ class TrainingRun:
         self.message = ""
         self.nonfinite = False
         self.last_snapshot = None
+        #: callables ``f(run)`` called after each trace checkpoint is recorded (the point
+        #: inspector, svmcore.inspect, records a pinned point there)
+        self.observers: list = []
         if solver.diverged or solver.halted:        # already at init (SFW's q overflowed)
             self.message = solver.message
         if trace is not None:
@@ -289,6 +292,8 @@ class TrainingRun:
         if self.t >= self._next_ckpt or self.done:
             if not self.trace or self.trace[-1].iteration != self.t or self.solver.diverged:
                 self._record()
+                for watch in self.observers:
+                    watch(self)
             self._next_ckpt = checkpoints_after(self.t, self.per_decade)
         self._apply_due()
         if (self.solver.diverged or self.solver.halted) and not self.message:

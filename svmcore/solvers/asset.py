@@ -206,8 +206,9 @@ class _CappedPegasos(StepRule):
         return np.minimum(super().values(t), self.cap0 / np.sqrt(t))
 
 
-_KERNEL_SPEC = ParamSpec("rbf", "choice", "Kernel k(x, z) approximated by the features "
-                         "(rff: rbf only).", choices=tuple(KERNEL_CODES))
+_KERNEL_SPEC = ParamSpec("rbf", "choice", "k(x, z) — the kernel the features stand in for, "
+                         "which decides the shape of the boundary (rff: rbf only).",
+                         choices=tuple(KERNEL_CODES))
 
 
 # --------------------------------------------------------------------------- pseudocode
@@ -303,51 +304,62 @@ class ASSETSolver(Solver):
         "degree": DEGREE_SPEC,
         "coef0": COEF0_SPEC,
         "epochs": EPOCHS_SPEC,
-        "averaging": ParamSpec(100, "averaging", "Iterate averaging from N̄ on (step-length "
-                               "weighted): an int N = the final N iterates (paper: 100), a float ρ "
-                               "= the final ρ fraction of the planned iterations, None = last "
-                               "iterate. Ignored by ASSET*."),
-        "fit_intercept": ParamSpec(True, "bool", "Learn the bias b (|b| ≤ B). Ignored by ASSET* "
-                                   "(no bias)."),
-        "approx": ParamSpec("nystroem", "choice", "Kernel approximation: Nyström on s random "
-                            "landmarks (ASSET_M) or random Fourier features (ASSET_F, rbf only).",
+        "averaging": ParamSpec(100, "averaging", "N̄ — report the mean of the iterates from N̄ "
+                               "on (step-length weighted), which smooths out the noise of "
+                               "stochastic steps: an int N = the final N iterates (paper: "
+                               "100), a float ρ = the final ρ fraction of the planned "
+                               "iterations, None = last iterate. Ignored by ASSET*."),
+        "fit_intercept": ParamSpec(True, "bool", "b — learn an offset, so the boundary need not "
+                                   "pass through the origin (|b| ≤ B). Ignored by ASSET* (no "
+                                   "bias)."),
+        "approx": ParamSpec("nystroem", "choice", "Φ — how the kernel is replaced by features: "
+                            "Nyström on s random landmarks (ASSET_M, eq. 6–7) or random Fourier "
+                            "features (ASSET_F, eq. 8, rbf only).",
                             choices=("nystroem", "rff")),
-        "n_components": ParamSpec(256, "int", "s: landmarks (Nyström, clipped to n; d ≤ s "
-                                  "features remain) or random features d (RFF).",
+        "n_components": ParamSpec(256, "int", "s — how many landmarks (Nyström) or random "
+                                  "features (d, RFF) stand in for the kernel: more is closer to "
+                                  "the exact kernel and slower (Nyström: clipped to n; d ≤ s "
+                                  "features remain).",
                                   low=1, high=1_000_000, ui=(2, 4096), log=True),
-        "variant": ParamSpec("asset", "choice", "asset: η_j = D_X/(D_G√j) with bias and "
-                             "averaging; star: ASSET*, no bias, η_j = 1/(λj), last iterate.",
-                             choices=("asset", "star")),
-        "dx": ParamSpec("auto", "choice", "D_X of the step η_j = D_X/(D_G√j): bound = the "
-                        "radius of the feasible set (the paper); travelled = the largest "
-                        "distance of the iterates from (0, 0) so far, at most that radius "
-                        "(ASSET*: η_j = min(1/(λj), r̄_j/(D_G√j))); auto = travelled for "
-                        "regression, bound for classification.",
-                        choices=("auto", "bound", "travelled")),
-        "loss": ParamSpec("hinge", "choice", "hinge (classification, labels ±1) or "
-                          "epsilon_insensitive (regression, real targets).",
-                          choices=tuple(LOSS_CODES)),
-        "epsilon": ParamSpec(0.1, "float", "ε of the ε-insensitive loss.", low=0.0,
-                             high=1e12, ui=(0.0, 1.0)),
-        "eig_threshold": ParamSpec(1e-10, "float", "ε_d: Nyström eigenvalues of K_SS below it "
-                                   "are dropped.", low=0.0, low_open=True, high=1e6,
-                                   ui=(1e-16, 1e-2), log=True),
-        "dg_samples": ParamSpec(1000, "int", "M: samples used to estimate D_G at the start.",
-                                low=1, high=10_000_000, ui=(10, 100_000), log=True),
-        "bias_bound": ParamSpec(0.0, "float", "B of |b| ≤ B; 0 = automatic (a bound that "
-                                "cannot cut off an optimal b).", low=0.0, high=1e300,
-                                ui=(0.0, 100.0)),
-        "sampling": ParamSpec("iid", "choice", "Examples drawn with replacement (iid, the "
-                              "paper) or from an epoch-wise random permutation.",
-                              choices=("iid", "permutation")),
-        "feature_dtype": ParamSpec("float64", "choice", "Precision of the feature rows "
-                                   "(float32: half the memory, SIMD cosines; iterates stay "
-                                   "float64).", choices=("float64", "float32")),
-        "cache_mb": ParamSpec(512.0, "float", "Keep every training row's features once "
-                              "computed when n·d fits in this many MB (0 = never).",
-                              low=0.0, high=1e7, ui=(0.0, 4096.0)),
-        "block_rows": ParamSpec(4096, "int", "Sampled rows whose features are generated per "
-                                "BLAS block.", low=1, high=1 << 22, ui=(64, 65536), log=True),
+        "variant": ParamSpec("asset", "choice", "η_j — which step rule runs: asset: η_j = "
+                             "D_X/(D_G√j) with bias and averaging; star: ASSET*, no bias, "
+                             "η_j = 1/(λj), last iterate.", choices=("asset", "star"),
+                             advanced=True),
+        "dx": ParamSpec("auto", "choice", "D_X — which distance sets the step size η_j = "
+                        "D_X/(D_G√j). Options: bound = the radius of the feasible set (the "
+                        "paper); travelled = the largest distance of the iterates from (0, 0) "
+                        "so far, at most that radius (ASSET*: η_j = min(1/(λj), r̄_j/(D_G√j))); "
+                        "auto = travelled for regression, bound for classification.",
+                        choices=("auto", "bound", "travelled"), advanced=True),
+        "loss": ParamSpec("hinge", "choice", "ℓ — the loss: hinge (classification, labels ±1) "
+                          "or epsilon_insensitive (regression, real targets).",
+                          choices=tuple(LOSS_CODES), advanced=True),
+        "epsilon": ParamSpec(0.1, "float", "ε — errors smaller than ε cost nothing in the "
+                             "ε-insensitive loss (regression only).", low=0.0, high=1e12,
+                             ui=(0.0, 1.0), advanced=True),
+        "eig_threshold": ParamSpec(1e-10, "float", "ε_d — Nyström eigenvalues of K_SS below it "
+                                   "are dropped, which keeps the features numerically stable.",
+                                   low=0.0, low_open=True, high=1e6, ui=(1e-16, 1e-2), log=True,
+                                   advanced=True),
+        "dg_samples": ParamSpec(1000, "int", "M — how many samples estimate the gradient "
+                                "bound D_G at the start (it sets the step size).", low=1,
+                                high=10_000_000, ui=(10, 100_000), log=True, advanced=True),
+        "bias_bound": ParamSpec(0.0, "float", "B — the largest offset allowed, |b| ≤ B; 0 = "
+                                "automatic (a bound that cannot cut off an optimal b).",
+                                low=0.0, high=1e300, ui=(0.0, 100.0), advanced=True),
+        "sampling": ParamSpec("iid", "choice", "i_j — how the example of a step is picked: with "
+                              "replacement (iid, the paper) or from an epoch-wise random "
+                              "permutation.", choices=("iid", "permutation"), advanced=True),
+        "feature_dtype": ParamSpec("float64", "choice", "dtype — the precision of the feature "
+                                   "rows (float32: half the memory, faster cosines; the iterates "
+                                   "stay float64).", choices=("float64", "float32"),
+                                   advanced=True),
+        "cache_mb": ParamSpec(512.0, "float", "cache (MB) — keep every training row's "
+                              "features once computed when n·d fits in this many MB (0 = never).",
+                              low=0.0, high=1e7, ui=(0.0, 4096.0), advanced=True),
+        "block_rows": ParamSpec(4096, "int", "block — how many sampled rows get their "
+                                "features in one BLAS call (speed only).", low=1, high=1 << 22,
+                                ui=(64, 65536), log=True, advanced=True),
     }
 
     listing_default = asset_listing()

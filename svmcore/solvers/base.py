@@ -159,27 +159,45 @@ def averaging_start(averaging, horizon: int) -> int:
 
 
 # Parameters most solvers share; a solver lists the ones it uses in its own ``params``.
-C_SPEC = ParamSpec(1.0, "float", "Regularisation C as in scikit-learn's SVC: larger C fits the "
-                   "training data harder. Pegasos-type solvers use λ = 1/(C·n). At most 1e12: "
-                   "beyond, ½‖w‖² vanishes next to C·Σ loss in float64.",
+C_SPEC = ParamSpec(1.0, "float",
+                   "C — how much a point on the wrong side of the margin costs: a larger C fits "
+                   "the training data harder (SVC's C; Pegasos eq. 1 uses λ = 1/(C·n)). At most "
+                   "1e12: beyond, ½‖w‖² vanishes next to C·Σ loss in float64.",
                    low=0.0, low_open=True, high=1e12, ui=(1e-3, 1e3), log=True)
-KERNEL_SPEC = ParamSpec("linear", "choice", "Kernel k(x, z).", choices=tuple(KERNEL_CODES))
-GAMMA_SPEC = ParamSpec(1.0, "float", "Kernel width γ: rbf exp(−γ‖x−z‖²), poly (γ⟨x,z⟩+c0)^d.",
+KERNEL_SPEC = ParamSpec("linear", "choice",
+                        "k(x, z) — how similar two points are, which decides the shape of the "
+                        "boundary: linear draws a straight line, rbf and poly curved ones.",
+                        choices=tuple(KERNEL_CODES))
+GAMMA_SPEC = ParamSpec(1.0, "float",
+                       "γ — how far one training point's influence reaches: a larger γ gives "
+                       "narrower bumps and a wigglier boundary (rbf exp(−γ‖x−z‖²), poly "
+                       "(γ⟨x,z⟩+c0)^d).",
                        low=0.0, low_open=True, ui=(1e-3, 1e3), log=True,
                        when=("kernel", ("rbf", "poly")))
-DEGREE_SPEC = ParamSpec(3, "int", "Degree of the polynomial kernel.", low=1, high=10, ui=(1, 6),
+DEGREE_SPEC = ParamSpec(3, "int",
+                        "d — the power of the polynomial kernel (γ⟨x,z⟩+c0)^d: a higher degree "
+                        "lets the boundary bend more.", low=1, high=10, ui=(1, 6),
                         when=("kernel", ("poly",)))
-COEF0_SPEC = ParamSpec(1.0, "float", "Constant c0 of the polynomial kernel.", low=-1e6, high=1e6,
+COEF0_SPEC = ParamSpec(1.0, "float",
+                       "c0 — the constant of the polynomial kernel (γ⟨x,z⟩+c0)^d: it weighs the "
+                       "low-degree terms against the high ones.", low=-1e6, high=1e6,
                        ui=(0.0, 5.0), when=("kernel", ("poly",)))
-EPOCHS_SPEC = ParamSpec(10.0, "float", "Planned passes over the data (iterations = epochs·n / "
-                        "batch size); sets the averaging window and the estimator's run length.",
+EPOCHS_SPEC = ParamSpec(10.0, "float",
+                        "T = epochs·n/k — how many passes over the data the run plans (T "
+                        "iterations for n points and batch size k); it also sets the averaging "
+                        "window and the estimator's run length.",
                         low=0.0, low_open=True, high=1e5, ui=(0.1, 100.0), log=True)
-AVERAGING_SPEC = ParamSpec(None, "averaging", "Iterate averaging: None = last iterate; a float "
-                           "ρ in (0, 1] = mean of the final ρ fraction of the planned iterations; "
-                           "an int N = mean of the final N iterations.")
-SCHEDULE_SPEC = ParamSpec("pegasos", "choice", "Step-size schedule η_t.",
-                          choices=tuple(SCHEDULE_CODES))
-ETA0_SPEC = ParamSpec(1.0, "float", "η0 of the sqrt, constant and invscaling schedules.",
+AVERAGING_SPEC = ParamSpec(None, "averaging",
+                           "w̄ — report the mean of the last iterates instead of the last one, "
+                           "which smooths out the noise of stochastic steps. None = last iterate; "
+                           "a float ρ in (0, 1] = mean of the final ρ fraction of the planned "
+                           "iterations; an int N = mean of the final N iterations.")
+SCHEDULE_SPEC = ParamSpec("pegasos", "choice",
+                          "η_t — the rule that sets the step size at iteration t (Pegasos "
+                          "Fig. 1: η_t = 1/(λt)).", choices=tuple(SCHEDULE_CODES))
+ETA0_SPEC = ParamSpec(1.0, "float",
+                      "η₀ — the first step size of the sqrt, constant and invscaling schedules: "
+                      "larger moves faster but noisier.",
                       low=0.0, low_open=True, high=1e12, ui=(1e-4, 1e2), log=True,
                       when=("schedule", ("sqrt", "constant", "invscaling")))
 SEED_FREE = ()

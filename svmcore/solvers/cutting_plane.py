@@ -289,24 +289,30 @@ class CuttingPlaneSolver(Solver):
         "gamma": GAMMA_SPEC,
         "degree": DEGREE_SPEC,
         "coef0": COEF0_SPEC,
-        "sampling": ParamSpec("linear", "choice", "Cut sampling: 'linear' (Algorithm 3: margins "
-                              "of all n points, r samples from the violators, exact stopping "
-                              "test) or 'constant' (Algorithm 2: r samples from all n).",
-                              choices=("linear", "constant")),
-        "sample_size": ParamSpec(400, "int", "r, the number of examples sampled per cut.",
+        "sampling": ParamSpec("linear", "choice", "Alg. 2 / 3 — how a cut's examples are sampled: "
+                              "'linear' (Algorithm 3: margins of all n points, r samples from the "
+                              "violators, exact stopping test) or 'constant' (Algorithm 2: r "
+                              "samples from all n).", choices=("linear", "constant"),
+                              advanced=True),
+        "sample_size": ParamSpec(400, "int", "r — how many examples one cut is built from: "
+                                 "more is closer to the exact cut and slower (Yu & Joachims).",
                                  low=1, high=10_000_000, ui=(10, 5000), log=True),
-        "epsilon": ParamSpec(1e-3, "float", "Stop when the (exact or sampled) cut is violated by "
-                             "at most ε, in mean-hinge units.", low=0.0, low_open=True, high=1.0,
+        "epsilon": ParamSpec(1e-3, "float", "ε — how exact the answer must be: stop when the "
+                             "(exact or sampled) cut is violated by at most ε, in mean-hinge "
+                             "units.", low=0.0, low_open=True, high=1.0,
                              ui=(1e-4, 1e-1), log=True),
-        "patience": ParamSpec(4, "int", "constant sampling: stop after this many consecutive "
-                              "sampled cuts that are not ε-violated (paper: 4).",
-                              low=1, high=1000, ui=(1, 20)),
-        "max_inactive": ParamSpec(20, "int", "Remove a cut after this many consecutive "
-                                  "iterations with α_t = 0 (paper: 20; 0 keeps all cuts).",
-                                  low=0, high=10**9, ui=(0, 100)),
-        "fit_intercept": ParamSpec(False, "bool", "Add a constant feature (regularised bias b)."),
-        "max_iter": ParamSpec(100_000, "int", "Stop after this many cutting-plane iterations.",
-                              low=1, high=10**9, ui=(10, 100_000), log=True),
+        "patience": ParamSpec(4, "int", "patience — constant sampling only: stop after this "
+                              "many consecutive sampled cuts that are not ε-violated (paper: 4).",
+                              low=1, high=1000, ui=(1, 20), advanced=True),
+        "max_inactive": ParamSpec(20, "int", "inactive — remove a cut after this many "
+                                  "consecutive iterations with α_t = 0 (paper: 20; 0 keeps all "
+                                  "cuts).", low=0, high=10**9, ui=(0, 100), advanced=True),
+        "fit_intercept": ParamSpec(False, "bool", "b — learn an offset, so the boundary need not "
+                                   "pass through the origin (a constant feature: b is "
+                                   "regularised like w). The app turns it on by default."),
+        "max_iter": ParamSpec(100_000, "int", "max_iter — stop after this many cutting-plane "
+                              "iterations even if the cut is still violated.",
+                              low=1, high=10**9, ui=(10, 100_000), log=True, advanced=True),
     }
     kernelized = True
     stochastic = False

@@ -356,8 +356,9 @@ FW_LISTING = Listing("Ouyang & Gray (2010), Algorithm 1 (SFW) with Algorithm 2 (
 
 
 def _epochs_spec(default):
-    return ParamSpec(default, "float", "Planned passes over the data: iterations = ⌈epochs·n⌉, "
-                     "one new sample per iteration (fractions allowed). The paper runs 1 or 2.",
+    return ParamSpec(default, "float", "epochs — how many passes over the data the run plans: "
+                     "⌈epochs·n⌉ iterations, one new sample each (fractions allowed). The paper "
+                     "runs 1 or 2.",
                      low=0.0, low_open=True, high=1e4, ui=(0.1, 20.0), log=True)
 
 
@@ -376,8 +377,9 @@ class SFWSolver(Solver):
                    r"g_p\leftarrow(1-\lambda)g_p-2\lambda A_{pp^*}")
     away: bool = False
     params = {
-        "C": ParamSpec(1.0, "float", "C of the L2-SVM (squared hinge): A = K∘yyᵀ + yyᵀ + I/(2C). "
-                       "Not the L1-SVM's C: the paper's Table 2 uses different values.",
+        "C": ParamSpec(1.0, "float", "C — how much a margin violation costs in the L2-SVM "
+                       "(squared hinge; Ouyang & Gray: A = K∘yyᵀ + yyᵀ + I/(2C)). Not the "
+                       "L1-SVM's C: the paper's Table 2 uses different values.",
                        low=1e-12, high=1e12, ui=(1e-3, 1e3), log=True),
         "kernel": KERNEL_SPEC,
         "gamma": GAMMA_SPEC,

@@ -142,7 +142,7 @@ from ..kernels import kernel_row, rows_args
 from ..objectives import error_rate, hinge_losses
 from ..schedules import SCHEDULE_CODES, step_size
 from .base import (AVERAGING_SPEC, C_SPEC, COEF0_SPEC, DEGREE_SPEC, ETA0_SPEC, GAMMA_SPEC,
-                   Line, Listing, ParamSpec, SampleStream, Snapshot, Solver, StepRecord,
+                   KERNEL_SPEC, Line, Listing, ParamSpec, SampleStream, Snapshot, Solver, StepRecord,
                    averaging_start, join_state, state_changes, state_part)
 
 # algorithm codes
@@ -320,30 +320,35 @@ def _online_chunk(alg, code, kp, Xd, Xdata, Xind, Xptr, Xsq, sparse, y, idx, n_s
 # --------------------------------------------------------------------------- solvers
 
 
-_KECMAN_SCHEDULE = ParamSpec("kecman", "choice", "Step-size schedule η_t; the paper's is "
-                             "kecman, η_t = C√(2/t). pegasos gives η_t = C/t (λ = 1/C).",
+_KECMAN_SCHEDULE = ParamSpec("kecman", "choice", "η_t — the rule that sets the step size "
+                             "at iteration t; the paper's is kecman, η_t = C√(2/t); pegasos "
+                             "gives η_t = C/t (λ = 1/C).",
                              choices=tuple(SCHEDULE_CODES))
-_EPOCHS = ParamSpec(1.0, "float", "Passes N over the data (iterations = N·n); the paper leaves N "
-                    "open, one pass is its Pegaz/NORMA comparison setting.",
+_EPOCHS = ParamSpec(1.0, "float", "N — how many passes over the data the run makes (N·n "
+                    "iterations); the paper leaves N open, one pass is its Pegaz/NORMA "
+                    "comparison setting.",
                     low=0.0, low_open=True, high=1e5, ui=(0.1, 100.0), log=True)
-_FIT_B = ParamSpec(False, "bool", "Learn a bias b by eq. 6: b += η y_i on every violation "
-                   "(off in the paper: Gaussian kernels need none).")
-_RESHUFFLE = ParamSpec(False, "bool", "Draw a new random order every epoch (False: the paper's "
-                       "single shuffle, cycled).")
-_VIOL_RULE = ParamSpec("listing", "choice", "Violation test: listing (≤ 1 for NORMA and Pegaz, "
-                       "< 1 for OL SVM), or one rule for all.", choices=("listing", "<", "<="))
+_FIT_B = ParamSpec(False, "bool", "b — learn an offset, so the boundary need not pass "
+                   "through the origin (Kecman & Melki eq. 6: b += η y_i on every violation; off "
+                   "in the paper, the app turns it on by default).")
+_RESHUFFLE = ParamSpec(False, "bool", "order — draw a new random order of the examples every "
+                       "epoch (False: the paper's single shuffle, cycled).", advanced=True)
+_VIOL_RULE = ParamSpec("listing", "choice", "viol — which margin test makes x_i a violator: "
+                       "listing (y_i o(x_i) ≤ 1 for NORMA and Pegaz, < 1 for OL SVM, as the "
+                       "Lists write it), or one rule for all.", choices=("listing", "<", "<="),
+                       advanced=True)
 
 
 def _cache_spec(default: bool) -> ParamSpec:
-    return ParamSpec(default, "bool", "Keep the output vector o = Kα over all training points "
-                     "and update it with one kernel column per coefficient change (List 3); "
-                     "False recomputes y_i Σ α_j k(x_i, x_j) over the support every step "
-                     "(Lists 1–2).")
+    return ParamSpec(default, "bool", "o = Kα — keep the outputs of all training points and "
+                     "update them with one kernel column per coefficient change (List 3); False "
+                     "recomputes y_i Σ α_j k(x_i, x_j) over the support every step (Lists 1–2).",
+                     advanced=True)
 
 
 _COMMON = {
     "C": C_SPEC,
-    "kernel": ParamSpec("rbf", "choice", "Kernel k(x, z).", choices=("linear", "rbf", "poly")),
+    "kernel": ParamSpec("rbf", "choice", KERNEL_SPEC.help, choices=("linear", "rbf", "poly")),
     "gamma": GAMMA_SPEC,
     "degree": DEGREE_SPEC,
     "coef0": COEF0_SPEC,
@@ -354,8 +359,8 @@ _COMMON = {
     "averaging": AVERAGING_SPEC,
     "reshuffle": _RESHUFFLE,
     "viol_rule": _VIOL_RULE,
-    "literal": ParamSpec("row", "choice", "Without cached outputs: 'row' computes the whole kernel "
-                         "row k(x_i, :) every step (n values, as the listings and the paper's "
+    "literal": ParamSpec("row", "choice", "k(x_i, ·) — without cached outputs: 'row' computes the "
+                         "whole kernel row every step (n values, as the listings and the paper's "
                          "MATLAB code do: the cost its Figs 5–8 compare); 'support' sums over the "
                          "current non-zero coefficients only (cheaper, same α).",
                          choices=("row", "support"), when=("cache_outputs", (False,)),
@@ -670,9 +675,10 @@ PEGAZ_HINGE_NAME = ("mean hinge loss (1/n) Σ max(0, 1 − y o(x)), unregularise
                     "this step minimises no objective ({why})")
 
 
-_C_SCALE = ParamSpec("paper", "choice", "paper: C as in Lists 1–2, which minimise the λ-form "
-                     "with λ = 1/C (SVC with C/n); svc: C as in SVC — the listing runs with C·n, "
-                     "so it minimises eq. 1 with C (λ = 1/(C n)).", choices=("paper", "svc"))
+_C_SCALE = ParamSpec("paper", "choice", "C ↔ λ — which meaning C has: paper: C as in Lists "
+                     "1–2, which minimise the λ-form with λ = 1/C (SVC with C/n); svc: C as in "
+                     "SVC — the listing runs with C·n, so it minimises eq. 1 with C "
+                     "(λ = 1/(C n)).", choices=("paper", "svc"), advanced=True)
 
 
 # --------------------------------------------------------------------------- pseudocode
@@ -807,9 +813,10 @@ class NormaSolver(_OnlineKernelMixin, Solver):
     update_rule = (r"\alpha_{j\ne i} \leftarrow (1-\eta_t/C)\,\alpha_j,\quad "
                    r"y_i o(x_i)\le 1:\ \alpha_i \leftarrow \eta_t y_i,\quad \eta_t = C\sqrt{2/t}")
     params = {**_COMMON, "cache_outputs": _cache_spec(False), "c_scale": _C_SCALE,
-              "update": ParamSpec("set", "choice", "set: α_i = η y_i on a violation as List 1 "
-                                  "writes it; add: α_i ← (1−η/C)α_i + η y_i (Kivinen et al. "
-                                  "2004; identical in the first epoch).", choices=("set", "add"))}
+              "update": ParamSpec("set", "choice", "α_i — how a violator's coefficient changes: "
+                                  "set: α_i = η y_i as List 1 writes it; add: α_i ← (1−η/C)α_i + η y_i "
+                                  "(Kivinen et al. 2004; identical in the first epoch).",
+                                  choices=("set", "add"), advanced=True)}
     _strict_listing = False
     listing_default = online_listing(NORMA)
 
@@ -859,9 +866,10 @@ class OLSVMSolver(_OnlineKernelMixin, Solver):
     update_rule = (r"y_i o_i < 1:\ o \mathrel{+}= \eta_t y_i\, k(\cdot, x_i),\ "
                    r"\alpha_i \mathrel{+}= \eta_t y_i\quad(\text{3b}),\qquad \eta_t = C\sqrt{2/t}")
     params = {**_COMMON, "cache_outputs": _cache_spec(True),
-              "variant": ParamSpec("hinge", "choice", "hinge: List 3b, minimises eq. 2 (the "
-                                   "paper's experiments); regularized: List 3a, eq. 1.",
-                                   choices=("hinge", "regularized"))}
+              "variant": ParamSpec("hinge", "choice", "eq. 1 / eq. 2 — which objective OL SVM "
+                                   "minimises: hinge: List 3b, eq. 2 (the paper's experiments); "
+                                   "regularized: List 3a, eq. 1.",
+                                   choices=("hinge", "regularized"), advanced=True)}
     _strict_listing = True
     listing_default = online_listing(OL_HINGE, cache=True, strict=True)
 

@@ -342,19 +342,25 @@ class PegasosSolver(Solver):
         "degree": DEGREE_SPEC,
         "coef0": COEF0_SPEC,
         "epochs": EPOCHS_SPEC,
-        "batch_size": ParamSpec(1, "int", "Mini-batch size k (examples per iteration).",
+        "batch_size": ParamSpec(1, "int", "k — how many examples each iteration looks at (the "
+                                "mini-batch A_t, |A_t| = k, Pegasos Sec. 2).",
                                 low=1, high=1_000_000, ui=(1, 256), log=True),
         "schedule": SCHEDULE_SPEC,
         "eta0": ETA0_SPEC,
-        "projection": ParamSpec(True, "bool", "Project w onto the ball ‖w‖ ≤ 1/√λ after each step.",
-                                advanced=True),
-        "fit_intercept": ParamSpec(False, "bool", "Learn an unregularised bias b.", advanced=True),
+        "projection": ParamSpec(True, "bool", "‖w‖ ≤ 1/√λ — after each step, pull w back into the "
+                                "ball where the optimum must lie (Pegasos Sec. 2, the optional "
+                                "projection).", advanced=True),
+        "fit_intercept": ParamSpec(False, "bool", "b — learn an offset, so the boundary need not "
+                                   "pass through the origin (Pegasos Sec. 4; unregularised here). "
+                                   "The app turns it on by default."),
         "averaging": AVERAGING_SPEC,
-        "sampling": ParamSpec("iid", "choice", "Mini-batches drawn with replacement (iid, as in "
-                              "the paper) or from an epoch-wise random permutation.",
+        "sampling": ParamSpec("iid", "choice", "A_t — how the examples of a step are picked: with "
+                              "replacement (iid, as in the paper) or from an epoch-wise random "
+                              "permutation.",
                               choices=("iid", "permutation"), advanced=True),
-        "dual": ParamSpec(False, "bool", "Use the kernelized (dual) form even for the linear "
-                          "kernel (the same iterates, to compare costs).",
+        "dual": ParamSpec(False, "bool", "α — run the kernelized form (one coefficient α_i per "
+                          "example, Pegasos Sec. 4) even for the linear kernel: the same iterates, "
+                          "another cost.",
                           when=("kernel", ("linear",)), advanced=True),
     }
     listing_default = pegasos_listing()

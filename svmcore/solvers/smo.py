@@ -597,17 +597,21 @@ class SMOSolver(Solver):
         "gamma": GAMMA_SPEC,
         "degree": DEGREE_SPEC,
         "coef0": COEF0_SPEC,
-        "tol": ParamSpec(1e-3, "float", "Stop when the maximal violating pair gap m(α) − M(α) "
-                         "is ≤ tol (LIBSVM's eps).", low=0.0, low_open=True, high=1e3,
-                         ui=(1e-6, 1e-1), log=True),
-        "cache_mb": ParamSpec(200.0, "float", "Memory bound of the kernel-row cache in MB "
-                              "(at least two rows are always kept).", low=0.0, low_open=True,
-                              high=1e6, ui=(0.01, 4000.0), log=True),
-        "max_iter": ParamSpec(10_000_000, "int", "Stop after this many SMO iterations.",
-                              low=1, high=10**12, ui=(100, 10_000_000), log=True),
-        "shrinking": ParamSpec(False, "bool", "LIBSVM's shrinking heuristic: set bounded α that "
-                               "stay bounded aside, rebuild the gradient before the final test. "
-                               "Same stopping rule on the whole problem; fewer kernel values."),
+        "tol": ParamSpec(1e-3, "float", "ε — how exact the answer must be: stop when the "
+                         "largest KKT violation m(α) − M(α) is ≤ tol (LIBSVM's eps).",
+                         low=0.0, low_open=True, high=1e3, ui=(1e-6, 1e-1), log=True),
+        "cache_mb": ParamSpec(200.0, "float", "cache (MB) — memory for kernel rows kept between "
+                              "iterations: more memory, fewer kernel evaluations (LIBSVM's "
+                              "cache; at least two rows are always kept).", low=0.0,
+                              low_open=True, high=1e6, ui=(0.01, 4000.0), log=True,
+                              advanced=True),
+        "max_iter": ParamSpec(10_000_000, "int", "max_iter — stop after this many SMO "
+                              "iterations even if the tolerance is not reached.",
+                              low=1, high=10**12, ui=(100, 10_000_000), log=True, advanced=True),
+        "shrinking": ParamSpec(False, "bool", "shrinking — LIBSVM's heuristic that sets aside the "
+                               "α_i that stay at a bound, so fewer kernel values are computed; the "
+                               "gradient is rebuilt before the final test (same stopping rule).",
+                               advanced=True),
     }
     stochastic = False
     kernelized = True

@@ -15,6 +15,7 @@ A page composes these parts (see pages/playground.py and pages/race.py):
 """
 from .data import apply_data_config, data_panel
 from .export import export_panel
+from .inspect import inspect_toggle
 from .kernel_approx import kernel_approx_panel, kernel_approx_view
 from .live import controls, ensure_live, handle_click, live_panel, tick
 from .panels import draw_race, draw_run
@@ -48,4 +49,4 @@ __all__ = ["apply_data_config", "data_panel", "export_panel", "controls", "ensur
            "sweep_solver_panel", "sweep_state", "sweep_view",
            "draw_lockstep", "ensure_lockstep", "extras_of", "lockstep_panel",
            "lockstep_start", "schedule_explorer",
-           "kernel_approx_panel", "kernel_approx_view"]
+           "kernel_approx_panel", "kernel_approx_view", "inspect_toggle"]

@@ -12,8 +12,9 @@ from ..live import RES_PAUSED, RES_PLAYING
 from ..viz import run_frame
 from ..viz.frame import curves_frame, run_panels
 from ..viz.race import ENTRANT_COLORS, FIELD_LEGEND, race_curves_frame
+from . import inspect as inspector
 from .canvas import canvas_view
-from .live import handle_click, model
+from .live import _in_fragment_run, handle_click, model, unshare
 from .present import FONT as PRESENT_FONT, VIEW_HEIGHT as PRESENT_HEIGHT
 from .state import Instance, LiveState
 
@@ -32,20 +33,54 @@ def _pct(e) -> str:
     return "—" if e is None or not math.isfinite(e) else f"{100 * e:.1f} %"
 
 
+def planned_text(run) -> str | None:
+    """What the "iteration t" tile says about the run's length, in agreement with where it
+    stops: the planned horizon of a stochastic run, the iteration cap of a solver with its own
+    stopping rule, and once the run stopped before either, where and why."""
+    if not run.max_iter:
+        return None
+    what = ("planned" if run.solver.stochastic else "at most (max_iter; it stops when its "
+            "stopping rule fires)")
+    text = f"of {run.max_iter:,} {what}"
+    if run.done and run.t < run.max_iter:
+        text = f"stopped at t = {run.t:,} ({run.status}) — {text}"
+    return text
+
+
+def has_distinct_dual(snap) -> bool:
+    """Does the snapshot's second value deserve a tile of its own? Not when the objective is
+    itself a dual and the second value is only that objective plus its gap (SFW: f(α) + the
+    Frank-Wolfe gap, the same number as the objective once the gap is small; the gap tile says
+    it). A primal's dual (SMO's D(α)) and a cut model (CPSP) are other functions: shown."""
+    d = snap.dual_objective
+    if d is None or not math.isfinite(d):
+        return False
+    return not ("dual" in snap.objective_name.lower() and snap.gap is not None)
+
+
+def sv_count(snap) -> tuple[int, str]:
+    """The "# SV" tile: the number of support vectors, counted as the solver's own status line
+    counts them (ASSET: the points on or inside the margin, not its landmarks)."""
+    if "n_margin_sv" in snap.extra:
+        return int(snap.extra["n_margin_sv"]), "support vectors: points on or inside the margin"
+    return int(snap.n_sv), "support vectors"
+
+
 def tiles(run, snap, test_err, one_row: bool = False) -> None:
     """The numbers of the current model, in rows of four (no value is cut off at 1024 px). The
-    second curve's tile is labelled by what it is (a dual bound, or a model that is no bound),
-    a gap only when it is one; at t = 0 the status is "ready"."""
+    second curve's tile is labelled by what it is (a dual bound, or a model that is no bound)
+    and shown only when it is another function than the objective; a gap only when it is one;
+    at t = 0 the status is "ready"."""
     train_err = snap.extra.get("train_error", float("nan"))
     status = run.status + (" ✓" if run.status == "converged" else "")
     if run.t == 0 and run.status == "running":
         status = "ready"
     when = "" if snap.t == run.t else f" (at the last checkpoint, t = {snap.t:,})"
     items = [
-        ("iteration t", f"{run.t:,}", f"of {run.max_iter:,} planned" if run.max_iter else None),
+        ("iteration t", f"{run.t:,}", planned_text(run)),
         ("objective", f"{snap.objective:.4g}", f"{snap.objective_name}{when}"),
     ]
-    if snap.dual_objective is not None and math.isfinite(snap.dual_objective):
+    if has_distinct_dual(snap):
         items.append(("dual bound" if snap.dual_is_bound else "model (no bound)",
                       f"{snap.dual_objective:.4g}", snap.dual_name or None))
     if snap.gap is not None and math.isfinite(snap.gap):
@@ -53,7 +88,7 @@ def tiles(run, snap, test_err, one_row: bool = False) -> None:
     items += [
         ("train error", _pct(train_err), None),
         ("test error", _pct(test_err), None),
-        ("# SV", f"{snap.n_sv:,}", "support vectors"),
+        ("# SV", f"{sv_count(snap)[0]:,}", sv_count(snap)[1]),
         ("kernel evals", _compact(run.kernel_evals), f"{run.kernel_evals:,}"),
         ("status", status, run.message or None),
     ]
@@ -104,9 +139,14 @@ def curve_panels(cols: dict) -> tuple[list, list]:
     return panels, logs
 
 
-def _field_clicks(inst: Instance, result, mode: str) -> None:
-    """A click on the field (edit modes): apply it once; a changed dataset rebuilds the run."""
+def _field_clicks(inst: Instance, result, mode: str, n_train: int = 0) -> None:
+    """A click on the field (edit modes): apply it once; a changed dataset rebuilds the run.
+    In the inspect mode a click pins the training point (:mod:`svmcore.ui.inspect`)."""
     click = getattr(result, "click", None)
+    if mode == "inspect":
+        if inspector.on_click(inst, click, n_train):   # draw the ring and the history now
+            st.rerun(scope="fragment") if _in_fragment_run() else st.rerun()
+        return
     if not click or mode == "view" or click.get("n") == inst.last_click:
         return
     inst.last_click = click.get("n")
@@ -128,7 +168,10 @@ def draw_run(inst: Instance, state: LiveState, layout: str = "side", height: int
     run = state.run
     playing = inst.playing
     height, font, present = frame_params(inst, height)
-    mode = inst.get("edit", "view") if not playing else "view"
+    mode = inspector.field_mode(inst, inst.get("edit", "view") if not playing else "view")
+    if inspector.pinned(inst) is not None and inst.shared is not None:
+        unshare(inst)                        # the pinned point follows this session's own run
+    marks = inspector.pin_marks(inst, state)
     src = inst.moment if playing and inst.moment is not None else None
     if src is not None:                      # a shared moment: computed once for every session
         snap, scores, test_err, frame = src.snap, src.scores, src.test, src.frame
@@ -136,7 +179,9 @@ def draw_run(inst: Instance, state: LiveState, layout: str = "side", height: int
         src = run
         snap, scores, test_err = model(state.models[0], paused=not playing)
         frame = run_frame(run, state.view, RES_PLAYING if playing else RES_PAUSED, snap,
-                          scores, mode=mode, height=height, font=font, fit=present)
+                          scores, mode=mode, height=height, font=font, fit=present, marks=marks)
+    if frame.get("mode") != mode:            # a shared frame, drawn for the view mode
+        frame = {**frame, "mode": mode}
     tiles(src, snap, test_err, one_row=present)
     line = run.solver.state_line(snap)
     if line and not present:
@@ -148,7 +193,7 @@ def draw_run(inst: Instance, state: LiveState, layout: str = "side", height: int
         left = right = st.container()
     with left:
         result = canvas_view(inst.key("field", keep=False), frame)
-        _field_clicks(inst, result, mode)
+        _field_clicks(inst, result, mode, state.view.P_train.shape[0])
         if scores is None and src.t > 0:
             st.caption("Misclassified marks are drawn when paused (large model).")
     with right:
@@ -167,10 +212,13 @@ def draw_run(inst: Instance, state: LiveState, layout: str = "side", height: int
         logs = [True if g == ("gap",) else (log_y if k == 0 else False)
                 for k, g in enumerate(groups)]
         names = {k: v for k, v in src.column_labels().items() if v}
+        if "n_margin_sv" in snap.extra:     # ASSET: the trace counts its landmarks (the rings)
+            names["n_sv"] = "landmarks (the rings), not the # SV tile"
         canvas_view(inst.key("curves", keep=False), curves_frame(
             run_panels(cols, x_axis or "iteration", groups, logs, names),
             x=x_axis or "iteration", log_x=log_x, font=font, fit=present,
             height=height + 60, marks=src.curve_marks(x_axis or "iteration")))
+    inspector.inspect_view(inst, state, font=font)
 
 
 def curve_axis_controls(inst: Instance, left, right, time_label: str) -> tuple[str, bool]:
@@ -189,14 +237,26 @@ def _pct100(v) -> float | None:
     return None if v is None or not math.isfinite(v) else 100.0 * v
 
 
+def objective_flags(race) -> list[str]:
+    """Per entrant: "" when every entrant minimises the same function, else "same" for the
+    entrants of the largest group (the P − P* group when there is one) and "⚠ differs" for the
+    others, whose objective values cannot be compared with theirs."""
+    groups = list(race.groups)
+    if all(g == groups[0] for g in groups):
+        return [""] * len(groups)
+    ref = race.main_group if race.main_group is not None else max(groups, key=groups.count)
+    return ["same" if g == ref else "⚠ differs" for g in groups]
+
+
 def results_table(inst: Instance, race, models) -> None:
     rows = race.results([(m[0], m[2]) for m in models])
+    flags = objective_flags(race)
     table = [{
-        "entrant": r["entrant"], "status": r["status"], "t": r["t"],
+        "entrant": r["entrant"], "objective differs?": f, "status": r["status"], "t": r["t"],
         "test acc %": _pct100(r["test_accuracy"]), "train acc %": _pct100(r["train_accuracy"]),
         "solver time s": r["time_s"], "kernel evals": r["kernel_evals"], "#SV": r["n_sv"],
         "objective": r["objective"], "P − P*": r["suboptimality"],
-        "objective is": r["objective_name"]} for r in rows]
+        "objective is": r["objective_name"]} for r, f in zip(rows, flags)]
     cfg = st.column_config
     st.dataframe(table, hide_index=True, width="stretch", key=inst.key("table", keep=False), column_config={
         "test acc %": cfg.NumberColumn(format="%.1f"),
@@ -208,7 +268,15 @@ def results_table(inst: Instance, race, models) -> None:
         "objective": cfg.NumberColumn(format="%.6g"),
         "P − P*": cfg.NumberColumn(format="%.3e", help="only for the entrants that share the "
                                    "L1-SVM λ-form objective of the reference"),
+        "objective differs?": cfg.TextColumn(help="⚠: this entrant minimises another function "
+                                             "(another C, kernel, loss or bias): its objective "
+                                             "cannot be compared with the others'; compare "
+                                             "test errors"),
     })
+    if any(flags):
+        odd = [r["entrant"] for r, f in zip(rows, flags) if f.startswith("⚠")]
+        st.caption(f"⚠ {', '.join(odd)}: another objective than the others — compare the "
+                   "objective columns only within the entrants marked 'same'.")
     for r in rows:                      # each solver's own quantities, in its paper's terms
         if r["state"]:
             st.caption(f"**{r['entrant']}** — {r['state']}")
@@ -255,17 +323,21 @@ def draw_race(inst: Instance, state: LiveState) -> None:
     clock_caption(race)
     K = len(race.runs)
     res = RES_PLAYING if playing else RES_PAUSED
+    mode, marks = inspector.field_mode(inst, "view"), inspector.pin_marks(inst, state)
     for k, col in enumerate(st.columns(K)):
         with col:
             run = race.runs[k]
             title = (f"<span style='color:{ENTRANT_COLORS[k]}'>■</span> {race.labels[k]}"
                      f" — t = {run.t:,}")
-            canvas_view(inst.key(f"field{k}", keep=False),
-                        run_frame(run, view, res, models[k][0], models[k][1], title=title,
-                                  height=FIELD_HEIGHT.get(K, 320), font=font))
+            result = canvas_view(
+                inst.key(f"field{k}", keep=False),
+                run_frame(run, view, res, models[k][0], models[k][1], title=title,
+                          height=FIELD_HEIGHT.get(K, 320), font=font, mode=mode, marks=marks))
+            _field_clicks(inst, result, mode, view.P_train.shape[0])
     st.caption(FIELD_LEGEND + (" — " + view.plane.describe() if not view.plane.exact else ""))
     for note in race.notes():
         st.caption(note)
+    inspector.inspect_view(inst, state, labels=race.labels, font=font)
     c1, c2, _ = st.columns([3, 1, 3], vertical_alignment="bottom")
     x_axis, log_x = curve_axis_controls(inst, c1, c2, "solver time")
     canvas_view(inst.key("curves", keep=False),
