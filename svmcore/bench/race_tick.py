@@ -9,7 +9,7 @@ support vectors) is first advanced for ``--prep-s`` seconds at full speed, then 
 are timed exactly as the page's live fragment does them (pages/race.py, pages/_ui.py):
 
 1. ``Race.tick`` — the lockstep advance (``LIVE_TICK_S`` = 40 ms of solver time per tick, shared
-   by the entrants, at the page's default pace ×1.1), trace snapshots included when a checkpoint
+   by the entrants, at the page's default pace, ``live.DEFAULT_PACE``), trace snapshots included when a checkpoint
    is crossed;
 2. the model state of every entrant (``live.model_state``, as the page while playing);
 3. the decision fields at the playing resolution (100×100, via decision_on_plane), one figure per
@@ -37,7 +37,7 @@ from ..solvers import get_solver, list_solvers
 from .app_tick import figure_json
 from .common import machine_line, markdown_table, tick_parser
 
-PACE = 1.1                            # the page's default speed
+PACE = live.PACES[live.DEFAULT_PACE]  # the page's default speed
 RES_PLAYING = live.RES_PLAYING
 
 
