@@ -539,10 +539,12 @@ class Race:
         else:
             s = run.solver
             deadline = time.perf_counter() + allow
+            moved = False
             while not run.done and s.kernel_evals < target:
                 left = deadline - time.perf_counter()
-                if left <= 0:
+                if left <= 0 and moved:          # a descheduled thread still moves once
                     break
+                left, moved = max(left, 1e-4), True
                 rate = self._rate[k]
                 n_it = 1 if not rate else max(1, int((target - s.kernel_evals) / (2.0 * rate)))
                 ke0 = s.kernel_evals
