@@ -38,10 +38,10 @@ def kernel_heatmaps(a: Approximation, height: int = 360) -> go.Figure:
     mats = (a.K, a.K_nystroem, a.K_rff)
     lo = min(0.0, *(float(m.min()) for m in mats))
     hi = max(1.0, *(float(m.max()) for m in mats))
-    titles = (f"exact K ({a.n:,} × {a.n:,})",
-              f"Nyström, s = {a.s:,} (d = {a.features['nystroem']:,} kept): "
-              f"error {a.errors['nystroem']:.2g}",
-              f"random Fourier, d = {a.d:,}: error {a.errors['rff']:.2g}")
+    titles = (f"exact K ({a.n:,} × {a.n:,})",       # two short lines each: no overlap at 1280 px
+              f"Nyström, s = {a.s:,} (d = {a.features['nystroem']:,} kept)"
+              f"<br>error {a.errors['nystroem']:.2g}",
+              f"random Fourier, d = {a.d:,}<br>error {a.errors['rff']:.2g}")
     traces, annotations, shapes = [], [], []
     edges = _class_edges(a.labels)
     w, gap = 0.31, 0.035
