@@ -189,6 +189,10 @@ def _on_switch(inst: Instance) -> None:
         inst.notice = ("No switch at t = 0 (that is just another schedule): play or step "
                        "first, then switch.")
         return
+    if race.runs[k].done:
+        inst.notice = (f"{LETTERS[k]} has ended ({race.runs[k].status}): nothing left to "
+                       "switch. Reset, then switch earlier.")
+        return
     p = race.runs[k].solver.p
     if all(p.get(n) == v for n, v in values.items()):
         inst.notice = f"{LETTERS[k]} already runs these step sizes: nothing to switch."
