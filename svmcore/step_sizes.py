@@ -469,7 +469,8 @@ def switch_commentary(race, extras: Extras | None, cfg: RaceConfig,
         if at.size and later.size:
             moved = ("it jumped up after the switch" if later.max() > 1.05 * at[-1] else
                      "it did not rise after the switch")
-            parts.append(f"P − P* was {at[-1]:.3g} at the switch, {later.max():.3g} at most "
+            parts.append(f"P − P* was {at[-1]:.3g} at the switch (checkpoint "
+                         f"t = {int(its[its <= sw.t][-1]):,}), {later.max():.3g} at most "
                          f"after it ({moved}), {later[-1]:.3g} at "
                          f"t = {int(its[its <= sw.until][-1]):,}")
         out.append(f"{text} Measured: {'; '.join(parts)}.")

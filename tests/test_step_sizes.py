@@ -405,7 +405,8 @@ def test_switch_is_described_with_its_numbers(switched):
     assert f"before the switch slope {before.slope:+.2f}" in line
     assert f"after it (last iterate) slope {after.slope:+.2f}" in line
     at = sub[its <= 1000][-1]
-    assert f"P − P* was {at:.3g} at the switch" in line
+    assert f"P − P* was {at:.3g} at the switch (checkpoint t = {int(its[its <= 1000][-1]):,})" \
+        in line
 
 
 def test_switch_is_marked_on_every_panel(switched):
