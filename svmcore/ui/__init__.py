@@ -46,6 +46,6 @@ __all__ = ["apply_data_config", "data_panel", "export_panel", "controls", "ensur
            "step_pseudocode", "step_session",
            "RUN_CAP_S", "grid_panel", "start_sweep", "stop_sweep",
            "sweep_solver_panel", "sweep_state", "sweep_view",
-           "draw_lockstep", "ensure_lockstep", "extras_of", "lockstep_panel",
-           "lockstep_start", "schedule_explorer", "switch_panel",
+           "draw_lockstep", "ensure_lockstep", "extras_of", "lockstep_panel", "switch_panel",
+           "lockstep_start", "schedule_explorer",
            "kernel_approx_panel", "kernel_approx_view"]
