@@ -4,13 +4,13 @@ in the commentary, Pause then stops it; saves ``test-artifacts/step_switch.png``
 from __future__ import annotations
 
 import re
-import time
 from pathlib import Path
 
 import pytest
 from streamlit_server import CHROMIUM, CHROMIUM_ARGS, NO_CHROMIUM
 import test_browser
 from test_browser import ARTIFACTS, _button, _race_clock as _clock_text
+from test_browser_midrun import _wait
 
 server = test_browser.server          # the same app-server fixture as the main browser tour
 
@@ -21,13 +21,6 @@ def _race_clock(page) -> int:
     """The lockstep's t from its caption ("race clock: t = 1,234 iterations · …")."""
     m = re.search(r"t = ([\d,]+) iterations", _clock_text(page))
     return int(m.group(1).replace(",", "")) if m else -1
-
-
-def _wait(page, cond, timeout_s: float, what: str) -> None:
-    deadline = time.monotonic() + timeout_s
-    while not cond():
-        assert time.monotonic() < deadline, what
-        page.wait_for_timeout(100)
 
 
 @pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=NO_CHROMIUM)
