@@ -37,10 +37,12 @@ def main() -> None:
     st.caption("Every schedule is an entrant of a race (the Race page's engine): the same data, "
                "the same seed — so the same sample order — and equal iterations per tick. The "
                "differences come from η_t alone.")
-    st.info("A schedule switched in the middle of a run (marked on every curve) comes with the "
-            "engine's mid-run changes; it is not on this page yet.", icon=":material/schedule:")
     if state is None:
         return
+    st.caption("Switch one entrant's schedule (and η0) at its current t, playing or paused: "
+               "it goes on from its iterate with the new step sizes, the switch is marked on "
+               "every curve and the commentary compares the slopes before and after.")
+    ui.switch_panel(inst, state)
     for note in state.data.notes + state.data.warnings:
         st.caption(note)
     ui.live_panel(inst, ui.draw_lockstep, allow_edit=False,

@@ -40,7 +40,8 @@ from .solvers import REGISTRY
 
 __all__ = ["SCHEDULE_SOLVERS", "ScheduleCurve", "schedule_curves", "lockstep_config",
            "Extras", "model_size", "Fit", "fitted_slope", "slope_fits", "THEORY", "commentary",
-           "asset_ratio", "averaging_summary"]
+           "asset_ratio", "averaging_summary", "switch_values", "Switch", "switches",
+           "switch_fits", "switch_commentary"]
 
 #: solvers whose step sizes follow a ``schedule`` parameter (the ones a lockstep can vary)
 SCHEDULE_SOLVERS = tuple(n for n, c in REGISTRY.items() if "schedule" in c.params)
@@ -93,10 +94,13 @@ def asset_ratio(X, y, C: float = 1.0, seed: int = 0, **params) -> tuple[float, f
 
 
 def lockstep_config(data: RunConfig, solver: str, params: Mapping, schedules: Sequence[str],
-                    eta0: float = 1.0, budget: str = "iterations") -> RaceConfig:
+                    eta0: float = 1.0, budget: str = "iterations",
+                    switched: Mapping[int, Mapping] | None = None) -> RaceConfig:
     """One solver with 2–4 schedules as a race: entrant k is ``solver`` with ``params`` and
-    ``schedule = schedules[k]`` (``eta0`` for the schedules that read it). Raises ValueError
-    for a solver without a schedule, an unknown schedule, or not 2–4 distinct schedules."""
+    ``schedule = schedules[k]`` (``eta0`` for the schedules that read it). ``switched`` maps an
+    entrant k to the values a mid-run switch gave it (``{"schedule": …, "eta0": …}``; they
+    replace entrant k's, see :func:`switch_values`). Raises ValueError for a solver without a
+    schedule, an unknown schedule, not 2–4 distinct schedules, or a bad switch."""
     if solver not in SCHEDULE_SOLVERS:
         raise ValueError(f"{solver!r} has no step-size schedule; choose one of "
                          f"{', '.join(SCHEDULE_SOLVERS)}")
@@ -112,7 +116,25 @@ def lockstep_config(data: RunConfig, solver: str, params: Mapping, schedules: Se
     entrants = tuple(Entrant(solver, tuple({**base, "schedule": s,
                                             **({"eta0": eta0} if s in USES_ETA0 else {})}.items()))
                      for s in names)
+    for k, values in (switched or {}).items():
+        k = int(k)
+        if not 0 <= k < len(entrants):
+            raise ValueError(f"a switch names entrant {k}, beyond the {len(entrants)} schedules")
+        e = entrants[k]
+        mine = {**e.param_dict, **switch_values(values.get("schedule"), values.get("eta0"))}
+        entrants = entrants[:k] + (Entrant(solver, tuple(mine.items())),) + entrants[k + 1:]
     return RaceConfig(data, entrants, budget)
+
+
+def switch_values(schedule: str, eta0: float | None = None) -> dict:
+    """What a mid-run switch to ``schedule`` gives an entrant: the schedule, and ``eta0`` when
+    the schedule reads it (1/(λt) and C√(2/t) do not). ValueError for an unknown schedule or
+    an η0 that is not a finite number > 0."""
+    if schedule not in SCHEDULE_CODES:
+        raise ValueError(f"unknown schedule {schedule!r}; registered: {', '.join(SCHEDULE_CODES)}")
+    if schedule not in USES_ETA0:
+        return {"schedule": schedule}
+    return {"schedule": schedule, "eta0": _positive("η0", eta0)}
 
 
 # ------------------------------------------------------------------------------ extra columns
@@ -268,22 +290,29 @@ def _verdict(slope: float, pred: float | None) -> str:
             "steps dominates)")
 
 
+def _window_fits(race, extras: Extras | None, k: int, t_from: float = 0.0,
+                 t_to: float = math.inf, decades: float = 1.0) -> dict | None:
+    """Entrant k's :func:`fitted_slope` of P − P* over the last ``decades`` of the checkpoints
+    with t_from ≤ t ≤ t_to, separately where the reported model is the last iterate and where
+    it is the average; None without P − P*."""
+    sub = race.suboptimality(k)
+    if sub is None:
+        return None
+    its = np.array([r.iteration for r in race.runs[k].trace], dtype=np.float64)
+    avg = extras.columns(k)["averaged"] if extras is not None else np.zeros(its.size, bool)
+    inside = (its >= t_from) & (its <= t_to)
+    return {what: fitted_slope(its[m], sub[m], decades) if m.any() else None
+            for m, what in ((inside & ~avg, "last iterate"), (inside & avg, "averaged iterate"))}
+
+
 def slope_fits(race, extras: Extras | None = None, decades: float = 1.0) -> list[dict]:
     """Per entrant with a P − P* curve: its :func:`fitted_slope` over the last ``decades``,
     fitted separately where the reported model is the last iterate and where it is the average
     (the averaging flags of ``extras``): ``{"last iterate": Fit | None, "averaged iterate": …}``;
-    None for an entrant without P − P* (no common reference optimum)."""
-    out = []
-    for k, run in enumerate(race.runs):
-        sub = race.suboptimality(k)
-        if sub is None:
-            out.append(None)
-            continue
-        its = np.array([r.iteration for r in run.trace], dtype=np.float64)
-        avg = extras.columns(k)["averaged"] if extras is not None else np.zeros(its.size, bool)
-        out.append({what: fitted_slope(its[mask], sub[mask], decades) if mask.any() else None
-                    for mask, what in ((~avg, "last iterate"), (avg, "averaged iterate"))})
-    return out
+    None for an entrant without P − P* (no common reference optimum). After a mid-run change
+    only the checkpoints from the entrant's last change on count (the rule it runs now)."""
+    return [_window_fits(race, extras, k, run.changes[-1][0] if run.changes else 0.0,
+                         decades=decades) for k, run in enumerate(race.runs)]
 
 
 def commentary(race, extras: Extras | None = None, decades: float = 1.0) -> list[str]:
@@ -308,4 +337,141 @@ def commentary(race, extras: Extras | None = None, decades: float = 1.0) -> list
                        "t with P − P* > 0; play on).")
             continue
         out.append(f"{head} Measured, {'; '.join(parts)}.")
+    return out
+
+
+# ------------------------------------------------------------------------------ switches
+
+
+class Switch(NamedTuple):
+    """A mid-run change of entrant ``k`` at its iteration ``t``: its parameters ``before`` and
+    ``after`` (the solver's defaults filled in) and ``until``, the t of its next change
+    (``math.inf`` for the last)."""
+
+    k: int
+    t: int
+    before: dict
+    after: dict
+    until: float = math.inf
+
+    @property
+    def changed(self) -> dict:
+        """``{name: (old, new)}`` of what the switch changed."""
+        return {n: (self.before.get(n), v) for n, v in self.after.items()
+                if self.before.get(n) != v}
+
+
+def switches(cfg: RaceConfig) -> list[Switch]:
+    """The mid-run changes of a race configuration (``cfg.changes``) in order of t, each with
+    its entrant's parameters before and after it."""
+    params = [{**{n: spec.default for n, spec in REGISTRY[e.solver].params.items()},
+               **e.param_dict} for e in cfg.entrants]
+    out = []
+    for t, k, c in cfg.changes:
+        before = dict(params[k])
+        params[k].update(dict(c))
+        out.append(Switch(int(k), int(t), before, dict(params[k])))
+    for j, sw in enumerate(out):
+        nxt = [o.t for o in out[j + 1:] if o.k == sw.k]
+        if nxt:
+            out[j] = sw._replace(until=float(nxt[0]))
+    return out
+
+
+def _eta(params: dict, lam: float, t: int) -> float:
+    return float(Schedule(params["schedule"], params["eta0"]).values([t], lam, params["C"])[0])
+
+
+def switch_fits(race, extras: Extras | None, cfg: RaceConfig,
+                decades: float = 1.0) -> list[tuple[Switch, Fit | None, dict | None]]:
+    """Per switch of ``cfg``: the fitted slope of the entrant's P − P* over the decade before
+    it (where the model was what it was at the switch: last iterate or average) and the fits
+    after it, up to the entrant's next change (:func:`fitted_slope` over the last
+    ``decades``; None without P − P*)."""
+    out = []
+    for sw in switches(cfg):
+        if sw.k >= len(race.runs):
+            continue
+        prev = [o.t for o in switches(cfg) if o.k == sw.k and o.t < sw.t]
+        before = _window_fits(race, extras, sw.k, prev[-1] if prev else 0.0, sw.t, decades)
+        after = _window_fits(race, extras, sw.k, sw.t, sw.until, decades)
+        fit = None
+        if before is not None:
+            avg = extras.columns(sw.k)["averaged"] if extras is not None else None
+            its = [r.iteration for r in race.runs[sw.k].trace]
+            at = max((j for j, t in enumerate(its) if t <= sw.t), default=0)
+            fit = before["averaged iterate" if avg is not None and avg[at] else "last iterate"]
+        out.append((sw, fit, after))
+    return out
+
+
+def _rule(p: dict) -> str:
+    name = p["schedule"]
+    text = SCHEDULE_TEXT.get(name, name)
+    return text.replace("η0", f"{p['eta0']:g}") if name in USES_ETA0 else text
+
+
+def switch_commentary(race, extras: Extras | None, cfg: RaceConfig,
+                      decades: float = 1.0) -> list[str]:
+    """One paragraph per switch of ``cfg``: what changed and the step size just before and
+    just after it, what theory says the switch should do, and what the P − P* curve shows —
+    its fitted slope over the decade before the switch and after it (:func:`switch_fits`),
+    the after-slope judged against the new schedule's rate, and how far P − P* moved."""
+    out = []
+    for sw, fit0, after in switch_fits(race, extras, cfg, decades):
+        run = race.runs[sw.k]
+        b, a = sw.before, sw.after
+        who = f"**{race.labels[sw.k].split(' · ')[0]}** switched at t = {sw.t:,}"
+        if "schedule" not in b or not ({"schedule", "eta0"} & set(sw.changed)):
+            changed = ", ".join(f"{n} {o!r}→{v!r}" for n, (o, v) in sw.changed.items())
+            out.append(f"{who}: {changed} (not a step-size switch: no prediction here).")
+            continue
+        head = f"{who} from η_t = {_rule(b)} to η_t = {_rule(a)}"
+        if b.get("C") == a.get("C") == run.solver.p.get("C"):
+            lam = run.solver.step_rule().lam
+            e0, e1 = _eta(b, lam, sw.t + 1), _eta(a, lam, sw.t + 1)
+            head += (f": the step at t = {sw.t + 1:,} is {e1:.3g} instead of {e0:.3g} "
+                     f"(×{e1 / e0:.3g})")
+            if e1 > e0 * 1.05:
+                effect = ("a larger step moves the iterate further per sample: P − P* falls "
+                          "faster if the old step was too small for the distance still to go, "
+                          "and jumps up if the noise of the sampled gradients dominates; then "
+                          "the new rule's rate takes over")
+            elif e1 < e0 / 1.05:
+                effect = ("a smaller step damps the noise at once (P − P* drops toward a lower "
+                          "level), then the new rule's rate takes over")
+            else:
+                effect = "the step hardly changes at the switch; the new rule's rate takes over"
+        else:
+            effect = "the new rule's rate takes over"
+        p0, p1 = THEORY.get(b["schedule"], (None, "")), THEORY.get(a["schedule"], (None, ""))
+        theory = f"What it should do: {effect}"
+        if p0[0] is not None and p1[0] is not None:
+            theory += (f" — a slope of about {p1[0]:+.1f} of log(P − P*) against log t after "
+                       f"it, where {b['schedule']} predicts {p0[0]:+.1f}")
+        text = f"{head}. {theory}."
+        if after is None:
+            out.append(f"{text} Measured: nothing to fit (no reference optimum P*).")
+            continue
+        parts = []
+        if fit0 is not None:
+            parts.append(f"before the switch slope {fit0.slope:+.2f} over "
+                         f"t = {fit0.t_from:,.0f}…{fit0.t_to:,.0f}")
+        parts += [f"after it ({what}) slope {f.slope:+.2f} over t = {f.t_from:,.0f}…"
+                  f"{f.t_to:,.0f}{_verdict(f.slope, p1[0])}"
+                  for what, f in after.items() if f is not None]
+        if not any(f is not None for f in after.values()):
+            parts.append("after it not enough trace yet for a slope (a fit needs half a decade "
+                         f"of t: t ≥ {math.ceil(sw.t * 10 ** 0.5):,}; play on)")
+        sub = race.suboptimality(sw.k)
+        its = np.array([r.iteration for r in run.trace])
+        at, later = sub[its <= sw.t], sub[(its > sw.t) & (its <= sw.until)]
+        if at.size and later.size:
+            moved = ("it jumped up after the switch" if later.max() > 1.05 * at[-1] else
+                     "it did not rise after the switch")
+            parts.append(f"P − P* was {at[-1]:.3g} at the switch (checkpoint "
+                         f"t = {int(its[its <= sw.t][-1]):,}), {later.max():.3g} at most "
+                         f"after it ({moved}), {later[-1]:.3g} at "
+                         f"t = {int(its[its <= sw.until][-1]):,}")
+        out.append(f"{text} Measured: {'; '.join(parts)}.")
     return out

@@ -6,6 +6,7 @@ from __future__ import annotations
 import base64
 import json
 import math
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -15,12 +16,14 @@ from streamlit.testing.v1 import AppTest
 from svmcore.config import RunConfig
 from svmcore.objectives import error_rate
 from svmcore.race import Race, build_race
+from svmcore.live import LIVE_PER_DECADE
 from svmcore.run import warmup
 from svmcore.schedules import SCHEDULE_CODES
 from svmcore.solvers import get_solver
 from svmcore.step_sizes import (Extras, asset_ratio, averaging_summary, commentary,
                                 fitted_slope, lockstep_config, model_size, schedule_curves,
-                                slope_fits)
+                                slope_fits, switch_commentary, switch_fits, switch_values,
+                                switches)
 from svmcore.viz.step_sizes import averaging_frame, lockstep_frame, schedules_figure
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -241,7 +244,8 @@ def test_page_renders_every_part(page):
     fig = json.loads(at.get("plotly_chart")[0].proto.spec)
     names = [d["name"] for d in fig["data"]]
     assert len(names) == len(SCHEDULE_CODES) + 1 and any("D_X/(D_G √t)" in n for n in names)
-    assert any("mid-run" in i.value for i in at.info)            # (e) said to be missing
+    assert not at.info                                  # (e) is there: no "not yet" note
+    assert at.button(key="steps_sw_go") is not None
     race = at.session_state["steps"].live.driver
     assert isinstance(race, Race) and race.budget == "iterations" and race.main_group
     assert race.X.shape[0] == 450                                  # 600 points, 25 % test
@@ -335,3 +339,183 @@ def test_asset_ratio_is_the_eta0_asset_runs(page):
     fig = json.loads(at.get("plotly_chart")[0].proto.spec)
     asset = next(d for d in fig["data"] if d["name"].startswith("ASSET"))
     assert f"{dx / dg:.3g}" in asset["name"]
+
+
+# ------------------------------------------------------------------------------ (e) a switch
+
+
+SWITCH = {"schedule": "constant", "eta0": 0.05}
+
+
+def test_switch_values_and_a_switched_config():
+    assert switch_values("pegasos", 0.3) == {"schedule": "pegasos"}      # 1/(λt) reads no η0
+    assert switch_values("sqrt", 0.3) == {"schedule": "sqrt", "eta0": 0.3}
+    with pytest.raises(ValueError, match="η0 must be a finite number > 0"):
+        switch_values("constant", 0.0)
+    with pytest.raises(ValueError, match="unknown schedule"):
+        switch_values("adam", 1.0)
+    data = RunConfig(dataset="gaussians", n=100)
+    cfg = lockstep_config(data, "pegasos", {"C": 2.0}, ["pegasos", "sqrt"], eta0=0.1,
+                          switched={1: SWITCH})
+    assert [e.param_dict for e in cfg.entrants] == [
+        {"C": 2.0, "schedule": "pegasos"}, {"C": 2.0, "schedule": "constant", "eta0": 0.05}]
+    with pytest.raises(ValueError, match="entrant 2"):
+        lockstep_config(data, "pegasos", {}, ["pegasos", "sqrt"], switched={2: SWITCH})
+
+
+@pytest.fixture(scope="module")
+def switched():
+    """The page's default lockstep, B switched from 0.1/√t to 1/(λt) at t = 1,000 through the
+    engine (Race.change_each), run to the end; and its configuration with the change."""
+    cfg = lockstep_config(RunConfig(dataset="gaussians", n=600), "pegasos",
+                          {"epochs": 50.0, "fit_intercept": True, "averaging": 0.5},
+                          ["pegasos", "sqrt"], eta0=0.1)
+    race, data = build_race(cfg, per_decade=10)
+    extras = Extras(race)
+    race.advance_iters(1000)
+    assert race.change_each([{}, switch_values("pegasos")]) == [
+        {}, {"schedule": ("sqrt", "pegasos")}]
+    race.reference()
+    race.advance_iters(30_000)
+    assert race.done
+    return replace(cfg, changes=((1000, 1, (("schedule", "pegasos"),)),)), race, extras
+
+
+def test_switch_is_described_with_its_numbers(switched):
+    """Before/after parameters, the step sizes either side of the switch (closed forms), the
+    slopes before and after it (fitted here on the trace directly) and the commentary."""
+    cfg, race, extras = switched
+    (sw,) = switches(cfg)
+    assert (sw.k, sw.t, sw.until) == (1, 1000, math.inf)
+    assert sw.changed == {"schedule": ("sqrt", "pegasos")} and sw.before["eta0"] == 0.1
+    its = np.array([r.iteration for r in race.runs[1].trace], dtype=float)
+    sub = race.suboptimality(1)
+    last = ~extras.columns(1)["averaged"]
+    before = fitted_slope(its[(its <= 1000) & last], sub[(its <= 1000) & last])
+    after = fitted_slope(its[(its >= 1000) & last], sub[(its >= 1000) & last])
+    assert before.t_to <= 1000 <= after.t_from
+    ((sw2, f0, fa),) = switch_fits(race, extras, cfg)
+    assert sw2 == sw and f0 == before and fa["last iterate"] == after
+    assert slope_fits(race, extras)[1]["last iterate"] == after     # since the last switch
+    assert -0.75 <= before.slope <= -0.25 and after.slope < -0.75, (before, after)
+    (line,) = switch_commentary(race, extras, cfg)
+    lam = 1 / (1.0 * 450)                                # λ = 1/(C n)
+    assert f"is {1 / (lam * 1001):.3g} instead of {0.1 / math.sqrt(1001):.3g}" in line
+    assert "from η_t = 0.1/√t to η_t = 1/(λt)" in line and "where sqrt predicts -0.5" in line
+    assert f"before the switch slope {before.slope:+.2f}" in line
+    assert f"after it (last iterate) slope {after.slope:+.2f}" in line
+    at = sub[its <= 1000][-1]
+    assert f"P − P* was {at:.3g} at the switch (checkpoint t = {int(its[its <= 1000][-1]):,})" \
+        in line
+
+
+def test_switch_is_marked_on_every_panel(switched):
+    cfg, race, extras = switched
+    mark = [{"x": 1000.0, "label": "B: schedule sqrt→pegasos"}]
+    for fr in (lockstep_frame(race, extras), averaging_frame(race, extras)):
+        assert fr["marks"] == mark and len(fr["panels"]) >= 2     # one line on every panel
+    t_fr = lockstep_frame(race, extras, x="time")
+    cols = race.runs[1].trace_columns()
+    assert t_fr["marks"][0]["x"] == pytest.approx(np.interp(1000, cols["iteration"], cols["time"]))
+
+
+def test_a_configured_switch_replays_the_live_one(switched):
+    """The configuration with the change (what the page keeps) rebuilds the same race: the
+    change applied at its t whatever the chunking, the same numbers."""
+    cfg, race, _ = switched
+    twin, _ = build_race(cfg, per_decade=10)
+    twin.schedule_changes(cfg.changes)
+    while not twin.done:
+        twin.advance_iters(7000)
+    assert twin.marks == race.marks
+    for a, b in zip(race.runs, twin.runs):
+        ca, cb = a.trace_columns(), b.trace_columns()
+        for key in TRACE_KEYS:
+            np.testing.assert_array_equal(ca[key], cb[key], err_msg=key)
+
+
+def _step_until(at, t: int) -> None:
+    race = at.session_state["steps"].live.driver
+    for _ in range(8):                      # a tick's reach depends on the machine's speed
+        if race.t >= t:
+            return
+        at.button(key="steps_step").click().run()
+        _ok(at)
+    race.advance_iters(max(0, t - race.t))
+
+
+def test_switch_on_the_page_goes_on_at_t():
+    """Switch B to a constant step while playing: every entrant keeps its t, the race object
+    goes on (playing), the configuration records the change, both curve frames mark it, and
+    B's trace after the switch equals a Race with the same change applied through the engine."""
+    at = AppTest.from_file(PAGE, default_timeout=TIMEOUT).run()
+    _ok(at)
+    at.button(key="steps_sw_go").click().run()              # t = 0: refused, said
+    assert any("No switch at t = 0" in i.value for i in at.info)
+    assert not at.session_state["steps"].live.cfg.changes
+    at.select_slider(key="steps_pace").set_value("×4").run()
+    _step_until(at, 256)
+    inst = at.session_state["steps"]
+    race = inst.live.driver
+    t_s = [r.t for r in race.runs]
+    assert min(t_s) >= 256 and len(set(t_s)) == 1
+    at.selectbox(key="steps_sw_entrant").set_value(1)
+    at.selectbox(key="steps_sw_schedule").set_value("constant").run()
+    at.number_input(key="steps_sw_eta0").set_value(0.05)
+    inst.playing = True                     # as if playing (AppTest never fires run_every)
+    at.button(key="steps_sw_go").click().run()
+    _ok(at)
+    assert not at.error
+    # the switch happened at t_s for B, A untouched; playing went on (the page ticked after)
+    assert inst.live.driver is race and inst.playing
+    assert inst.live.cfg.changes == ((t_s[0], 1, (("eta0", 0.05), ("schedule", "constant"))),)
+    label = "schedule sqrt→constant, η₀ 0.1→0.05"
+    assert race.runs[1].marks == [{"t": t_s[0], "label": label}] and not race.runs[0].marks
+    assert race.runs[0].t == race.runs[1].t >= t_s[0]
+    assert any(f"at t = {t_s[0]:,}" in i.value for i in at.info)
+    views = _views(at)
+    for name in ("steps_curves", "steps_averaging"):
+        assert views[name]["marks"] == [{"x": float(t_s[0]), "label": "B: " + label}], name
+    # paused: a second switch (A to 0.5/√t) keeps every entrant exactly at its t
+    inst.playing = False
+    at.button(key="steps_step1").click().run()
+    t2 = [r.t for r in race.runs]
+    at.selectbox(key="steps_sw_entrant").set_value(0)
+    at.selectbox(key="steps_sw_schedule").set_value("sqrt").run()
+    at.number_input(key="steps_sw_eta0").set_value(0.5)
+    at.button(key="steps_sw_go").click().run()
+    _ok(at)
+    assert [r.t for r in race.runs] == t2 and not inst.playing
+    assert inst.live.cfg.changes[1] == (t2[0], 0, (("eta0", 0.5), ("schedule", "sqrt")))
+    assert len(_views(at)["steps_averaging"]["marks"]) == 2
+    _step_until(at, 16 * t_s[0])
+    at.button(key="steps_step1").click().run()             # draw this moment
+    _ok(at)
+    T = race.t
+    assert [r.t for r in race.runs] == [T, T] and T >= 16 * t_s[0]
+    assert [r.solver.p["schedule"] for r in race.runs] == ["sqrt", "constant"]
+    # the same changes applied through the engine: the same numbers, before and after them
+    twin, _ = build_race(replace(inst.live.cfg, changes=()), per_decade=LIVE_PER_DECADE)
+    twin.advance_iters(t_s[0])
+    twin.change_each([{}, SWITCH])
+    twin.advance_iters(t2[0] - t_s[0])
+    twin.change_each([{"schedule": "sqrt", "eta0": 0.5}, {}])
+    twin.advance_iters(T - t2[0])
+    for a, b in zip(race.runs, twin.runs):
+        ca, cb = a.trace_columns(), b.trace_columns()
+        assert (ca["iteration"] > t_s[0]).sum() >= 10
+        for key in TRACE_KEYS:
+            np.testing.assert_array_equal(ca[key], cb[key], err_msg=key)
+    views = _views(at)
+    err = _decode(views["steps_curves"]["panels"][1]["series"][1]["y"])
+    np.testing.assert_array_equal(err, (100 * twin.runs[1].trace_columns()["test_error"])
+                                  .astype("f4"))
+    text = " ".join(m.value for m in at.markdown)
+    assert f"switched at t = {t_s[0]:,} from η_t = 0.1/√t to η_t = 0.05" in text
+    assert "before the switch slope" in text and "after it (last iterate) slope" in text
+    # Reset: t = 0 with the sidebar's schedules, no switch
+    at.button(key="steps_reset_btn").click().run()
+    _ok(at)
+    new = inst.live
+    assert new.driver is not race and new.driver.t == 0 and not new.cfg.changes
+    assert [r.solver.p["schedule"] for r in new.driver.runs] == ["pegasos", "sqrt"]

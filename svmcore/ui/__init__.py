@@ -29,7 +29,7 @@ from .presets import load_first, page_messages, preset_panel, sidebar_start
 from .state import (Instance, LiveState, describe, guarded, instance, keep_widgets, open_on,
                     through_the_router)
 from .step_sizes import (draw_lockstep, ensure_lockstep, extras_of, lockstep_panel,
-                         lockstep_start, schedule_explorer)
+                         lockstep_start, schedule_explorer, switch_panel)
 from .stepthrough import (step_controls, step_field, step_landscape, step_pseudocode,
                           step_session)
 from .sweep import (RUN_CAP_S, grid_panel, start_sweep, stop_sweep, sweep_solver_panel,
@@ -47,6 +47,6 @@ __all__ = ["apply_data_config", "data_panel", "export_panel", "controls", "ensur
            "step_pseudocode", "step_session",
            "RUN_CAP_S", "grid_panel", "start_sweep", "stop_sweep",
            "sweep_solver_panel", "sweep_state", "sweep_view",
-           "draw_lockstep", "ensure_lockstep", "extras_of", "lockstep_panel",
+           "draw_lockstep", "ensure_lockstep", "extras_of", "lockstep_panel", "switch_panel",
            "lockstep_start", "schedule_explorer",
            "kernel_approx_panel", "kernel_approx_view", "inspect_toggle"]

@@ -11,14 +11,16 @@ from ..schedules import SCHEDULE_CODES, SCHEDULE_TEXT
 from ..solvers import get_solver
 from ..step_sizes import (SCHEDULE_SOLVERS, USES_ETA0, Extras, asset_ratio,
                           averaging_summary, commentary, lockstep_config, schedule_curves,
-                          slope_fits)
+                          slope_fits, switch_commentary, switch_fits, switch_values)
 from ..viz.step_sizes import averaging_frame, lockstep_frame, schedules_figure
 from .canvas import canvas_view
 from .data import apply_data_config
-from .live import ensure_live
+from .live import _soft_diffs, ensure_live
 from .panels import clock_caption, curve_axis_controls, status_lines
 from .params import apply_solver_config, param_widget, param_key
 from .state import Instance, LiveState, describe, ss
+
+LETTERS = "ABCD"
 
 #: what the page starts with: a bias (else P − P* levels off above 0: b = 0 is a constraint),
 #: long enough for a decade of fitted slope before the averaging of the final half of the run
@@ -134,9 +136,28 @@ def ensure_lockstep(inst: Instance, data: dict, solver: str, params: dict, sched
                     eta0: float) -> LiveState | None:
     """The lockstep of the widgets as a race (built by :func:`svmcore.ui.live.ensure_live`,
     exactly as the Race page builds one) with its :class:`~svmcore.step_sizes.Extras`; a bad
-    choice is shown as one message and gives None."""
+    choice is shown as one message and gives None.
+
+    The switches of :func:`switch_panel` are part of the widgets' configuration (entrant k's
+    schedule and η0 replaced): a new switch is then a difference the solver takes mid-run, and
+    ensure_live continues the race at the current t with the change recorded in its
+    configuration. They are forgotten when the sidebar's solver or schedules change, on Reset,
+    and when a setting needs a new run (the new run starts with the sidebar's schedules)."""
+    key = inst.key("switched", keep=False)
+    tag = (solver, tuple(schedules))
     try:
         cfg = lockstep_config(_data_cfg(data), solver, params, schedules, eta0)
+        old_tag, per = ss.get(key) or (None, {})
+        if old_tag != tag or inst.reset or inst.live is None:
+            per = {}
+        if per:
+            switched = lockstep_config(_data_cfg(data), solver, params, schedules, eta0,
+                                       switched=per)
+            if _soft_diffs(inst.live.cfg, switched) is None:
+                per = {}                    # a new run: from the sidebar's schedules
+            else:
+                cfg = switched
+        ss[key] = (tag, per)
     except ValueError as exc:
         st.error(str(exc))
         return None
@@ -146,6 +167,64 @@ def ensure_lockstep(inst: Instance, data: dict, solver: str, params: dict, sched
     if state is not None and getattr(extras_of(inst), "race", None) is not state.driver:
         ss[inst.key("extras", keep=False)] = Extras(state.driver)
     return state
+
+
+def _on_switch(inst: Instance) -> None:
+    """Callback of the Switch button: entrant k gets the chosen schedule (and η0) in the
+    widgets' configuration; the rerun's :func:`ensure_lockstep` applies it at the current t."""
+    state = inst.live
+    inst.pressed = True                      # the rerun must not pause a playing race
+    if state is None or not state.is_race:
+        return
+    race = state.race
+    k = int(inst.get("sw_entrant", 0))
+    try:
+        values = switch_values(inst.get("sw_schedule"), inst.get("sw_eta0"))
+    except ValueError as exc:
+        inst.notice = f"No switch: {describe(exc)}"
+        return
+    if not 0 <= k < len(race.runs):
+        return
+    if race.runs[k].t == 0:
+        inst.notice = ("No switch at t = 0 (that is just another schedule): play or step "
+                       "first, then switch.")
+        return
+    if race.runs[k].done:
+        inst.notice = (f"{LETTERS[k]} has ended ({race.runs[k].status}): nothing left to "
+                       "switch. Reset, then switch earlier.")
+        return
+    p = race.runs[k].solver.p
+    if all(p.get(n) == v for n, v in values.items()):
+        inst.notice = f"{LETTERS[k]} already runs these step sizes: nothing to switch."
+        return
+    key = inst.key("switched", keep=False)
+    tag, per = ss.get(key) or (None, {})
+    ss[key] = (tag, {**per, k: values})
+
+
+def switch_panel(inst: Instance, state: LiveState | None) -> None:
+    """One entrant's schedule (and η0) switched at its current t, playing or paused: the race
+    goes on from its iterate, the switch is marked on every curve and recorded in the
+    configuration (``cfg.changes``)."""
+    if state is None or not state.is_race:
+        return
+    race = state.race
+    if int(inst.get("sw_entrant", 0)) >= len(race.runs):
+        inst.set("sw_entrant", len(race.runs) - 1)
+    inst.setdefault("sw_entrant", len(race.runs) - 1)
+    inst.setdefault("sw_schedule", "pegasos")
+    inst.setdefault("sw_eta0", 1.0)
+    c = st.columns([2.2, 2.2, 1, 1.3], vertical_alignment="bottom")
+    c[0].selectbox("switch entrant", list(range(len(race.runs))), key=inst.key("sw_entrant"),
+                   format_func=lambda k: race.labels[k])
+    sched = c[1].selectbox("to the schedule", list(SCHEDULE_CODES), key=inst.key("sw_schedule"),
+                           format_func=lambda s: f"{s}: {SCHEDULE_TEXT[s]}")
+    c[2].number_input("with η0", key=inst.key("sw_eta0"), format="%g", min_value=0.0,
+                      disabled=sched not in USES_ETA0)
+    c[3].button("Switch now", key=inst.key("sw_go", False), on_click=_on_switch, args=(inst,),
+                width="stretch", icon=":material/swap_horiz:",
+                help="At the entrant's current t, playing or paused: it goes on from its "
+                     "iterate with the new step sizes; the switch is marked on every curve.")
 
 
 def _data_cfg(data: dict) -> RunConfig:
@@ -171,11 +250,17 @@ def draw_lockstep(inst: Instance, state: LiveState) -> None:
     c1, c2, _ = st.columns([3, 1, 3], vertical_alignment="bottom")
     x_axis, log_x = curve_axis_controls(inst, c1, c2, "solver time")
     fits = slope_fits(race, extras)
+    for sw, before, _ in switch_fits(race, extras, state.cfg):
+        if before is not None and fits[sw.k] is not None:
+            fits[sw.k] = {**fits[sw.k], f"before t = {sw.t:,}": before}
     canvas_view(inst.key("curves", keep=False),
                 lockstep_frame(race, extras, x_axis, log_x, fits=fits))
     if any(fits):
         st.caption("Black dashed: the straight lines fitted to log(P − P*) over the last decade "
-                   "of t (their slopes are in the commentary below).")
+                   "of t (since an entrant's last switch; and the decade before it), their "
+                   "slopes in the commentary below.")
+    if state.cfg.changes:
+        st.caption("Vertical lines: the switches, labelled with the entrant and what changed.")
     ref = race.reference_value
     if ref is not None:
         st.caption("Reference: " + ref.describe())
@@ -189,5 +274,5 @@ def draw_lockstep(inst: Instance, state: LiveState) -> None:
     for line in averaging_summary(race, extras):
         st.caption(line)
     st.subheader("What theory predicts, and what the curves show")
-    for line in commentary(race, extras):
+    for line in commentary(race, extras) + switch_commentary(race, extras, state.cfg):
         st.markdown(line)

@@ -67,7 +67,8 @@ def lockstep_frame(race, extras, x: str = "iteration", log_x: bool = True, heigh
     """The lockstep's curves side by side, one colour per schedule: P − P* (log y; each
     entrant's own objective when the race has no common reference) with the lines ``fits``
     (:func:`svmcore.step_sizes.slope_fits`, against iterations only), the test error of the
-    reported model, and its size ‖w‖ or Σ|α_i| (:class:`~svmcore.step_sizes.Extras`)."""
+    reported model, and its size ‖w‖ or Σ|α_i| (:class:`~svmcore.step_sizes.Extras`). Every
+    mid-run switch is a vertical line with its label on every panel (``race.curve_marks``)."""
     if x not in CURVE_X:
         raise ValueError(f"x must be one of {', '.join(CURVE_X)}, got {x!r}")
     cols = [extras.columns(k) for k in range(len(race.runs))]
@@ -86,14 +87,15 @@ def lockstep_frame(race, extras, x: str = "iteration", log_x: bool = True, heigh
     panels = [first, _panel(race, cols, err, "model_error", percent=True, x=x),
               _panel(race, cols, extras.size_name or "model size", "size", x=x)]
     return curves_frame(panels, x=x, log_x=log_x, height=height, font=font, cols=3,
-                        legend=_legend(race))
+                        legend=_legend(race), marks=race.curve_marks(x))
 
 
 def averaging_frame(race, extras, x: str = "iteration", log_x: bool = True, height: int = 280,
                     font: int = 12) -> dict:
     """Averaging off / on side by side, for the same runs: the error of the last iterate
     (``decision_function(X, iterate="last")``) beside the error of the reported model (the
-    average of the iterates once the solver's averaging window has started)."""
+    average of the iterates once the solver's averaging window has started); the mid-run
+    switches marked as on :func:`lockstep_frame`."""
     if x not in CURVE_X:
         raise ValueError(f"x must be one of {', '.join(CURVE_X)}, got {x!r}")
     cols = [extras.columns(k) for k in range(len(race.runs))]
@@ -103,4 +105,4 @@ def averaging_frame(race, extras, x: str = "iteration", log_x: bool = True, heig
               _panel(race, cols, f"averaged iterate (the model): {err}", "model_error",
                      percent=True, x=x)]
     return curves_frame(panels, x=x, log_x=log_x, height=height, font=font, cols=2,
-                        legend=_legend(race))
+                        legend=_legend(race), marks=race.curve_marks(x))
