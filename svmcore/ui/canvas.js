@@ -340,15 +340,17 @@ function drawCurves(st) {
       ctx.textBaseline = "bottom";
       ctx.fillText(d.x_title, ox + cw / 2, H);
     }
-    for (const m of d.marks || []) {                  // mid-run changes: a vertical line
+    (d.marks || []).forEach((m, j) => {               // mid-run changes: a line and its label
       const v = d.log_x ? (m.x > 0 ? lx(m.x) : null) : m.x;
-      if (v === null || v < xa || v > xb) continue;
+      if (v === null || v < xa || v > xb) return;
       ctx.strokeStyle = "#7a7a7a"; ctx.setLineDash([3, 3]);
       ctx.beginPath(); ctx.moveTo(PX(v), oy); ctx.lineTo(PX(v), oy + ch); ctx.stroke();
       ctx.setLineDash([]);
-      if (k === 0) { ctx.fillStyle = "#555"; ctx.textAlign = "left"; ctx.textBaseline = "top";
-                     ctx.fillText(m.label, PX(v) + 3, oy + 2); }
-    }
+      // on every panel, inside it: left of the line when the right side has no room
+      const right = PX(v) + 3 + ctx.measureText(m.label).width <= ox + cw;
+      ctx.fillStyle = "#555"; ctx.textAlign = right ? "left" : "right"; ctx.textBaseline = "top";
+      ctx.fillText(m.label, right ? PX(v) + 3 : PX(v) - 3, oy + 2 + (j % 3) * (font + 2));
+    });
     ctx.save();
     ctx.beginPath(); ctx.rect(ox, oy, cw, ch); ctx.clip();
     for (const s of p.series) {
