@@ -17,6 +17,8 @@ BENCHMARKS = {
     "sweep-speed": "svmcore.bench.sweep_speed",
     "classroom": "svmcore.bench.classroom",
     "estimators": "svmcore.bench.estimators",
+    "report": "svmcore.bench.report",
+    "tta": "svmcore.bench.tta",
 }
 
 
