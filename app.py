@@ -54,4 +54,5 @@ st.navigation([
     st.Page("pages/race.py", title="Race", icon="🏁", url_path="race"),
     st.Page("pages/step_through.py", title="Step through", icon="👣", url_path="step_through"),
     st.Page("pages/sweep.py", title="Sweep", icon="🗺️", url_path="sweep"),
+    st.Page("pages/papers.py", title="Papers", icon="📄", url_path="papers"),
 ]).run()

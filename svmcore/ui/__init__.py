@@ -17,6 +17,7 @@ from .data import apply_data_config, data_panel
 from .export import export_panel
 from .live import controls, ensure_live, handle_click, live_panel, tick
 from .panels import draw_race, draw_run
+from .papers import load_report, papers_view
 from .params import entrants_panel, schedule_preview, solver_info, solver_panel
 from .present import present_toggle
 from .presets import load_first, page_messages, preset_panel, sidebar_start
@@ -36,4 +37,5 @@ __all__ = ["apply_data_config", "data_panel", "export_panel", "controls", "ensur
            "run_config", "start", "sync_url", "step_controls", "step_field", "step_landscape",
            "step_pseudocode", "step_session",
            "RUN_CAP_S", "grid_panel", "start_sweep", "stop_sweep",
-           "sweep_solver_panel", "sweep_state", "sweep_view"]
+           "sweep_solver_panel", "sweep_state", "sweep_view",
+           "load_report", "papers_view"]
