@@ -176,3 +176,13 @@ def test_readme_section_from_json(tiny):
     assert text.startswith("## Benchmarks")
     assert "docs/benchmarks.md" in text and "| data |" in text
     assert papers.SFW_PAPER in text
+
+
+def test_render_from_json_alone(tiny, tmp_path):
+    """--render rewrites benchmarks.md and every plot from the JSON without measuring."""
+    out, _ = tiny
+    doc = json.loads((out / "benchmarks.json").read_text())
+    report.render(doc, tmp_path)
+    assert (tmp_path / "benchmarks.md").read_text() == (out / "benchmarks.md").read_text()
+    for png in ("ratios.png", "tta_svmguide1.png"):
+        assert (tmp_path / png).read_bytes()[:4] == b"\x89PNG"

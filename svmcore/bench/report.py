@@ -432,12 +432,15 @@ def ratio_plot(records, path) -> None:
     fig, ax = plt.subplots(figsize=(8, 0.28 * len(sel) + 1.2), dpi=110)
     labels = [f"{r['dataset']}: {r['solver']} / {r['peer']}" for r in sel]
     vals = [r["ratio"] for r in sel]
-    ax.barh(range(len(sel)), vals, color=["tab:green" if v <= 1 else "tab:red" for v in vals])
+    ax.barh(range(len(sel)), vals, color=["tab:gray" if r["solver"].startswith("LIBSVM") else
+                                          "tab:green" if v <= 1 else "tab:red"
+                                          for r, v in zip(sel, vals)])
     ax.axvline(1.0, color="k", lw=1)
     ax.set_xscale("log")
     ax.set_yticks(range(len(sel)), labels, fontsize=7)
     ax.invert_yaxis()
-    ax.set_xlabel("time ratio to the peer, same run (< 1: svmcore faster)")
+    ax.set_xlabel("time ratio to the peer, same run (< 1: svmcore faster; gray: LIBSVM's own "
+                  "binding against SVC)")
     fig.tight_layout()
     fig.savefig(path)
     plt.close(fig)
@@ -488,9 +491,19 @@ def write_outputs(ctx: Context, out: Path, mode: str, seconds: float) -> dict:
     doc = dict(schema=1, command=ctx.command, mode=mode, seconds=seconds,
                environment=environment(), records=ctx.records, tta=ctx.extras.get("tta", []))
     (out / "benchmarks.json").write_text(json.dumps(doc, indent=1, default=_json_default) + "\n")
-    ratio_plot(ctx.records, out / "ratios.png")
-    (out / "benchmarks.md").write_text(render_markdown(doc) + "\n")
+    render(doc, out, tta_plots=False)         # the suite drew its plots already
     return doc
+
+
+def render(doc: dict, out: Path, tta_plots=True) -> None:
+    """benchmarks.md and the plots from a report's JSON document (nothing is measured)."""
+    from . import tta
+    out = Path(out)
+    ratio_plot(doc["records"], out / "ratios.png")
+    if tta_plots:
+        for res in doc.get("tta", []):
+            tta.plot(res, out / f"tta_{res['dataset']}.png")
+    (out / "benchmarks.md").write_text(render_markdown(doc) + "\n")
 
 
 def _json_default(o):
@@ -579,9 +592,15 @@ def main(argv=None):
     ap.add_argument("--repeats", type=int, default=3, help="interleaved repeats (median)")
     ap.add_argument("--readme", metavar="JSON", default=None,
                     help="print the README section rendered from a report's JSON and exit")
+    ap.add_argument("--render", metavar="JSON", default=None,
+                    help="write benchmarks.md and the plots into --out from a report's JSON "
+                    "(no measurement) and exit")
     args = ap.parse_args(argv)
     if args.readme:
         print(readme_section(json.loads(Path(args.readme).read_text())))
+        return None
+    if args.render:
+        render(json.loads(Path(args.render).read_text()), Path(args.out))
         return None
     if args.repeats < 3:
         print("note: fewer than 3 repeats: the report's times are not medians of ≥ 3 runs")
