@@ -120,6 +120,9 @@ def test_time_to_and_verdict_closed_forms():
     pts = [(0.1, 80.0, 1), (0.2, 90.0, 2), (0.4, 95.0, 3)]
     assert tta.time_to(pts, 90.0) == 0.2
     assert tta.time_to(pts, 95.5) is None
+    spiky = [(0.1, 91.0, 1), (0.2, 85.0, 2), (0.4, 92.0, 3), (0.8, 93.0, 4)]
+    assert tta.time_to(spiky, 90.0) == 0.1 and tta.time_to_stay(spiky, 90.0) == 0.4
+    assert tta.time_to_stay(spiky + [(1.6, 80.0, 5)], 90.0) is None
     assert papers.verdict(84.9, 85.24) == "reproduced"
     assert papers.verdict(86.0, 85.24) == "better than the paper"
     assert papers.verdict(80.0, 85.24) == "below the paper"

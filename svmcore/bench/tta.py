@@ -99,6 +99,18 @@ def time_to(points, target) -> float | None:
     return None
 
 
+def time_to_stay(points, target) -> float | None:
+    """Solver time from which every later point reaches ``target`` (None: the last does not):
+    the first crossing can be a transient peak of a stochastic solver."""
+    t_stay = None
+    for t, acc, _ in points:
+        if acc >= target:
+            t_stay = t if t_stay is None else t_stay
+        else:
+            t_stay = None
+    return t_stay
+
+
 def eval_subset(Xte, yte, rows, seed=0):
     """The first ``rows`` rows of a seed-``seed`` permutation of the test part."""
     idx = np.random.default_rng(seed).permutation(len(yte))[:rows]
