@@ -486,6 +486,10 @@ def render_markdown(doc: dict) -> str:
                   "transient peak). Parameters: SVC's C and γ "
                   "(SFW/MSFW: the paper's L2-SVM C); see `params` in the JSON.", "",
                   tta_table(recs, doc.get("tta", [])), ""]
+        reps = {r["dataset"]: r.get("svc_repeats") for r in recs if r["suite"] == "tta"}
+        lines += ["SVC's fit time is the median of " + ", ".join(
+            f"{n} fit{'s' if n != 1 else ''} on {d}" for d, n in reps.items()) +
+            " (a single fit where one takes minutes on this machine).", ""]
         for d in dict.fromkeys(r["dataset"] for r in recs if r["suite"] == "tta"):
             lines += [f"![time to accuracy, {d}](tta_{d}.png)", ""]
     if any(r["suite"] == "papers" for r in recs):
