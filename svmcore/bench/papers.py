@@ -155,7 +155,9 @@ def pegasos_rows(ctx) -> None:
         link = _run_link(name if name != "covtype" else "covtype.binary", "pegasos",
                          dict(kernel="linear", C=1.0, epochs=10.0))
         gap = obj["ratio"] - 1.0
-        ctx.record("papers", name, "Pegasos (linear), 10 epochs", "objective / optimum − 1",
+        # LinearSVC's objective is the best we know, not a certified optimum (its dual
+        # coordinate descent is capped at 1,000 passes): the gap to the optimum is at least this
+        ctx.record("papers", name, "Pegasos (linear), 10 epochs", "objective / LinearSVC's − 1",
                    gap, None, None, paper=PEGASOS_PAPER, table="Sec. 5 (ε-accurate objective)",
                    paper_value=None, tolerance=0.05,
                    claim="an ε-accurate objective after Õ(1/(λε)) iterations, independent of n",
