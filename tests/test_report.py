@@ -79,6 +79,7 @@ def test_smo_reaches_svc_optimum(tiny):
     assert lib["peer"] == "SVC" and lib["value"] > 0 and abs(lib["nsv"] - 513) <= 10
 
 
+@pytest.mark.filterwarnings("ignore:Liblinear failed to converge")
 def test_linear_objectives_against_linearsvc(tiny):
     """LinearSVC (exact dual coordinate descent) is the optimum: no stochastic solver's λ-form
     objective may be below it, and the objective is recomputed here from scratch."""

@@ -255,8 +255,10 @@ def olsvm_rows(ctx, folds=5) -> None:
     best = {k: min(v.items(), key=lambda kv: kv[1]) for k, v in err.items()}
     (oc, osg), oe = best["olsvm"]
     (sc, ssg), se = best["smo"]
-    link = _race_link("sonar", [("olsvm", dict(kernel="rbf", C=oc, gamma=1 / (2 * osg ** 2))),
-                                ("smo", dict(kernel="rbf", C=sc, gamma=1 / (2 * ssg ** 2)))],
+    link = _race_link("sonar", [("olsvm", dict(kernel="rbf", C=oc,
+                                               gamma=round(1 / (2 * osg ** 2), 9))),
+                                ("smo", dict(kernel="rbf", C=sc,
+                                             gamma=round(1 / (2 * ssg ** 2), 9)))],
                       max_train=208)
     ctx.record("papers", "sonar", "OL SVM (5-fold CV, best of the grid)", "CV error %", oe,
                "SVC", se, repeats=1, paper=OLSVM_PAPER, table="Table II", tolerance=0.5,

@@ -546,7 +546,7 @@ def readme_section(doc: dict) -> str:
             and r["metric"] in ("fit s", "train s (features incl.)", "test accuracy %")
             and r["peer"] in ("SVC", "SGDClassifier(hinge)", "LinearSVC(hinge)",
                               "Nystroem+LinearSVC")]
-    out += [markdown_table(["data", "solver", "peer", "metric", "svmcore", "peer", "ratio"],
+    out += [markdown_table(["data", "solver", "peer", "metric", "value", "peer value", "ratio"],
                            rows), ""]
     if any(r["suite"] == "tta" for r in recs):
         out += ["Time to SVC's accuracy − 0.5 points (ratio to SVC's fit time):", "",
