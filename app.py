@@ -52,9 +52,11 @@ keep_widgets()          # the widget values of the page not shown survive this r
 st.navigation([
     st.Page("pages/playground.py", title="Playground", icon="🎛️", default=True),
     st.Page("pages/race.py", title="Race", icon="🏁", url_path="race"),
-    st.Page("pages/regression.py", title="Regression", icon="📈", url_path="regression"),
     st.Page("pages/step_through.py", title="Step through", icon="👣", url_path="step_through"),
-    st.Page("pages/sweep.py", title="Sweep", icon="🗺️", url_path="sweep"),
     st.Page("pages/step_sizes.py", title="Step sizes", icon="📉", url_path="step_sizes"),
-    st.Page("pages/kernel_approx.py", title="Kernel approximation", icon="🧩", url_path="kernel_approx"),
+    st.Page("pages/kernel_approx.py", title="Kernel approximation", icon="🧩",
+            url_path="kernel_approx"),
+    st.Page("pages/regression.py", title="Regression", icon="📈", url_path="regression"),
+    st.Page("pages/sweep.py", title="Sweep", icon="🗺️", url_path="sweep"),
+    st.Page("pages/papers.py", title="Papers", icon="📄", url_path="papers"),
 ]).run()

@@ -18,6 +18,8 @@ BENCHMARKS = {
     "classroom": "svmcore.bench.classroom",
     "estimators": "svmcore.bench.estimators",
     "regression": "svmcore.bench.regression",
+    "report": "svmcore.bench.report",
+    "tta": "svmcore.bench.tta",
 }
 
 
