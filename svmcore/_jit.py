@@ -1,9 +1,12 @@
-"""One place for numba options.
+"""One place for numba options, and for where numba keeps its compiled code.
 
 Every compiled function in svmcore is decorated with :data:`njit` from here:
 
-* ``cache=True``  — compiled code is written to disk (``NUMBA_CACHE_DIR`` or ``__pycache__``),
-  so a restart of the app does not recompile;
+* ``cache=True``  — compiled code is written to disk, so a restart of the app does not
+  recompile. The folder is explicit: ``NUMBA_CACHE_DIR`` if it is set, else
+  :func:`default_cache_dir` (the user's cache folder, ``~/.cache/svmcore/numba`` on Linux),
+  created here before numba is imported — never ``__pycache__`` next to the sources, which
+  may be read-only (an installed package, a container image);
 * ``nogil=True``  — the GIL is released while a solver chunk runs, so a Streamlit server with
   several sessions keeps answering;
 * no ``parallel=True`` (numba's default threading layer aborts when parallel code is entered
@@ -11,9 +14,58 @@ Every compiled function in svmcore is decorated with :data:`njit` from here:
   LLVM assume there are no NaNs, and the divergence checks rely on seeing them); the one
   exception is :data:`njit_reduce` below, which allows only reassociation.
 """
+import os
+import tempfile
 from functools import partial
 
-import numba
+
+def default_cache_dir() -> str:
+    """The user's cache folder for svmcore's compiled code: ``platformdirs.user_cache_dir``
+    (``$XDG_CACHE_HOME`` or ``~/.cache`` on Linux, ``~/Library/Caches`` on macOS,
+    ``%LOCALAPPDATA%`` on Windows) + ``svmcore/numba``."""
+    try:
+        from platformdirs import user_cache_dir
+        base = user_cache_dir("svmcore", appauthor=False)
+    except ImportError:                                  # platformdirs comes with pooch
+        base = os.path.join(os.environ.get("XDG_CACHE_HOME") or
+                            os.path.join(os.path.expanduser("~"), ".cache"), "svmcore")
+    return os.path.join(base, "numba")
+
+
+def _writable_dir(path: str) -> bool:
+    try:
+        os.makedirs(path, exist_ok=True)
+        with tempfile.TemporaryFile(dir=path):
+            return True
+    except OSError:
+        return False
+
+
+def configure_cache() -> str:
+    """Make numba's cache folder explicit and writable, before numba is imported; returns it.
+
+    A ``NUMBA_CACHE_DIR`` set by the user is respected (and created). Otherwise it becomes
+    :func:`default_cache_dir`, or a folder in the temporary directory when that one cannot be
+    written (a read-only home)."""
+    path = os.environ.get("NUMBA_CACHE_DIR")
+    if path:
+        os.makedirs(path, exist_ok=True)
+        return path
+    path = default_cache_dir()
+    if not _writable_dir(path):
+        path = os.path.join(tempfile.gettempdir(), f"svmcore-numba-{os.getuid()}"
+                            if hasattr(os, "getuid") else "svmcore-numba")
+        os.makedirs(path, exist_ok=True)
+    os.environ["NUMBA_CACHE_DIR"] = path
+    return path
+
+
+CACHE_DIR = configure_cache()
+
+import numba  # noqa: E402  (after NUMBA_CACHE_DIR is set: numba reads it at import)
+
+if numba.config.CACHE_DIR != CACHE_DIR:   # numba was imported before svmcore: tell it now
+    numba.config.CACHE_DIR = CACHE_DIR
 
 njit = partial(numba.njit, cache=True, nogil=True)
 
@@ -25,4 +77,4 @@ njit = partial(numba.njit, cache=True, nogil=True)
 # The helpers are inlined into their callers by LLVM and keep their flags there.
 njit_reduce = partial(numba.njit, cache=True, nogil=True, fastmath={"reassoc", "contract"})
 
-__all__ = ["njit", "njit_reduce"]
+__all__ = ["CACHE_DIR", "configure_cache", "default_cache_dir", "njit", "njit_reduce"]

@@ -17,6 +17,7 @@ BENCHMARKS = {
     "sweep-speed": "svmcore.bench.sweep_speed",
     "classroom": "svmcore.bench.classroom",
     "estimators": "svmcore.bench.estimators",
+    "startup": "svmcore.bench.startup",
 }
 
 
