@@ -11,11 +11,14 @@ import streamlit as st
 st.set_page_config(page_title="svmcore", page_icon="🧮", layout="wide")
 
 
-# The solvers compile in a background thread, once per server process (svmcore.warm): the
-# first page is drawn meanwhile, with a note while it runs; a tick waits for it (svmcore.ui.live).
+# The solvers compile in a background thread, once per server process (svmcore.warm), which
+# lets this first script run finish first: the first page is built and drawn meanwhile, with a
+# note while it runs; a tick waits for it (svmcore.ui.live).
+import threading  # noqa: E402
+
 from svmcore import warm  # noqa: E402  (after set_page_config)
 
-warm.start()
+warm.start(after=threading.current_thread())
 if not warm.ready():
     st.caption("⏳ " + warm.status())
 elif warm.problems():

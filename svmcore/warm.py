@@ -21,9 +21,10 @@ __all__ = ["plan", "problems", "ready", "start", "status", "wait"]
 
 _lock = threading.Lock()
 _done = threading.Event()
+_go = threading.Event()          # set by wait(): whoever needs the warm-up now should not wait
 _thread: threading.Thread | None = None
 _state = {"total": 0, "finished": 0, "current": "", "problems": [], "started": None,
-          "seconds": None}
+          "seconds": None, "delayed": 0.0}
 
 
 def plan() -> list[tuple[str, dict]]:
@@ -43,7 +44,14 @@ def plan() -> list[tuple[str, dict]]:
     return first + then
 
 
-def _work(freeze: bool) -> None:
+def _work(freeze: bool, after: threading.Thread | None, max_delay: float) -> None:
+    # Let the thread that started us finish first (the app's first script run: the first page
+    # is built without this thread competing for the GIL), unless someone waits for us.
+    t0 = time.monotonic()
+    while (after is not None and after.is_alive() and not _go.is_set()
+           and time.monotonic() - t0 < max_delay):
+        _go.wait(0.02)
+    _state["delayed"] = time.monotonic() - t0
     try:
         from .run import warmup
         from .solvers import get_solver
@@ -70,17 +78,20 @@ def _work(freeze: bool) -> None:
     _done.set()
 
 
-def start(freeze: bool = True) -> bool:
+def start(freeze: bool = True, after: threading.Thread | None = None,
+          max_delay: float = 15.0) -> bool:
     """Start the warm-up thread unless it was started before in this process; returns True if
     this call started it. ``freeze``: ``gc.freeze()`` once it is done (the app server's
-    long-lived objects)."""
+    long-lived objects). ``after``: a thread to let finish before compiling (the app passes its
+    script thread, so the first page is built and sent without competing for the GIL), at
+    most ``max_delay`` seconds, and not at all once someone calls :func:`wait`."""
     global _thread
     with _lock:
         if _thread is not None:
             return False
         _state["started"] = time.perf_counter()
-        _thread = threading.Thread(target=_work, args=(freeze,), name="svmcore-warm-up",
-                                   daemon=True)
+        _thread = threading.Thread(target=_work, args=(freeze, after, max_delay),
+                                   name="svmcore-warm-up", daemon=True)
         _thread.start()
         return True
 
@@ -95,6 +106,7 @@ def wait(timeout: float | None = 300.0) -> bool:
     it was never started."""
     if _thread is None or _thread is threading.current_thread():
         return True
+    _go.set()                                    # needed now: no more waiting for `after`
     return _done.wait(timeout)
 
 
@@ -103,7 +115,8 @@ def status() -> str:
     if ready():
         return ""
     total, finished = _state["total"], _state["finished"]
-    where = f" — {finished} of {total} done, now {_state['current']}" if total else ""
+    where = (f" — {finished} of {total} done, now {_state['current']}" if total and
+             _state["current"] else "")
     return ("Compiling the solvers in the background (once per server)" + where
             + ". The page works meanwhile; Play waits for it if it is still running.")
 

@@ -178,3 +178,34 @@ def test_a_tick_waits_for_the_warm_up(monkeypatch):
     monkeypatch.setattr(ui_live.live, "advance_tick", fake_tick)
     ui_live.tick(Inst())
     assert calls == ["wait", "advance"]
+
+
+def test_warm_up_lets_the_starting_thread_finish_unless_someone_waits():
+    # the app passes its script thread: the warm-up begins when that run has ended; a tick
+    # that needs the warm-up earlier (wait()) does not wait for the script thread
+    r = _python(
+        "import json, threading, time\n"
+        "import svmcore.run, svmcore.warm as warm\n"
+        "began = []\n"
+        "svmcore.run.warmup = lambda solver: began.append(time.monotonic())\n"
+        "warm.plan = lambda: [('pegasos', {})]\n"
+        "release = threading.Event()\n"
+        "script = threading.Thread(target=release.wait, args=(60,)); script.start()\n"
+        "warm.start(freeze=False, after=script, max_delay=60)\n"
+        "time.sleep(0.3); early = list(began)\n"
+        "ended = time.monotonic(); release.set(); script.join()\n"
+        "ok = warm.wait(60)\n"
+        "print(json.dumps(dict(early=early, after_end=began[0] >= ended, ok=ok)))\n")
+    assert r["early"] == [] and r["after_end"] and r["ok"]
+    r = _python(
+        "import json, threading, time\n"
+        "import svmcore.run, svmcore.warm as warm\n"
+        "svmcore.run.warmup = lambda solver: None\n"
+        "warm.plan = lambda: [('pegasos', {})]\n"
+        "release = threading.Event()\n"
+        "script = threading.Thread(target=release.wait, args=(60,)); script.start()\n"
+        "warm.start(freeze=False, after=script, max_delay=60)\n"
+        "t0 = time.monotonic(); ok = warm.wait(30); took = time.monotonic() - t0\n"
+        "alive = script.is_alive(); release.set()\n"
+        "print(json.dumps(dict(ok=ok, took=took, alive=alive)))\n")
+    assert r["ok"] and r["alive"] and r["took"] < 20

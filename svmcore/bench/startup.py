@@ -104,17 +104,23 @@ def time_to_first_frame(browser, root: Path, cache_dir: str, timeout: float = 18
     finally:
         if page is not None:
             page.close()
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=10)
+        _stop(proc)
         log.seek(0)
         text = log.read().decode(errors="replace")
-        log.close()
         if "Traceback" in text:
             print(f"# server log of {root} holds a traceback:\n{text[-3000:]}", file=sys.stderr)
+        log.close()
+
+
+def _stop(proc: subprocess.Popen) -> None:
+    """End the server we started: SIGTERM, then SIGKILL if it is still there after 10 s."""
+    for end in (proc.terminate, proc.kill):
+        end()
+        try:
+            proc.wait(timeout=10)
+            return
+        except subprocess.TimeoutExpired:
+            continue
 
 
 def bench(roots: dict[str, Path], repeat: int) -> list[list]:
