@@ -13,7 +13,6 @@ import time
 import streamlit as st
 
 from .. import live
-from .. import warm
 from ..config import RaceConfig, RunConfig, round_coord
 from ..objectives import error_rate
 from ..race import Race
@@ -107,6 +106,7 @@ def tick(inst: Instance, pace: str | None = None) -> None:
         inst.playing = False
         return
     factor = live.PACES.get(pace or inst.get("pace", live.DEFAULT_PACE))
+    from .. import warm
     warm.wait()                          # the server's background warm-up finishes first
     try:
         if inst.live.is_race:
