@@ -202,6 +202,8 @@ def tick(inst: Instance, pace: str | None = None) -> None:
         inst.playing = False
         return
     factor = live.PACES.get(pace or inst.get("pace", live.DEFAULT_PACE))
+    from .. import warm
+    warm.wait()                          # the server's background warm-up finishes first
     try:
         if inst.live.is_race:
             drv.tick(factor)                 # svmcore.race.LIVE_TICK_S shared by the entrants
