@@ -509,12 +509,13 @@ def live_panel(inst: Instance, draw, footer=None, **control_kw) -> None:
             inst.edited = False
             st.rerun()
         with live.FRAME_SLOTS:               # a few sessions at a time build their frame
-            if inst.playing and inst.shared is not None:
-                tl, pos, drawn, factor, frame_of = inst.shared
+            shared = inst.shared             # a local reference: a rerun that starts while
+            if inst.playing and shared is not None:  # this one ends may unshare meanwhile
+                tl, pos, drawn, factor, frame_of = shared
                 if drawn == pos:
                     pos += 1
                 inst.moment = tl.moment(pos, factor, frame_of)
-                inst.shared[1] = pos
+                shared[1] = pos
                 if inst.moment.done:
                     inst.playing = False
                     unshare(inst)
@@ -526,8 +527,9 @@ def live_panel(inst: Instance, draw, footer=None, **control_kw) -> None:
             try:
                 draw(inst, state)
                 inst.drawn = _position(state)
-                if inst.shared is not None:
-                    inst.shared[2] = inst.shared[1]
+                shared = inst.shared
+                if shared is not None:
+                    shared[2] = shared[1]
             except Exception as exc:  # noqa: BLE001 - never a traceback in the page
                 st.error(f"Cannot draw the model: {describe(exc)}")
                 inst.playing = False
