@@ -17,7 +17,7 @@ from ..config import RaceConfig, RunConfig, round_coord
 from ..objectives import error_rate
 from ..race import Race
 from ..run import TrainingRun
-from ..rundata import build_data
+from ..rundata import build_data, check_memory, solver_notes
 from ..viz import make_view
 from .state import Instance, LiveState, describe, ss
 
@@ -76,11 +76,13 @@ def ensure_live(inst: Instance, cfg: RunConfig | RaceConfig, upload=None,
         return None
     try:
         data, view = _data_and_view(inst, data_cfg, upload, digest)
+        check_memory(cfg, data)          # before anything is allocated: what would fit
         driver, runs = _build(cfg, data)
     except Exception as exc:  # noqa: BLE001 - bad parameters or data: shown, the session goes on
         inst.error = describe(exc)
         return None
     inst.error = None
+    inst.url_problems = list(inst.url_problems) + solver_notes(runs)   # adjusted: said once
     inst.live = LiveState(key, cfg, data, view, driver, [{"run": r, "cache": {}} for r in runs],
                           is_race=isinstance(cfg, RaceConfig))
     if inst.want_t:                          # a link to a moment: the same seeded run, replayed
