@@ -172,3 +172,98 @@ def test_new_sessions_standardise_toy_data_and_old_links_keep_raw_features():
     old_cfg, _ = config_from_query({"src": "toy", "ds": "moons"})
     assert old_cfg.scale == "none" and "scale" not in old_cfg.to_query()
     assert config_from_query(cfg.to_query())[0] == cfg         # round trip
+
+
+# ------------------------------------------------------------------ 4. limits that hold
+
+
+@pytest.fixture()
+def all_slots_taken():
+    """Every heavy-work slot of the server held by the test (as if other sessions computed)."""
+    from svmcore import live
+    for _ in range(live.HEAVY_SLOTS):
+        assert live.HEAVY.acquire(timeout=5)
+    held = [live.HEAVY_SLOTS]
+
+    def release():
+        while held[0]:
+            live.HEAVY.release()
+            held[0] -= 1
+    yield release
+    release()
+
+
+@pytest.mark.slow
+def test_reference_optimum_respects_its_cap_in_wall_time(data_folder):
+    """SMO at C = 1 on 5,000 ijcnn1 rows (γ = 2) needs far more than a second here; with a 1 s
+    cap the call returns within about one chunk of it (before: the time was checked only
+    between chunks of 65,536 iterations, ~3 ms each on this problem: minutes past the cap)."""
+    import time
+
+    from svmcore.data import load_dataset
+    from svmcore.race import REF_CHUNK_S, reference_optimum
+    ds = load_dataset("ijcnn1", max_train=5000, download=False)
+    n = ds.y_train.shape[0]
+    warmup(get_solver("smo")(kernel="rbf", gamma=2.0))
+    t0 = time.perf_counter()
+    ref = reference_optimum(ds.X_train, ds.y_train, 1.0 / n, ("rbf", 2.0), max_seconds=1.0)
+    wall = time.perf_counter() - t0
+    assert not ref.converged and ref.iterations > 0
+    assert wall <= 1.0 + 5 * REF_CHUNK_S, wall
+
+
+def test_a_race_never_waits_for_its_reference_beyond_its_wait(all_slots_taken):
+    """All heavy slots busy: the reference is queued in the background, the race is built and
+    ticks without it, and it arrives (the synchronous value) once a slot frees up. Before,
+    ``Race.reference`` ran SMO in the session's thread until it finished."""
+    from svmcore.config import Entrant
+    from svmcore.data import make_toy, train_test_split
+    from svmcore.race import Race, reference_optimum
+    X, y = make_toy("moons", n=160, noise=0.2, seed=5)
+    X_tr, X_te, y_tr, y_te = train_test_split(X, y, test_size=0.25, seed=5)
+    ents = [Entrant("pegasos", (("kernel", "rbf"), ("gamma", 3.0), ("C", 2.0))),
+            Entrant("smo", (("kernel", "rbf"), ("gamma", 3.0), ("C", 2.0)))]
+    race = Race(ents, X_tr, y_tr, X_te, y_te, seed=5)
+    assert race.main_group is not None
+    assert race.reference(wait=0.2) is None and race.reference_pending
+    assert race.reference_value is None and race.reference_error is None
+    all_slots_taken()                                   # the others finish
+    race._ref_future.result(timeout=60)
+    ref = race.reference_value
+    assert ref is not None and ref.converged and not race.reference_pending
+    _, lam, kkey = race.main_group
+    assert ref == reference_optimum(X_tr, y_tr, lam, kkey)
+    assert race.suboptimality(0) is not None
+
+
+def test_a_busy_server_queues_ticks_and_says_so_for_a_press(all_slots_taken):
+    from svmcore import live
+    with pytest.raises(live.ServerBusy, match="The server is busy"):
+        with live.heavy_work(wait=0.05):
+            pass
+    at = _page()
+    run = at.session_state["pg"].live.run
+    at.button(key="pg_step").click().run()
+    assert run.t == 0 and "The server is busy" in _texts(at.error)
+    all_slots_taken()
+    at.button(key="pg_step").click().run()
+    assert at.session_state["pg"].live.run.t > 0 and "busy" not in _texts(at.error)
+
+
+def test_reset_does_not_restart_the_run_cap(monkeypatch):
+    """The cap counts per configuration in a session: a Reset run gets what is left (before:
+    a fresh 300 s each time, so a loop of Reset was unlimited compute)."""
+    from svmcore import live
+    at = _page()
+    for _ in range(3):
+        at.button(key="pg_step").click().run()
+    spent = at.session_state["pg"].live.run.solver_time
+    assert spent > 0
+    at.button(key="pg_reset_btn").click().run()
+    run = at.session_state["pg"].live.run
+    assert run.t == 0 and run.max_seconds == pytest.approx(live.MAX_RUN_S - spent)
+    monkeypatch.setattr(live, "MAX_RUN_S", spent / 2)  # as if the cap were used up
+    at.button(key="pg_reset_btn").click().run()
+    run = at.session_state["pg"].live.run
+    assert run.done and run.status == "time cap" and "Reset does not restart" in run.message
+    assert at.button(key="pg_step").disabled and at.button(key="pg_play").disabled

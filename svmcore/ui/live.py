@@ -22,6 +22,7 @@ from ..viz import make_view
 from .state import Instance, LiveState, describe, ss
 
 EDIT_MODES = ("view", "add +1", "add −1", "remove")
+REF_WAIT_S = 3.0     # a race's page waits this long for P*; a longer one arrives in a later frame
 
 
 def _data_and_view(inst: Instance, cfg: RunConfig, upload=None, digest=None):
@@ -46,7 +47,7 @@ def _build(cfg, data):
         if race.main_group is not None:
             with st.spinner("Computing the reference optimum P* (SMO to tol 1e-6, once per "
                             "dataset)…"):
-                race.reference()
+                race.reference(wait=REF_WAIT_S)  # else it arrives in a later frame
         return race, list(race.runs)
     run = TrainingRun(cfg.solver, data.X_train, data.y_train, data.X_test, data.y_test,
                       seed=int(cfg.seed), per_decade=live.LIVE_PER_DECADE,
@@ -67,6 +68,8 @@ def ensure_live(inst: Instance, cfg: RunConfig | RaceConfig, upload=None,
     if moved and not inst.reset:
         inst.notice = ("The settings changed: this is a new run from t = 0 (the data, the solver "
                        "or a parameter decide a run; a link with t replays one).")
+    if inst.live is not None:               # its solver time still counts (Reset: same key)
+        live.record_spent(inst.cap_spent, inst.live.key, [m["run"] for m in inst.live.models])
     inst.shared = inst.moment = None        # a shared timeline belongs to the old configuration
     inst.reset = inst.playing = False
     inst.tick_error = None
@@ -82,13 +85,15 @@ def ensure_live(inst: Instance, cfg: RunConfig | RaceConfig, upload=None,
         inst.error = describe(exc)
         return None
     inst.error = None
+    live.cap_left(inst.cap_spent, key, runs)  # the cap counts per configuration and session
     inst.url_problems = list(inst.url_problems) + solver_notes(runs)   # adjusted: said once
     inst.live = LiveState(key, cfg, data, view, driver, [{"run": r, "cache": {}} for r in runs],
                           is_race=isinstance(cfg, RaceConfig))
     if inst.want_t:                          # a link to a moment: the same seeded run, replayed
         want, inst.want_t = inst.want_t, None
         try:
-            with st.spinner(f"Replaying the run to t = {want:,} …"):
+            with st.spinner(f"Replaying the run to t = {want:,} …"), \
+                    live.heavy_work(what="the replay of this link"):
                 driver.advance_iters(want)
         except Exception as exc:  # noqa: BLE001 - shown, the session goes on
             inst.tick_error = describe(exc)
@@ -109,10 +114,14 @@ def tick(inst: Instance, pace: str | None = None) -> None:
         return
     factor = live.PACES.get(pace or inst.get("pace", live.DEFAULT_PACE))
     try:
-        if inst.live.is_race:
-            drv.tick(factor)                 # svmcore.race.LIVE_TICK_S shared by the entrants
-        else:
-            live.advance_tick(drv, factor, live.LIVE_BUDGET_S)
+        with live.heavy_work():              # a server-wide limit on concurrent training
+            if inst.live.is_race:
+                drv.tick(factor)             # svmcore.race.LIVE_TICK_S shared by the entrants
+            else:
+                live.advance_tick(drv, factor, live.LIVE_BUDGET_S)
+    except live.ServerBusy as exc:           # playing: the next frame tries again (a queue)
+        if not inst.playing:
+            inst.tick_error = str(exc)
     except Exception as exc:  # noqa: BLE001 - shown with st.error, the session goes on
         inst.tick_error = describe(exc)
         inst.playing = False
