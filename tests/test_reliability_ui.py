@@ -267,3 +267,44 @@ def test_reset_does_not_restart_the_run_cap(monkeypatch):
     run = at.session_state["pg"].live.run
     assert run.done and run.status == "time cap" and "Reset does not restart" in run.message
     assert at.button(key="pg_step").disabled and at.button(key="pg_play").disabled
+
+
+# ------------------------------------------------------------------ 5. last iterate beside the model
+
+
+def _field(at: AppTest) -> dict:
+    import json
+    views = {c.proto.id.rsplit("-", 1)[-1]: json.loads(c.proto.json)
+             for c in at.get("bidi_component")}
+    return views["pg_field"]
+
+
+def test_playground_draws_the_last_iterate_beside_the_averaged_model():
+    """SFW averaging the second half of its iterates (a link replayed past the averaging start):
+    the field frame carries a second boundary, the last iterate's f = 0, with a legend entry;
+    its points are zeros of ``decision_function(X, iterate="last")`` and not of the averaged
+    model. Before, only the averaged model was drawn."""
+    from svmcore.viz.frame import LAST_ITERATE_LEGEND, dequantize_xy
+    at = _page({"solver": "sfw", "p.averaging": "0.5", "p.epochs": "2.0", "ds": "moons",
+                "n": "200", "noise": "0.3", "t": "260"})
+    run = at.session_state["pg"].live.run
+    assert run.t == 260 and run.solver.averaging_active
+    frame = _field(at)
+    assert "last" in frame and any(e["name"] == LAST_ITERATE_LEGEND for e in frame["legend"])
+    xy = dequantize_xy(frame["last"], frame["x"], frame["y"])
+    xy = xy[np.isfinite(xy).all(axis=1)]
+    assert len(xy) > 10
+    view = at.session_state["pg"].live.view
+    pts = view.plane.origin + xy[:, :1] * view.plane.e1 + xy[:, 1:] * view.plane.e2
+    f_last = run.solver.decision_function(pts, iterate="last")
+    f_avg = run.solver.decision_function(pts)
+    from svmcore.field import plane_points
+    xs, ys = view.grid(80)
+    span = np.ptp(run.solver.decision_function(
+        plane_points(xs, ys, view.plane.origin, view.plane.e1, view.plane.e2), iterate="last"))
+    assert np.median(np.abs(f_last)) < 0.02 * span         # on the last iterate's f = 0
+    assert np.median(np.abs(f_avg)) > np.median(np.abs(f_last))
+    # a solver without averaging: one boundary
+    smo = _page({"solver": "smo"})
+    assert "last" not in _field(smo)
+    assert all(e["name"] != LAST_ITERATE_LEGEND for e in _field(smo)["legend"])
