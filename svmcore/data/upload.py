@@ -19,8 +19,8 @@ CSV (any file whose data lines contain no ``index:value`` tokens)
     coordinate); without a header the **last** column. ``label_column`` (index or header name)
     overrides this; ``ParsedUpload.columns`` lists the choices. Every other column is a numeric
     feature. Labels may be numbers (``0/1``, ``1/2``, ``-1/+1``) or strings.
-    Parsed by pandas' C reader; a file it cannot read cleanly is read again line by line, to say
-    which line and column are wrong.
+    Parsed by NumPy's C reader (``np.loadtxt``, straight into the feature matrix); a file it
+    cannot read cleanly is read again line by line, to say which line and column are wrong.
 LIBSVM / SVMlight
     ``<label> <index>:<value> ...`` with indices ≥ 1 and increasing on each line; ``#`` starts a
     comment. A file whose smallest index is 0 is read as zero-based (with a warning). Parsed by
@@ -147,12 +147,17 @@ def _canonical_label(value: float) -> str:
 
 
 def _decode(data: bytes) -> str:
+    return _decode_with(data)[0]
+
+
+def _decode_with(data: bytes) -> tuple[str, str]:
+    """(text, encoding): UTF-8 (with or without a BOM), else Latin-1."""
     if b"\x00" in data[:65536]:
         raise UploadError("This is not a text file (it contains NUL bytes): upload a CSV or "
                           "LIBSVM text file.")
     for enc in ("utf-8-sig", "latin-1"):
         try:
-            return data.decode(enc)
+            return data.decode(enc), enc
         except UnicodeDecodeError:
             continue
     raise UploadError("The file is not readable text.")  # pragma: no cover - latin-1 never fails
@@ -228,8 +233,8 @@ def parse_upload(data: bytes, filename: str = "upload.csv", *, max_bytes: int = 
         return _libsvm_fast(data) or _parse_libsvm(_data_lines(_decode(data)))
     if label_column is not None and not isinstance(label_column, (int, str)):
         raise UploadError(f"label_column must be a column index or name, got {label_column!r}")
-    text = _decode(data)
-    return _parse_csv(text, _data_lines(text, limit=20), label_column)
+    text, enc = _decode_with(data)
+    return _parse_csv(text, _data_lines(text, limit=20), label_column, data, enc)
 
 
 def _is_text(cell: str) -> bool:
@@ -237,7 +242,8 @@ def _is_text(cell: str) -> bool:
     return cell != "" and _number(cell) is None
 
 
-def _parse_csv(text: str, head: list[tuple[int, str]], label_column) -> ParsedUpload:
+def _parse_csv(text: str, head: list[tuple[int, str]], label_column, data: bytes | None = None,
+               encoding: str = "utf-8") -> ParsedUpload:
     delim = _delimiter(head[0][1])
     first = _split(head[0][1], delim)
     non_numeric = [j for j, c in enumerate(first) if _is_text(c)]
@@ -265,7 +271,8 @@ def _parse_csv(text: str, head: list[tuple[int, str]], label_column) -> ParsedUp
     if len(feat_idx) > _MAX_FEATURES:
         raise UploadError(f"{len(feat_idx):,} feature columns is more than this page handles "
                           f"({_MAX_FEATURES:,}).")
-    fast = _csv_fast(text, delim, header is not None, width, lab, feat_idx)
+    fast = _csv_fast(data if data is not None else text.encode(encoding), encoding, delim,
+                     head[0][0] if header is not None else 0, lab, feat_idx)
     if fast is not None:
         X, raw = fast
         labels, numeric = _labels_of(raw)
@@ -278,39 +285,26 @@ def _parse_csv(text: str, head: list[tuple[int, str]], label_column) -> ParsedUp
     return up
 
 
-def _csv_fast(text: str, delim, header: bool, width: int, lab: int, feat_idx):
-    """(X, label strings) by pandas' C reader, or None when the file is not clean (a missing,
-    non-numeric or non-finite feature cell, an empty label, ragged rows): the slow reader then
-    says where."""
+def _csv_fast(data: bytes, encoding: str, delim, skip: int, lab: int, feat_idx):
+    """(X, label strings) by NumPy's C reader (``np.loadtxt``) on the bytes — straight into
+    the feature matrix, one pass for the features and one for the labels — or None when the
+    file is not clean (a missing, non-numeric or non-finite feature cell, an empty label,
+    ragged rows): the slow reader then says where. ``skip``: lines before the data (the
+    header's line number, 0 without a header)."""
     import io
-
-    import pandas as pd
+    kw = dict(delimiter=delim, skiprows=skip, comments="#", encoding=encoding, quotechar='"',
+              ndmin=2)
     try:
-        df = pd.read_csv(io.StringIO(text), sep=r"\s+" if delim is None else delim,
-                         header=0 if header else None, comment="#", skip_blank_lines=True,
-                         dtype={lab: str}, engine="c", skipinitialspace=True,
-                         keep_default_na=False, na_values=[""], quotechar='"',
-                         names=None if header else list(range(width)))
+        X = np.loadtxt(io.BytesIO(data), usecols=feat_idx, dtype=np.float64, **kw)
+        raw = np.loadtxt(io.BytesIO(data), usecols=[lab], dtype=str, **kw)[:, 0]
     except Exception:  # noqa: BLE001 - any complaint: the line-by-line reader explains it
         return None
-    if df.shape[1] != width:
+    if X.shape[0] != raw.shape[0] or not np.isfinite(X).all():
         return None
-    if header:
-        df.columns = list(range(width))
-    feats = df[feat_idx]
-    num = pd.api.types
-    if not all(num.is_numeric_dtype(t) and not num.is_bool_dtype(t) for t in feats.dtypes):
-        return None
-    X = feats.to_numpy(dtype=np.float64)
-    if not np.isfinite(X).all():
-        return None
-    raw = df[lab]
-    if raw.isna().any():
-        return None
-    raw = raw.astype(str).str.strip().str.strip("'").to_numpy(dtype=object)
+    raw = np.char.strip(np.char.strip(raw), "'").astype(object)
     if any(c == "" for c in raw):
         return None
-    return X, raw
+    return np.ascontiguousarray(X), raw
 
 
 def _labels_of(raw: np.ndarray) -> tuple[np.ndarray, bool]:
@@ -543,8 +537,15 @@ def _finish(X, labels, numeric, fmt, names, label_name, warnings) -> ParsedUploa
 def _row_groups(X) -> np.ndarray:
     """A group number per row, equal for equal rows (0.0 and −0.0 count as equal)."""
     if not sp.issparse(X):
-        _, inv = np.unique(X + 0.0, axis=0, return_inverse=True)
-        return inv.ravel()
+        # one 64-bit hash of each row's bytes (−0.0 made 0.0): exact for equal rows, and two
+        # different rows share a hash with probability ~2⁻⁶⁴; np.unique(X, axis=0) sorted
+        # whole rows (seconds and several copies of X for a 10 MB file)
+        hashes = np.fromiter((hash((row + 0.0).tobytes()) for row in X), dtype=np.int64,
+                             count=X.shape[0])
+        _, first, inv = np.unique(hashes, return_index=True, return_inverse=True)
+        rank = np.empty(first.size, dtype=np.int64)
+        rank[np.argsort(first, kind="stable")] = np.arange(first.size)
+        return rank[inv.ravel()]
     # Sparse (canonical: sorted, no stored zeros): two fixed random projections of each row and
     # its entry count. Equal rows give bit-equal projections (same entries summed in the same
     # order); two different rows agree on both by chance with probability ~2⁻¹⁰⁴. No per-row
