@@ -296,11 +296,6 @@ def config_from_query(q, registry=None) -> tuple[RunConfig, list[str]]:
     kw["imbalance"] = _num(q, "imb", float, d.imbalance, w, lambda v: 0 < v < 1)
     kw["test"] = _num(q, "test", float, d.test, w, lambda v: 0 <= v <= 0.9)
     kw["max_train"] = _num(q, "maxn", int, d.max_train, w, lambda v: 10 <= v <= 10**6)
-    if kw["max_train"] not in MAX_TRAIN_CHOICES and source != "toy":
-        near = min(MAX_TRAIN_CHOICES, key=lambda c: (abs(math.log(c / kw["max_train"])), c))
-        w.append(f"link: maxn={q['maxn']} is not one of the offered sizes "
-                 f"({', '.join(f'{c:,}' for c in MAX_TRAIN_CHOICES)}); using {near:,}")
-        kw["max_train"] = near
     kw["view"] = q.get("view", d.view) if q.get("view", d.view) in VIEWS else d.view
     kw["fx"] = _num(q, "fx", int, d.fx, w, lambda v: v >= 0)
     kw["fy"] = _num(q, "fy", int, d.fy, w, lambda v: v >= 0)

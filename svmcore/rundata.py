@@ -201,8 +201,8 @@ def check_memory(cfg, data: RunData, budget: int | None = None,
     for k, (name, params) in enumerate(entrants):
         who = f"entrant {k + 1} ({name})" if len(entrants) > 1 else name
         plan = memory_plan(name, params, n, d, sparse_nnz=nnz, budget=budget)
-        if not plan.ok:
-            raise ValueError(f"{who} does not fit in memory: {plan.message}")
+        if not plan.ok:                       # the engine's sentence: need, budget, what fits
+            raise ValueError(plan.message if len(entrants) == 1 else f"{who}: {plan.message}")
         if "block_rows" not in get_solver(name).params or eval_points <= n:
             continue
         # drawing: the map and one block of grid rows (no training cache, no D_G sample)

@@ -203,6 +203,7 @@ def test_csv_fast_reader_equals_the_line_reader(data_folder):
     text = "\n".join(",".join(f"{v:g}" for v in row) + f",{lab}"
                      for row, lab in zip(dense, up0.labels)) + "\n"
     up = _csv(text)
+    assert U._csv_fast(text.encode(), "utf-8", ",", 0, 12, list(range(12))) is not None
     lines = U._data_lines(text)
     X, labels, numeric = U._csv_slow(lines, ",", None, 13, 12, list(range(12)),
                                      [f"x{j + 1}" for j in range(13)])
@@ -240,3 +241,11 @@ def test_a_regression_target_is_recognised_and_refused_for_classification():
     assert not _csv(GOOD).regression_target
     digits = "".join(f"{i},{i % 7},{i % 10}\n" for i in range(200))
     assert not _csv(digits).regression_target
+
+
+def test_rows_with_extra_cells_are_refused_by_the_fast_reader_too():
+    """np.loadtxt(usecols=…) ignores extra cells: the cell count on the bytes catches them."""
+    msg = _err("a,b,label\n1,2,1\n1,2,3,4\n3,4,1\n5,6,0\n")
+    assert msg.startswith("Line 3 has 4 cells but the header has 3")
+    msg = _err("1 2 1\n1 2 3 4\n3 4 1\n5 6 0\n", "blank.txt")
+    assert msg.startswith("Line 2 has 4 cells")

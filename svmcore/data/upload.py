@@ -234,7 +234,9 @@ def parse_upload(data: bytes, filename: str = "upload.csv", *, max_bytes: int = 
     if label_column is not None and not isinstance(label_column, (int, str)):
         raise UploadError(f"label_column must be a column index or name, got {label_column!r}")
     text, enc = _decode_with(data)
-    return _parse_csv(text, _data_lines(text, limit=20), label_column, data, enc)
+    head = _data_lines(text, limit=20)
+    del text                                     # decoded again only by the line reader
+    return _parse_csv(head, label_column, data, enc)
 
 
 def _is_text(cell: str) -> bool:
@@ -242,8 +244,8 @@ def _is_text(cell: str) -> bool:
     return cell != "" and _number(cell) is None
 
 
-def _parse_csv(text: str, head: list[tuple[int, str]], label_column, data: bytes | None = None,
-               encoding: str = "utf-8") -> ParsedUpload:
+def _parse_csv(head: list[tuple[int, str]], label_column, data: bytes,
+               encoding: str) -> ParsedUpload:
     delim = _delimiter(head[0][1])
     first = _split(head[0][1], delim)
     non_numeric = [j for j, c in enumerate(first) if _is_text(c)]
@@ -271,13 +273,17 @@ def _parse_csv(text: str, head: list[tuple[int, str]], label_column, data: bytes
     if len(feat_idx) > _MAX_FEATURES:
         raise UploadError(f"{len(feat_idx):,} feature columns is more than this page handles "
                           f"({_MAX_FEATURES:,}).")
-    fast = _csv_fast(data if data is not None else text.encode(encoding), encoding, delim,
+    fast = _csv_fast(data, encoding, delim,
                      head[0][0] if header is not None else 0, lab, feat_idx)
+    try:
+        labels, numeric = _labels_of(fast[1]) if fast is not None else (None, False)
+    except UploadError:            # a NaN label: the line reader names its line
+        fast = None
     if fast is not None:
-        X, raw = fast
-        labels, numeric = _labels_of(raw)
+        X = fast[0]
     else:                          # the line-by-line reader finds and names the bad cell
-        X, labels, numeric = _csv_slow(_data_lines(text), delim, header, width, lab, feat_idx,
+        X, labels, numeric = _csv_slow(_data_lines(data.decode(encoding)), delim, header,
+                                       width, lab, feat_idx,
                                        names)
     up = _finish(np.ascontiguousarray(X), labels, numeric, "csv",
                  tuple(names[j] for j in feat_idx), names[lab], [])
@@ -301,10 +307,24 @@ def _csv_fast(data: bytes, encoding: str, delim, skip: int, lab: int, feat_idx):
         return None
     if X.shape[0] != raw.shape[0] or not np.isfinite(X).all():
         return None
+    if not _cell_count_is(data, delim, X.shape[0] + (skip > 0), len(feat_idx) + 1):
+        return None                    # a row with extra cells (usecols would hide it)
     raw = np.char.strip(np.char.strip(raw), "'").astype(object)
     if any(c == "" for c in raw):
         return None
     return np.ascontiguousarray(X), raw
+
+
+def _cell_count_is(data: bytes, delim, rows: int, width: int) -> bool:
+    """Does the file hold ``rows`` lines of exactly ``width`` cells? Counted on the bytes
+    (delimiters, or blank-separated tokens), since ``np.loadtxt(usecols=…)`` ignores extra
+    cells. A file with comments or quotes answers False: the line reader decides."""
+    if b"#" in data or b'"' in data:
+        return False
+    if delim is None:
+        import re
+        return sum(1 for _ in re.finditer(rb"\S+", data)) == rows * width
+    return data.count(delim.encode()) == rows * (width - 1)
 
 
 def _labels_of(raw: np.ndarray) -> tuple[np.ndarray, bool]:

@@ -7,6 +7,7 @@ into the widgets (a link, a preset, a race).
 from __future__ import annotations
 
 import hashlib
+import math
 
 import streamlit as st
 
@@ -164,7 +165,7 @@ def data_panel(inst: Instance) -> dict:
         info = infos[name]
         if info.description:
             st.caption(info.description)
-        inst.setdefault("maxn", DEFAULT_MAX_TRAIN)
+        _offered_maxn(inst)
         maxn = st.select_slider("max_train", list(MAX_TRAIN_CHOICES), key=inst.key("maxn"),
                                 help="Large datasets are cut to a classroom size: the first "
                                      "max_train training rows (and at most as many test rows).")
@@ -182,7 +183,7 @@ def data_panel(inst: Instance) -> dict:
                                      "else the last column. LIBSVM: label index:value …")
         inst.setdefault("test_r", 0.25)
         test = st.slider("test fraction", 0.1, 0.5, step=0.05, key=inst.key("test_r"))
-        inst.setdefault("maxn", DEFAULT_MAX_TRAIN)
+        _offered_maxn(inst)
         maxn = st.select_slider("max_train", list(MAX_TRAIN_CHOICES), key=inst.key("maxn"))
         inst.setdefault("scale", DEFAULT_SCALE)
         scale = st.selectbox("scaling", list(UPLOAD_SCALES), key=inst.key("scale"),
@@ -242,6 +243,23 @@ def data_panel(inst: Instance) -> dict:
     kw["seed"] = seed
     out["cfg"] = kw
     return out
+
+
+def _offered_maxn(inst: Instance) -> None:
+    """The max_train slider offers MAX_TRAIN_CHOICES: a link's other value becomes the nearest
+    offered one, and the page says so once."""
+    inst.setdefault("maxn", DEFAULT_MAX_TRAIN)
+    v = inst.get("maxn")
+    if v in MAX_TRAIN_CHOICES:
+        return
+    try:
+        near = min(MAX_TRAIN_CHOICES, key=lambda c: (abs(math.log(c / float(v))), c))
+    except (TypeError, ValueError, ZeroDivisionError):
+        near = DEFAULT_MAX_TRAIN
+    inst.set("maxn", near)
+    inst.url_problems = list(inst.url_problems) + [
+        f"max_train = {v!r} is not one of the sizes offered here "
+        f"({', '.join(f'{c:,}' for c in MAX_TRAIN_CHOICES)}); using {near:,}"]
 
 
 def _view_widgets(inst: Instance, d: int, names=None) -> dict:
