@@ -633,6 +633,9 @@ class Race:
         if lag:
             who = ", ".join(self.labels[k] for k in lag)
             out.append(f"{who}: slow iterations — catching up with the clock; the others wait.")
+        if self.reference_pending:
+            out.append("P* (SMO to tol 1e-6) is being computed in the background, at most "
+                       f"{REF_MAX_SECONDS:g} s: P − P* appears when it is ready.")
         if self.main_group is not None:
             members = [self.labels[k] for k in range(len(self.runs)) if self.in_main_group(k)]
             others = [self.labels[k] for k in range(len(self.runs)) if not self.in_main_group(k)]

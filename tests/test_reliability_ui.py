@@ -212,10 +212,12 @@ def test_a_race_never_waits_for_its_reference_beyond_its_wait(all_slots_taken):
     assert race.main_group is not None
     assert race.reference(wait=0.2) is None and race.reference_pending
     assert race.reference_value is None and race.reference_error is None
+    assert any("computed in the background" in note for note in race.notes())
     all_slots_taken()                                   # the others finish
     race._ref_future.result(timeout=60)
     ref = race.reference_value
     assert ref is not None and ref.converged and not race.reference_pending
+    assert not any("background" in note for note in race.notes())
     _, lam, kkey = race.main_group
     assert ref == reference_optimum(X_tr, y_tr, lam, kkey)
     assert race.suboptimality(0) is not None
@@ -293,3 +295,34 @@ def test_playground_draws_the_last_iterate_beside_the_averaged_model():
     smo = _page({"solver": "smo"})
     assert "last" not in _field(smo)
     assert all(e["name"] != LAST_ITERATE_LEGEND for e in _field(smo)["legend"])
+
+
+def test_the_reproduction_script_scales_toy_data_and_takes_the_chosen_label(tmp_path,
+                                                                            monkeypatch):
+    """The exported script builds the same arrays as the page: standardised toy data, and an
+    upload read with the label column the picker chose (``label=`` in the link)."""
+    from svmcore.data.upload import parse_upload
+    from svmcore.export import _data_lines, _import_lines
+    from svmcore.rundata import build_data
+
+    def script_data(cfg):
+        imports, body = _data_lines(cfg)
+        ns: dict = {}
+        exec("\n".join(_import_lines(imports) + body), ns)
+        return ns["X_train"], ns["X_test"]
+
+    cfg = RunConfig(dataset="moons", n=120, seed=4, scale="standard")
+    X_tr, X_te = script_data(cfg)
+    d = build_data(cfg)
+    np.testing.assert_array_equal(X_tr, d.X_train)
+    np.testing.assert_array_equal(X_te, d.X_test)
+    rng = np.random.default_rng(2)
+    rows = rng.normal(size=(40, 2))
+    text = "x,y,label\n" + "".join(f"{a:.4f},{int(a + b > 0)},{int(a > 0)}\n" for a, b in rows)
+    (tmp_path / "xy.csv").write_text(text)
+    monkeypatch.chdir(tmp_path)
+    cfg = RunConfig(source="upload", dataset="xy.csv", scale="standard", label="y")
+    X_tr, X_te = script_data(cfg)
+    d = build_data(cfg, parse_upload(text.encode(), "xy.csv", label_column="y"))
+    assert d.feature_names == ("x", "label")
+    np.testing.assert_array_equal(X_tr, d.X_train)
