@@ -190,8 +190,17 @@ def _no_plotly(route) -> None:
 
 def _download_trace(page) -> dict:
     page.get_by_text("Share and export", exact=True).first.click()
-    with page.expect_download(timeout=60_000) as info:
-        page.get_by_role("button", name="trace.json").click()
+    # opening the panel reruns its fragment (it then shows this t): the button is drawn again,
+    # so a click that lands during that rerun is tried once more
+    for attempt in range(3):
+        try:
+            with page.expect_download(timeout=60_000) as info:
+                page.get_by_role("button", name="trace.json").click()
+            break
+        except Exception:  # noqa: BLE001 - detached while the fragment redrew it
+            if attempt == 2:
+                raise
+            page.wait_for_timeout(1000)
     return json.loads(Path(info.value.path()).read_text())
 
 
