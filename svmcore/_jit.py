@@ -1,9 +1,12 @@
-"""One place for numba options.
+"""One place for numba options, and for where numba keeps its compiled code.
 
 Every compiled function in svmcore is decorated with :data:`njit` from here:
 
-* ``cache=True``  — compiled code is written to disk (``NUMBA_CACHE_DIR`` or ``__pycache__``),
-  so a restart of the app does not recompile;
+* ``cache=True``  — compiled code is written to disk, so a restart of the app does not
+  recompile. The folder is explicit: ``NUMBA_CACHE_DIR`` if it is set, else
+  :func:`default_cache_dir` (the user's cache folder, ``~/.cache/svmcore/numba`` on Linux),
+  created here before numba is imported — never ``__pycache__`` next to the sources, which
+  may be read-only (an installed package, a container image);
 * ``nogil=True``  — the GIL is released while a solver chunk runs, so a Streamlit server with
   several sessions keeps answering;
 * no ``parallel=True`` (numba's default threading layer aborts when parallel code is entered
@@ -11,9 +14,59 @@ Every compiled function in svmcore is decorated with :data:`njit` from here:
   LLVM assume there are no NaNs, and the divergence checks rely on seeing them); the one
   exception is :data:`njit_reduce` below, which allows only reassociation.
 """
+import os
+import tempfile
 from functools import partial
 
-import numba
+
+def default_cache_dir() -> str:
+    """The user's cache folder for svmcore's compiled code: ``platformdirs.user_cache_dir``
+    (``$XDG_CACHE_HOME`` or ``~/.cache`` on Linux, ``~/Library/Caches`` on macOS,
+    ``%LOCALAPPDATA%`` on Windows) + ``svmcore/numba``."""
+    try:
+        from platformdirs import user_cache_dir
+        base = user_cache_dir("svmcore", appauthor=False)
+    except ImportError:                                  # platformdirs comes with pooch
+        base = os.path.join(os.environ.get("XDG_CACHE_HOME") or
+                            os.path.join(os.path.expanduser("~"), ".cache"), "svmcore")
+    return os.path.join(base, "numba")
+
+
+def _writable_dir(path: str) -> bool:
+    try:
+        os.makedirs(path, exist_ok=True)
+        with tempfile.TemporaryFile(dir=path):
+            return True
+    except OSError:
+        return False
+
+
+def configure_cache() -> str:
+    """Make numba's cache folder explicit and writable, before numba is imported; returns it.
+
+    A ``NUMBA_CACHE_DIR`` set by the user is respected (and created). Otherwise it becomes
+    :func:`default_cache_dir`, or a folder in the temporary directory when that one cannot be
+    written (a read-only home)."""
+    path = os.environ.get("NUMBA_CACHE_DIR")
+    if path:
+        os.makedirs(path, exist_ok=True)
+        return path
+    path = default_cache_dir()
+    if not _writable_dir(path):
+        path = os.path.join(tempfile.gettempdir(), f"svmcore-numba-{os.getuid()}"
+                            if hasattr(os, "getuid") else "svmcore-numba")
+        os.makedirs(path, exist_ok=True)
+    os.environ["NUMBA_CACHE_DIR"] = path
+    return path
+
+
+CACHE_DIR = configure_cache()
+
+import numba  # noqa: E402  (after NUMBA_CACHE_DIR is set: numba reads it at import)
+import numba.extending  # noqa: E402
+
+if numba.config.CACHE_DIR != CACHE_DIR:   # numba was imported before svmcore: tell it now
+    numba.config.CACHE_DIR = CACHE_DIR
 
 njit = partial(numba.njit, cache=True, nogil=True)
 
@@ -25,4 +78,43 @@ njit = partial(numba.njit, cache=True, nogil=True)
 # The helpers are inlined into their callers by LLVM and keep their flags there.
 njit_reduce = partial(numba.njit, cache=True, nogil=True, fastmath={"reassoc", "contract"})
 
-__all__ = ["njit", "njit_reduce"]
+
+
+def _prefetch_codegen(context, builder, signature, args):
+    """Emit ``llvm.prefetch(ptr, read, high locality, data)`` for the element at the indices."""
+    from llvmlite import ir
+    from numba.core import cgutils
+    aryty = signature.args[0]
+    ary = context.make_array(aryty)(context, builder, args[0])
+    idx = [context.cast(builder, v, t, numba.types.intp)
+           for v, t in zip(args[1:], signature.args[1:])]
+    ptr = cgutils.get_item_pointer(context, builder, aryty, ary, idx, wraparound=False)
+    i32, i8p = ir.IntType(32), ir.IntType(8).as_pointer()
+    fnty = ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32])
+    fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.prefetch.p0")
+    builder.call(fn, [builder.bitcast(ptr, i8p), i32(0), i32(3), i32(1)])
+    return context.get_dummy_value()
+
+
+@numba.extending.intrinsic
+def prefetch(typingctx, arr, i):
+    """Ask the CPU to start loading ``arr[i]`` into the cache (a hint: no effect on results,
+    no bounds check needed — a prefetch never faults). For loops that know which random row
+    they read next (a stochastic solver's sampled indices), so its memory latency overlaps
+    the current row's arithmetic instead of stalling the next one."""
+    if isinstance(arr, numba.types.Array) and arr.ndim == 1 and isinstance(i, numba.types.Integer):
+        return numba.types.void(arr, i), _prefetch_codegen
+    return None
+
+
+@numba.extending.intrinsic
+def prefetch2(typingctx, arr, i, j):
+    """:func:`prefetch` of ``arr[i, j]`` for a 2-D array (one cache line of a dense row)."""
+    if (isinstance(arr, numba.types.Array) and arr.ndim == 2
+            and isinstance(i, numba.types.Integer) and isinstance(j, numba.types.Integer)):
+        return numba.types.void(arr, i, j), _prefetch_codegen
+    return None
+
+
+__all__ = ["CACHE_DIR", "configure_cache", "default_cache_dir", "njit", "njit_reduce", "prefetch",
+           "prefetch2"]

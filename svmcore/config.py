@@ -85,6 +85,7 @@ class RunConfig:
     added: tuple = ()
     removed: tuple = ()
     changes: tuple = ()
+    label: str | None = None         # upload: the label column chosen by name (None: guessed)
 
     def __post_init__(self):
         # canonical form: fields that do not matter for this source take their defaults, so a
@@ -94,13 +95,13 @@ class RunConfig:
         if self.source == "toy":
             if self.noise is None:
                 put(self, "noise", float(TOY_DEFAULTS.get(self.dataset, 0.1)))
-            for k in ("max_train", "scale", "positive", "negative", "view", "fx", "fy"):
+            for k in ("max_train", "positive", "negative", "view", "fx", "fy", "label"):
                 put(self, k, d[k])
         else:
             for k in ("n", "noise", "imbalance"):
                 put(self, k, d[k])
             if self.source == "real":
-                for k in ("scale", "positive", "negative"):
+                for k in ("scale", "positive", "negative", "label"):
                     put(self, k, d[k])
         if self.noise is not None:
             put(self, "noise", float(self.noise))
@@ -144,7 +145,7 @@ class RunConfig:
     def data_key(self) -> tuple:
         """The fields that decide the data (not the solver): a cache key for :func:`build_data`."""
         return (self.source, self.dataset, self.n, self.noise_value, self.imbalance, self.test,
-                self.seed, self.max_train, self.scale, self.positive, self.negative,
+                self.seed, self.max_train, self.scale, self.positive, self.negative, self.label,
                 self.added, self.removed)
 
     # ----------------------------------------------------------------------------- URL
@@ -154,6 +155,8 @@ class RunConfig:
         q = {"src": self.source, "ds": self.dataset, "seed": str(self.seed)}
         if self.source == "toy":
             q.update(n=str(self.n), noise=repr(self.noise_value), imb=repr(float(self.imbalance)))
+            if self.scale != "none":       # absent (every link before scaling): unscaled
+                q["scale"] = self.scale
         else:
             q["maxn"] = str(self.max_train)
             q.update(view=self.view, fx=str(self.fx), fy=str(self.fy))
@@ -162,6 +165,8 @@ class RunConfig:
             q["scale"] = self.scale
             if self.positive is not None and self.negative is not None:
                 q.update(pos=self.positive, neg=self.negative)
+            if self.label is not None:
+                q["label"] = self.label
         q["solver"] = self.solver
         for k, v in self.params:
             q["p." + k] = encode_value(v)
@@ -178,7 +183,7 @@ class RunConfig:
 
 
 _DEFAULTS = dict(n=200, noise=None, imbalance=0.5, max_train=DEFAULT_MAX_TRAIN, scale="none",
-                 positive=None, negative=None, view="pca", fx=0, fy=1)
+                 positive=None, negative=None, view="pca", fx=0, fy=1, label=None)
 
 
 def encode_changes(changes) -> str:
@@ -264,7 +269,8 @@ def decode_value(spec, text: str):
     if spec.kind == "choice":
         return text
     if spec.kind == "int":
-        return int(float(text)) if float(text) == int(float(text)) else float(text)
+        v = float(text)              # 1e400 is inf: left to the range check, never OverflowError
+        return int(v) if math.isfinite(v) and v == int(v) else v
     if spec.kind == "averaging":
         if text.lower() in ("none", ""):
             return None
@@ -303,10 +309,48 @@ def _params_from_query(cls, solver: str, q: dict, prefix: str, w: list) -> dict:
             w.append(f"link: {solver} has no parameter {name!r}; ignored")
             continue
         try:
-            params[name] = specs[name].validate(name, decode_value(specs[name], raw))
-        except (TypeError, ValueError) as exc:
+            value = decode_value(specs[name], raw)
+        except (TypeError, ValueError, OverflowError) as exc:
             w.append(f"link: {name}={raw!r} is not valid ({exc}); using the default")
+            continue
+        try:
+            params[name] = specs[name].validate(name, value)
+        except (TypeError, ValueError) as exc:
+            clamped = clamp_to_spec(specs[name], value)
+            if clamped is None:
+                w.append(f"link: {name}={raw!r} is not valid ({exc}); using the default")
+            else:
+                params[name] = clamped
+                w.append(f"link: {name}={raw!r} is out of range ({specs[name].range_text()}); "
+                         f"clamped to {encode_value(clamped)}")
     return params
+
+
+def clamp_to_spec(spec, value):
+    """The nearest value within a numeric ParamSpec's range for a number outside it (±inf to
+    the bound), or None (not a number, NaN, or beyond an open bound: no nearest value)."""
+    if spec.kind not in ("int", "float") or isinstance(value, (bool, np.bool_)):
+        return None
+    try:
+        v = float(value)
+    except (TypeError, ValueError, OverflowError):
+        return None
+    if math.isnan(v):
+        return None
+    for bound, is_open, beyond in ((spec.low, spec.low_open, v < (spec.low or 0)),
+                                   (spec.high, spec.high_open, v > (spec.high or 0))):
+        if bound is not None and beyond:
+            if is_open:
+                return None
+            v = float(bound)
+    if spec.kind == "int":
+        if not math.isfinite(v):
+            return None
+        v = int(round(v))
+    try:
+        return spec.validate("value", v)
+    except (TypeError, ValueError):
+        return None
 
 
 def config_from_query(q, registry=None) -> tuple[RunConfig, list[str]]:
@@ -341,6 +385,10 @@ def config_from_query(q, registry=None) -> tuple[RunConfig, list[str]]:
     kw["fx"] = _num(q, "fx", int, d.fx, w, lambda v: v >= 0)
     kw["fy"] = _num(q, "fy", int, d.fy, w, lambda v: v >= 0)
     kw["scale"] = q.get("scale", d.scale) if q.get("scale", d.scale) in UPLOAD_SCALES else d.scale
+    if q.get("scale", d.scale) not in UPLOAD_SCALES:
+        w.append(f"link: scale={q['scale']!r} is not one of {', '.join(UPLOAD_SCALES)}; "
+                 f"using {d.scale!r}")
+    kw["label"] = q.get("label") or None
     kw["positive"] = q.get("pos")
     kw["negative"] = q.get("neg")
     solver = q.get("solver", d.solver)
@@ -504,6 +552,11 @@ def race_config_from_query(q, registry=None) -> tuple[RaceConfig | None, list[st
         params = _params_from_query(registry[solver], solver, q, f"e{k}.", w)
         entrants.append(Entrant(solver, tuple(params.items())))
         kept.append(k)
+    extra = sorted({int(m.group(1)) for k in q if (m := re.match(r"^e(\d+)(?:\.|$)", k))
+                    and int(m.group(1)) >= RACE_SIZE[1]})
+    if extra:
+        w.append(f"link: a race has at most {RACE_SIZE[1]} entrants (e0…e{RACE_SIZE[1] - 1}); "
+                 f"{', '.join(f'e{k}' for k in extra)} left out")
     if len(entrants) < RACE_SIZE[0]:
         w.append(f"link: a race needs at least {RACE_SIZE[0]} entrants, the link gives "
                  f"{len(entrants)} usable ones; it is ignored")

@@ -136,6 +136,9 @@ def _data_lines(cfg: RunConfig, *, n_before_edit: int | None = None,
                     f"noise={cfg.noise_value!r}, imbalance={float(cfg.imbalance)!r}, "
                     f"seed={int(cfg.seed)!r})")
         body.append(split if cfg.test > 0 else "X_train, X_test, y_train, y_test = X, None, y, None")
+        if cfg.scale != "none":
+            imports.add("from svmcore.data import scale")
+            body.append(f"X_train, X_test, _ = scale({cfg.scale!r}, X_train, X_test)")
     elif cfg.source == "real":
         imports.add("from svmcore.data import load_dataset")
         test = cfg.test if cfg.test > 0 else 0.25
@@ -149,7 +152,8 @@ def _data_lines(cfg: RunConfig, *, n_before_edit: int | None = None,
                         "from svmcore.data import scale, train_test_split",
                         "from svmcore.data.upload import binary_task, parse_upload"})
         path = upload_path or cfg.dataset
-        body.append(f"upload = parse_upload(Path({path!r}).read_bytes(), {cfg.dataset!r})")
+        label = "" if cfg.label is None else f", label_column={cfg.label!r}"
+        body.append(f"upload = parse_upload(Path({path!r}).read_bytes(), {cfg.dataset!r}{label})")
         choice = ("" if cfg.positive is None and cfg.negative is None
                   else f", {cfg.positive!r}, {cfg.negative!r}")
         body.append(f"X, y, _ = binary_task(upload{choice})")

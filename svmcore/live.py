@@ -175,7 +175,11 @@ class Timeline:
                 if self.moments:
                     if self.run.done:
                         return self.moments[-1]
-                    advance_tick(self.run, pace, LIVE_BUDGET_S)
+                    try:
+                        with heavy_work():       # the server-wide limit (defined below)
+                            advance_tick(self.run, pace, LIVE_BUDGET_S)
+                    except ServerBusy:           # queued: this frame shows the last moment
+                        return self.moments[-1]
                 snap, scores = model_state(self.run, fresh=False, scores="auto")
                 m = Moment(self.run, snap, scores, frame_of)
                 self.moments.append(m)
@@ -227,3 +231,72 @@ class SharedRuns:
 
 
 SHARED = SharedRuns()
+
+
+# ------------------------------------------------------------------------ server-wide limits
+
+#: How many heavy jobs (live ticks and Step presses, replays of a link, reference optima) run at
+#: once in one server; the others wait up to :data:`HEAVY_WAIT_S` for a slot (a playing session
+#: then simply draws its next frame later), and a press that finds no slot is told so. Two
+#: cores: two at once keep both busy without starving the server's event loop.
+HEAVY_SLOTS = max(1, int(os.environ.get("SVMCORE_HEAVY_SLOTS", "2")))
+HEAVY = threading.BoundedSemaphore(HEAVY_SLOTS)
+HEAVY_WAIT_S = 2.0               # a tick or a press waits this long for a slot
+HEAVY_QUEUE_S = 600.0            # background work (a reference optimum) queues this long
+
+
+class ServerBusy(RuntimeError):
+    """Every heavy-work slot of the server stayed taken: try again in a moment."""
+
+
+class heavy_work:
+    """``with heavy_work(): ...`` — hold one of the server's :data:`HEAVY_SLOTS` while
+    computing; raises :class:`ServerBusy` (a polite sentence) after waiting ``wait`` seconds."""
+
+    def __init__(self, wait: float = HEAVY_WAIT_S, what: str = "this step"):
+        self.wait, self.what = wait, what
+
+    def __enter__(self):
+        if not HEAVY.acquire(timeout=self.wait):
+            raise ServerBusy(f"The server is busy: {HEAVY_SLOTS} trainings are computing at "
+                             f"once, so {self.what} waited {self.wait:g} s for its turn. "
+                             "Try again in a moment.")
+        return self
+
+    def __exit__(self, *exc):
+        HEAVY.release()
+        return False
+
+
+# ------------------------------------------------------------------------ run caps per session
+
+def cap_left(spent: dict, key, runs, cap: float | None = None) -> None:
+    """The time cap of a (re)built run or race counts per configuration in a session: each of
+    ``runs`` gets ``cap`` minus the solver time its entrant already spent on the same
+    configuration ``key`` (``spent[key]``, a list per entrant), so Reset — which rebuilds the
+    same configuration — does not restart the cap. A run with nothing left is done at once,
+    with a message that says why."""
+    cap = MAX_RUN_S if cap is None else cap
+    used = spent.get(key, ())
+    for k, run in enumerate(runs):
+        left = cap - (used[k] if k < len(used) else 0.0)
+        run.max_seconds = max(0.0, left)
+        if left <= 0:
+            run.message = (f"This configuration has used its {cap:g} s of solver time in this "
+                           "session (Reset does not restart the cap): change a setting, or "
+                           "open the link in a new session.")
+
+
+def record_spent(spent: dict, key, runs, keep: int = 64) -> None:
+    """Add the solver time of ``runs`` (a run or race that is being replaced) to ``spent[key]``
+    (at most ``keep`` configurations are remembered, the oldest go first)."""
+    used = list(spent.pop(key, ()))
+    for k, run in enumerate(runs):
+        t = float(getattr(run, "solver_time", 0.0) or 0.0)
+        if k < len(used):
+            used[k] += t
+        else:
+            used.append(t)
+    spent[key] = used
+    while len(spent) > keep:
+        spent.pop(next(iter(spent)))

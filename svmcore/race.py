@@ -186,11 +186,24 @@ def data_fingerprint(X, y) -> str:
     return h.hexdigest()
 
 
+#: Solver time of one SMO chunk of the reference: chunks are sized by the measured speed, so
+#: the wall-time cap is overshot by about this much at most (a fixed chunk of 65,536 SMO
+#: iterations took 40 s on a large problem and ran that far past the 30 s cap).
+REF_CHUNK_S = 0.1
+_REF_PENDING: dict = {}               # key -> Future of a reference being computed
+
+
 def reference_optimum(X, y, lam: float, kernel: tuple, tol: float = REF_TOL,
-                      max_seconds: float = REF_MAX_SECONDS) -> Reference:
+                      max_seconds: float = REF_MAX_SECONDS, stop=None) -> Reference:
     """P* of min_w,b λ/2‖w‖² + (1/n) Σ max(0, 1 − y_i f(x_i)) with the given kernel, from SMO
     with C = 1/(λ n), ``tol`` and shrinking (cached per dataset and problem, shared by all
-    sessions)."""
+    sessions).
+
+    ``max_seconds`` caps the call's wall time, compilation and setup included: SMO advances in
+    chunks sized from its measured speed to about :data:`REF_CHUNK_S`, so the cap holds within
+    a chunk. ``stop`` (a ``threading.Event``) ends it early, as not converged. The result
+    (converged or not) is cached."""
+    t_start = time.perf_counter()
     y = np.asarray(y, dtype=np.float64)
     key = (data_fingerprint(X, y), float(lam), tuple(kernel), float(tol))
     with _REF_LOCK:
@@ -217,9 +230,19 @@ def reference_optimum(X, y, lam: float, kernel: tuple, tol: float = REF_TOL,
     if abs(s.lam - lam) > 1e-12 * lam:
         raise ValueError(f"reference: SMO's λ {s.lam!r} differs from the race's {lam!r}")
     t0 = time.perf_counter()
-    while not s.converged and time.perf_counter() - t0 < max_seconds:
-        if s.step(1 << 16) == 0:
+    deadline = t_start + max_seconds
+    chunk = 64
+    while not s.converged and (stop is None or not stop.is_set()):
+        now = time.perf_counter()
+        if now >= deadline:
             break
+        c0 = now
+        if s.step(chunk) == 0:
+            break
+        spent = max(time.perf_counter() - c0, 1e-6)
+        per_iter = spent / chunk
+        room = min(REF_CHUNK_S, deadline - time.perf_counter())
+        chunk = int(max(1, min(1 << 16, 4 * chunk, room / per_iter)))
     seconds = time.perf_counter() - t0
     snap = s.snapshot()
     ref = Reference(value=float(snap.objective), lower=float(snap.dual_objective), lam=float(lam),
@@ -230,6 +253,43 @@ def reference_optimum(X, y, lam: float, kernel: tuple, tol: float = REF_TOL,
         while len(_REF_CACHE) > _REF_CACHE_SIZE:
             _REF_CACHE.popitem(last=False)
     return ref
+
+
+def reference_in_background(X, y, lam: float, kernel: tuple, tol: float = REF_TOL,
+                            max_seconds: float = REF_MAX_SECONDS):
+    """A ``concurrent.futures.Future`` of :func:`reference_optimum`, computed in a worker thread
+    (SMO releases the GIL) that holds one of the server's heavy-work slots
+    (:func:`svmcore.live.heavy_work`, queued while all are busy). Sessions asking for the same
+    reference share one computation; a session that stops waiting abandons nothing but its
+    wait — the worker ends at its wall-time cap."""
+    import concurrent.futures as cf
+
+    from .live import HEAVY_QUEUE_S, heavy_work
+    y = np.asarray(y, dtype=np.float64)
+    key = (data_fingerprint(X, y), float(lam), tuple(kernel), float(tol))
+    with _REF_LOCK:
+        if key in _REF_CACHE:
+            fut = cf.Future()
+            fut.set_result(_REF_CACHE[key])
+            return fut
+        fut = _REF_PENDING.get(key)
+        if fut is not None:
+            return fut
+        fut = cf.Future()
+        _REF_PENDING[key] = fut
+
+    def work():
+        try:
+            with heavy_work(wait=HEAVY_QUEUE_S, what="the reference optimum"):
+                fut.set_result(reference_optimum(X, y, lam, kernel, tol, max_seconds))
+        except BaseException as exc:  # noqa: BLE001 - handed to whoever waits
+            fut.set_exception(exc)
+        finally:
+            with _REF_LOCK:
+                _REF_PENDING.pop(key, None)
+
+    threading.Thread(target=work, name="svmcore-reference", daemon=True).start()
+    return fut
 
 
 # ================================================================================ entrants
@@ -338,6 +398,7 @@ class Race:
         self.main_group = self._main_group()
         self._reference: Reference | None = None
         self.reference_error: str | None = None
+        self._ref_future = None                      # a reference computed in the background
 
     # ------------------------------------------------------------------------------ change
     def soft_plan(self, names) -> list[dict] | None:
@@ -577,16 +638,34 @@ class Race:
     def in_main_group(self, k: int) -> bool:
         return self.main_group is not None and self.groups[k] == self.main_group
 
-    def reference(self, tol: float = REF_TOL,
-                  max_seconds: float = REF_MAX_SECONDS) -> Reference | None:
+    def reference(self, tol: float = REF_TOL, max_seconds: float = REF_MAX_SECONDS,
+                  wait: float | None = None) -> Reference | None:
         """P* of the main group (computed once, cached per dataset); None when there is no
-        main group or it cannot be computed (``reference_error`` says why)."""
+        main group or it cannot be computed (``reference_error`` says why).
+
+        ``wait=None`` computes it here; a number starts it in the background
+        (:func:`reference_in_background`) and waits at most that long: None while it is
+        still being computed (``reference_pending``); :attr:`reference_value` picks it up
+        when it is done, so the session is never blocked longer than ``wait``."""
         if self._reference is not None or self.main_group is None or self.reference_error:
             return self._reference
         _, lam, kkey = self.main_group
+        if wait is not None and self._ref_future is None:
+            self._ref_future = reference_in_background(self.X, self.y, lam, kkey, tol,
+                                                       max_seconds)
+        self._ref_max_seconds = max_seconds
         try:
-            self._reference = reference_optimum(self.X, self.y, lam, kkey, tol, max_seconds)
+            if self._ref_future is not None:
+                import concurrent.futures as cf
+                try:
+                    self._reference = self._ref_future.result(timeout=wait)
+                except cf.TimeoutError:
+                    return None                      # still computing: picked up later
+                self._ref_future = None
+            else:
+                self._reference = reference_optimum(self.X, self.y, lam, kkey, tol, max_seconds)
         except Exception as exc:  # noqa: BLE001 - reported, the race goes on without P*
+            self._ref_future = None
             self.reference_error = f"{type(exc).__name__}: {exc}"
             return None
         if not self._reference.converged:
@@ -596,13 +675,22 @@ class Race:
         return self._reference
 
     @property
+    def reference_pending(self) -> bool:
+        """Is the reference being computed in the background?"""
+        return self._ref_future is not None and self._reference is None
+
+    @property
     def reference_value(self) -> Reference | None:
-        """The reference if it has been computed (never computes it)."""
+        """The reference if it has been computed (never computes it; collects a background
+        computation that has finished)."""
+        if self._ref_future is not None and self._ref_future.done():
+            self.reference(max_seconds=getattr(self, "_ref_max_seconds", REF_MAX_SECONDS),
+                           wait=0)
         return self._reference
 
     def suboptimality(self, k: int) -> np.ndarray | None:
         """P − P* along entrant k's trace (main group and a reference only), else None."""
-        ref = self._reference
+        ref = self.reference_value
         if ref is None or not self.in_main_group(k):
             return None
         obj = np.array([r.objective for r in self.runs[k].trace], dtype=np.float64)
@@ -636,6 +724,9 @@ class Race:
         if lag:
             who = ", ".join(self.labels[k] for k in lag)
             out.append(f"{who}: slow iterations — catching up with the clock; the others wait.")
+        if self.reference_pending:
+            out.append("P* (SMO to tol 1e-6) is being computed in the background, at most "
+                       f"{REF_MAX_SECONDS:g} s: P − P* appears when it is ready.")
         if self.main_group is not None:
             members = [self.labels[k] for k in range(len(self.runs)) if self.in_main_group(k)]
             others = [self.labels[k] for k in range(len(self.runs)) if not self.in_main_group(k)]

@@ -14,7 +14,23 @@ from .data import load_dataset, make_toy, train_test_split
 from .data.prep import canonical_csr, scale
 from .data.upload import ParsedUpload, binary_task
 
-__all__ = ["RunData", "apply_edits", "build_data"]
+__all__ = ["RunData", "apply_edits", "build_data", "scaling_note", "check_memory",
+           "solver_notes"]
+
+SCALE_TEXT = {"standard": "standardised (x − mean) / sd", "minmax01": "mapped to [0, 1]"}
+
+
+def scaling_note(kind: str, scaler, names) -> str:
+    """What a fitted scaling did, in one line with its numbers (at most 4 features listed):
+    ``x' = (x − offset) · factor`` per feature, fitted on the training part."""
+    if scaler is None:
+        return ""
+    mean = -scaler.offset_ / scaler.scale_          # x' = x·s + o = (x − m)·s with m = −o/s
+    shown = [f"{names[j]}: (x − {mean[j]:.3g}) × {scaler.scale_[j]:.3g}"
+             for j in range(min(4, len(mean)))]
+    more = f", … ({len(mean)} features)" if len(mean) > 4 else ""
+    return (f"Features {SCALE_TEXT.get(kind, kind)} on the training part: "
+            + "; ".join(shown) + more + ".")
 
 
 @dataclass
@@ -101,6 +117,9 @@ def build_data(cfg: RunConfig, upload: ParsedUpload | None = None) -> RunData:
                         imbalance=float(cfg.imbalance), seed=int(cfg.seed))
         X_tr, X_te, y_tr, y_te = _split(X, y, cfg.test, cfg.seed)
         names = ("x1", "x2")
+        if cfg.scale != "none":      # new sessions standardise; links without scale= do not
+            X_tr, X_te, scaler = scale(cfg.scale, X_tr, X_te)
+            notes.append(scaling_note(cfg.scale, scaler, names))
     elif cfg.source == "real":
         test = cfg.test if cfg.test > 0 else 0.25
         ds = load_dataset(cfg.dataset, max_train=int(cfg.max_train), test_size=test,
@@ -139,10 +158,12 @@ def build_data(cfg: RunConfig, upload: ParsedUpload | None = None) -> RunData:
             X_te, y_te = X_te[:cfg.max_train], y_te[:cfg.max_train]
         if np.unique(y_tr).size < 2:
             raise ValueError("the training part has a single class: use more rows")
-        if cfg.scale != "none":
-            X_tr, X_te, _ = scale(cfg.scale, X_tr, X_te)
-            notes.append(f"Features scaled ({cfg.scale}) on the training part.")
         names = upload.feature_names
+        if cfg.scale != "none":
+            X_tr, X_te, scaler = scale(cfg.scale, X_tr, X_te)
+            notes.append(scaling_note(cfg.scale, scaler, names))
+        else:
+            notes.append("Features not scaled (scaling: none).")
     else:
         raise ValueError(f"unknown data source {cfg.source!r}; valid: {', '.join(SOURCES)}")
     n0 = X_tr.shape[0] + (0 if X_te is None else X_te.shape[0])
@@ -154,3 +175,61 @@ def build_data(cfg: RunConfig, upload: ParsedUpload | None = None) -> RunData:
     return RunData(X_tr, np.asarray(y_tr, dtype=np.float64), X_te,
                    None if y_te is None else np.asarray(y_te, dtype=np.float64), tuple(names),
                    notes, problems, n0, origin)
+
+
+#: Points at which a page evaluates a model besides its data: the field's grid (150 × 150 when
+#: paused, svmcore.live.RES_PAUSED).
+FIELD_POINTS = 150 * 150
+
+
+def check_memory(cfg, data: RunData, budget: int | None = None,
+                 eval_points: int = FIELD_POINTS) -> None:
+    """Before a run (or every entrant of a race) is built: its memory against the per-session
+    budget (:func:`svmcore.solvers.memory_plan`, ``SVMCORE_MEMORY_MB``), for training on the
+    data and for drawing it — a solver that evaluates its model in blocks of ``block_rows``
+    rows (ASSET: feature rows of n_components numbers) does so on the ``eval_points`` grid
+    points of the field too (the worst link of issue 23, RFF with 200,000 components, fits for
+    training on 150 rows but needs 6 GB per field block of 4,096 points). Raises ValueError
+    with what it would need and what would fit, so nothing is allocated for a run that cannot
+    fit."""
+    from .solvers import get_solver, memory_plan
+    entrants = ([(e.solver, e.param_dict) for e in cfg.entrants] if hasattr(cfg, "entrants")
+                else [(cfg.solver, cfg.param_dict)])
+    X = data.X_train
+    n, d = int(X.shape[0]), int(X.shape[1])
+    nnz = int(X.nnz) if sp.issparse(X) else None
+    for k, (name, params) in enumerate(entrants):
+        who = f"entrant {k + 1} ({name})" if len(entrants) > 1 else name
+        plan = memory_plan(name, params, n, d, sparse_nnz=nnz, budget=budget)
+        if not plan.ok:                       # the engine's sentence: need, budget, what fits
+            raise ValueError(plan.message if len(entrants) == 1 else f"{who}: {plan.message}")
+        if "block_rows" not in get_solver(name).params or eval_points <= n:
+            continue
+        # drawing: the map and one block of grid rows (no training cache, no D_G sample)
+        ev = {**params, "cache_mb": 0}
+        plan = memory_plan(name, ev, eval_points, d, budget=budget)
+        if not plan.ok:
+            fits = [f"{p} ≤ {v:,}" for p, v in plan.fits.items()
+                    if p in ("n_components", "block_rows")]
+            rows = min(int(plan_param(name, ev, "block_rows")), eval_points)
+            raise ValueError(
+                f"{who} does not fit in memory for drawing: the field evaluates the model on "
+                f"{eval_points:,} points in blocks of {rows:,} rows, about "
+                f"{plan.need / 2**20:,.0f} MB (budget {plan.budget / 2**20:,.0f} MB, set by "
+                "SVMCORE_MEMORY_MB); this would fit: " + (", or ".join(fits) or "fewer features")
+                + ".")
+
+
+def plan_param(name: str, params: dict, key: str):
+    """A solver parameter's value: given, else its default."""
+    from .solvers import get_solver
+    return params.get(key, get_solver(name).params[key].default)
+
+
+def solver_notes(runs) -> list[str]:
+    """The parameters the solvers of a new run (or race) adjusted (``solver.notes``), one line
+    each, to be said once."""
+    out = []
+    for run in runs:
+        out.extend(f"{run.solver.name}: {note}" for note in getattr(run.solver, "notes", ()))
+    return out

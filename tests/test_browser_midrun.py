@@ -16,8 +16,10 @@ from streamlit_server import CHROMIUM, CHROMIUM_ARGS, NO_CHROMIUM, streamlit_ser
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
-LINK = ("/?src=toy&ds=moons&n=200&seed=1&solver=pegasos&p.schedule=sqrt&p.eta0=0.1"
-        "&p.epochs=100.0")
+# 2,000 points and the RBF kernel: a tick is bounded by its time budget, so the run lasts well
+# beyond the test's 3 + 3 s of sampling at the default speed (×1.5 per frame)
+LINK = ("/?src=toy&ds=moons&n=2000&seed=1&solver=pegasos&p.kernel=rbf&p.schedule=sqrt"
+        "&p.eta0=0.1&p.epochs=100.0")
 
 
 @pytest.fixture

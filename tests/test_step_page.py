@@ -173,7 +173,7 @@ def test_history_keeps_a_hundred_states_and_run_to_beyond_it():
 
 
 @pytest.mark.parametrize("query, needle", [
-    ({"src": "real", "ds": "breast_cancer", "maxn": "100", "solver": "smo"}, "30 features"),
+    ({"src": "real", "ds": "breast_cancer", "maxn": "200", "solver": "smo"}, "30 features"),
     ({"src": "toy", "n": "400", "solver": "pegasos"}, "has 400"),
 ])
 def test_unsuitable_data_get_a_message_and_the_toy_default(query, needle):

@@ -6,6 +6,7 @@ import sys
 
 BENCHMARKS = {
     "pegasos-linear": "svmcore.bench.pegasos_linear",
+    "startup": "svmcore.bench.startup",
     "online-kernel": "svmcore.bench.online_kernel",
     "app-tick": "svmcore.bench.app_tick",
     "race-tick": "svmcore.bench.race_tick",
@@ -18,6 +19,8 @@ BENCHMARKS = {
     "classroom": "svmcore.bench.classroom",
     "estimators": "svmcore.bench.estimators",
     "regression": "svmcore.bench.regression",
+    "report": "svmcore.bench.report",
+    "tta": "svmcore.bench.tta",
 }
 
 

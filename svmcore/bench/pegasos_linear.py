@@ -27,6 +27,7 @@ DATASETS = {
     # name: (loader kwargs, representation, C)
     "covtype.binary": (dict(scale="minmax01", test_size=0.2), "dense", 1.0),
     "a9a": (dict(), "csr", 1.0),
+    "w8a": (dict(), "csr", 1.0),
 }
 
 

@@ -782,11 +782,27 @@ class Solver:
         """Decision values of a kernel expansion over training points, as given by the
         solver's ``support_coef()`` (or ``model``) -> (support indices, coefficients, b):
         f(x) = Σ_m coef_m k(x_{support_m}, x) + b. Kernel solvers use this as ``_decision_rows``."""
-        out = np.zeros(R.n)
         support, coef, b = self.support_coef() if model is None else model
+        # The training set's values are asked for twice in a row for the same model (the
+        # snapshot's objective, then the page's misclassified marks: 2 × n·#SV kernel values
+        # of a paused frame): the last ones are kept with the expansion that gave them and
+        # handed out again, as a copy, only for an identical expansion (same rows object,
+        # support, coefficients, b, kernel) — so the numbers are the same by construction.
+        memo = R is self.X
+        if memo:
+            hit = self.__dict__.get("_train_values")
+            if (hit is not None and hit[0] is R and hit[3] == b and hit[4] == self.kcode
+                    and np.array_equal(hit[5], self.kp) and np.array_equal(hit[1], support)
+                    and np.array_equal(hit[2], coef)):
+                return hit[6].copy()
+        out = np.zeros(R.n)
         if support.size:
             expansion(self.kcode, self.kp, R, self.X, support, coef, out)
-        return out + b
+        out += b
+        if memo:
+            self._train_values = (R, np.array(support, copy=True), np.array(coef, copy=True),
+                                  b, self.kcode, np.array(self.kp, copy=True), out.copy())
+        return out
 
     def _require_ready(self):
         if not self._ready:

@@ -39,7 +39,7 @@ import math
 
 import numpy as np
 
-from .._jit import njit
+from .._jit import njit, prefetch, prefetch2
 from ..kernels import (dense_dot, kernel_row, kernel_value, linear_scores,
                        rows_args, sparse_dot)
 from ..objectives import error_rate, primal_objective
@@ -58,20 +58,49 @@ _RENORM = 1e-9
 _MAX_DRAWN = 1 << 20     # sample indices drawn per compiled call (step(n) with a large batch)
 
 
+_PREFETCH = 2            # sampled rows ahead whose memory a linear chunk asks for early
+
+
 @njit
 def _linear_chunk(Xd, Xdata, Xind, Xptr, Xsq, sparse, y, idx, n_steps, k,
                   v, U, sc, ic, code, sparams, lam, project, fit_b, t_avg0, viol, vdot):
-    """n_steps Pegasos iterations on w = a·v (primal). Returns the steps done."""
+    """n_steps Pegasos iterations on w = a·v (primal). Returns the steps done.
+
+    The hot loop of linear Pegasos, O(nnz(x_i)) per example: the scalars (a, b, ‖v‖², t, the
+    averaging sums) live in registers for the whole chunk and go back to ``sc``/``ic`` at its
+    end; the rows sampled ``_PREFETCH`` draws ahead are prefetched (a random row is a cache
+    miss, its latency now overlaps the current row's work); one pass over a violator's row
+    updates v and the averaging sum U together. The arithmetic, operation by operation, is
+    the straightforward loop's (tests/test_pegasos.py compares with a NumPy reference)."""
     d = v.shape[0]
+    n_idx = n_steps * k
+    t = ic[_T]
+    a = sc[_A]
+    b = sc[_B]
+    vsq = sc[_VSQ]
+    bsum = sc[_BSUM_AVG]
+    bias_sum = sc[_BIAS_SUM]
+    n_avg = sc[_N_AVG]
+    done = n_steps
     for s in range(n_steps):
-        t = ic[_T] + 1
+        t += 1
         eta = step_size(code, sparams, t)
-        a = sc[_A]
-        b = sc[_B]
         # 1. violators of the current model
         nv = 0
         for r in range(k):
-            i = idx[s * k + r]
+            j = s * k + r
+            i = idx[j]
+            if j + _PREFETCH < n_idx:               # ask for a later sampled row now
+                i2 = idx[j + _PREFETCH]
+                if sparse:
+                    if j + 2 * _PREFETCH < n_idx:
+                        prefetch(Xptr, idx[j + 2 * _PREFETCH])
+                    for p in range(Xptr[i2], Xptr[i2 + 1], 8):
+                        prefetch(Xdata, p)
+                        prefetch(Xind, p)
+                else:
+                    for f in range(0, d, 8):
+                        prefetch2(Xd, i2, f)
             if sparse:
                 dot = sparse_dot(Xdata, Xind, Xptr, i, v)
             else:
@@ -87,22 +116,21 @@ def _linear_chunk(Xd, Xdata, Xind, Xptr, Xsq, sparse, y, idx, n_steps, k,
         if a == 0.0:
             v_same = False
             # exact reset (t = 1 under the pegasos schedule); keep the running sum U + B v intact
-            if sc[_BSUM_AVG] != 0.0:
+            if bsum != 0.0:
                 for f in range(d):
-                    U[f] += sc[_BSUM_AVG] * v[f]
+                    U[f] += bsum * v[f]
             for f in range(d):
                 v[f] = 0.0
-            sc[_VSQ] = 0.0
+            vsq = 0.0
             a = 1.0
         elif abs(a) < _RENORM:
             v_same = False
             for f in range(d):
                 v[f] *= a
-            sc[_VSQ] *= a * a
-            sc[_BSUM_AVG] /= a
+            vsq *= a * a
+            bsum /= a
             a = 1.0
-        # 3. add the violators: v += c x_i with c = eta y_i / (k a)
-        Bs = sc[_BSUM_AVG]
+        # 3. add the violators: v += c x_i with c = eta y_i / (k a), and U -= B c x_i
         for r in range(nv):
             i = viol[r]
             c = eta * y[i] / (k * a)
@@ -113,37 +141,48 @@ def _linear_chunk(Xd, Xdata, Xind, Xptr, Xsq, sparse, y, idx, n_steps, k,
                 dot = sparse_dot(Xdata, Xind, Xptr, i, v)
             else:
                 dot = dense_dot(Xd, i, v)
-            if sparse:
+            if bsum != 0.0:
+                bc = bsum * c
+                if sparse:
+                    for p in range(Xptr[i], Xptr[i + 1]):
+                        x = Xdata[p]
+                        v[Xind[p]] += c * x
+                        U[Xind[p]] -= bc * x
+                else:
+                    for f in range(d):
+                        x = Xd[i, f]
+                        v[f] += c * x
+                        U[f] -= bc * x
+            elif sparse:
                 for p in range(Xptr[i], Xptr[i + 1]):
                     v[Xind[p]] += c * Xdata[p]
-                if Bs != 0.0:
-                    for p in range(Xptr[i], Xptr[i + 1]):
-                        U[Xind[p]] -= Bs * c * Xdata[p]
             else:
                 for f in range(d):
                     v[f] += c * Xd[i, f]
-                if Bs != 0.0:
-                    for f in range(d):
-                        U[f] -= Bs * c * Xd[i, f]
-            sc[_VSQ] += 2.0 * c * dot + c * c * Xsq[i]
+            vsq += 2.0 * c * dot + c * c * Xsq[i]
             if fit_b:
                 b += eta * y[i] / k
         # 4. projection onto ||w|| <= 1/sqrt(lam)
-        wsq = a * a * sc[_VSQ]
+        wsq = a * a * vsq
         if project and wsq * lam > 1.0:
             a *= 1.0 / math.sqrt(lam * wsq)
-        sc[_A] = a
-        sc[_B] = b
-        ic[_T] = t
         # 5. running sum of iterates: S = U + B v
         if t >= t_avg0:
-            sc[_BSUM_AVG] += a
-            sc[_BIAS_SUM] += b
-            sc[_N_AVG] += 1.0
-        if not (math.isfinite(a) and math.isfinite(sc[_VSQ]) and math.isfinite(b)):
+            bsum += a
+            bias_sum += b
+            n_avg += 1.0
+        if not (math.isfinite(a) and math.isfinite(vsq) and math.isfinite(b)):
             ic[_DIVERGED] = 1
-            return s + 1
-    return n_steps
+            done = s + 1
+            break
+    sc[_A] = a
+    sc[_B] = b
+    sc[_VSQ] = vsq
+    sc[_BSUM_AVG] = bsum
+    sc[_BIAS_SUM] = bias_sum
+    sc[_N_AVG] = n_avg
+    ic[_T] = t
+    return done
 
 
 @njit

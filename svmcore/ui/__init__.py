@@ -19,6 +19,7 @@ from .inspect import inspect_toggle
 from .kernel_approx import kernel_approx_panel, kernel_approx_view
 from .live import controls, ensure_live, handle_click, live_panel, tick
 from .panels import draw_race, draw_run
+from .papers import load_report, papers_view
 from .params import entrants_panel, schedule_preview, solver_info, solver_panel
 from .present import present_toggle
 from .regression import (RegressionConfig, data_panel as regression_data_panel,
@@ -49,4 +50,5 @@ __all__ = ["apply_data_config", "data_panel", "export_panel", "controls", "ensur
            "sweep_solver_panel", "sweep_state", "sweep_view",
            "draw_lockstep", "ensure_lockstep", "extras_of", "lockstep_panel", "switch_panel",
            "lockstep_start", "schedule_explorer",
-           "kernel_approx_panel", "kernel_approx_view", "inspect_toggle"]
+           "kernel_approx_panel", "kernel_approx_view", "inspect_toggle",
+           "load_report", "papers_view"]

@@ -138,6 +138,7 @@ function drawField(st) {
   };
   path(st.margins, "rgba(30,30,30,0.85)", 1.5, [6, 4]);
   path(st.boundary, "#111111", 2.5);
+  if (st.last) path(st.last, d.last_color || "#c2185b", 2, [4, 3]);   // last iterate (averaging)
   const col = {"1": d.colors.pos, "-1": d.colors.neg};
   const P = st.train, L = st.labels, R = st.ring, S = st.size;
   const ringCol = ["#ffffff", "#111111", "#ff9d00"];
@@ -250,6 +251,7 @@ function renderField(component) {
   st.tlabels = b64(data.tlabels, Int8Array);
   st.boundary = b64q(data.boundary, data.x, data.y);
   st.margins = b64q(data.margins, data.x, data.y);
+  st.last = data.last ? b64q(data.last, data.x, data.y) : null;
   setHTML(st.legend, legendHTML(data.legend, data.font));
   st.draw = () => drawField(st);
   if (data.img && data.img !== st.imgSrc) {          // keep the last image until the next loads

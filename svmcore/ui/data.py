@@ -7,6 +7,7 @@ into the widgets (a link, a preset, a race).
 from __future__ import annotations
 
 import hashlib
+import math
 
 import streamlit as st
 
@@ -17,6 +18,14 @@ from ..data.upload import MAX_BYTES, UploadError, parse_upload
 from .state import Instance, describe, ss
 
 SOURCE_LABELS = {"toy": "toy problem", "real": "real dataset", "upload": "upload a file"}
+SCALE_LABELS = {"none": "none (raw features)", "standard": "standardise (mean 0, sd 1)",
+                "minmax01": "min–max to [0, 1]"}
+#: What a new session starts with (a link keeps its own: no ``scale=`` means unscaled).
+DEFAULT_SCALE = "standard"
+SCALE_HELP = ("Per-feature scaling fitted on the training part (the numbers are shown under the "
+              "run). Standardising puts every feature on one scale, so γ and C mean the same for "
+              "any data; 'none' trains on the raw values.")
+MAX_CLASSES_LISTED = 8
 
 
 def _dataset_label(info) -> str:
@@ -52,21 +61,48 @@ def _download_offer(inst: Instance, info, out: dict) -> str | None:
     st.rerun()                         # now listed as here: the run is built from it
 
 
-def _parse_cached(inst: Instance, file) -> tuple:
-    """(ParsedUpload or None, error message or None, digest) for an UploadedFile, cached."""
+def _parse_cached(inst: Instance, file, label: str | None = None) -> tuple:
+    """(ParsedUpload or None, error message or None, digest) for an UploadedFile and a label
+    column (None: the guessed one), cached."""
     raw = file.getvalue()
     digest = hashlib.sha1(raw).hexdigest()[:16]
+    key = (digest, label)
     cache = inst.upload_cache
-    if cache and cache[0] == digest:
+    if cache and cache[0] == key:
         return cache[1], cache[2], digest
     try:
-        parsed, err = parse_upload(raw, file.name, max_bytes=MAX_BYTES), None
+        parsed, err = parse_upload(raw, file.name, max_bytes=MAX_BYTES, label_column=label), None
     except UploadError as exc:
         parsed, err = None, str(exc)
     except Exception as exc:  # noqa: BLE001 - an unexpected parser failure is still a message
         parsed, err = None, f"The file could not be read: {describe(exc)}"
-    inst.upload_cache = (digest, parsed, err)
+    inst.upload_cache = (key, parsed, err)
     return parsed, err, digest
+
+
+def _label_picker(inst: Instance, file, parsed, err, digest) -> tuple:
+    """The label column of a CSV with a header: which one was taken, and a picker to change it.
+    Returns (parsed, err, chosen name or None when the guess stands)."""
+    if parsed is None or len(parsed.columns) < 2:
+        return parsed, err, None
+    guessed = parsed.label_name
+    k = inst.key("label")
+    if ss.get(k) not in parsed.columns:
+        ss[k] = guessed
+    name = st.selectbox("label column", list(parsed.columns), key=k,
+                        help=f"The column the classes are read from; taken: {guessed!r} (a column "
+                             "named label, target or class; y only when no such name exists; "
+                             "else the last). Every other column is a feature.")
+    if name == guessed:
+        return parsed, err, None
+    parsed2, err2, _ = _parse_cached(inst, file, name)
+    return parsed2, err2, name
+
+
+def _classes_text(parsed) -> str:
+    shown = [f"{c} ({k})" for c, k in zip(parsed.classes[:MAX_CLASSES_LISTED], parsed.counts)]
+    more = len(parsed.classes) - MAX_CLASSES_LISTED
+    return ", ".join(shown) + (f" and {more:,} more" if more > 0 else "")
 
 
 def _regenerate(inst: Instance):
@@ -100,8 +136,11 @@ def data_panel(inst: Instance) -> dict:
         inst.setdefault("test", 0.25)
         test = st.slider("test fraction", 0.0, 0.5, step=0.05, key=inst.key("test"),
                          help="Held-out points (hollow markers), never trained on.")
+        inst.setdefault("scale_toy", DEFAULT_SCALE)
+        scale = st.selectbox("scaling", list(UPLOAD_SCALES), key=inst.key("scale_toy"),
+                             format_func=SCALE_LABELS.get, help=SCALE_HELP)
         kw.update(dataset=toy, n=int(n), noise=float(noise), imbalance=float(imbalance),
-                  test=float(test))
+                  test=float(test), scale=scale)
     elif source == "real":
         try:
             infos = {i.name: i for i in list_datasets(available_only=False)
@@ -126,7 +165,7 @@ def data_panel(inst: Instance) -> dict:
         info = infos[name]
         if info.description:
             st.caption(info.description)
-        inst.setdefault("maxn", DEFAULT_MAX_TRAIN)
+        _offered_maxn(inst)
         maxn = st.select_slider("max_train", list(MAX_TRAIN_CHOICES), key=inst.key("maxn"),
                                 help="Large datasets are cut to a classroom size: the first "
                                      "max_train training rows (and at most as many test rows).")
@@ -144,26 +183,37 @@ def data_panel(inst: Instance) -> dict:
                                      "else the last column. LIBSVM: label index:value …")
         inst.setdefault("test_r", 0.25)
         test = st.slider("test fraction", 0.1, 0.5, step=0.05, key=inst.key("test_r"))
-        inst.setdefault("maxn", DEFAULT_MAX_TRAIN)
+        _offered_maxn(inst)
         maxn = st.select_slider("max_train", list(MAX_TRAIN_CHOICES), key=inst.key("maxn"))
-        inst.setdefault("scale", "none")
+        inst.setdefault("scale", DEFAULT_SCALE)
         scale = st.selectbox("scaling", list(UPLOAD_SCALES), key=inst.key("scale"),
-                             help="Per-feature scaling fitted on the training part.")
+                             format_func=SCALE_LABELS.get, help=SCALE_HELP)
         kw.update(test=float(test), max_train=int(maxn), scale=scale,
                   dataset=inst.upload_name or "upload.csv")
         if file is not None:
             parsed, err, digest = _parse_cached(inst, file)
+            if parsed is not None and inst.label_digest != digest:   # a new file: its guess,
+                inst.label_digest = digest                             # or the link's column
+                want = inst.want_label
+                inst.set("label", want if want in parsed.columns else parsed.label_name)
+                inst.want_label = None
+            parsed, err, label = _label_picker(inst, file, parsed, err, digest)
             kw["dataset"] = file.name
+            kw["label"] = label
             inst.upload_name = file.name
             if err:
                 out["errors"].append(f"{file.name}: {err}")
+            elif parsed.regression_target:
+                summary = parsed.target_summary()
+                out["errors"].append(f"{file.name}: {summary[0].upper()}{summary[1:]}: a "
+                                     "real-valued (regression) target, not classes. Open the "
+                                     "Regression page to fit it, or pick another label column.")
             else:
                 out.update(upload=parsed, digest=digest)
                 out["warnings"].extend(f"{file.name}: {w}" for w in parsed.warnings)
                 out["info"].append(f"{file.name}: {parsed.n_rows:,} rows × "
-                                   f"{parsed.n_features} features ({parsed.fmt}), classes "
-                                   + ", ".join(f"{c} ({k})" for c, k in
-                                               zip(parsed.classes, parsed.counts)))
+                                   f"{parsed.n_features} features ({parsed.fmt}), label column "
+                                   f"{parsed.label_name!r}, classes {_classes_text(parsed)}")
                 if len(parsed.classes) > 2:
                     order = sorted(range(len(parsed.classes)),
                                    key=lambda i: -parsed.counts[i])
@@ -195,6 +245,23 @@ def data_panel(inst: Instance) -> dict:
     return out
 
 
+def _offered_maxn(inst: Instance) -> None:
+    """The max_train slider offers MAX_TRAIN_CHOICES: a link's other value becomes the nearest
+    offered one, and the page says so once."""
+    inst.setdefault("maxn", DEFAULT_MAX_TRAIN)
+    v = inst.get("maxn")
+    if v in MAX_TRAIN_CHOICES:
+        return
+    try:
+        near = min(MAX_TRAIN_CHOICES, key=lambda c: (abs(math.log(c / float(v))), c))
+    except (TypeError, ValueError, ZeroDivisionError):
+        near = DEFAULT_MAX_TRAIN
+    inst.set("maxn", near)
+    inst.url_problems = list(inst.url_problems) + [
+        f"max_train = {v!r} is not one of the sizes offered here "
+        f"({', '.join(f'{c:,}' for c in MAX_TRAIN_CHOICES)}); using {near:,}"]
+
+
 def _view_widgets(inst: Instance, d: int, names=None) -> dict:
     """The 2-D view of data with more than 2 features: PCA or two chosen features."""
     if d <= 2:
@@ -208,6 +275,10 @@ def _view_widgets(inst: Instance, d: int, names=None) -> dict:
     if view == "features":
         for k, default in ((inst.key("fx"), 0), (inst.key("fy"), 1)):
             if not (isinstance(ss.get(k), int) and 0 <= ss[k] < d):
+                if ss.get(k) is not None:      # a link's (or another dataset's) feature: said once
+                    inst.url_problems = list(inst.url_problems) + [
+                        f"2-D view: feature {ss[k]!r} does not exist here ({d} features, "
+                        f"numbered 0–{d - 1}); showing {names[default]} instead"]
                 ss[k] = default
         c1, c2 = st.columns(2)
         fx = c1.selectbox("horizontal", list(range(d)), key=inst.key("fx"),
@@ -228,6 +299,7 @@ def apply_data_config(inst: Instance, cfg: RunConfig) -> None:
         ss[inst.key(f"noise_{cfg.dataset}")] = float(cfg.noise_value)
         inst.set("imb", float(cfg.imbalance))
         inst.set("test", float(cfg.test))
+        inst.set("scale_toy", cfg.scale)
     else:
         if cfg.source == "real":
             inst.set("real", cfg.dataset)
@@ -235,6 +307,7 @@ def apply_data_config(inst: Instance, cfg: RunConfig) -> None:
             inst.upload_name = cfg.dataset
             inst.set("scale", cfg.scale)
             inst.want_upload = True
+            inst.want_label = cfg.label
             if cfg.positive is not None:
                 inst.set("pos", cfg.positive)
                 inst.set("neg", cfg.negative)

@@ -19,12 +19,13 @@ from ..config import RaceConfig, RunConfig, round_coord, soft_change
 from ..objectives import error_rate
 from ..race import Race
 from ..run import TrainingRun, change_label
-from ..rundata import build_data
+from ..rundata import build_data, check_memory, solver_notes
 from ..solvers import get_solver
 from ..viz import make_view
 from .state import Instance, LiveState, describe, ss
 
 EDIT_MODES = ("view", "add +1", "add −1", "remove")
+REF_WAIT_S = 3.0     # a race's page waits this long for P*; a longer one arrives in a later frame
 
 
 def _data_and_view(inst: Instance, cfg: RunConfig, upload=None, digest=None):
@@ -50,7 +51,7 @@ def _build(cfg, data):
         if race.main_group is not None:
             with st.spinner("Computing the reference optimum P* (SMO to tol 1e-6, once per "
                             "dataset)…"):
-                race.reference()
+                race.reference(wait=REF_WAIT_S)  # else it arrives in a later frame
         return race, list(race.runs)
     run = TrainingRun(cfg.solver, data.X_train, data.y_train, data.X_test, data.y_test,
                       seed=int(cfg.seed), per_decade=live.LIVE_PER_DECADE,
@@ -152,6 +153,8 @@ def ensure_live(inst: Instance, cfg: RunConfig | RaceConfig, upload=None,
     if moved and not inst.reset:
         inst.notice = ("The settings changed: this is a new run from t = 0 (the data, the solver "
                        "or a parameter decide a run; a link with t replays one).")
+    if inst.live is not None:               # its solver time still counts (Reset: same key)
+        live.record_spent(inst.cap_spent, inst.live.key, [m["run"] for m in inst.live.models])
     inst.shared = inst.moment = None        # a shared timeline belongs to the old configuration
     inst.reset = inst.playing = False
     inst.tick_error = None
@@ -161,18 +164,22 @@ def ensure_live(inst: Instance, cfg: RunConfig | RaceConfig, upload=None,
         return None
     try:
         data, view = _data_and_view(inst, data_cfg, upload, digest)
+        check_memory(cfg, data)          # before anything is allocated: what would fit
         driver, runs = _build(cfg, data)
     except Exception as exc:  # noqa: BLE001 - bad parameters or data: shown, the session goes on
         inst.error = describe(exc)
         return None
     inst.error = None
+    live.cap_left(inst.cap_spent, key, runs)  # the cap counts per configuration and session
+    inst.url_problems = list(inst.url_problems) + solver_notes(runs)   # adjusted: said once
     inst.live = LiveState(key, cfg, data, view, driver, [{"run": r, "cache": {}} for r in runs],
                           is_race=isinstance(cfg, RaceConfig))
     inst.want_cfg = None
     if inst.want_t:                          # a link to a moment: the same seeded run, replayed
         want, inst.want_t = inst.want_t, None
         try:
-            with st.spinner(f"Replaying the run to t = {want:,} …"):
+            with st.spinner(f"Replaying the run to t = {want:,} …"), \
+                    live.heavy_work(what="the replay of this link"):
                 driver.advance_iters(want)
         except Exception as exc:  # noqa: BLE001 - shown, the session goes on
             inst.tick_error = describe(exc)
@@ -202,11 +209,17 @@ def tick(inst: Instance, pace: str | None = None) -> None:
         inst.playing = False
         return
     factor = live.PACES.get(pace or inst.get("pace", live.DEFAULT_PACE))
+    from .. import warm
+    warm.wait()                          # the server's background warm-up finishes first
     try:
-        if inst.live.is_race:
-            drv.tick(factor)                 # svmcore.race.LIVE_TICK_S shared by the entrants
-        else:
-            live.advance_tick(drv, factor, live.LIVE_BUDGET_S)
+        with live.heavy_work():              # a server-wide limit on concurrent training
+            if inst.live.is_race:
+                drv.tick(factor)             # svmcore.race.LIVE_TICK_S shared by the entrants
+            else:
+                live.advance_tick(drv, factor, live.LIVE_BUDGET_S)
+    except live.ServerBusy as exc:           # playing: the next frame tries again (a queue)
+        if not inst.playing:
+            inst.tick_error = str(exc)
     except Exception as exc:  # noqa: BLE001 - shown with st.error, the session goes on
         inst.tick_error = describe(exc)
         inst.playing = False
@@ -507,12 +520,13 @@ def live_panel(inst: Instance, draw, footer=None, **control_kw) -> None:
             inst.edited = False
             st.rerun()
         with live.FRAME_SLOTS:               # a few sessions at a time build their frame
-            if inst.playing and inst.shared is not None:
-                tl, pos, drawn, factor, frame_of = inst.shared
+            shared = inst.shared             # a local reference: a rerun that starts while
+            if inst.playing and shared is not None:  # this one ends may unshare meanwhile
+                tl, pos, drawn, factor, frame_of = shared
                 if drawn == pos:
                     pos += 1
                 inst.moment = tl.moment(pos, factor, frame_of)
-                inst.shared[1] = pos
+                shared[1] = pos
                 if inst.moment.done:
                     inst.playing = False
                     unshare(inst)
@@ -524,8 +538,9 @@ def live_panel(inst: Instance, draw, footer=None, **control_kw) -> None:
             try:
                 draw(inst, state)
                 inst.drawn = _position(state)
-                if inst.shared is not None:
-                    inst.shared[2] = inst.shared[1]
+                shared = inst.shared
+                if shared is not None:
+                    shared[2] = shared[1]
             except Exception as exc:  # noqa: BLE001 - never a traceback in the page
                 st.error(f"Cannot draw the model: {describe(exc)}")
                 inst.playing = False

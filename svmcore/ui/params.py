@@ -15,7 +15,8 @@ import streamlit as st
 from ..schedules import SCHEDULE_FORMULAS
 from ..solvers import get_solver, list_solvers
 from ..solvers.base import ParamSpec
-from ..viz import schedule_figure
+from ..viz.frame import curves_frame, series
+from .canvas import canvas_view
 from .state import Instance, describe, ss
 
 
@@ -268,9 +269,14 @@ def schedule_preview(inst: Instance, run) -> None:
             return
         T = max(int(run.max_iter or 1000), 2)
         t = np.unique(np.geomspace(1, T, 200).astype(np.int64))
-        st.plotly_chart(schedule_figure(t, rule.values(t), current_t=run.t or None,
-                                        title=f"η_t ({rule.name}), t = 1…{T:,}", height=180),
-                        key=inst.key("eta", keep=False), config={"displayModeBar": False})
+        eta = rule.values(t)
+        # drawn by the canvas view, not Plotly: the first page then loads no Plotly.js (about
+        # 1-2 s of a browser's start-up, bench startup)
+        panel = {"title": f"η_t ({rule.name}), t = 1…{T:,}", "log_y": bool(np.all(eta > 0)),
+                 "percent": False, "series": [series(t, eta, "η_t", "#1f77b4")]}
+        marks = [{"x": float(run.t), "label": f"t = {run.t:,}"}] if run.t else []
+        canvas_view(inst.key("eta", keep=False),
+                    curves_frame([panel], x="t", log_x=True, height=180, marks=marks))
         if rule.name in SCHEDULE_FORMULAS:
             st.latex(SCHEDULE_FORMULAS[rule.name])
         if rule.note:

@@ -64,6 +64,9 @@ class Instance:
     upload_cache: tuple | None = None  # (digest, ParsedUpload, error)
     upload_name: str | None = None
     want_upload: bool = False         # a link named an uploaded file
+    want_label: str | None = None     # a link's label column of the uploaded file
+    label_digest: str | None = None   # the upload whose label column the picker shows
+    cap_spent: dict = field(default_factory=dict)  # config key -> solver s per entrant (run cap)
     real_loaded: str | None = None    # the real dataset in use (kept while another downloads)
     kept: set = field(default_factory=set)
     drawn: tuple = ()                 # the iteration(s) the last completed frame showed

@@ -204,14 +204,33 @@ def run_figure(run, view: View, resolution: int, snap, scores=None, title: str |
                            note=p["note"])
 
 
+def last_iterate_boundary(solver, view: View, resolution: int, max_points: int = 80):
+    """The last iterate's line f = 0 on the view's grid (at most ``max_points`` per axis), as
+    NaN-separated ``(x, y)`` arrays, for a solver whose model is an average of its iterates
+    (``averaging_active``: SFW/MSFW, ASSET, Pegasos, NORMA, … past the averaging start); None
+    when the two models are the same."""
+    if not getattr(solver, "averaging_active", False) or getattr(solver, "t", 0) <= 0:
+        return None
+    from ..field import plane_points
+    xs, ys = view.grid(min(resolution, max_points))
+    plane = view.plane
+    pts = plane_points(xs, ys, np.asarray(plane.origin, float), np.asarray(plane.e1, float),
+                       np.asarray(plane.e2, float))
+    f = np.asarray(solver.decision_function(pts, iterate="last"), dtype=np.float64)
+    f = np.nan_to_num(f, nan=0.0, posinf=0.0, neginf=0.0).reshape(len(ys), len(xs))
+    return level_lines(f, xs, ys, 0.0)
+
+
 def run_frame(run, view: View, resolution: int, snap, scores=None, title: str | None = None,
               mode: str = "view", height: int = 520, font: int = 12, marks=(),
               fit: bool = False) -> dict:
-    """The live frame (:func:`svmcore.viz.frame.field_frame`) of a run's current model."""
+    """The live frame (:func:`svmcore.viz.frame.field_frame`) of a run's current model, with
+    the last iterate's boundary beside it when the model averages (:func:`last_iterate_boundary`)."""
     p = run_parts(run, view, resolution, snap, scores, title)
+    last = last_iterate_boundary(run.solver, view, resolution)
     return {"t": int(run.t)} | field_frame(view.P_train, view.y_train, p["field"], p["xs"], p["ys"],
                        P_test=view.P_test, y_test=view.y_test, support=p["support"],
                        sv_size=p["sv_size"], misclassified=p["misclassified"],
                        title=p["title"], note=p["note"], xlabel=view.plane.xlabel,
                        ylabel=view.plane.ylabel, height=height, font=font, mode=mode,
-                       marks=marks, fit=fit)
+                       marks=marks, fit=fit, last=last)

@@ -34,6 +34,9 @@ CURVE_NAMES = {"iteration": "iteration t", "time": "solver time [s]",
 CURVE_COLORS = {"objective": "#1f77b4", "train_error": "#2ca02c", "test_error": "#d62728",
                 "n_sv": "#7f4f9f", "dual_objective": "#ff7f0e", "gap": "#8c564b"}
 PERCENT = ("train_error", "test_error")
+#: the last iterate's boundary beside the averaged model's (solid) one
+LAST_ITERATE_LEGEND = "last iterate f = 0 (the model is the average)"
+LAST_ITERATE_COLOR = "#c2185b"
 
 
 def b64(a, dtype) -> str:
@@ -117,7 +120,7 @@ def field_frame(P_train, y_train, field, xs, ys, *, P_test=None, y_test=None, su
                 segments: Sequence[Mapping] = (),
                 xlabel: str = "", ylabel: str = "", height: int = 520, font: int = 12,
                 mode: str = "view", marks: Sequence[Mapping] = (), clip: float = 2.0,
-                fit: bool = False) -> dict:
+                fit: bool = False, last: tuple | None = None) -> dict:
     """One frame of the field view: the field image, its level lines, the points and their
     state. ``P_*`` are plane coordinates (n, 2); ``field`` is f on ``ys × xs``; ``support`` are
     training indices ringed (sizes from ``sv_size`` = |coefficient|), ``misclassified`` a mask;
@@ -125,7 +128,9 @@ def field_frame(P_train, y_train, field, xs, ys, *, P_test=None, y_test=None, su
     "dash", "head", "legend"}``; ``head``: an arrowhead at (x1, y1)), optional;
     ``mode`` is the click mode ("view" ignores clicks); ``marks`` are extra rings (pinned or
     picked points: ``{"x", "y", "color", "r"}``); ``fit`` lets the view fill the window's height
-    (projector mode)."""
+    (projector mode); ``last`` is the last iterate's line f = 0 as ``(x, y)`` NaN-separated
+    arrays (:func:`svmcore.viz.field.last_iterate_boundary`) for a solver whose model averages
+    its iterates: drawn dashed beside the averaged model's boundary, with a legend entry."""
     xs, ys, z = clipped_field(field, xs, ys, clip)
     step = max(1, -(-len(xs) // 100))
     xi, yi = xs[::step], ys[::step]
@@ -152,6 +157,10 @@ def field_frame(P_train, y_train, field, xs, ys, *, P_test=None, y_test=None, su
                            stroke="#111111", sw=2, r=5.5))
     if (ring == 2).any():
         legend.append(dict(name="misclassified", color="#888888", stroke="#ff9d00", sw=2))
+    has_last = last is not None and len(last[0]) > 0
+    if has_last:
+        legend.append(dict(name=LAST_ITERATE_LEGEND, color=LAST_ITERATE_COLOR, line=True,
+                           dash=True, width=2))
     for m in marks:
         if m.get("legend"):
             legend.append(dict(name=m["legend"], fill="white", stroke=m.get("color", "#00a651"),
@@ -179,6 +188,7 @@ def field_frame(P_train, y_train, field, xs, ys, *, P_test=None, y_test=None, su
         "margins": _xy(mx, my) if mx.size else "",
         "marks": [dict(m) for m in marks], "legend": legend,
         **({"segments": [dict(g) for g in segments]} if segments else {}),
+        **({"last": _xy(*last)} if has_last else {}),
     }
 
 

@@ -1,0 +1,631 @@
+"""One benchmark report: every solver against its scikit-learn / LIBSVM peer, in one run.
+
+``python -m svmcore.bench report [--quick] [--out docs]`` runs the suites below and writes
+``<out>/benchmarks.md`` (machine, versions, date, the command, tables, plots),
+``<out>/benchmarks.json`` (one record per measurement) and ``<out>/*.png``.
+
+Suites (each comparison is a ratio against its peer measured in the same process, times are
+medians of ``--repeats`` interleaved runs, compile time excluded by a warm-up):
+
+``smo``     svmcore's SMO (with and without shrinking) against scikit-learn's SVC and the official
+            LIBSVM binding (``libsvm-official``) on the SFW paper's data and L1-SVM parameters.
+``linear``  linear Pegasos (10 epochs, C = 1, λ = 1/(C n), no bias) against SGDClassifier(hinge)
+            (same λ, same epochs) and LinearSVC (hinge, same C, no bias): time and objective.
+``approx``  ASSET_M (Nyström, s = 512) against Nystroem(512) + LinearSVC and RBFSampler(512) +
+            SGDClassifier: training time (features included) and test accuracy.
+``tta``     time to accuracy of every kernel solver (:mod:`svmcore.bench.tta`) against SVC's fit.
+``papers``  the seed papers' reproducible rows beside ours and SVC's (:mod:`svmcore.bench.papers`).
+
+``--quick`` (< 5 minutes) uses the small data sets (svmguide1, w3a, a9a for the linear and
+approximate suites) and short budgets; the full report adds ijcnn1 (35,000 rows), covtype
+(all rows for the linear suite, a 50,000-row [0, 1]-scaled subset for time to accuracy) and a9a
+for the kernel solvers. :func:`readme_section` renders the README's benchmark tables from the
+JSON (``python -m svmcore.bench report --readme docs/benchmarks.json``).
+"""
+from __future__ import annotations
+
+import argparse
+import datetime as _dt
+import importlib
+import json
+import os
+import platform
+import statistics
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+from ..data import load_dataset
+from .common import machine_line, markdown_table
+
+SUITES = ("smo", "linear", "approx", "tta", "papers")
+
+# name: (load_dataset arguments, dense?)
+DATA = {
+    "svmguide1": (dict(name="svmguide1"), True),
+    "w3a": (dict(name="w3a"), False),
+    "a9a": (dict(name="a9a"), False),
+    "ijcnn1": (dict(name="ijcnn1", max_train=35000), True),
+    "covtype50k": (dict(name="covtype.binary", max_train=50000, max_test=50000,
+                        scale="minmax01"), True),
+    "covtype": (dict(name="covtype.binary", test_size=0.2, scale="minmax01"), True),
+}
+
+# What each mode runs. "svc_repeats" overrides --repeats for SVC fits that take minutes.
+MODES = {
+    "tiny": dict(smo=["svmguide1"], linear=["a9a"], approx=["svmguide1"],
+                 tta=["svmguide1"], tta_solvers=["smo", "sfw"], tta_budget=2.0, tta_eval=1000,
+                 papers=dict(sfw=["svmguide1"], cpsp_exact="svmguide1", cpsp=[], olsvm=True),
+                 s=64),
+    "quick": dict(smo=["svmguide1", "w3a"], linear=["a9a"], approx=["a9a"],
+                  tta=["svmguide1", "w3a"], tta_budget=5.0, tta_eval=5000,
+                  papers=dict(sfw=["svmguide1", "w3a"], cpsp_exact="svmguide1", cpsp=[],
+                              olsvm=True), s=512),
+    "full": dict(smo=["svmguide1", "w3a", "ijcnn1"], linear=["a9a", "covtype"],
+                 approx=["a9a", "ijcnn1"], tta=["ijcnn1", "a9a", "covtype50k"],
+                 tta_budget=40.0, tta_budget_factor=0.8, tta_eval=5000,
+                 papers=dict(sfw=["svmguide1", "w3a", "ijcnn1", "a9a"], cpsp_exact="svmguide1",
+                             cpsp=["a9a"], olsvm=True),
+                 s=512, svc_repeats={"covtype50k": 1}),
+}
+
+
+class Context:
+    """Data, SVC fits and records shared by the suites of one run: each SVC configuration is
+    fitted ``repeats`` times once and every suite compares against those fits."""
+
+    def __init__(self, repeats=3, command="", svc_repeats=None, log=print):
+        self.repeats = int(repeats)
+        self.command = command
+        self.svc_repeats = dict(svc_repeats or {})
+        self.log = log
+        self.records: list[dict] = []
+        self.extras: dict = {}
+        self._data: dict = {}
+        self._svc: dict = {}
+
+    # ---- data and SVC ---------------------------------------------------------------------
+    def data(self, name):
+        if name not in self._data:
+            kw, dense = DATA[name]
+            t0 = time.perf_counter()
+            ds = load_dataset(**kw)
+            Xtr, Xte = ds.X_train, ds.X_test
+            if dense and hasattr(Xtr, "toarray"):
+                Xtr, Xte = np.ascontiguousarray(Xtr.toarray()), np.ascontiguousarray(Xte.toarray())
+            elif not dense:
+                Xtr, Xte = Xtr.tocsr(), Xte.tocsr()
+            self._data[name] = (Xtr, ds.y_train, Xte, ds.y_test)
+            self.log(f"  data {name}: {Xtr.shape[0]:,} train / {Xte.shape[0]:,} test rows, "
+                     f"{Xtr.shape[1]} features ({time.perf_counter() - t0:.1f} s)")
+        return self._data[name]
+
+    def svc_fit(self, name):
+        """A function fitting SVC (libsvm, shrinking, tol 1e-3, 200 MB cache) with the
+        dataset's L1-SVM C and γ; it returns the fitted model."""
+        from sklearn.svm import SVC
+
+        from .tta import TTA_DATA
+        p = TTA_DATA[name]
+        Xtr, ytr, _, _ = self.data(name)
+
+        def fit():
+            return SVC(C=p["C"], kernel="rbf", gamma=p["gamma"], tol=1e-3,
+                       cache_size=200).fit(Xtr, ytr)
+        return fit
+
+    def svc(self, name, times=None, model=None):
+        """SVC's fit on ``name``: median fit time over the repeats, the last model, its test
+        accuracy and #SV. Fitted here the first time, unless a suite hands over ``times`` and
+        ``model`` it measured itself (interleaved with its own solvers)."""
+        if name not in self._svc:
+            from .tta import TTA_DATA, accuracy
+            p = TTA_DATA[name]
+            _, _, Xte, yte = self.data(name)
+            if times is None:
+                fit = self.svc_fit(name)
+                times = []
+                for _ in range(self.svc_repeats.get(name, self.repeats)):
+                    t0 = time.perf_counter()
+                    model = fit()
+                    times.append(time.perf_counter() - t0)
+            m = model
+            self._svc[name] = dict(time=statistics.median(times), times=list(times), model=m,
+                                   acc=accuracy(m.decision_function(Xte), yte),
+                                   nsv=int(m.n_support_.sum()), repeats=len(times), C=p["C"],
+                                   gamma=p["gamma"])
+            self.log(f"  SVC {name}: {statistics.median(times):.2f} s (median of {len(times)}), "
+                     f"{self._svc[name]['acc']:.2f} %, {self._svc[name]['nsv']} SV")
+        return self._svc[name]
+
+    # ---- records --------------------------------------------------------------------------
+    def record(self, suite, dataset, solver, metric, value, peer=None, peer_value=None,
+               repeats=None, **extra) -> dict:
+        """One measurement; ``ratio`` = value / peer_value when both are numbers."""
+        ratio = None
+        if (peer_value is not None and value is not None and np.isfinite(value)
+                and np.isfinite(peer_value) and peer_value != 0):
+            ratio = float(value) / float(peer_value)
+        r = dict(suite=suite, dataset=dataset, solver=solver, peer=peer, metric=metric,
+                 value=_num(value), peer_value=_num(peer_value), ratio=_num(ratio),
+                 repeats=int(self.repeats if repeats is None else repeats),
+                 command=self.command, **extra)
+        self.records.append(r)
+        return r
+
+
+def _num(v):
+    if v is None:
+        return None
+    v = float(v)
+    return v if np.isfinite(v) else None
+
+
+def _interleaved(jobs: dict, repeats: int, with_times=False) -> dict:
+    """Run each job ``repeats`` times, interleaved (a, b, c, a, b, c, …; the order reversed
+    every other round): {key: (median seconds, last result[, all times])}."""
+    times = {k: [] for k in jobs}
+    last = {}
+    keys = list(jobs)
+    for r in range(repeats):
+        for k in (keys if r % 2 == 0 else keys[::-1]):
+            t0 = time.perf_counter()
+            last[k] = jobs[k]()
+            times[k].append(time.perf_counter() - t0)
+    return {k: (statistics.median(v), last[k]) + ((v,) if with_times else ())
+            for k, v in times.items()}
+
+
+# ------------------------------------------------------------------------------------ suites
+
+
+def suite_smo(ctx: Context, datasets) -> None:
+    """SMO (svmcore, with / without shrinking) vs SVC and LIBSVM's own binding."""
+    from libsvm.svmutil import svm_problem, svm_train
+
+    from ..run import warmup
+    from ..solvers.smo import SMOSolver
+    from .tta import TTA_DATA, accuracy
+    for sh in (False, True):
+        warmup(SMOSolver(kernel="rbf", shrinking=sh))
+    for name in datasets:
+        Xtr, ytr, Xte, yte = ctx.data(name)
+        p = TTA_DATA[name]
+        prob = svm_problem(ytr, Xtr)            # the conversion is not timed (SVC's neither)
+        opts = f"-s 0 -t 2 -c {p['C']!r} -g {p['gamma']!r} -e 0.001 -m 200 -h 1 -q"
+
+        def smo(shrinking):
+            def fit():
+                s = SMOSolver(C=p["C"], kernel="rbf", gamma=p["gamma"], tol=1e-3, cache_mb=200.0,
+                              shrinking=shrinking)
+                s.init(Xtr, ytr, seed=0)
+                while not s.converged and s.step(1 << 22) > 0:
+                    pass
+                return s
+            return fit
+        jobs = {"LIBSVM (libsvm-official)": lambda: svm_train(prob, opts),
+                "SMO": smo(False), "SMO shrinking": smo(True)}
+        if name not in ctx._svc:                 # SVC interleaved with the others, then shared
+            jobs["SVC"] = ctx.svc_fit(name)
+        res = _interleaved(jobs, ctx.repeats, with_times=True)
+        if "SVC" in res:
+            _, model, times = res["SVC"]
+            svc = ctx.svc(name, times=times, model=model)
+        else:
+            svc = ctx.svc(name)
+        lib_t, lib_model = res["LIBSVM (libsvm-official)"][:2]
+        ctx.record("smo", name, "LIBSVM (libsvm-official)", "fit s", lib_t, "SVC", svc["time"],
+                   nsv=int(lib_model.get_nr_sv()))
+        for key in ("SMO", "SMO shrinking"):
+            t, s = res[key][:2]
+            acc = accuracy(s.decision_function(Xte), yte)
+            ctx.record("smo", name, key, "fit s", t, "SVC", svc["time"],
+                       nsv=int(np.count_nonzero(s.alpha)))
+            ctx.record("smo", name, key, "fit s", t, "LIBSVM (libsvm-official)", lib_t)
+            ctx.record("smo", name, key, "test accuracy %", acc, "SVC", svc["acc"])
+            ctx.record("smo", name, key, "dual objective", s.dual_objective_C(), "SVC",
+                       _svc_dual(svc["model"], Xtr, p["gamma"]), repeats=1)
+            ctx.log(f"  smo {name} {key}: {t:.3f} s = {t / svc['time']:.2f}× SVC, "
+                    f"{t / lib_t:.2f}× LIBSVM; {acc:.2f} % (SVC {svc['acc']:.2f} %)")
+
+
+def _svc_dual(model, Xtr, gamma) -> float:
+    from sklearn.metrics.pairwise import rbf_kernel
+    c = model.dual_coef_
+    c = np.asarray(c.toarray() if hasattr(c, "toarray") else c).ravel()
+    K = rbf_kernel(Xtr[model.support_], gamma=gamma)
+    return float(np.abs(c).sum() - 0.5 * c @ K @ c)
+
+
+def suite_linear(ctx: Context, datasets, epochs=10, C=1.0) -> None:
+    """Linear Pegasos vs SGDClassifier(hinge) and LinearSVC (hinge, no bias), same λ."""
+    from sklearn.exceptions import ConvergenceWarning
+    from sklearn.linear_model import SGDClassifier
+    from sklearn.svm import LinearSVC
+
+    from ..objectives import lam_from_C, primal_objective
+    from ..run import warmup
+    from ..solvers.pegasos import PegasosSolver
+    from .tta import accuracy
+    for name in datasets:
+        Xtr, ytr, Xte, yte = ctx.data(name)
+        n = Xtr.shape[0]
+        lam = lam_from_C(C, n)
+        warmup(PegasosSolver(C=C, epochs=epochs))
+
+        def pegasos():
+            s = PegasosSolver(C=C, epochs=epochs)
+            s.init(Xtr, ytr, seed=0)
+            s.step(s.horizon)
+            return s.model()[0]
+
+        def sgd():
+            m = SGDClassifier(loss="hinge", alpha=lam, fit_intercept=False, max_iter=epochs,
+                              tol=None, learning_rate="optimal", random_state=0)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", ConvergenceWarning)
+                return m.fit(Xtr, ytr).coef_.ravel()
+
+        def linsvc():
+            # dual coordinate descent, capped at 1,000 passes (covtype: ~12 s for 200 passes,
+            # objective within 0.15 % of the 50-pass one); the pass count is recorded
+            m = LinearSVC(C=C, loss="hinge", fit_intercept=False, dual=True, tol=1e-4,
+                          max_iter=1000, random_state=0)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", ConvergenceWarning)
+                w = m.fit(Xtr, ytr).coef_.ravel()
+            linsvc_iter.append(int(m.n_iter_))
+            return w
+        linsvc_iter: list[int] = []
+        res = _interleaved({"Pegasos (linear)": pegasos, "SGDClassifier(hinge)": sgd,
+                            "LinearSVC(hinge)": linsvc}, ctx.repeats)
+        obj = {k: primal_objective(Xtr @ w, ytr, float(w @ w), lam=lam) for k, (_, w) in res.items()}
+        acc = {k: accuracy(Xte @ w, yte) for k, (_, w) in res.items()}
+        t_peg = res["Pegasos (linear)"][0]
+        for peer in ("SGDClassifier(hinge)", "LinearSVC(hinge)"):
+            ctx.record("linear", name, "Pegasos (linear)", "fit s", t_peg, peer, res[peer][0],
+                       epochs=epochs)
+            ctx.record("linear", name, "Pegasos (linear)", "objective", obj["Pegasos (linear)"],
+                       peer, obj[peer])
+            ctx.record("linear", name, "Pegasos (linear)", "test accuracy %",
+                       acc["Pegasos (linear)"], peer, acc[peer])
+        ctx.record("linear", name, "SGDClassifier(hinge)", "objective",
+                   obj["SGDClassifier(hinge)"], "LinearSVC(hinge)", obj["LinearSVC(hinge)"],
+                   linearsvc_passes=linsvc_iter[-1], linearsvc_max_passes=1000)
+        ctx.log(f"  linear {name}: pegasos {t_peg:.3f} s, SGD {res['SGDClassifier(hinge)'][0]:.3f} s,"
+                f" LinearSVC {res['LinearSVC(hinge)'][0]:.3f} s; objectives "
+                + ", ".join(f"{k} {v:.4f}" for k, v in obj.items()))
+
+
+APPROX_PARAMS = {"a9a": dict(gamma=0.005, C=1.5, epochs=5),
+                 "ijcnn1": dict(gamma=1.0 / (2 * 0.61 ** 2), C=7.0, epochs=20),
+                 "svmguide1": dict(gamma=1.0 / (2 * 20.0 ** 2), C=1.0, epochs=20)}
+
+
+def suite_approx(ctx: Context, datasets, s=512) -> None:
+    """ASSET_M / ASSET_F (s features) vs Nystroem + LinearSVC and RBFSampler + SGDClassifier."""
+    from .asset import run_asset, run_nystroem_linearsvc, run_rbfsampler_sgd
+    for name in datasets:
+        Xtr, ytr, Xte, yte = ctx.data(name)
+        p = APPROX_PARAMS[name]
+        common = dict(kernel="rbf", gamma=p["gamma"], C=p["C"], epochs=p["epochs"],
+                      averaging=0.5, n_components=s)
+        run_asset(Xtr[:50], ytr[:50], Xte[:10], yte[:10], approx="rff", **common)   # warm-up
+        # each job returns (test error, train s incl. features, predict s, ...): the train
+        # time is the job's own measurement (prediction excluded), so it is used, not the wall
+        jobs = {"ASSET_M": lambda: run_asset(Xtr, ytr, Xte, yte, approx="nystroem", **common),
+                "ASSET_F": lambda: run_asset(Xtr, ytr, Xte, yte, approx="rff", **common),
+                "Nystroem+LinearSVC": lambda: run_nystroem_linearsvc(
+                    Xtr, ytr, Xte, yte, s, p["gamma"], p["C"]),
+                "RBFSampler+SGD": lambda: run_rbfsampler_sgd(
+                    Xtr, ytr, Xte, yte, s, p["gamma"], p["C"], p["epochs"])}
+        train = {k: [] for k in jobs}
+        err = {}
+        keys = list(jobs)
+        for r in range(ctx.repeats):
+            for k in (keys if r % 2 == 0 else keys[::-1]):
+                out = jobs[k]()
+                train[k].append(out[1])
+                err[k] = 100.0 * out[0]
+        t = {k: statistics.median(v) for k, v in train.items()}
+        for mine in ("ASSET_M", "ASSET_F"):
+            for peer in ("Nystroem+LinearSVC", "RBFSampler+SGD"):
+                ctx.record("approx", name, mine, "train s (features incl.)", t[mine], peer,
+                           t[peer], s=s)
+                ctx.record("approx", name, mine, "test accuracy %", 100 - err[mine], peer,
+                           100 - err[peer], s=s)
+        ctx.log(f"  approx {name} s={s}: " + ", ".join(
+            f"{k} {t[k]:.2f} s {100 - err[k]:.2f} %" for k in jobs))
+
+
+def suite_tta(ctx: Context, datasets, solvers, budget, eval_rows, out: Path | None,
+              budget_factor=None) -> None:
+    from . import tta
+    results = []
+    for name in datasets:
+        Xtr, ytr, Xte, yte = ctx.data(name)
+        svc = ctx.svc(name)
+        b = budget if budget_factor is None else min(budget, budget_factor * svc["time"])
+        res = tta.run_dataset(name, Xtr, ytr, Xte, yte, svc["model"], svc["time"], solvers,
+                              max(b, 0.5), eval_rows, log=ctx.log)
+        res["svc_repeats"] = svc["repeats"]
+        results.append(res)
+        for sname, r in res["solvers"].items():
+            ctx.record("tta", name, sname, "time to SVC acc − 0.5 s", r["tta"], "SVC",
+                       svc["time"], repeats=1, svc_repeats=svc["repeats"], budget=res["budget"],
+                       eval_rows=res["eval_rows"], target=res["target"],
+                       final_acc=r.get("final_acc"), reached=r["tta"] is not None,
+                       stopped=r.get("stopped", "refused"), params=r["params"])
+        if out is not None:
+            tta.plot(res, out / f"tta_{name}.png")
+    ctx.extras["tta"] = [dict(r, solvers={k: dict(v, points=[list(p) for p in v["points"]])
+                                          for k, v in r["solvers"].items()}) for r in results]
+
+
+# ------------------------------------------------------------------------------------ output
+
+
+def environment() -> dict:
+    import numba
+    import sklearn
+    try:
+        from importlib.metadata import version
+        libsvm_v = version("libsvm-official")
+    except Exception:  # noqa: BLE001 - reported as unknown
+        libsvm_v = "unknown"
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    return dict(machine=machine_line(), cpu=cpu, cores=os.cpu_count(),
+                python=platform.python_version(), numpy=np.__version__,
+                numba=numba.__version__, sklearn=sklearn.__version__, libsvm=libsvm_v,
+                date=_dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"))
+
+
+def _f(v, digits=3):
+    if v is None:
+        return "–"
+    if isinstance(v, str):
+        return v
+    return f"{v:.{digits}g}" if abs(v) < 1000 else f"{v:,.0f}"
+
+
+def suite_table(records, suite) -> str:
+    rows = [[r["dataset"], r["solver"], r["metric"], _f(r["value"], 4), r["peer"] or "–",
+             _f(r["peer_value"], 4), _f(r["ratio"], 3), r["repeats"]]
+            for r in records if r["suite"] == suite]
+    return markdown_table(["data", "solver", "metric", "value", "peer", "peer value",
+                           "ratio", "repeats"], rows)
+
+
+def tta_table(records, results=()) -> str:
+    """Time-to-accuracy rows; with the trajectories (``results``: the JSON's "tta"), also the
+    time from which the solver stays at the target (None: it dropped below again)."""
+    from .tta import time_to_stay
+    stay = {(res["dataset"], name): time_to_stay(s["points"], res["target"])
+            for res in results for name, s in res["solvers"].items()}
+    rows = []
+    for r in records:
+        if r["suite"] != "tta":
+            continue
+        st = stay.get((r["dataset"], r["solver"]))
+        rows.append([r["dataset"], r["solver"], _f(r["final_acc"], 4),
+                     f"{r['target']:.2f}", _f(r["value"], 3) if r["reached"] else
+                     f"not in {r['budget']:.0f} s", _f(r["peer_value"], 3),
+                     _f(r["ratio"], 3) if r["reached"] else "–",
+                     (_f(st, 3) + f" ({st / r['peer_value']:.3g}×)") if st is not None else "–",
+                     r["stopped"]])
+    return markdown_table(["data", "solver", "final acc %", "target %", "time to target s",
+                           "SVC fit s", "ratio to SVC", "stays at target from s (× SVC)",
+                           "stopped by"], rows)
+
+
+def ratio_plot(records, path) -> None:
+    """Time ratios of the smo / linear / approx suites as horizontal bars (log axis)."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    sel = [r for r in records if r["suite"] in ("smo", "linear", "approx")
+           and r["metric"] in ("fit s", "train s (features incl.)") and r["ratio"]]
+    if not sel:
+        return
+    fig, ax = plt.subplots(figsize=(8, 0.28 * len(sel) + 1.2), dpi=110)
+    labels = [f"{r['dataset']}: {r['solver']} / {r['peer']}" for r in sel]
+    vals = [r["ratio"] for r in sel]
+    ax.barh(range(len(sel)), vals, color=["tab:gray" if r["solver"].startswith("LIBSVM") else
+                                          "tab:green" if v <= 1 else "tab:red"
+                                          for r, v in zip(sel, vals)])
+    ax.axvline(1.0, color="k", lw=1)
+    ax.set_xscale("log")
+    ax.set_yticks(range(len(sel)), labels, fontsize=7)
+    ax.invert_yaxis()
+    ax.set_xlabel("time ratio to the peer, same run (< 1: svmcore faster; gray: LIBSVM's own "
+                  "binding against SVC)")
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+
+
+def render_markdown(doc: dict) -> str:
+    from .papers import papers_table
+    env, recs = doc["environment"], doc["records"]
+    lines = ["# svmcore benchmarks", "",
+             f"Generated by `{doc['command']}` on {env['date']} ({doc['mode']} mode, "
+             f"{doc['seconds']:.0f} s).", "",
+             f"Machine: {env['cpu']}, {env['cores']} cores; Python {env['python']}, numpy "
+             f"{env['numpy']}, numba {env['numba']}, scikit-learn {env['sklearn']}, "
+             f"libsvm-official {env['libsvm']}.", "",
+             "Every ratio is value / peer value measured in this run (time ratios < 1: svmcore "
+             "is faster); times are medians of the interleaved repeats given per row, compile "
+             "time excluded. The machine is shared: compare ratios, not absolute seconds. "
+             "`benchmarks.json` has one record per row below.", ""]
+    titles = {"smo": "## SMO vs SVC and LIBSVM", "linear": "## Linear: Pegasos vs SGDClassifier "
+              "and LinearSVC (C = 1, 10 epochs, no bias)", "approx": "## Kernel approximation: "
+              "ASSET vs Nystroem / RBFSampler pipelines"}
+    for suite in ("smo", "linear", "approx"):
+        if any(r["suite"] == suite for r in recs):
+            lines += [titles[suite], "", suite_table(recs, suite), ""]
+    if any(r["suite"] in ("smo", "linear", "approx") for r in recs):
+        lines += ["![time ratios](ratios.png)", ""]
+    if any(r["suite"] == "tta" for r in recs):
+        lines += ["## Time to accuracy", "",
+                  "Solver time until the test accuracy (on a fixed subset of the test part) "
+                  "is within 0.5 points of SVC's on the same subset, against SVC's fit time; "
+                  "one trajectory per solver, checkpoints every 40 % more solver time (so the "
+                  "time is an upper bound), budget as given; \"stays\" is the time from which "
+                  "every later checkpoint is at the target (a first crossing can be a "
+                  "transient peak). Parameters: SVC's C and γ "
+                  "(SFW/MSFW: the paper's L2-SVM C); see `params` in the JSON.", "",
+                  tta_table(recs, doc.get("tta", [])), ""]
+        reps = {r["dataset"]: r.get("svc_repeats") for r in recs if r["suite"] == "tta"}
+        lines += ["SVC's fit time is the median of " + ", ".join(
+            f"{n} fit{'s' if n != 1 else ''} on {d}" for d, n in reps.items()) +
+            " (a single fit where one takes minutes on this machine).", ""]
+        for d in dict.fromkeys(r["dataset"] for r in recs if r["suite"] == "tta"):
+            lines += [f"![time to accuracy, {d}](tta_{d}.png)", ""]
+    if any(r["suite"] == "papers" for r in recs):
+        lines += ["## The papers' tables", "",
+                  "Each row: what the paper reports, our number, SVC's in the same run, and "
+                  "a verdict (tolerance: 0.5 accuracy points unless the row says otherwise). "
+                  "The app's Papers page shows this table with links to small live versions.",
+                  "", papers_table(recs), ""]
+    return "\n".join(lines)
+
+
+def write_outputs(ctx: Context, out: Path, mode: str, seconds: float) -> dict:
+    out.mkdir(parents=True, exist_ok=True)
+    doc = dict(schema=1, command=ctx.command, mode=mode, seconds=seconds,
+               environment=environment(), records=ctx.records, tta=ctx.extras.get("tta", []))
+    (out / "benchmarks.json").write_text(json.dumps(doc, indent=1, default=_json_default) + "\n")
+    render(doc, out, tta_plots=False)         # the suite drew its plots already
+    return doc
+
+
+def render(doc: dict, out: Path, tta_plots=True) -> None:
+    """benchmarks.md and the plots from a report's JSON document (nothing is measured)."""
+    from . import tta
+    out = Path(out)
+    ratio_plot(doc["records"], out / "ratios.png")
+    if tta_plots:
+        for res in doc.get("tta", []):
+            tta.plot(res, out / f"tta_{res['dataset']}.png")
+    (out / "benchmarks.md").write_text(render_markdown(doc) + "\n")
+
+
+def _json_default(o):
+    if isinstance(o, (np.integer,)):
+        return int(o)
+    if isinstance(o, (np.floating,)):
+        return float(o)
+    raise TypeError(type(o))
+
+
+def readme_section(doc: dict) -> str:
+    """The README's "Benchmarks" section, rendered from a report's JSON document (no
+    hand-copied numbers): a few headline ratios per suite and the papers' verdicts."""
+    from .papers import papers_table
+    recs = doc["records"]
+    env = doc["environment"]
+    out = ["## Benchmarks", "",
+           f"Generated from `docs/benchmarks.json` (`{doc['command']}`, {env['date']}, "
+           f"{env['cores']} cores, numpy {env['numpy']}, numba {env['numba']}, scikit-learn "
+           f"{env['sklearn']}); full tables and plots in [docs/benchmarks.md]"
+           "(docs/benchmarks.md). Ratios are measured in the same run (< 1: svmcore faster).", ""]
+    rows = [[r["dataset"], r["solver"], r["peer"], r["metric"], _f(r["value"], 4),
+             _f(r["peer_value"], 4), _f(r["ratio"], 3)]
+            for r in recs if r["suite"] in ("smo", "linear", "approx")
+            and r["metric"] in ("fit s", "train s (features incl.)", "test accuracy %")
+            and r["peer"] in ("SVC", "SGDClassifier(hinge)", "LinearSVC(hinge)",
+                              "Nystroem+LinearSVC")]
+    out += [markdown_table(["data", "solver", "peer", "metric", "value", "peer value", "ratio"],
+                           rows), ""]
+    if any(r["suite"] == "tta" for r in recs):
+        out += ["Time to SVC's accuracy − 0.5 points (ratio to SVC's fit time):", "",
+                tta_table(recs, doc.get("tta", [])), ""]
+    if any(r["suite"] == "papers" for r in recs):
+        out += ["The papers' headline rows:", "", papers_table(recs), ""]
+    return "\n".join(out)
+
+
+# ------------------------------------------------------------------------------------ main
+
+
+def run(mode="quick", out="docs", suites=SUITES, repeats=None, command=None, log=print) -> dict:
+    """Run the suites of ``mode`` ("quick", "full" or "tiny": the test's) and write the
+    report into ``out``; returns the JSON document."""
+    cfg = MODES[mode]
+    out = Path(out)
+    command = command or f"python -m svmcore.bench report --{mode}"
+    ctx = Context(repeats=3 if repeats is None else repeats, command=command,
+                  svc_repeats=cfg.get("svc_repeats"), log=log)
+    t0 = time.perf_counter()
+    from threadpoolctl import threadpool_limits
+    if "smo" in suites:
+        importlib.import_module("libsvm.svmutil")   # loads its OpenMP runtime before the limits
+    # One thread for every BLAS and OpenMP pool: each side runs on one core, as SVC's libsvm.
+    # (The libsvm-official wheel is built with -fopenmp: with two threads on a loaded 2-core
+    # machine its spinning threads made svmguide1 take 11 s instead of 0.05 s.)
+    with threadpool_limits(limits=1):
+        if "smo" in suites:
+            log("# smo")
+            suite_smo(ctx, cfg["smo"])
+        if "linear" in suites:
+            log("# linear")
+            suite_linear(ctx, cfg["linear"])
+        if "approx" in suites:
+            log("# approx")
+            suite_approx(ctx, cfg["approx"], cfg["s"])
+        if "tta" in suites:
+            log("# tta")
+            out.mkdir(parents=True, exist_ok=True)
+            from .tta import KERNEL_SOLVERS
+            suite_tta(ctx, cfg["tta"], cfg.get("tta_solvers", KERNEL_SOLVERS),
+                      cfg["tta_budget"], cfg["tta_eval"], out, cfg.get("tta_budget_factor"))
+        if "papers" in suites:
+            log("# papers")
+            from .papers import suite_papers
+            suite_papers(ctx, cfg["papers"], cfg["s"])
+    return write_outputs(ctx, out, mode, time.perf_counter() - t0)
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    ap = argparse.ArgumentParser(prog="python -m svmcore.bench report",
+                                 description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="small data, short budgets (< 5 min)")
+    ap.add_argument("--out", default="docs", help="output folder (default docs)")
+    ap.add_argument("--suites", nargs="+", default=list(SUITES), choices=list(SUITES))
+    ap.add_argument("--repeats", type=int, default=3, help="interleaved repeats (median)")
+    ap.add_argument("--readme", metavar="JSON", default=None,
+                    help="print the README section rendered from a report's JSON and exit")
+    ap.add_argument("--render", metavar="JSON", default=None,
+                    help="write benchmarks.md and the plots into --out from a report's JSON "
+                    "(no measurement) and exit")
+    args = ap.parse_args(argv)
+    if args.readme:
+        print(readme_section(json.loads(Path(args.readme).read_text())))
+        return None
+    if args.render:
+        render(json.loads(Path(args.render).read_text()), Path(args.out))
+        return None
+    if args.repeats < 3:
+        print("note: fewer than 3 repeats: the report's times are not medians of ≥ 3 runs")
+    command = "python -m svmcore.bench report " + " ".join(argv)
+    doc = run("quick" if args.quick else "full", args.out, args.suites, args.repeats,
+              command.strip(), log=lambda m: print(m, flush=True))
+    print(f"wrote {args.out}/benchmarks.md and benchmarks.json ({len(doc['records'])} records, "
+          f"{doc['seconds']:.0f} s)")
+    return doc
+
+
+if __name__ == "__main__":
+    main()

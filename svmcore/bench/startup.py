@@ -1,0 +1,192 @@
+"""Start-up of the app in a real browser: time from ``streamlit run`` to the first drawn field.
+
+``python -m svmcore.bench startup [--repeat 3] [--compare LABEL=PATH ...]``
+
+For each checkout (this one, and any ``--compare`` one, e.g. a ``git archive`` of main, run in
+the same session so the ratio is measured under the same load) and each cache state, a fresh
+``streamlit run app.py`` is started on a free port and headless chromium (Debian's
+``/usr/bin/chromium`` through Playwright) opens the Playground. The time runs from the
+server process's start to the moment the field view's canvas carries ``data-drawn="1"``
+(svmcore/ui/canvas.js sets it when the field image is on screen):
+
+* **cold** — ``NUMBA_CACHE_DIR`` is a new, empty temporary folder: everything is compiled;
+* **warm** — ``NUMBA_CACHE_DIR`` is a folder a previous server filled completely (the whole
+  warm-up ran to its end there first), so everything loads from numba's disk cache.
+
+Python's own bytecode caches (``__pycache__/*.pyc``) are warm in both. The browser is launched
+before the clock starts (it is not the app's start-up). Medians of ``--repeat`` starts; the
+health check's time (the server listening) and whether the page still showed the background
+warm-up note when the field was drawn are reported too.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+from .classroom import CHROMIUM, CHROMIUM_ARGS
+from .common import machine_line, markdown_table
+from .live_probe import _free_port
+
+ROOT = Path(__file__).resolve().parents[2]
+FIELD_DRAWN = ".st-key-pg_field .svmc[data-drawn='1']"
+NOTE = "Compiling the solvers in the background"
+
+
+def _env(cache_dir: str) -> dict:
+    return dict(os.environ, STREAMLIT_BROWSER_GATHER_USAGE_STATS="false",
+                NUMBA_CACHE_DIR=cache_dir)
+
+
+def fill_cache(root: Path, cache_dir: str) -> float:
+    """Compile everything the app's warm-up compiles into ``cache_dir`` (a server's complete
+    warm-up, without the server); returns the seconds it took. An older checkout without
+    svmcore.warm gets the same list compiled by its app.py's loop (every solver, linear + rbf)."""
+    code = ("import sys; sys.path.insert(0, '.')\n"
+            "try:\n"
+            "    from svmcore import warm\n"
+            "    warm.start(freeze=False); warm.wait(None)\n"
+            "except ImportError:\n"
+            "    from svmcore.run import warmup\n"
+            "    from svmcore.solvers import get_solver, list_solvers\n"
+            "    for name in list_solvers():\n"
+            "        cls = get_solver(name)\n"
+            "        ks = [k for k in ('linear', 'rbf') if k in cls.kernels] "
+            "if 'kernel' in cls.params else [None]\n"
+            "        for k in ks:\n"
+            "            warmup(cls(**({'kernel': k} if k else {})))\n")
+    t0 = time.perf_counter()
+    subprocess.run([sys.executable, "-c", code], cwd=root, env=_env(cache_dir), check=True,
+                   stdout=subprocess.DEVNULL)
+    return time.perf_counter() - t0
+
+
+def time_to_first_frame(browser, root: Path, cache_dir: str, timeout: float = 180.0) -> dict:
+    """Start the app in ``root`` with ``cache_dir``; seconds to the health check and to the
+    first drawn field frame, and whether the warm-up note was still on the page then."""
+    port = _free_port()
+    url = f"http://127.0.0.1:{port}"
+    log = tempfile.TemporaryFile()
+    t0 = time.monotonic()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
+         "--server.port", str(port), "--server.address", "127.0.0.1",
+         "--server.fileWatcherType", "none"],
+        cwd=root, env=_env(cache_dir), stdout=log, stderr=subprocess.STDOUT)
+    page = None
+    try:
+        while True:
+            if proc.poll() is not None:
+                raise RuntimeError(f"streamlit exited with code {proc.returncode}")
+            try:
+                with urllib.request.urlopen(url + "/_stcore/health", timeout=2) as r:
+                    if r.status == 200:
+                        break
+            except OSError:
+                pass
+            if time.monotonic() - t0 > timeout:
+                raise TimeoutError("the server did not answer its health check")
+            time.sleep(0.05)
+        t_health = time.monotonic() - t0
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        page.goto(url + "/", wait_until="commit")
+        page.wait_for_selector(FIELD_DRAWN, timeout=1e3 * max(1.0, timeout - t_health))
+        t_frame = time.monotonic() - t0
+        note = NOTE in page.inner_text("body")
+        return {"health": t_health, "frame": t_frame, "note": note}
+    finally:
+        if page is not None:
+            page.close()
+        _stop(proc)
+        log.seek(0)
+        text = log.read().decode(errors="replace")
+        if "Traceback" in text:
+            print(f"# server log of {root} holds a traceback:\n{text[-3000:]}", file=sys.stderr)
+        log.close()
+
+
+def _stop(proc: subprocess.Popen) -> None:
+    """End the server we started: SIGTERM, then SIGKILL if it is still there after 10 s."""
+    for end in (proc.terminate, proc.kill):
+        end()
+        try:
+            proc.wait(timeout=10)
+            return
+        except subprocess.TimeoutExpired:
+            continue
+
+
+def bench(roots: dict[str, Path], repeat: int) -> list[list]:
+    from playwright.sync_api import sync_playwright
+    results = {(label, mode): [] for label in roots for mode in ("cold", "warm")}
+    tmp = Path(tempfile.mkdtemp(prefix="svmcore-startup-"))
+    try:
+        warm_dirs = {}
+        for label, root in roots.items():
+            warm_dirs[label] = str(tmp / f"warm-{label}")
+            s = fill_cache(root, warm_dirs[label])
+            print(f"# {label}: warm cache filled in {s:.1f} s ({root})", flush=True)
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, headless=True,
+                                        args=CHROMIUM_ARGS)
+            try:
+                # interleaved: a change in the machine's load hits every configuration alike
+                for r in range(repeat):
+                    for label, root in roots.items():
+                        cold = str(tmp / f"cold-{label}-{r}")
+                        for mode, cache in (("cold", cold), ("warm", warm_dirs[label])):
+                            res = time_to_first_frame(browser, root, cache)
+                            results[(label, mode)].append(res)
+                            print(f"# {label} {mode} #{r + 1}: health {res['health']:.2f} s, "
+                                  f"first frame {res['frame']:.2f} s"
+                                  + (" (warm-up note shown)" if res["note"] else ""),
+                                  flush=True)
+                        shutil.rmtree(cold, ignore_errors=True)
+            finally:
+                browser.close()
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    rows = []
+    for (label, mode), runs in results.items():
+        frame = statistics.median(r["frame"] for r in runs)
+        base = statistics.median(r["frame"] for r in results[(next(iter(roots)), mode)])
+        rows.append([label, mode, len(runs), statistics.median(r["health"] for r in runs),
+                     frame, f"{sum(r['note'] for r in runs)}/{len(runs)}", frame / base])
+    return rows
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(prog="python -m svmcore.bench startup",
+                                 description=__doc__.splitlines()[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter,
+                                 epilog=__doc__.split("\n\n", 1)[1])
+    ap.add_argument("--repeat", type=int, default=3, help="starts per configuration (median)")
+    ap.add_argument("--compare", nargs="*", default=[], metavar="LABEL=PATH",
+                    help="other checkouts to time in the same run (e.g. before=/tmp/main)")
+    args = ap.parse_args(argv)
+    if not Path(CHROMIUM).exists():
+        raise SystemExit(f"{CHROMIUM} not found: install Debian's chromium")
+    roots = {"this": ROOT}
+    for item in args.compare:
+        label, _, path = item.partition("=")
+        if not path or not (Path(path) / "app.py").exists():
+            raise SystemExit(f"--compare wants LABEL=PATH of a checkout with app.py, got {item!r}")
+        roots[label] = Path(path).resolve()
+    rows = bench(roots, args.repeat)
+    print(f"\n# start-up: `streamlit run app.py` → first drawn field frame in headless chromium; "
+          f"{machine_line()}\n")
+    print(markdown_table(["checkout", "numba cache", "starts", "health check s (median)",
+                          "first drawn frame s (median)", "warm-up note on screen",
+                          "ratio vs this"], rows))
+    return rows
+
+
+if __name__ == "__main__":
+    main()

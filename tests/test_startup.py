@@ -1,0 +1,211 @@
+"""Fast start-up: lazy solver registry, an explicit numba cache folder, the background warm-up.
+
+Each check that depends on what a fresh interpreter imports runs in a subprocess (this test
+process has imported everything long ago). Timings are the benchmark's business
+(``python -m svmcore.bench startup``), never asserted here.
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _python(code: str, **env) -> dict:
+    """Run ``code`` in a fresh interpreter at the repository root; it prints one JSON line."""
+    full = dict(os.environ, **env)
+    for k, v in env.items():
+        if v is None:
+            full.pop(k)
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=full, check=True,
+                         capture_output=True, text=True, timeout=300)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def test_import_and_listing_load_no_solver_module_and_compile_nothing():
+    r = _python(
+        "import json, sys\n"
+        "import svmcore\n"
+        "names = svmcore.list_solvers()\n"
+        "mods = sorted(m for m in sys.modules if m.startswith('svmcore.solvers.'))\n"
+        "cls = svmcore.get_solver('smo')\n"
+        "after = sorted(m for m in sys.modules if m.startswith('svmcore.solvers.'))\n"
+        "import numba, svmcore.solvers.smo as smo, svmcore.kernels as k\n"
+        "compiled = [n for mod in (smo, k) for n, f in vars(mod).items()\n"
+        "            if isinstance(f, numba.core.registry.CPUDispatcher) and f.signatures]\n"
+        "print(json.dumps(dict(names=names, mods=mods, after=after, cls=cls.__name__,\n"
+        "                      compiled=compiled, sklearn='sklearn' in sys.modules)))\n")
+    assert len(r["names"]) >= 9 and r["names"][0] == "pegasos"
+    assert r["mods"] == ["svmcore.solvers.base"]          # the listing imported no solver
+    assert "svmcore.solvers.smo" in r["after"] and "svmcore.solvers.asset" not in r["after"]
+    assert r["cls"] == "SMOSolver"
+    assert r["compiled"] == []                             # importing compiled nothing
+    assert not r["sklearn"]                                # nor pulled in scikit-learn
+
+
+def test_registry_is_a_mutable_mapping_of_classes():
+    from svmcore import solvers
+    from svmcore.solvers import REGISTRY, get_solver
+    from svmcore.solvers.pegasos import PegasosSolver
+    assert REGISTRY["pegasos"] is PegasosSolver is get_solver("pegasos")
+    assert solvers.PegasosSolver is PegasosSolver          # the old attribute still works
+    assert dict(REGISTRY).keys() == set(solvers.list_solvers())
+    assert all(cls.name == name for name, cls in REGISTRY.items())
+    with pytest.raises(ValueError, match="unknown solver 'nope'"):
+        get_solver("nope")
+    with pytest.raises(AttributeError):
+        solvers.NoSuchSolver  # noqa: B018
+
+
+def test_numba_cache_defaults_to_the_user_cache_folder(tmp_path):
+    code = ("import json, os, numba, svmcore\n"
+            "print(json.dumps(dict(cfg=numba.config.CACHE_DIR,\n"
+            "                      env=os.environ['NUMBA_CACHE_DIR'])))\n")
+    r = _python(code, NUMBA_CACHE_DIR=None, XDG_CACHE_HOME=str(tmp_path / "xdg"))
+    want = tmp_path / "xdg" / "svmcore" / "numba"
+    assert r["cfg"] == r["env"] == str(want) and want.is_dir()
+
+
+def test_numba_cache_dir_set_by_the_user_is_respected_and_created(tmp_path):
+    mine = tmp_path / "a" / "b"
+    code = ("import json, numba, svmcore\n"
+            "import numpy as np\n"
+            "from svmcore.schedules import step_size\n"
+            "step_size(0, np.ones(3), 1)\n"
+            "print(json.dumps(dict(cfg=numba.config.CACHE_DIR)))\n")
+    r = _python(code, NUMBA_CACHE_DIR=str(mine))
+    assert r["cfg"] == str(mine)
+    assert list(mine.rglob("*.nbi")), "numba wrote no cache index there"
+
+
+def test_numba_imported_first_still_gets_the_folder(tmp_path):
+    code = ("import json, os\n"
+            "os.environ.pop('NUMBA_CACHE_DIR', None)\n"
+            "import numba\n"
+            "import svmcore\n"
+            "print(json.dumps(dict(cfg=numba.config.CACHE_DIR)))\n")
+    r = _python(code, XDG_CACHE_HOME=str(tmp_path))
+    assert r["cfg"] == str(tmp_path / "svmcore" / "numba")
+
+
+def test_warm_up_runs_once_in_the_background_and_says_how_far_it_is():
+    # the warm-up of one solver, held at its start until the main thread has looked
+    r = _python(
+        "import json, threading\n"
+        "import svmcore.run, svmcore.warm as warm\n"
+        "go, seen = threading.Event(), []\n"
+        "real = svmcore.run.warmup\n"
+        "def held(solver):\n"
+        "    go.wait(60); seen.append(solver.name); real(solver)\n"
+        "svmcore.run.warmup = held\n"
+        "warm.plan = lambda: [('pegasos', {}), ('smo', {'kernel': 'rbf'})]\n"
+        "before = warm.ready()\n"
+        "first, again = warm.start(freeze=False), warm.start(freeze=False)\n"
+        "running, status = warm.ready(), warm.status()\n"
+        "timed_out = warm.wait(0.05)\n"
+        "go.set()\n"
+        "done = warm.wait(120)\n"
+        "print(json.dumps(dict(before=before, first=first, again=again, running=running,\n"
+        "    status=status, timed_out=timed_out, done=done, after=warm.ready(),\n"
+        "    status_after=warm.status(), seen=seen, problems=warm.problems())))\n")
+    assert r["before"] is True                    # never started: nothing to wait for
+    assert r["first"] is True and r["again"] is False
+    assert r["running"] is False and r["timed_out"] is False
+    assert "in the background" in r["status"] and "0 of 2 done" in r["status"]
+    assert r["done"] is True and r["after"] is True and r["status_after"] == ""
+    assert r["seen"] == ["pegasos", "smo"] and r["problems"] is None
+
+
+def test_warm_up_reports_a_failing_solver_and_goes_on():
+    r = _python(
+        "import json, svmcore.warm as warm\n"
+        "warm.plan = lambda: [('pegasos', {'kernel': 'nonsense'}), ('pegasos', {})]\n"
+        "warm.start(freeze=False); warm.wait(120)\n"
+        "print(json.dumps(dict(problems=warm.problems(), ready=warm.ready())))\n")
+    assert r["ready"] and r["problems"].startswith("pegasos (nonsense): ValueError")
+
+
+def test_plan_covers_every_solver_default_first():
+    from svmcore import warm
+    from svmcore.solvers import get_solver, list_solvers
+    plan = warm.plan()
+    names = list_solvers()
+    assert [n for n, p in plan[:len(names)]] == names and all(p == {} for _, p in
+                                                                plan[:len(names)])
+    for name in names:
+        cls = get_solver(name)
+        if "kernel" in cls.params:
+            want = {k for k in ("linear", "rbf") if k in cls.kernels}
+            got = {p.get("kernel", cls.params["kernel"].default) for n, p in plan if n == name}
+            assert got == want, name
+
+
+def test_a_tick_waits_for_the_warm_up(monkeypatch):
+    """The kit's tick (Play, Step) calls svmcore.warm.wait before it advances the run."""
+    from svmcore import warm
+    from svmcore.ui import live as ui_live
+    calls = []
+
+    class Driver:
+        done = False
+
+        def __init__(self):
+            self.t = 0
+
+    class Inst:
+        live = type("S", (), {"driver": Driver(), "is_race": False})()
+        playing = True
+        tick_error = None
+
+        def get(self, key, default=None):
+            return default
+
+    def fake_wait(timeout=None):
+        calls.append("wait")
+        return True
+
+    def fake_tick(drv, factor, budget):
+        calls.append("advance")
+        return 1
+
+    monkeypatch.setattr(warm, "wait", fake_wait)
+    monkeypatch.setattr(ui_live.live, "advance_tick", fake_tick)
+    ui_live.tick(Inst())
+    assert calls == ["wait", "advance"]
+
+
+def test_warm_up_lets_the_starting_thread_finish_unless_someone_waits():
+    # the app passes its script thread: the warm-up begins when that run has ended; a tick
+    # that needs the warm-up earlier (wait()) does not wait for the script thread
+    r = _python(
+        "import json, threading, time\n"
+        "import svmcore.run, svmcore.warm as warm\n"
+        "began = []\n"
+        "svmcore.run.warmup = lambda solver: began.append(time.monotonic())\n"
+        "warm.plan = lambda: [('pegasos', {})]\n"
+        "release = threading.Event()\n"
+        "script = threading.Thread(target=release.wait, args=(60,)); script.start()\n"
+        "warm.start(freeze=False, after=script, max_delay=60)\n"
+        "time.sleep(0.3); early = list(began)\n"
+        "ended = time.monotonic(); release.set(); script.join()\n"
+        "ok = warm.wait(60)\n"
+        "print(json.dumps(dict(early=early, after_end=began[0] >= ended, ok=ok)))\n")
+    assert r["early"] == [] and r["after_end"] and r["ok"]
+    r = _python(
+        "import json, threading, time\n"
+        "import svmcore.run, svmcore.warm as warm\n"
+        "svmcore.run.warmup = lambda solver: None\n"
+        "warm.plan = lambda: [('pegasos', {})]\n"
+        "release = threading.Event()\n"
+        "script = threading.Thread(target=release.wait, args=(60,)); script.start()\n"
+        "warm.start(freeze=False, after=script, max_delay=60)\n"
+        "t0 = time.monotonic(); ok = warm.wait(30); took = time.monotonic() - t0\n"
+        "alive = script.is_alive(); release.set()\n"
+        "print(json.dumps(dict(ok=ok, took=took, alive=alive)))\n")
+    assert r["ok"] and r["alive"] and r["took"] < 20
