@@ -381,7 +381,8 @@ def test_eight_sessions_at_once(server, tmp_path):
         snap, _ = live.model_state(run, fresh=True, scores=False)
         assert tile["iteration t"] == f"{run.t:,}"
         assert tile["objective"] == f"{snap.objective:.4g}", k
-        assert tile["# SV"] == f"{snap.n_sv:,}", k
+        from svmcore.ui.panels import sv_count         # ASSET: margin points, not landmarks
+        assert tile["# SV"] == f"{sv_count(snap)[0]:,}", k
         assert tile["train error"] == f"{100 * snap.extra['train_error']:.1f} %", k
     # the sessions really differ (so equality above is about each session's own data)
     assert len({json.dumps(d["trace"][-1]) for d in docs}) == N_SESSIONS
