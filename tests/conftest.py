@@ -64,16 +64,22 @@ def solver_classes() -> dict:
 # ------------------------------------------------------------------------ tests that run alone
 # The suite runs on every core (pytest-xdist, `-n auto` in pyproject.toml). Tests that measure
 # frames per second or latency through a real server and browser would measure the other
-# worker's load instead, so they run alone: an exclusive test waits until every running test has
-# finished and no test starts while it runs. Two flock files implement a readers-writer lock
-# with a turnstile (a waiting exclusive test is not starved by a stream of short tests).
-EXCLUSIVE_MODULES = ("test_browser", "test_concurrency", "test_classroom")
+# worker's load instead, so they run alone: an `exclusive` test waits until every running test
+# has finished and no test starts while it runs. Two flock files implement a readers-writer lock
+# with a turnstile (a waiting exclusive test is not starved by a stream of short tests). Browser
+# tours that only check what a page shows (generous timeouts, no rates) run beside other tests.
+EXCLUSIVE_MODULES = ("test_concurrency", "test_classroom", "test_browser_midrun")
 
 
 def pytest_collection_modifyitems(config, items):
     for item in items:
-        if item.module.__name__.startswith(EXCLUSIVE_MODULES) or item.get_closest_marker("browser"):
+        if item.module.__name__.startswith(EXCLUSIVE_MODULES):
             item.add_marker(pytest.mark.exclusive)
+        if item.get_closest_marker("exclusive"):
+            item.add_marker(pytest.mark.xdist_group("exclusive"))   # one worker runs them all
+    # first, while the other worker starts on short tests: the wait for the running test to end
+    # is short, and no long test has to wait behind them
+    items.sort(key=lambda item: item.get_closest_marker("exclusive") is None)
 
 
 @pytest.fixture(autouse=True)

@@ -332,6 +332,7 @@ def test_a_race_link_as_the_servers_first_visit(server):
             browser.close()
 
 
+@pytest.mark.exclusive           # counts frames in 10 s: runs while no other test runs
 @pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=NO_CHROMIUM)
 def test_classroom_play_is_smooth_and_keys_drive_it(server):
     """A teacher at a projector (1280 × 720) presses Play on the default Playground: in 10 s the
