@@ -15,7 +15,7 @@ from dataclasses import replace
 import numpy as np
 
 TICK_S = 0.25            # seconds between two fragment reruns while playing (the race's pace)
-FRAME_S = 0.2           # while playing, a frame at most every FRAME_S seconds (5 per second)
+FRAME_S = 0.22          # while playing, a frame at most every FRAME_S seconds (4.5 per second)
 #: How many sessions of one server build a frame at the same time (the rest wait their turn):
 #: without a limit thirty playing sessions keep thirty threads runnable, the server's event
 #: loop (which sends the frames) gets a thirty-first of the interpreter and no frame leaves.

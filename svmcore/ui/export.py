@@ -40,6 +40,11 @@ def _files(state: LiveState) -> tuple[list, str]:
             ("reproduce.py", code, "svmcore-reproduce.py", "text/x-python")], code
 
 
+def export_key(inst: Instance) -> str:
+    """The session-state key of the export panel's expander (True while it is open)."""
+    return inst.key("export_open", keep=False)
+
+
 def export_panel(inst: Instance) -> None:
     """Share link, traces as CSV / JSON, and the reproduction script, in one expander."""
     state = inst.live
@@ -48,7 +53,11 @@ def export_panel(inst: Instance) -> None:
     try:
         files, code = _files(state)
         data_cfg = state.cfg.data if state.is_race else state.cfg
-        with st.expander("Share and export", icon=":material/ios_share:"):
+        # keyed and tracked: the live panel's +1 and Step rerun only the frames while it is
+        # closed (svmcore.ui.live._controls_unchanged); opening it reruns this fragment, so its
+        # t is the run's t when it is read
+        with st.expander("Share and export", icon=":material/ios_share:",
+                         key=export_key(inst), on_change="rerun"):
             t = None if state.is_race else state.run.t
             st.markdown("**Link at this t** — the address bar holds this configuration and the "
                         "iteration; opening it replays the same seeded run to t"

@@ -268,14 +268,25 @@ def unshare(inst) -> None:
         inst.drawn = _position(inst.live)
 
 
-def _rerun_panel(inst) -> None:
+def _rerun_panel(inst, frames_only: bool = False) -> None:
     """From a control's callback: rerun the controls and the frames fragments (by key), so the
-    frames loop starts in a fragment run of its own (see :func:`live_panel`). In a run of the
-    whole page (AppTest's clicks) there is nothing to add: both fragments run anyway."""
+    frames loop starts in a fragment run of its own (see :func:`live_panel`); only the frames
+    when the press leaves the controls as they were (+1 or Step on a paused run that goes on:
+    under thirty sessions pressing at once, half the work). In a run of the whole page
+    (AppTest's clicks) there is nothing to add: both fragments run anyway."""
     inst.pressed = True
     if _in_fragment_run():
-        st.rerun(scope=[inst.key("controls_fragment", False),
-                        inst.key("frames_fragment", False)])
+        frames = inst.key("frames_fragment", False)
+        st.rerun(scope=[frames] if frames_only else [inst.key("controls_fragment", False), frames])
+
+
+def _controls_unchanged(inst, was_playing: bool) -> bool:
+    """After a +1 or a Step: does the controls fragment look as before the press — Play /
+    Pause / +1 / Step, and the export panel closed (open, it shows this t)?"""
+    from .export import export_key
+    drv = inst.live.driver if inst.live is not None else None
+    return (not was_playing and drv is not None and not drv.done and not inst.tick_error
+            and not ss.get(export_key(inst)))
 
 
 def _on_play(inst):
@@ -301,12 +312,14 @@ def _pause_for_a_press(inst):
 
 
 def _on_step(inst):
+    was_playing = inst.playing
     _pause_for_a_press(inst)
     tick(inst)
-    _rerun_panel(inst)
+    _rerun_panel(inst, frames_only=_controls_unchanged(inst, was_playing))
 
 
 def _on_step1(inst):
+    was_playing = inst.playing
     _pause_for_a_press(inst)
     drv = inst.live.driver if inst.live is not None else None
     if drv is not None and not drv.done:
@@ -314,7 +327,7 @@ def _on_step1(inst):
             drv.advance_iters(1)
         except Exception as exc:  # noqa: BLE001
             inst.tick_error = describe(exc)
-    _rerun_panel(inst)
+    _rerun_panel(inst, frames_only=_controls_unchanged(inst, was_playing))
 
 
 def _on_reset(inst):
@@ -483,8 +496,9 @@ def live_panel(inst: Instance, draw, footer=None, **control_kw) -> None:
     rerun of the page (a changed setting) pauses, unless the run took the setting mid-run
     (:func:`ensure_live`): then play goes on, paced by the fragment's ``run_every`` timer (a
     full run cannot ask for a fragment rerun) until the next full rerun; pausing or the end of
-    the run makes one. ``footer(inst)`` (the export panel) is drawn in the controls fragment,
-    so it describes the run as a press left it.
+    the run makes one. ``footer(inst)`` (the export panel) is drawn in the controls fragment
+    (+1 and Step rerun only the frames while it is closed); the address bar's t is set by the
+    frames fragment while paused.
     """
     if inst.live is None:
         return
@@ -503,10 +517,6 @@ def live_panel(inst: Instance, draw, footer=None, **control_kw) -> None:
         if inst.live is None:
             return
         controls(inst, **control_kw)
-        if not inst.live.is_race:
-            from .urls import sync_url
-            sync_url(inst.live.cfg, inst.live.run.t,   # the address bar: this moment of the run
-                     bool(inst.get("present")))
         if footer is not None and not inst.get("present"):
             footer(inst)
 
@@ -544,6 +554,8 @@ def live_panel(inst: Instance, draw, footer=None, **control_kw) -> None:
             except Exception as exc:  # noqa: BLE001 - never a traceback in the page
                 st.error(f"Cannot draw the model: {describe(exc)}")
                 inst.playing = False
+        if not inst.playing and inst.live is not None:
+            _sync_paused_url(inst)
         if inst.playing and not inst.timer_loop:
             time.sleep(max(live.FRAME_S / 4, live.FRAME_S - (time.monotonic() - inst.frame_at)))
             inst.frame_at = time.monotonic()
@@ -555,6 +567,13 @@ def live_panel(inst: Instance, draw, footer=None, **control_kw) -> None:
 
     _controls()
     _frames()
+
+
+def _sync_paused_url(inst) -> None:
+    """A paused run's moment in the address bar (not while playing: a frame's cost)."""
+    if not inst.live.is_race:
+        from .urls import sync_url
+        sync_url(inst.live.cfg, inst.live.run.t, bool(inst.get("present")))
 
 
 def _in_fragment_run() -> bool:
