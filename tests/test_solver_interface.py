@@ -172,3 +172,29 @@ def test_throwaway_subclass_gets_every_default(toy):
     rec = s.step_explained()
     assert rec.generic and rec.lines == (1,) and rec.t == 1 and s.t == 1
     assert len(s.pseudocode_lines()) == 1
+
+
+def test_the_base_methods_that_raise_are_the_contract_and_every_solver_fills_them():
+    """The base's NotImplementedError methods are the abstract contract, not stubs: every
+    registered solver overrides the four core methods, ``_retune`` when it declares soft
+    parameters, ``_clear_average`` when averaging is one of them, and ``_last_rows`` when it has
+    an averaging parameter; a subclass that forgets one is told which, by name."""
+    from svmcore.solvers import get_solver
+    from svmcore.solvers.base import Solver
+    for name in REGISTRY:
+        cls = get_solver(name)
+        for method in ("_setup", "step", "_decision_rows", "snapshot"):
+            assert getattr(cls, method) is not getattr(Solver, method), (name, method)
+        if cls.soft_params:
+            assert cls._retune is not Solver._retune, name
+        if "averaging" in cls.soft_params:
+            assert cls._clear_average is not Solver._clear_average, name
+        if "averaging" in cls.params:
+            assert cls._last_rows is not Solver._last_rows, name
+
+    class Forgetful(Solver):
+        name = ""
+    with pytest.raises(NotImplementedError, match=r"Forgetful must implement step\(\)"):
+        Forgetful().step(1)
+    with pytest.raises(NotImplementedError, match=r"Forgetful must implement _setup\(\)"):
+        Forgetful()._setup()
