@@ -91,8 +91,8 @@ def advance_tick(run, pace: float | None, budget_s: float) -> int:
     if pace is None:
         return run.advance(budget_s)
     target = max(run.t + 1, int(np.ceil(run.t * float(pace))))
-    if run.max_iter is not None:
-        target = min(target, run.max_iter)
+    if run.end_t is not None:
+        target = min(target, run.end_t)
     return run.advance(budget_s, max_iters=max(1, target - run.t))
 
 

@@ -203,10 +203,21 @@ class TrainingRun:
         return self.solver.kernel_evals
 
     @property
+    def end_t(self) -> int | None:
+        """The iteration at which the run ends by plan: ``max_iter``, or a solver's own cap
+        (SMO's and CPSP's ``max_iter``: they take no step past it) if that comes first. A
+        stochastic solver may go past its planned horizon when ``max_iter`` asks for more (its
+        average keeps growing), so its horizon is no end here."""
+        s, m = self.solver, self.max_iter
+        h = None if s.stochastic else s.horizon
+        return m if h is None else (h if m is None else min(m, h))
+
+    @property
     def done(self) -> bool:
         s = self.solver
+        end = self.end_t
         return bool(s.converged or s.diverged or s.halted or self.nonfinite
-                    or (self.max_iter is not None and s.t >= self.max_iter)
+                    or (end is not None and s.t >= end)
                     or (self.max_seconds is not None and self.solver_time >= self.max_seconds))
 
     @property
@@ -218,7 +229,7 @@ class TrainingRun:
             return "not trusted"
         if s.converged:
             return "converged"
-        if self.max_iter is not None and s.t >= self.max_iter:
+        if self.end_t is not None and s.t >= self.end_t:
             return "finished"
         if self.max_seconds is not None and self.solver_time >= self.max_seconds:
             return "time cap"
@@ -308,10 +319,10 @@ class TrainingRun:
             return f"{self.solver.name} converged at iteration {self.t}: its stopping rule fired."
         if status == "finished":
             if not self.solver.stochastic:
-                return (f"{self.solver.name} stopped at max_iter = {self.max_iter:,} before its "
+                return (f"{self.solver.name} stopped at max_iter = {self.end_t:,} before its "
                         "stopping rule fired: the result is not converged (raise max_iter or "
                         "the tolerance).")
-            return f"{self.solver.name} finished the planned {self.max_iter} iterations."
+            return f"{self.solver.name} finished the planned {self.end_t} iterations."
         if status == "time cap":
             return (f"stopped after {self.solver_time:.1f} s of training (the time cap); "
                     "use fewer epochs or a smaller dataset")
@@ -368,7 +379,7 @@ class TrainingRun:
         total = 0
         while total < n and not self.done:
             d = self._advance_once(n - total)
-            if d == 0 and self.solver.diverged:
+            if d == 0:              # the solver can go no further (diverged, or at its end)
                 break
             total += d
         return total

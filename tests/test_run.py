@@ -180,3 +180,20 @@ def test_smo_state_line_counts_and_shrinking():
     assert f"(stops at ≤ {s.p['tol']:g})" in line
     assert f"α free {snap.extra['n_free']:,}, at C {snap.extra['n_bound']:,}" in line
     assert f"shrinking: {s.n:,} of {s.n:,} variables active" in line     # converged: all back
+
+
+@pytest.mark.parametrize("name", ["smo", "cpsp"])
+def test_a_solver_at_its_own_max_iter_ends_the_run(name):
+    """A run asked for more iterations than the solver's own max_iter ends there, at once, as
+    "finished" with the solver's cap in the message; it used to spin on steps of 0 iterations
+    until the run's time cap (33 s of wall time for 5 s of 'solver time', found by the fuzz)."""
+    import time
+    X, y, Xt, yt = _data()
+    solver = REGISTRY[name](kernel="rbf", gamma=5.0, C=1e4, max_iter=7)
+    run = TrainingRun(solver, X, y, Xt, yt, seed=0, max_iter=10_000, max_seconds=30.0)
+    t0 = time.perf_counter()
+    run.run()
+    assert time.perf_counter() - t0 < 10.0
+    assert run.t == 7 and run.done and run.status == "finished", (run.t, run.status)
+    assert run.end_t == 7 and "max_iter = 7" in run.message
+    assert run.advance_iters(100) == 0

@@ -37,12 +37,13 @@ def planned_text(run) -> str | None:
     """What the "iteration t" tile says about the run's length, in agreement with where it
     stops: the planned horizon of a stochastic run, the iteration cap of a solver with its own
     stopping rule, and once the run stopped before either, where and why."""
-    if not run.max_iter:
+    end = run.end_t
+    if not end:
         return None
     what = ("planned" if run.solver.stochastic else "at most (max_iter; it stops when its "
             "stopping rule fires)")
-    text = f"of {run.max_iter:,} {what}"
-    if run.done and run.t < run.max_iter:
+    text = f"of {end:,} {what}"
+    if run.done and run.t < end:
         text = f"stopped at t = {run.t:,} ({run.status}) — {text}"
     return text
 
