@@ -116,13 +116,13 @@ class Moment:
     snapshot, the training scores, the test error, how much of the trace existed, and the frame
     the page built for it (``frame``, opaque here)."""
 
-    __slots__ = ("t", "status", "message", "max_iter", "max_seconds", "solver_time",
+    __slots__ = ("t", "status", "message", "max_iter", "end_t", "max_seconds", "solver_time",
                  "kernel_evals", "snap", "scores", "test", "trace_len", "frame", "_run", "nbytes",
                  "marks")
 
     def __init__(self, run, snap, scores, frame_of):
         self.t, self.status, self.message = run.t, run.status, run.message
-        self.max_iter, self.max_seconds = run.max_iter, run.max_seconds
+        self.max_iter, self.end_t, self.max_seconds = run.max_iter, run.end_t, run.max_seconds
         self.solver_time, self.kernel_evals = run.solver_time, run.solver.kernel_evals
         self.snap, self.scores, self.test = snap, scores, test_error(run, snap)
         self.trace_len = len(run.trace)

@@ -67,8 +67,10 @@ def solver_classes() -> dict:
 # worker's load instead, so they run alone: an `exclusive` test waits until every running test
 # has finished and no test starts while it runs. Two flock files implement a readers-writer lock
 # with a turnstile (a waiting exclusive test is not starved by a stream of short tests). Browser
-# tours that only check what a page shows (generous timeouts, no rates) run beside other tests.
-EXCLUSIVE_MODULES = ("test_concurrency", "test_classroom", "test_browser_midrun")
+# tours that only check what a page shows (generous timeouts, no rates) run beside other tests,
+# and so do the classroom load tests (tests/test_classroom.py: counts of frames and answers per
+# session, not rates).
+EXCLUSIVE_MODULES = ("test_concurrency", "test_browser_midrun")
 
 
 def pytest_collection_modifyitems(config, items):

@@ -337,8 +337,9 @@ def test_a_race_link_as_the_servers_first_visit(server):
 def test_classroom_play_is_smooth_and_keys_drive_it(server):
     """A teacher at a projector (1280 × 720) presses Play on the default Playground: in 10 s the
     "iteration t" tile and the field change at least 40 times each, and the field is never
-    missing (sampled every 20 ms in the page). Then the keys: Home resets, → is +1 (answered
-    within 0.3 s of the key press on an idle page), Space plays and Space pauses."""
+    missing (sampled every 20 ms in the page). Then the keys: → is +1 (answered within 0.3 s of
+    the key press on an idle page), Space plays and Space pauses. (Home, the projector layout
+    and a link to a moment: test_projector_layout_and_a_link_to_a_moment, beside other tests.)"""
     from playwright.sync_api import sync_playwright
 
     from svmcore.bench.live_probe import probe
@@ -353,7 +354,46 @@ def test_classroom_play_is_smooth_and_keys_drive_it(server):
             page = browser.new_page(viewport={"width": 1280, "height": 720})
             page.goto(server + "/", wait_until="domcontentloaded")
             page.wait_for_selector(f"{FIELD} {DRAWN}", timeout=120_000)
-            # projector mode at 1280 × 720: field and curves on the screen, 18 px, no tile cut
+            _wait_tile(page, "iteration t", "0", timeout_ms=30_000)
+            page.wait_for_timeout(500)
+            page.locator("h1").first.click()                   # focus the page, not a widget
+            waits = []
+            for _ in range(5):
+                before = _tile(page, "iteration t")
+                t0 = time.monotonic()
+                page.keyboard.press("ArrowRight")
+                _wait_tile_change(page, "iteration t", before, timeout_s=10)
+                waits.append(time.monotonic() - t0)
+                page.wait_for_timeout(300)
+            assert _as_int(_tile(page, "iteration t")) == 5
+            waits.sort()
+            print("+1 by the → key, seconds:", [round(w, 3) for w in waits])
+            assert waits[2] <= 0.3, waits                       # the median press
+            page.keyboard.press("Space")
+            _wait_tile_change(page, "iteration t", "5", timeout_s=10)
+            page.wait_for_timeout(1500)
+            assert _button(page, "Pause").is_enabled()
+            page.keyboard.press("Space")
+            page.wait_for_timeout(1500)
+            t1 = _tile(page, "iteration t")
+            page.wait_for_timeout(1000)
+            assert _tile(page, "iteration t") == t1 and not _button(page, "Pause").is_enabled()
+            assert page.locator('[data-testid="stException"]').count() == 0
+        finally:
+            browser.close()
+
+
+@pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=NO_CHROMIUM)
+def test_projector_layout_and_a_link_to_a_moment(server):
+    """Projector mode at 1280 × 720 and 1920 × 1080: field and curves on the screen, 18 px
+    text, no tile cut. A link to t = 300 shows t = 300 and waits there; +1 moves it; Home
+    resets to t = 0. (Checks what the page shows, not rates: runs beside other tests.)"""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 720})
             for size in ((1280, 720), (1920, 1080)):
                 page.set_viewport_size({"width": size[0], "height": size[1]})
                 page.goto(server + "/?present=1", wait_until="domcontentloaded")
@@ -381,44 +421,26 @@ def test_classroom_play_is_smooth_and_keys_drive_it(server):
             page.goto(server + "/?src=toy&ds=gaussians&n=200&seed=0&solver=pegasos&t=300",
                       wait_until="domcontentloaded")
             page.wait_for_selector(f"{FIELD} {DRAWN}", timeout=120_000)
-            page.wait_for_function("() => [...document.querySelectorAll('[data-testid=stMetric]')]"
-                                   ".some(m => m.innerText.startsWith('iteration t')"
-                                   " && m.querySelector('[data-testid=stMetricValue]')"
-                                   ".innerText.trim() === '300')", timeout=60_000)
+            _wait_tile(page, "iteration t", "300", timeout_ms=60_000)
             page.wait_for_timeout(1500)
             assert _tile(page, "iteration t") == "300"
             page.locator("h1").first.click()                   # focus the page, not a widget
             _step(page, 3)
             assert _as_int(_tile(page, "iteration t")) > 0
             page.keyboard.press("Home")
-            page.wait_for_function("() => [...document.querySelectorAll('[data-testid=stMetric]')]"
-                                   ".some(m => m.innerText.startsWith('iteration t')"
-                                   " && m.querySelector('[data-testid=stMetricValue]')"
-                                   ".innerText.trim() === '0')", timeout=30_000)
-            waits = []
-            for _ in range(5):
-                before = _tile(page, "iteration t")
-                t0 = time.monotonic()
-                page.keyboard.press("ArrowRight")
-                _wait_tile_change(page, "iteration t", before, timeout_s=10)
-                waits.append(time.monotonic() - t0)
-                page.wait_for_timeout(300)
-            assert _as_int(_tile(page, "iteration t")) == 5
-            waits.sort()
-            print("+1 by the → key, seconds:", [round(w, 3) for w in waits])
-            assert waits[2] <= 0.3, waits                       # the median press
-            page.keyboard.press("Space")
-            _wait_tile_change(page, "iteration t", "5", timeout_s=10)
-            page.wait_for_timeout(1500)
-            assert _button(page, "Pause").is_enabled()
-            page.keyboard.press("Space")
-            page.wait_for_timeout(1500)
-            t1 = _tile(page, "iteration t")
-            page.wait_for_timeout(1000)
-            assert _tile(page, "iteration t") == t1 and not _button(page, "Pause").is_enabled()
+            _wait_tile(page, "iteration t", "0", timeout_ms=30_000)
             assert page.locator('[data-testid="stException"]').count() == 0
         finally:
             browser.close()
+
+
+def _wait_tile(page, label: str, value: str, timeout_ms: float) -> None:
+    """Wait until the tile ``label`` reads ``value``."""
+    page.wait_for_function(
+        "([label, value]) => [...document.querySelectorAll('[data-testid=stMetric]')]"
+        ".some(m => m.innerText.startsWith(label)"
+        " && m.querySelector('[data-testid=stMetricValue]').innerText.trim() === value)",
+        arg=[label, value], timeout=timeout_ms)
 
 
 @pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=NO_CHROMIUM)

@@ -197,3 +197,18 @@ def test_a_solver_at_its_own_max_iter_ends_the_run(name):
     assert run.t == 7 and run.done and run.status == "finished", (run.t, run.status)
     assert run.end_t == 7 and "max_iter = 7" in run.message
     assert run.advance_iters(100) == 0
+
+
+def test_a_frame_moment_carries_the_runs_end():
+    """What the live frames show of a run (svmcore.live.Moment) answers what the tiles ask of a
+    run: the "iteration t" tile's text is the same for the run and for its moment (a missing
+    ``end_t`` stopped every played frame once, unseen by AppTest, which plays no timer)."""
+    from svmcore.live import Moment, model_state
+    from svmcore.ui.panels import planned_text
+    X, y, Xt, yt = _data()
+    for solver in (REGISTRY["pegasos"](), REGISTRY["smo"](max_iter=7)):
+        run = TrainingRun(solver, X, y, Xt, yt, seed=0, max_iter=10_000)
+        run.advance_iters(3)
+        snap, scores = model_state(run, fresh=False, scores="auto")
+        m = Moment(run, snap, scores, lambda *a: None)
+        assert m.end_t == run.end_t and planned_text(m) == planned_text(run)
