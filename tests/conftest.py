@@ -39,6 +39,19 @@ def data_folder() -> Path:
 
 
 @pytest.fixture(scope="session")
+def shared_app(tmp_path_factory):
+    """One ``streamlit run app.py`` per test worker, shared by the browser tours that only look
+    at what pages show (tests/test_browser.py's ``server``): a server start and its warm-up cost
+    ~5 s of CPU, once instead of once per tour. Tests that need a server of their own (its first
+    visit, frame counts) start one (``fresh_server``). A traceback in its log is printed at the
+    end of the worker's session."""
+    from streamlit_server import streamlit_server
+    log = tmp_path_factory.mktemp("shared-app") / "streamlit.log"
+    with streamlit_server(log, timeout=120.0, fail_on_crash=False) as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
 def solver_classes() -> dict:
     """Every Solver subclass defined in svmcore.solvers.*, by name, registered or not (presets
     and curated races may name a solver that is not registered here)."""

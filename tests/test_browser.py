@@ -24,7 +24,15 @@ DRAWN = ".svmc[data-drawn='1']"     # the view once its field image is drawn
 
 
 @pytest.fixture
-def server(tmp_path):
+def server(shared_app):
+    """The app server this worker's tours share (conftest.shared_app)."""
+    return shared_app
+
+
+@pytest.fixture
+def fresh_server(tmp_path):
+    """An app server of this test's own: its first visit, or frames counted with no other
+    session's history on it."""
     with streamlit_server(tmp_path / "streamlit.log", timeout=90.0, fail_on_crash=False) as url:
         yield url
 
@@ -295,7 +303,8 @@ def test_race_in_browser(server):
 
 @pytest.mark.skipif(not Path(CHROMIUM).exists(),
                     reason=NO_CHROMIUM)
-def test_a_race_link_as_the_servers_first_visit(server):
+def test_a_race_link_as_the_servers_first_visit(fresh_server):
+    server = fresh_server
     """A teacher starts the server and hands out a race link: the first visitor opens /race?…
     before anyone has opened the root page. Streamlit would then run pages/race.py on its own
     (its first multipage mode: no app.py, every file of pages/ in the sidebar, for every later
@@ -334,7 +343,8 @@ def test_a_race_link_as_the_servers_first_visit(server):
 
 @pytest.mark.exclusive           # counts frames in 10 s: runs while no other test runs
 @pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=NO_CHROMIUM)
-def test_classroom_play_is_smooth_and_keys_drive_it(server):
+def test_classroom_play_is_smooth_and_keys_drive_it(fresh_server):
+    server = fresh_server
     """A teacher at a projector (1280 × 720) presses Play on the default Playground: in 10 s the
     "iteration t" tile and the field change at least 40 times each, and the field is never
     missing (sampled every 20 ms in the page). Then the keys: → is +1 (answered within 0.3 s of

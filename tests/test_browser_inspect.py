@@ -10,16 +10,14 @@ import os
 
 import pytest
 
-from streamlit_server import CHROMIUM, CHROMIUM_ARGS, NO_CHROMIUM, streamlit_server
+from streamlit_server import CHROMIUM, CHROMIUM_ARGS, NO_CHROMIUM
+import test_browser
 
 pytestmark = pytest.mark.skipif(not os.path.exists(CHROMIUM), reason=NO_CHROMIUM)
 FIELD = ".st-key-pg_field .svmc[data-drawn='1']"
 
 
-@pytest.fixture
-def server(tmp_path):
-    with streamlit_server(tmp_path / "streamlit.log", timeout=90.0, fail_on_crash=False) as url:
-        yield url
+server = test_browser.server          # the app server this worker's tours share
 
 
 def test_inspect_a_point_in_the_browser(server):
