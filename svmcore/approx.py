@@ -40,7 +40,6 @@ import math
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.metrics.pairwise import pairwise_kernels
 
 __all__ = ["NystroemFeatures", "RandomFourierFeatures", "kernel_block", "kernel_diag_max",
            "iter_blocks"]
@@ -59,6 +58,7 @@ def kernel_block(X, L, kernel: str = "rbf", gamma: float = 1.0, coef0: float = 0
                  degree: float = 3.0) -> np.ndarray:
     """K[i, j] = k(X_i, L_j) with svmcore's kernel conventions (= scikit-learn's), computed by
     ``sklearn.metrics.pairwise.pairwise_kernels`` (BLAS products)."""
+    from sklearn.metrics.pairwise import pairwise_kernels   # not on the app's first page
     K = pairwise_kernels(X, L, metric=kernel, filter_params=True, gamma=gamma, coef0=coef0,
                          degree=degree)
     return np.ascontiguousarray(K, dtype=np.float64)

@@ -16,7 +16,6 @@ import os
 from pathlib import Path
 
 import numpy as np
-from sklearn.datasets import load_svmlight_file
 
 from .prep import canonical_csr
 
@@ -95,6 +94,7 @@ def read_libsvm(path, n_features: int | None = None, *, zero_based: bool | str =
     if not data.strip():
         raise ValueError(f"{name}: file is empty (no data rows)")
     try:
+        from sklearn.datasets import load_svmlight_file   # not on the app's first page
         X, y = load_svmlight_file(
             io.BytesIO(data), n_features=None if n_features is None else int(n_features),
             dtype=np.float64, zero_based=zero_based,

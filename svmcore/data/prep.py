@@ -20,8 +20,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.model_selection import train_test_split as _sk_train_test_split
-from sklearn.utils.sparsefuncs import mean_variance_axis, min_max_axis
 
 __all__ = [
     "SCALE_KINDS",
@@ -88,7 +86,8 @@ def _canonical(X):
 
 
 def train_test_split(X, y, test_size=0.25, seed: int = 0, stratify: bool = True):
-    """Deterministic (optionally stratified) shuffle split; thin wrapper over scikit-learn.
+    """Deterministic (optionally stratified) shuffle split: scikit-learn's ``train_test_split``
+    (the same rows in the same order), computed here without importing it.
 
     Parameters
     ----------
@@ -104,23 +103,87 @@ def train_test_split(X, y, test_size=0.25, seed: int = 0, stratify: bool = True)
     Returns
     -------
     X_train, X_test, y_train, y_test
-        Rows appear in the shuffled order chosen by scikit-learn. Sparse parts are canonical CSR
+        Rows appear in the shuffled order scikit-learn would choose. Sparse parts are canonical CSR
         (int32 indices), dense parts C-contiguous float64; labels are float64.
     """
     y = np.asarray(y, dtype=np.float64)
     n = y.shape[0]
     if X.shape[0] != n:
         raise ValueError(f"X has {X.shape[0]} rows but y has {n} labels")
-    try:
-        X_tr, X_te, y_tr, y_te = _sk_train_test_split(
-            X, y, test_size=test_size, random_state=seed, shuffle=True,
-            stratify=y if stratify else None,
-        )
-    except ValueError as exc:
-        raise ValueError(f"cannot split {n} rows with test_size={test_size!r}: {exc}") from exc
+    split = _split_indices(y, test_size, seed, stratify)
+    if split is None:           # an unusual request: scikit-learn's own checks and messages
+        from sklearn.model_selection import train_test_split as sk_split
+        try:
+            X_tr, X_te, y_tr, y_te = sk_split(X, y, test_size=test_size, random_state=seed,
+                                              shuffle=True, stratify=y if stratify else None)
+        except ValueError as exc:
+            raise ValueError(f"cannot split {n} rows with test_size={test_size!r}: {exc}") \
+                from exc
+    else:
+        train, test = split
+        X_tr, X_te, y_tr, y_te = X[train], X[test], y[train], y[test]
     return (_canonical(X_tr), _canonical(X_te),
             np.ascontiguousarray(y_tr, dtype=np.float64),
             np.ascontiguousarray(y_te, dtype=np.float64))
+
+
+def _split_indices(y, test_size, seed, stratify):
+    """(train, test) row indices exactly as scikit-learn's ``train_test_split(...,
+    random_state=seed, shuffle=True, stratify=y or None)`` chooses them (ShuffleSplit /
+    StratifiedShuffleSplit on a ``RandomState(seed)``: the same draws in the same order), or None
+    when the request is one scikit-learn would refuse or treat specially (then it is asked).
+
+    Why not scikit-learn itself: importing it costs ~0.7 s of the app's first page, which only
+    needs this split of the toy data. tests/test_prep.py checks equality with scikit-learn's
+    split over sizes, class balances, fractions, counts and seeds."""
+    n = y.shape[0]
+    if isinstance(test_size, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
+        return None
+    if isinstance(test_size, (float, np.floating)) and 0.0 < test_size < 1.0:
+        n_test = int(np.ceil(test_size * n))
+    elif isinstance(test_size, (int, np.integer)) and 0 < test_size < n:
+        n_test = int(test_size)
+    else:
+        return None
+    n_train = n - n_test
+    if n_train <= 0 or n_test <= 0:
+        return None
+    rng = np.random.RandomState(int(seed))
+    if not stratify:
+        perm = rng.permutation(n)
+        return perm[n_test:n_test + n_train], perm[:n_test]
+    classes, y_idx = np.unique(y, return_inverse=True)
+    counts = np.bincount(y_idx)
+    if counts.min() < 2 or n_train < len(classes) or n_test < len(classes):
+        return None
+    members = np.split(np.argsort(y_idx, kind="mergesort"), np.cumsum(counts)[:-1])
+    n_i = _apportion(counts, n_train, rng)
+    t_i = _apportion(counts - n_i, n_test, rng)
+    train, test = [], []
+    for k in range(len(classes)):
+        rows = members[k].take(rng.permutation(counts[k]), mode="clip")
+        train.extend(rows[:n_i[k]])
+        test.extend(rows[n_i[k]:n_i[k] + t_i[k]])
+    return rng.permutation(train), rng.permutation(test)
+
+
+def _apportion(counts, draws, rng):
+    """How many of ``draws`` each class gets, in proportion to ``counts``: the floors of the
+    exact shares, then one more for the classes with the largest remainders, ties broken by
+    ``rng`` (scikit-learn's rule for a stratified split, with its random draws)."""
+    share = counts / counts.sum() * draws
+    out = np.floor(share)
+    left = int(draws - out.sum())
+    if left > 0:
+        rest = share - out
+        for value in np.unique(rest)[::-1]:
+            (tied,) = np.where(rest == value)
+            take = min(len(tied), left)
+            out[rng.choice(tied, size=take, replace=False)] += 1
+            left -= take
+            if left == 0:
+                break
+    return out.astype(int)
 
 
 # --------------------------------------------------------------------------------------------
@@ -178,6 +241,7 @@ class Scaler:
 def _column_stats(X):
     """Per-column (min, max, mean, var) of dense or sparse ``X``; implicit zeros count."""
     if sp.issparse(X):
+        from sklearn.utils.sparsefuncs import mean_variance_axis, min_max_axis
         X = sp.csr_matrix(X, dtype=np.float64)
         lo, hi = min_max_axis(X, axis=0)
         mean, var = mean_variance_axis(X, axis=0)
