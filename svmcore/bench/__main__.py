@@ -21,6 +21,7 @@ BENCHMARKS = {
     "regression": "svmcore.bench.regression",
     "report": "svmcore.bench.report",
     "tta": "svmcore.bench.tta",
+    "memory": "svmcore.bench.memory",
 }
 
 
