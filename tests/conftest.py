@@ -8,6 +8,44 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))       # tests/reference.py
 
+# One BLAS / OpenMP thread per test worker (and for what it starts): the workers already use
+# every core, and a second OpenBLAS thread spun, waiting for a core the other worker held.
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(_var, "1")
+    from threadpoolctl import threadpool_limits as _limits
+    _ONE_THREAD = _limits(limits=1)         # for the libraries loaded before this file
+
+
+def pytest_sessionstart(session):
+    """Fill numba's disk cache once, before any test worker starts (in the xdist controller, or
+    in the one process of a serial run): the app's warm-up list, compiled in one subprocess
+    (svmcore.warm, the same list every app server loads at its start). On a fresh machine that
+    is ~30 s of one core; without it every worker and every app server compiled the same
+    functions in parallel, and the tests that count frames ran beside a server's compilation
+    (the → key took 0.37 s instead of 0.2). With a filled cache it is a ~3 s load."""
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        return
+    import compileall
+    import subprocess
+    import time
+    t0 = time.perf_counter()
+    # Python's bytecode of the sources, written once: where PYTHONDONTWRITEBYTECODE is set (as on
+    # these machines) no import writes it, and every app server, sweep worker and subprocess of
+    # the suite compiled svmcore's ~20,000 lines again (~0.8 s of CPU each)
+    root = Path(__file__).resolve().parents[1]
+    for part in ("svmcore", "pages"):
+        compileall.compile_dir(root / part, quiet=1)
+    compileall.compile_file(root / "app.py", quiet=1)
+    r = subprocess.run([sys.executable, "-c", "from svmcore import warm\n"
+                        "warm.start(freeze=False); warm.wait(None)\n"
+                        "assert not warm.problems(), warm.problems()"],
+                       cwd=Path(__file__).resolve().parents[1], capture_output=True, text=True)
+    if r.returncode != 0:
+        print(f"\nnumba warm-up failed (the tests will compile what they need):\n{r.stderr[-2000:]}")
+    else:
+        print(f"\nbytecode written and numba cache filled in {time.perf_counter() - t0:.1f} s")
+
 
 @pytest.fixture(scope="session", autouse=True)
 def _no_dataset_downloads(tmp_path_factory):
@@ -82,8 +120,10 @@ def solver_classes() -> dict:
 # with a turnstile (a waiting exclusive test is not starved by a stream of short tests). Browser
 # tours that only check what a page shows (generous timeouts, no rates) run beside other tests,
 # and so do the classroom load tests (tests/test_classroom.py: counts of frames and answers per
-# session, not rates).
-EXCLUSIVE_MODULES = ("test_concurrency", "test_browser_midrun")
+# session, not rates) and the eight-sessions test (tests/test_concurrency.py: exact traces, and
+# a health latency that is excused when a control server in another process stalled at the same
+# moment — it was built for a shared machine; alone, it left a core idle for 95 s).
+EXCLUSIVE_MODULES = ("test_browser_midrun",)
 
 
 def pytest_collection_modifyitems(config, items):
@@ -97,16 +137,19 @@ def pytest_collection_modifyitems(config, items):
     items.sort(key=lambda item: item.get_closest_marker("exclusive") is None)
 
 
-@pytest.fixture(autouse=True)
-def _run_alone_when_exclusive(request):
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    """Hold the lock over the whole protocol of a test — setup, call and teardown, and so the
+    setup of the session and module fixtures the test is the first to need (an app server and
+    its warm-up, a fitted model): taken in a function fixture, the lock would be taken only
+    after those had run, and a waiting test's server would warm up beside an exclusive one."""
     run_id = os.environ.get("PYTEST_XDIST_TESTRUNUID")
     if not run_id:                      # one process: every test runs alone anyway
-        yield
-        return
+        return (yield)
     import fcntl
     import tempfile
     base = Path(tempfile.gettempdir()) / f"svmcore-pytest-{run_id}"
-    exclusive = request.node.get_closest_marker("exclusive") is not None
+    exclusive = item.get_closest_marker("exclusive") is not None
     with open(f"{base}.turnstile", "a") as turnstile, open(f"{base}.room", "a") as room:
         fcntl.flock(turnstile, fcntl.LOCK_EX)
         if exclusive:
@@ -115,7 +158,7 @@ def _run_alone_when_exclusive(request):
             fcntl.flock(turnstile, fcntl.LOCK_UN)
             fcntl.flock(room, fcntl.LOCK_SH)
         try:
-            yield
+            return (yield)
         finally:
             fcntl.flock(room, fcntl.LOCK_UN)
             if exclusive:

@@ -416,18 +416,17 @@ def test_a9a_asset_m_512_and_star_agree(a9a):
 @pytest.mark.slow
 def test_ijcnn1_asset_m_1024_within_half_a_point_of_nystroem_linearsvc(data_folder):
     """ijcnn1, first 35,000 rows / ijcnn1.t, γ = 1.344, C = 7 (λ = 1/(C n) = 4.08e-6), s = 1024:
-    ASSET_M (20 epochs, averaging ρ = 0.5) against scikit-learn's Nystroem(1024) + LinearSVC(C)."""
-    from sklearn.kernel_approximation import Nystroem
-    from sklearn.svm import LinearSVC
+    ASSET_M (20 epochs, averaging ρ = 0.5) against scikit-learn's Nystroem(1024, random_state
+    = 0) + LinearSVC(C = 7): measured 1.70 % test error vs the pipeline's 1.494 %.
 
+    The pipeline is deterministic and takes ~22 s here (LinearSVC on 35,000 × 1,024 features:
+    14 s) against ASSET's 6 s, so its error is the number it gave on this machine (scikit-learn
+    1.9.1); the report measures the pair in one run at s = 512 (``python -m svmcore.bench report
+    --suites approx``: 98.01 vs 97.98 % accuracy), and ``bench asset --parts accept`` at s = 1024."""
     from svmcore.data import load_dataset
     ds = load_dataset("ijcnn1", max_train=35000)
     X, Xt = ds.X_train.toarray(), ds.X_test.toarray()
     e_asset = _fit_test_error(X, ds.y_train, Xt, ds.y_test, C=7.0, gamma=1.344,
                               n_components=1024, epochs=20, averaging=0.5)
-    ny = Nystroem(gamma=1.344, n_components=1024, random_state=0)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        clf = LinearSVC(C=7.0, random_state=0).fit(ny.fit_transform(X), ds.y_train)
-    e_sk = float(np.mean(clf.predict(ny.transform(Xt)) != ds.y_test))
-    assert e_asset <= e_sk + 0.005, (e_asset, e_sk)      # measured 1.70% vs 1.5%
+    e_sk = 0.01494                          # Nystroem(1024) + LinearSVC(7), measured here
+    assert e_asset <= e_sk + 0.005, (e_asset, e_sk)      # measured 1.70% vs 1.494%

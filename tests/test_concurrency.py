@@ -372,13 +372,14 @@ def test_eight_sessions_at_once(server, tmp_path):
             run.advance(1e9, max_iters=(target if done else t_page) - run.t)
             shown = status_page.rstrip(" ✓").replace("ready", "running")   # "ready": t = 0
             assert (run.t, run.status) == (t_page, shown), (k, hist)
-        # every session moved on (the wait after each press demands a change of t): far along,
-        # or its solver's own stopping rule fired. CPSP's iteration is a cut — a QP over all cuts
-        # and a pass over the data, ~100× an SGD step — so a time-budgeted tick under eight
-        # sessions adds one to ten cuts (CI: 28 cuts and converged in one run, 22 in another):
-        # for it, at least one cut per press.
-        far = len(hist) if q["solver"] == "cpsp" else 64
-        assert len(hist) >= 4 and (hist[-1][0] >= far or hist[-1][1] != "running"), (k, hist)
+        # every session moved on: the wait after each press demands a change of t, so at least
+        # one iteration per press, or its solver's own stopping rule fired. A press is a
+        # time-budgeted tick: alone on the machine the fast solvers reach t ≥ 64 in seven
+        # presses (ASSET 631, Pegasos 1,500), beside the other tests of the suite (this test
+        # runs with them) ASSET reached 16 and CPSP, whose iteration is a cut (a QP over all
+        # cuts and a pass over the data), 12.
+        assert len(hist) >= 4 and (hist[-1][0] >= len(hist) or hist[-1][1] != "running"), \
+            (k, hist)
         assert doc["t"] == run.t and doc["status"] == run.status and doc["message"] == run.message
         # every column but the wall time
         page_rows = [{key: v for key, v in r.items() if key != "time"} for r in doc["trace"]]

@@ -260,15 +260,20 @@ def test_training_run_and_estimator(monkeypatch):
 
 @pytest.mark.slow
 def test_a9a_linear_time_r400_close_to_svc(data_folder):
-    """CPSP (linear-time cuts, r = 400, ε = 1e-3) on a9a with SVC's parameters (C = 1.5,
-    σ = 10): test accuracy within 1 point of SVC's 84.92% (REFERENCE.md, measured here)."""
+    """CPSP (linear-time cuts, r = 400) on a9a with SVC's parameters (C = 1.5, σ = 10): test
+    accuracy within 1 point of SVC's 84.92% (REFERENCE.md, measured here).
+
+    Run to ε = 3e-3 (99 cuts, 84.98 %) rather than the default 1e-3 (~140 cuts, 84.74 %): each
+    cut's exact-cut test is a decision over all 32,561 rows against the growing basis (≈ 0.25 s
+    a cut here), and the accuracy is there by 3e-3. The 1e-3 run is the report's CPSP row
+    (``python -m svmcore.bench report --suites papers``)."""
     from svmcore.data import load_dataset
     ds = load_dataset("a9a")
     s = CuttingPlaneSolver(C=1.5, kernel="rbf", gamma=0.005, sample_size=400,
-                           fit_intercept=True)
+                           fit_intercept=True, epsilon=3e-3)
     s.init(ds.X_train, ds.y_train, seed=0)
     s.step(s.horizon)
     snap = s.snapshot()
-    assert s.converged and snap.extra["model_gap"] <= 1e-3
+    assert s.converged and snap.extra["model_gap"] <= 3e-3
     acc = np.mean(np.where(s.decision_function(ds.X_test) >= 0, 1.0, -1.0) == ds.y_test)
     assert acc >= 0.8492 - 0.01, acc
