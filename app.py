@@ -1,40 +1,54 @@
 """svmcore app — router only: page config, numba warm-up once per server (in the background),
 navigation.
 
-Run with ``streamlit run app.py``. Each page lives in ``pages/`` and is thin: it composes the
-Streamlit kit (svmcore.ui) and svmcore functions.
+Run with ``streamlit run app.py``. Streamlit first imports this file to find the server it runs
+(the ``st.App`` below): its start loads what the first page needs and starts the solvers'
+warm-up while a browser is still fetching Streamlit's frontend. Then every session runs this
+file as its script (``__name__ == "__main__"``): the router. Each page lives in ``pages/`` and
+is thin: it composes the Streamlit kit (svmcore.ui) and svmcore functions.
 """
 from __future__ import annotations
 
 import streamlit as st
 
-st.set_page_config(page_title="svmcore", page_icon="🧮", layout="wide")
+if __name__ != "__main__":                  # imported by `streamlit run`: the server
+    from svmcore import warm                 # (stdlib only: the server starts at once)
 
+    app = st.App("app.py", lifespan=warm.lifespan, middleware=warm.middleware())
 
-# The solvers compile in a background thread, once per server process (svmcore.warm), which
-# lets this first script run finish first: the first page is built and drawn meanwhile, with a
-# note while it runs; a tick waits for it (svmcore.ui.live).
-import threading  # noqa: E402
+else:                                        # every session's script run: the router
+    st.set_page_config(page_title="svmcore", page_icon=":material/scatter_plot:", layout="wide")
 
-from svmcore import warm  # noqa: E402  (after set_page_config)
+    # The solvers compile in a background thread, once per server process (svmcore.warm),
+    # started with the server; it lets the first script run finish before it goes on, so the
+    # first page is built and drawn meanwhile, with a note while it runs; a tick waits for it
+    # (svmcore.ui.live).
+    import threading
 
-warm.start(after=threading.current_thread())
-if not warm.ready():
-    st.caption("⏳ " + warm.status())
-elif warm.problems():
-    st.error(f"Warming up the solvers failed — training may be slow or fail: {warm.problems()}")
+    from svmcore import warm
 
-from svmcore.ui import keep_widgets  # noqa: E402  (after set_page_config)
+    warm.start(after=threading.current_thread())
+    if not warm.ready():
+        st.caption("⏳ " + warm.status())
+    elif warm.problems():
+        st.error("Warming up the solvers failed — training may be slow or fail: "
+                 f"{warm.problems()}")
 
-keep_widgets()          # the widget values of the page not shown survive this run
-st.navigation([
-    st.Page("pages/playground.py", title="Playground", icon="🎛️", default=True),
-    st.Page("pages/race.py", title="Race", icon="🏁", url_path="race"),
-    st.Page("pages/step_through.py", title="Step through", icon="👣", url_path="step_through"),
-    st.Page("pages/step_sizes.py", title="Step sizes", icon="📉", url_path="step_sizes"),
-    st.Page("pages/kernel_approx.py", title="Kernel approximation", icon="🧩",
-            url_path="kernel_approx"),
-    st.Page("pages/regression.py", title="Regression", icon="📈", url_path="regression"),
-    st.Page("pages/sweep.py", title="Sweep", icon="🗺️", url_path="sweep"),
-    st.Page("pages/papers.py", title="Papers", icon="📄", url_path="papers"),
-]).run()
+    from svmcore.ui import keep_widgets
+
+    keep_widgets()          # the widget values of the page not shown survive this run
+    st.navigation([
+        st.Page("pages/playground.py", title="Playground", icon=":material/tune:", default=True),
+        st.Page("pages/race.py", title="Race", icon=":material/sports_score:", url_path="race"),
+        st.Page("pages/step_through.py", title="Step through", icon=":material/footprint:",
+                url_path="step_through"),
+        st.Page("pages/step_sizes.py", title="Step sizes", icon=":material/trending_down:",
+                url_path="step_sizes"),
+        st.Page("pages/kernel_approx.py", title="Kernel approximation",
+                icon=":material/extension:", url_path="kernel_approx"),
+        st.Page("pages/regression.py", title="Regression", icon=":material/show_chart:",
+                url_path="regression"),
+        st.Page("pages/sweep.py", title="Sweep", icon=":material/grid_on:", url_path="sweep"),
+        st.Page("pages/papers.py", title="Papers", icon=":material/description:",
+                url_path="papers"),
+    ]).run()

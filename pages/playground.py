@@ -35,8 +35,7 @@ def main() -> None:
     ui.page_messages(pg, cfg, data, "run")
 
     if not present:
-        with st.expander("What is minimised, and one iteration"):
-            ui.solver_info(solver_name)
+        ui.solver_info_panel(pg, solver_name)
 
     if pg.error:
         st.error(f"Cannot build this run: {pg.error}")

@@ -37,8 +37,7 @@ def main() -> None:
         st.error(f"Cannot build this run: {rg.error}")
         return
     st.caption(state.data.description)
-    with st.expander("What is minimised, and one iteration"):
-        ui.solver_info(solver)
+    ui.solver_info_panel(rg, solver)
     ui.live_panel(rg, ui.draw_regression, allow_edit=False)
 
 

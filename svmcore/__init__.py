@@ -2,16 +2,26 @@
 
 The numba solver core (``svmcore.solvers``), scikit-learn estimators (``svmcore.estimators``),
 training runs with traces (``svmcore.run``) and data (``svmcore.data``). Never imports streamlit.
+
+``import svmcore`` itself imports nothing heavy: it only makes numba's cache folder explicit
+(:mod:`svmcore._cachedir`), and the names below load their modules when first used (the app
+server imports :mod:`svmcore.warm` before numpy, numba or scikit-learn).
 """
-from .solvers import get_solver, list_solvers
+from . import _cachedir
+
+_cachedir.apply()
 
 
 def __getattr__(name):
-    # the estimators import scikit-learn; load them only when asked for
+    # the solvers import numpy and numba, the estimators scikit-learn: load them when asked for
+    if name in ("get_solver", "list_solvers"):
+        from . import solvers
+        return getattr(solvers, name)
     if name in ("SVMClassifier", "SVMRegressor"):
         from . import estimators
         return getattr(estimators, name)
     raise AttributeError(f"module 'svmcore' has no attribute {name!r}")
+
 
 __version__ = "0.1.0"
 

@@ -14,51 +14,9 @@ Every compiled function in svmcore is decorated with :data:`njit` from here:
   LLVM assume there are no NaNs, and the divergence checks rely on seeing them); the one
   exception is :data:`njit_reduce` below, which allows only reassociation.
 """
-import os
-import tempfile
 from functools import partial
 
-
-def default_cache_dir() -> str:
-    """The user's cache folder for svmcore's compiled code: ``platformdirs.user_cache_dir``
-    (``$XDG_CACHE_HOME`` or ``~/.cache`` on Linux, ``~/Library/Caches`` on macOS,
-    ``%LOCALAPPDATA%`` on Windows) + ``svmcore/numba``."""
-    try:
-        from platformdirs import user_cache_dir
-        base = user_cache_dir("svmcore", appauthor=False)
-    except ImportError:                                  # platformdirs comes with pooch
-        base = os.path.join(os.environ.get("XDG_CACHE_HOME") or
-                            os.path.join(os.path.expanduser("~"), ".cache"), "svmcore")
-    return os.path.join(base, "numba")
-
-
-def _writable_dir(path: str) -> bool:
-    try:
-        os.makedirs(path, exist_ok=True)
-        with tempfile.TemporaryFile(dir=path):
-            return True
-    except OSError:
-        return False
-
-
-def configure_cache() -> str:
-    """Make numba's cache folder explicit and writable, before numba is imported; returns it.
-
-    A ``NUMBA_CACHE_DIR`` set by the user is respected (and created). Otherwise it becomes
-    :func:`default_cache_dir`, or a folder in the temporary directory when that one cannot be
-    written (a read-only home)."""
-    path = os.environ.get("NUMBA_CACHE_DIR")
-    if path:
-        os.makedirs(path, exist_ok=True)
-        return path
-    path = default_cache_dir()
-    if not _writable_dir(path):
-        path = os.path.join(tempfile.gettempdir(), f"svmcore-numba-{os.getuid()}"
-                            if hasattr(os, "getuid") else "svmcore-numba")
-        os.makedirs(path, exist_ok=True)
-    os.environ["NUMBA_CACHE_DIR"] = path
-    return path
-
+from ._cachedir import configure_cache, default_cache_dir  # noqa: F401
 
 CACHE_DIR = configure_cache()
 

@@ -9,22 +9,37 @@ function twice). ``ready()`` says whether it has finished, ``wait()`` blocks unt
 kit calls it before a run is advanced by a tick, so a tick's time budget is not spent on
 compiling), ``status()`` says how far it is, for a note on the page.
 
-Nothing here imports streamlit (the app calls ``start()``, the kit ``wait()``).
+The app server starts it as it starts (:func:`lifespan` and :func:`middleware`, app.py's
+``st.App``): the first page's modules are imported and the default solver's code is loaded while
+a browser is still fetching Streamlit's frontend. The first script run registers itself with
+``start(after=…)``; from then on the warm-up waits between solvers while that run is running and
+while the server is answering requests (a browser fetching the page's code and fonts).
+
+Nothing here imports streamlit (the app calls ``start()``, the kit ``wait()``; the preload
+imports the kit by name).
 """
 from __future__ import annotations
 
+import contextlib
 import gc
+import sys
 import threading
 import time
 
-__all__ = ["plan", "problems", "ready", "start", "status", "wait"]
+__all__ = ["FIRST_PAGE", "lifespan", "middleware", "plan", "problems", "ready", "start",
+           "status", "wait"]
+
+#: What the app's first page imports (app.py, pages/playground.py and what they pull in): the
+#: server loads them when it starts (``start(preload=FIRST_PAGE)``), before any browser asks.
+FIRST_PAGE = ("svmcore.ui", "svmcore.viz", "svmcore.live", "svmcore.rundata",
+              "svmcore.solvers.pegasos")
 
 _lock = threading.Lock()
 _done = threading.Event()
 _go = threading.Event()          # set by wait(): whoever needs the warm-up now should not wait
 _thread: threading.Thread | None = None
 _state = {"total": 0, "finished": 0, "current": "", "problems": [], "started": None,
-          "seconds": None, "delayed": 0.0}
+          "seconds": None, "delayed": 0.0, "after": None, "last_request": None}
 
 
 def plan() -> list[tuple[str, dict]]:
@@ -44,14 +59,37 @@ def plan() -> list[tuple[str, dict]]:
     return first + then
 
 
-def _work(freeze: bool, after: threading.Thread | None, max_delay: float) -> None:
-    # Let the thread that started us finish first (the app's first script run: the first page
-    # is built without this thread competing for the GIL), unless someone waits for us.
-    t0 = time.monotonic()
-    while (after is not None and after.is_alive() and not _go.is_set()
-           and time.monotonic() - t0 < max_delay):
+#: Seconds without an HTTP request after which the server counts as quiet.
+QUIET_S = 0.5
+
+
+def _yield_to_pages(max_delay: float) -> None:
+    # Give way to the pages: while the app's first script run is running (the first page is
+    # built without this thread competing for the GIL) and while the server is answering
+    # requests (a browser fetches ~100 files of Streamlit's frontend after its first script
+    # run: each waited for the GIL behind a warm-up step), unless someone waits for us; at
+    # most max_delay seconds in all.
+    while not _go.is_set() and _state["delayed"] < max_delay:
+        after = _state["after"]
+        running = after is not None and after.is_alive()
+        last = _state["last_request"]
+        if not running and (last is None or time.monotonic() - last() >= QUIET_S):
+            return
+        t0 = time.monotonic()
         _go.wait(0.02)
-    _state["delayed"] = time.monotonic() - t0
+        _state["delayed"] += time.monotonic() - t0
+
+
+def _work(freeze: bool, max_delay: float, preload: tuple[str, ...],
+          switch_interval: float | None = None) -> None:
+    import importlib
+    for module in preload:
+        try:
+            importlib.import_module(module)
+        except Exception as exc:  # noqa: BLE001 - reported by problems(), the app goes on
+            _state["problems"].append(f"import {module}: {type(exc).__name__}: {exc}")
+    if not preload:                # started by a page: let it finish first
+        _yield_to_pages(max_delay)
     try:
         from .run import warmup
         from .solvers import get_solver
@@ -60,7 +98,12 @@ def _work(freeze: bool, after: threading.Thread | None, max_delay: float) -> Non
         _state["problems"].append(f"{type(exc).__name__}: {exc}")
         todo = []
     _state["total"] = len(todo)
-    for name, params in todo:
+    for k, (name, params) in enumerate(todo):
+        if k or not preload:       # started with the server: the first page's solver at once
+            if switch_interval is not None:      # the first page's part is done
+                sys.setswitchinterval(switch_interval)
+                switch_interval = None
+            _yield_to_pages(max_delay)
         _state["current"] = name + (f" ({params['kernel']})" if params else "")
         try:
             warmup(get_solver(name)(**params))
@@ -68,6 +111,8 @@ def _work(freeze: bool, after: threading.Thread | None, max_delay: float) -> Non
             _state["problems"].append(f"{_state['current']}: {type(exc).__name__}: {exc}")
         _state["finished"] += 1
     _state["current"] = ""
+    if switch_interval is not None:
+        sys.setswitchinterval(switch_interval)
     if freeze:
         # Everything imported and compiled so far lives as long as the process: move it out of
         # the collector's sight, so no full collection (Streamlit's own after a rerun, or
@@ -79,21 +124,81 @@ def _work(freeze: bool, after: threading.Thread | None, max_delay: float) -> Non
 
 
 def start(freeze: bool = True, after: threading.Thread | None = None,
-          max_delay: float = 15.0) -> bool:
+          max_delay: float = 15.0, preload: tuple[str, ...] = (),
+          last_request=None, switch_interval: float | None = None) -> bool:
     """Start the warm-up thread unless it was started before in this process; returns True if
     this call started it. ``freeze``: ``gc.freeze()`` once it is done (the app server's
     long-lived objects). ``after``: a thread to let finish before compiling (the app passes its
     script thread, so the first page is built and sent without competing for the GIL), at
-    most ``max_delay`` seconds, and not at all once someone calls :func:`wait`."""
+    most ``max_delay`` seconds, and not at all once someone calls :func:`wait`; the first
+    ``after`` given counts, also when the thread was started earlier (by the server, before
+    any page). ``preload``: modules to import first (the server passes what the first page
+    imports, so that they load while the browser is still fetching the app; the caller may
+    have lowered Python's thread switch interval meanwhile, so that the server's requests get
+    the GIL sooner: ``switch_interval`` is then restored once the first page's part is loaded).
+    ``last_request``:
+    a function giving the ``time.monotonic()`` of the server's latest HTTP request — the
+    warm-up also waits while requests came in the last ``QUIET_S`` seconds (a browser fetching
+    the page's code and fonts)."""
     global _thread
     with _lock:
+        if last_request is not None:
+            _state["last_request"] = last_request
+        if after is not None and _state["after"] is None:
+            _state["after"] = after
         if _thread is not None:
             return False
         _state["started"] = time.perf_counter()
-        _thread = threading.Thread(target=_work, args=(freeze, after, max_delay),
+        _thread = threading.Thread(target=_work, args=(freeze, max_delay, tuple(preload),
+                                                       switch_interval),
                                    name="svmcore-warm-up", daemon=True)
         _thread.start()
         return True
+
+
+# ------------------------------------------------------------------ the app server's start
+
+
+_last_request = [float("-inf")]          # time.monotonic() of the server's latest request
+
+
+def _load_first_page(switch: float) -> None:
+    try:
+        start(preload=FIRST_PAGE, last_request=lambda: _last_request[0], switch_interval=switch)
+    except BaseException:
+        sys.setswitchinterval(switch)
+        raise
+
+
+@contextlib.asynccontextmanager
+async def lifespan(_app):
+    """The app server's lifespan (app.py's ``st.App``): the warm-up starts with the server, the
+    first page's modules first, while a browser is still fetching Streamlit's frontend. Until
+    they are loaded Python's thread switch interval is 0.5 ms, so the server's answers to that
+    browser get the GIL sooner."""
+    switch = sys.getswitchinterval()
+    sys.setswitchinterval(0.0005)
+    threading.Thread(target=_load_first_page, args=(switch,), name="svmcore-preload",
+                     daemon=True).start()
+    yield
+
+
+class _NoteRequests:
+    """ASGI middleware: notes the time of every HTTP request (the warm-up gives way to them)."""
+
+    def __init__(self, asgi):
+        self.asgi = asgi
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] == "http":
+            _last_request[0] = time.monotonic()
+        await self.asgi(scope, receive, send)
+
+
+def middleware():
+    """The app server's middleware list (app.py's ``st.App``)."""
+    from starlette.middleware import Middleware     # Streamlit's own server library
+    return [Middleware(_NoteRequests)]
 
 
 def ready() -> bool:

@@ -22,6 +22,7 @@ from svmcore.config import RunConfig
 from svmcore.rundata import build_data
 from svmcore.run import TrainingRun, checkpoints_after, warmup
 from svmcore.solvers import get_solver, list_solvers
+from svmcore.ui.canvas import decode
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app.py")
@@ -67,7 +68,7 @@ def _charts(at: AppTest) -> dict:
 
 def _views(at: AppTest) -> dict:
     """The live canvas views (field, curves) on the page by key: {key: frame (dict)}."""
-    return {c.proto.id.rsplit("-", 1)[-1]: json.loads(c.proto.json)
+    return {c.proto.id.rsplit("-", 1)[-1]: decode(c.proto.json)
             for c in at.get("bidi_component")}
 
 
@@ -264,11 +265,11 @@ def test_converged_signal_and_dual_curves():
 def test_schedule_option_and_eta_plot():
     at = _page()
     eta = _views(at)["pg_eta"]["panels"][0]
-    assert eta["title"].startswith("η_t (pegasos)") and len(eta["series"]) == 1
+    assert eta["title"].startswith("η_t = 1/(λt) (pegasos)") and len(eta["series"]) == 1
     at.selectbox(key="pg_p_pegasos_schedule").set_value("sqrt").run()
     _ok(at)
     assert at.select_slider(key="pg_p_pegasos_eta0").value == 1.0   # eta0 appears for sqrt
-    assert any("sqrt" in lx.value for lx in at.latex)
+    assert _views(at)["pg_eta"]["panels"][0]["title"].startswith("η_t = η0/√t (sqrt)")
     at.selectbox(key="pg_p_pegasos_averaging_mode").set_value("fraction").run()
     _ok(at)
     _step(at, 3)
@@ -279,6 +280,9 @@ def test_schedule_option_and_eta_plot():
 def test_formulation_and_paper_shown():
     at = _page()
     cls = get_solver("pegasos")
+    assert not at.latex                  # built only while its expander is open
+    at.session_state["pg_info_open"] = True
+    at.run()
     assert any(cls.formulation in lx.value for lx in at.latex)
     assert any(cls.update_rule in lx.value for lx in at.latex)
     assert any(cls.paper in c.value for c in at.caption)
@@ -403,6 +407,9 @@ def test_presets_load_and_run():
 def test_export_snippet_reproduces_the_page():
     at = _page({"src": "toy", "ds": "xor", "solver": "pegasos", "p.kernel": "rbf"})
     _step(at, 4)
+    assert not at.code                   # the export panel is built only while it is open
+    at.session_state["pg_export_open"] = True
+    at.run()
     code = [c.value for c in at.code if "TrainingRun" in c.value]
     assert len(code) == 1
     ns: dict = {}

@@ -425,6 +425,19 @@ def test_projector_layout_and_a_link_to_a_moment(server):
                 assert 0 <= got["top"] and got["bottom"] <= size[1] and got["right"] <= size[0]
                 assert got["cut"] == [] and got["font"] >= 18 and got["legend"] >= 18
                 assert got["tile"] >= 18
+                # a note that appears above the views later (the warm-up's, a message) moves
+                # them down: they are sized again, still on the screen
+                page.evaluate("""() => { const n = document.createElement('div');
+                  n.style.height = '90px'; n.id = 'svmc-test-note';
+                  const b = document.querySelector('.block-container, [data-testid=stMainBlockContainer]');
+                  b.insertBefore(n, b.firstChild); }""")
+                page.wait_for_timeout(500)
+                moved = page.evaluate("""() => {
+                  const f = document.querySelector('.st-key-pg_field .svmc canvas').getBoundingClientRect();
+                  const c = document.querySelector('.st-key-pg_curves .svmc canvas').getBoundingClientRect();
+                  return {bottom: Math.max(f.bottom, c.bottom), top: Math.min(f.top, c.top)}; }""")
+                page.evaluate("() => document.getElementById('svmc-test-note').remove()")
+                assert moved["top"] >= got["top"] + 80 and moved["bottom"] <= size[1], moved
             page.set_viewport_size({"width": 1280, "height": 720})
 
             # a link to a moment of the run: the tile reads 300, and the run waits there

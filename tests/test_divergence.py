@@ -25,6 +25,7 @@ from svmcore.estimators import SVMClassifier
 from svmcore.config import encode_value
 from svmcore.run import TrainingRun
 from svmcore.solvers import REGISTRY
+from svmcore.ui.canvas import decode
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGE = str(ROOT / "pages" / "playground.py")
@@ -192,7 +193,7 @@ def test_page_shows_divergence_and_the_session_goes_on(name):
     assert _metric(at, "status") == "diverged" and _metric(at, "iteration t") == f"{t:,}"
     assert at.button(key="pg_play").disabled and at.button(key="pg_step").disabled
     # the curves hold the finite trace only
-    curves = json.loads(next(c.proto.json for c in at.get("bidi_component")
+    curves = decode(next(c.proto.json for c in at.get("bidi_component")
                              if c.proto.id.endswith("pg_curves")))
     assert any(p["series"] for p in curves["panels"]), "the curves are drawn"
     assert all(math.isfinite(r.objective) for r in run.trace)

@@ -19,6 +19,7 @@ from svmcore.inspect import PointHistory, backfill, pin, point_values
 from svmcore.run import TrainingRun, warmup
 from svmcore.rundata import build_data
 from svmcore.solvers import get_solver
+from svmcore.ui.canvas import decode
 
 ROOT = Path(__file__).resolve().parents[1]
 TIMEOUT = 120
@@ -136,7 +137,7 @@ def _warm():
 
 
 def _views(at: AppTest) -> dict:
-    return {c.proto.id.rsplit("-", 1)[-1]: json.loads(c.proto.json)
+    return {c.proto.id.rsplit("-", 1)[-1]: decode(c.proto.json)
             for c in at.get("bidi_component")}
 
 

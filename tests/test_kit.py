@@ -19,6 +19,7 @@ from streamlit.testing.v1 import AppTest
 
 from svmcore.solvers import REGISTRY
 from svmcore.solvers.base import C_SPEC, EPOCHS_SPEC, Snapshot, Solver
+from svmcore.ui.canvas import decode
 
 ROOT = Path(__file__).resolve().parents[1]
 TIMEOUT = 120
@@ -161,7 +162,7 @@ def test_a_new_solver_races_without_a_page_edit(throwaway):
 
 def _frame_titles(at, key):
     import json
-    frame = next(json.loads(c.proto.json) for c in at.get("bidi_component")
+    frame = next(decode(c.proto.json) for c in at.get("bidi_component")
                  if c.proto.id.endswith(key))
     return [p["title"] for p in frame["panels"]] + [s["name"] for p in frame["panels"]
                                                     for s in p["series"]]

@@ -21,6 +21,7 @@ from svmcore.race import Race
 from svmcore.run import TrainingRun, change_label
 from svmcore.solvers import REGISTRY, get_solver
 from svmcore.solvers.base import SampleStream, averaging_start
+from svmcore.ui.canvas import decode
 
 N = 120
 
@@ -459,7 +460,7 @@ def _tile(at) -> int:
 
 def _frame(at, key):
     import json
-    return next(json.loads(c.proto.json) for c in at.get("bidi_component")
+    return next(decode(c.proto.json) for c in at.get("bidi_component")
                 if c.proto.id.endswith(key))
 
 

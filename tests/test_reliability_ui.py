@@ -14,6 +14,7 @@ from svmcore.config import (MAX_TRAIN_CHOICES, RunConfig, config_from_query,
 from svmcore.solvers import get_solver
 from svmcore.run import warmup
 from test_bad_input import _page, _upload as _upload_bytes     # the Playground in AppTest
+from svmcore.ui.canvas import decode
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -261,7 +262,7 @@ def test_reset_does_not_restart_the_run_cap(monkeypatch):
 
 def _field(at: AppTest) -> dict:
     import json
-    views = {c.proto.id.rsplit("-", 1)[-1]: json.loads(c.proto.json)
+    views = {c.proto.id.rsplit("-", 1)[-1]: decode(c.proto.json)
              for c in at.get("bidi_component")}
     return views["pg_field"]
 

@@ -27,6 +27,7 @@ from svmcore.solvers import get_solver, list_solvers
 from svmcore.ui import stepthrough as stk
 from svmcore.viz.frame import field_frame
 from svmcore.viz.landscape import landscape_figure
+from svmcore.ui.canvas import decode
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGE = str(ROOT / "pages" / "step_through.py")
@@ -53,7 +54,7 @@ def _press(at: AppTest, key: str, times: int = 1) -> None:
 
 
 def _field(at: AppTest) -> dict:
-    views = {c.proto.id.rsplit("-", 1)[-1]: json.loads(c.proto.json)
+    views = {c.proto.id.rsplit("-", 1)[-1]: decode(c.proto.json)
              for c in at.get("bidi_component")}
     return views["st_field"]
 

@@ -25,6 +25,7 @@ from svmcore.step_sizes import (Extras, asset_ratio, averaging_summary, commenta
                                 slope_fits, switch_commentary, switch_fits, switch_values,
                                 switches)
 from svmcore.viz.step_sizes import averaging_frame, lockstep_frame, schedules_figure
+from svmcore.ui.canvas import decode
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGE = str(ROOT / "pages" / "step_sizes.py")
@@ -223,7 +224,7 @@ def _ok(at: AppTest) -> None:
 
 
 def _views(at: AppTest) -> dict:
-    return {c.proto.id.rsplit("-", 1)[-1]: json.loads(c.proto.json)
+    return {c.proto.id.rsplit("-", 1)[-1]: decode(c.proto.json)
             for c in at.get("bidi_component")}
 
 

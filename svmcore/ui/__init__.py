@@ -20,7 +20,8 @@ from .kernel_approx import kernel_approx_panel, kernel_approx_view
 from .live import controls, ensure_live, handle_click, live_panel, tick
 from .panels import draw_race, draw_run
 from .papers import load_report, papers_view
-from .params import entrants_panel, schedule_preview, solver_info, solver_panel
+from .params import (entrants_panel, schedule_preview, solver_info, solver_info_panel,
+                     solver_panel)
 from .present import present_toggle
 from .regression import (RegressionConfig, data_panel as regression_data_panel,
                          draw_regression, ensure_regression,
@@ -39,7 +40,7 @@ from .urls import apply_config, race_config, run_config, start, sync_url
 
 __all__ = ["apply_data_config", "data_panel", "export_panel", "controls", "ensure_live",
            "handle_click", "live_panel", "tick", "draw_race", "draw_run", "entrants_panel",
-           "schedule_preview", "solver_info", "solver_panel", "load_first", "page_messages",
+           "schedule_preview", "solver_info", "solver_info_panel", "solver_panel", "load_first", "page_messages",
            "RegressionConfig", "draw_regression", "ensure_regression", "regression_data_panel",
            "regression_solver_panel", "regression_start",
            "preset_panel", "present_toggle", "sidebar_start", "Instance", "LiveState", "describe", "guarded", "instance",

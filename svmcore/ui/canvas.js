@@ -72,6 +72,13 @@ function setup(parent, cls) {
 function sizeCanvas(st, height) {
   const w = Math.max(200, st.root.clientWidth);
   if (st.data && st.data.fit) {            // projector mode: down to the bottom of the window
+    if (!st.fitObserver) {                  // ... so redraw when the content above it moves
+      const block = st.root.closest(".block-container, [data-testid='stMainBlockContainer']");
+      if (block) {
+        st.fitObserver = new ResizeObserver(() => requestAnimationFrame(() => st.draw && st.draw()));
+        st.fitObserver.observe(block);
+      }
+    }
     const top = st.canvas.getBoundingClientRect().top + window.scrollY;
     height = Math.max(220, window.innerHeight - top - st.legend.offsetHeight - 10);
   }
@@ -392,6 +399,9 @@ function renderCurves(component) {
 }
 
 export default function (component) {
-  if (component.data && component.data.kind === "curves") renderCurves(component);
-  else if (component.data) renderField(component);
+  const raw = component.data;                // {frame: "<json>"}: see canvas.py
+  const data = raw && typeof raw.frame === "string" ? JSON.parse(raw.frame) : raw;
+  if (!data) return;
+  if (data.kind === "curves") renderCurves({...component, data});
+  else renderField({...component, data});
 }

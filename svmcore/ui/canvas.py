@@ -5,9 +5,14 @@ run was a new chart: the browser re-created the plot (blank in between, about a 
 This component keeps its identity by its key (components v2) and hands each new frame to
 ``canvas.js``, which only repaints a canvas. Frames are the dicts of :mod:`svmcore.viz.frame`.
 A click on the field (in an edit or inspect mode) comes back as ``{"x", "y", "index"}``.
+
+A frame travels as one JSON string (``{"frame": "<json>"}``): Streamlit scans every list or dict
+value of a component's data for dataframes, and that scan imports pandas and pyarrow (~0.8 s of
+the first page's script run here) and checks a dozen types per key on every frame.
 """
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import streamlit as st
@@ -40,4 +45,10 @@ _LIVE = st.components.v2.component("svmcore_live", js=_JS, css=_CSS, isolate_sty
 def canvas_view(key: str, frame: dict, on_click=None):
     """Draw a frame (a field or curves frame of :mod:`svmcore.viz.frame`) in the keyed view;
     returns the component's result (``.click`` after a click on the field)."""
-    return _LIVE(key=key, data=frame, on_click_change=on_click or (lambda: None))
+    return _LIVE(key=key, data={"frame": json.dumps(frame, separators=(",", ":"))},
+                 on_click_change=on_click or (lambda: None))
+
+
+def decode(data_json: str) -> dict:
+    """The frame a view was sent, from its message's JSON (tests read what a page drew)."""
+    return json.loads(json.loads(data_json)["frame"])

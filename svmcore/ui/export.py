@@ -51,13 +51,17 @@ def export_panel(inst: Instance) -> None:
     if state is None:
         return
     try:
-        files, code = _files(state)
         data_cfg = state.cfg.data if state.is_race else state.cfg
         # keyed and tracked: the live panel's +1 and Step rerun only the frames while it is
         # closed (svmcore.ui.live._controls_unchanged); opening it reruns this fragment, so its
-        # t is the run's t when it is read
+        # t is the run's t when it is read. Its content is built only while it is open: its
+        # code blocks load the browser's syntax highlighter and code fonts, which held back a
+        # page's first paint by ~1 s.
         with st.expander("Share and export", icon=":material/ios_share:",
-                         key=export_key(inst), on_change="rerun"):
+                         key=export_key(inst), on_change="rerun") as panel:
+            if not panel.open:
+                return
+            files, code = _files(state)
             t = None if state.is_race else state.run.t
             st.markdown("**Link at this t** — the address bar holds this configuration and the "
                         "iteration; opening it replays the same seeded run to t"

@@ -12,7 +12,6 @@ from dataclasses import replace
 import numpy as np
 import streamlit as st
 
-from ..schedules import SCHEDULE_FORMULAS
 from ..solvers import get_solver, list_solvers
 from ..solvers.base import ParamSpec
 from ..viz.frame import curves_frame, series
@@ -271,18 +270,31 @@ def schedule_preview(inst: Instance, run) -> None:
         t = np.unique(np.geomspace(1, T, 200).astype(np.int64))
         eta = rule.values(t)
         # drawn by the canvas view, not Plotly: the first page then loads no Plotly.js (about
-        # 1-2 s of a browser's start-up, bench startup)
-        panel = {"title": f"η_t ({rule.name}), t = 1…{T:,}", "log_y": bool(np.all(eta > 0)),
+        # 1-2 s of a browser's start-up, bench startup); the formula is in the title as text,
+        # not st.latex (KaTeX and its fonts held back the first paint by ~1 s)
+        panel = {"title": f"η_t = {rule.schedule.text} ({rule.name}), t = 1…{T:,}",
+                 "log_y": bool(np.all(eta > 0)),
                  "percent": False, "series": [series(t, eta, "η_t", "#1f77b4")]}
         marks = [{"x": float(run.t), "label": f"t = {run.t:,}"}] if run.t else []
         canvas_view(inst.key("eta", keep=False),
                     curves_frame([panel], x="t", log_x=True, height=180, marks=marks))
-        if rule.name in SCHEDULE_FORMULAS:
-            st.latex(SCHEDULE_FORMULAS[rule.name])
         if rule.note:
             st.caption(rule.note)
     except Exception as exc:  # noqa: BLE001 - shown, the page goes on
         st.caption(f"(no step-size plot: {describe(exc)})")
+
+
+def solver_info_panel(inst: Instance, name: str) -> None:
+    """"What is minimised, and one iteration" in an expander whose formulas are built only while
+    it is open (they load the browser's KaTeX and its fonts, which held back a page's first paint
+    by ~1 s); opening or closing it does not pause a playing run."""
+    def keep_playing():
+        inst.pressed = True
+
+    with st.expander("What is minimised, and one iteration", key=inst.key("info_open", keep=False),
+                     on_change=keep_playing) as box:
+        if box.open:
+            solver_info(name)
 
 
 def solver_info(name: str) -> None:
