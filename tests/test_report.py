@@ -43,7 +43,8 @@ def test_files_and_schema(tiny):
                 "date"):
         assert on_disk["environment"][key] not in (None, "")
     assert on_disk["command"].startswith("python -m svmcore.bench report")
-    assert {r["suite"] for r in doc["records"]} == set(report.SUITES)
+    # every suite but the start-up (a server and chromium: test_startup_suite_records)
+    assert {r["suite"] for r in doc["records"]} == set(report.SUITES) - {"startup"}
     for r in doc["records"]:
         assert KEYS <= set(r), r
         assert r["repeats"] >= 1
@@ -177,9 +178,21 @@ def test_readme_section_from_json(tiny):
     out, _ = tiny
     doc = json.loads((out / "benchmarks.json").read_text())
     text = report.readme_section(doc)
-    assert text.startswith("## Benchmarks")
+    assert text.startswith("From `docs/benchmarks.json`")
     assert "docs/benchmarks.md" in text and "| data |" in text
     assert papers.SFW_PAPER in text
+
+
+def test_the_readme_block_is_the_committed_reports_rendering():
+    """README's benchmark block holds exactly what ``--readme docs/benchmarks.json`` renders:
+    a number copied or edited by hand there fails this test (regenerate with ``python -m
+    svmcore.bench report --readme docs/benchmarks.json --write README.md``)."""
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[1]
+    doc = json.loads((root / "docs" / "benchmarks.json").read_text())
+    text = (root / "README.md").read_text()
+    a = text.index(report.README_BEGIN) + len(report.README_BEGIN)
+    assert text[a:text.index(report.README_END)] == "\n" + report.readme_section(doc)
 
 
 def test_render_from_json_alone(tiny, tmp_path):
@@ -190,3 +203,32 @@ def test_render_from_json_alone(tiny, tmp_path):
     assert (tmp_path / "benchmarks.md").read_text() == (out / "benchmarks.md").read_text()
     for png in ("ratios.png", "tta_svmguide1.png"):
         assert (tmp_path / png).read_bytes()[:4] == b"\x89PNG"
+
+
+def test_memory_suite_records(tiny):
+    """A fresh process per solver: the peak above the data is measured, within the budget."""
+    _, doc = tiny
+    [r] = _recs(doc, suite="memory")
+    assert r["solver"] == "pegasos" and r["outcome"] == "ran" and r["verdict"] == "✓"
+    assert 0 <= r["value"] <= r["peer_value"] == 2048
+    assert r["peak_mb"] >= r["data_mb"] > 0
+    assert "## Peak memory" in report.render_markdown(doc)
+
+
+def test_startup_suite_records(monkeypatch):
+    """The start-up suite's records and tables from the measurements it is given (the real
+    ones need a server and chromium: ``python -m svmcore.bench startup``)."""
+    from svmcore.bench import startup
+    fake = {("this", "cold"): [{"health": 1.0, "frame": 9.0, "note": True}] * 3,
+            ("this", "warm"): [{"health": 1.0, "frame": f, "note": True} for f in (4, 5, 6)],
+            ("floor", "one st.metric"): [{"health": 1.0, "frame": 3.0, "note": False}] * 3}
+    monkeypatch.setattr(startup, "measure", lambda *a, **k: fake)
+    monkeypatch.setattr(startup, "CHROMIUM", __file__)          # "installed"
+    ctx = report.Context(repeats=1, log=lambda m: None)
+    report.suite_startup(ctx, dict(repeat=3, modes=("cold", "warm")))
+    cold, warm = ctx.records
+    assert (cold["value"], cold["goal"], warm["value"], warm["goal"]) == (9.0, 15.0, 5.0, 3.0)
+    assert warm["peer_value"] == 3.0 and warm["ratio"] == pytest.approx(5 / 3)
+    table = report.startup_table(ctx.records)
+    assert "| app, warm numba cache | 5 | 3 | ✗ | 3 | 2 |" in table
+    assert "| app, cold numba cache | 9 | 15 | ✓ | 3 | 6 |" in table

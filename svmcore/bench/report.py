@@ -15,6 +15,12 @@ medians of ``--repeats`` interleaved runs, compile time excluded by a warm-up):
             SGDClassifier: training time (features included) and test accuracy.
 ``tta``     time to accuracy of every kernel solver (:mod:`svmcore.bench.tta`) against SVC's fit.
 ``papers``  the seed papers' reproducible rows beside ours and SVC's (:mod:`svmcore.bench.papers`).
+``startup`` a real ``streamlit run app.py`` until headless chromium shows the first drawn field,
+            with an empty and a filled numba cache, beside the floor: a one-metric Streamlit app
+            started the same way (:mod:`svmcore.bench.startup`). Goals: ≤ 3 s warm, ≤ 15 s cold.
+``memory``  every solver's peak RSS on covtype (all 435,759 training rows) in a fresh process,
+            against a 2 GB budget (:mod:`svmcore.bench.memory`): within it, or refused before
+            allocating with the approximate alternative named.
 
 ``--quick`` (< 5 minutes) uses the small data sets (svmguide1, w3a, a9a for the linear and
 approximate suites) and short budgets; the full report adds ijcnn1 (35,000 rows), covtype
@@ -41,7 +47,7 @@ import numpy as np
 from ..data import load_dataset
 from .common import machine_line, markdown_table
 
-SUITES = ("smo", "linear", "approx", "tta", "papers")
+SUITES = ("smo", "linear", "approx", "tta", "papers", "startup", "memory")
 
 # name: (load_dataset arguments, dense?)
 DATA = {
@@ -59,17 +65,21 @@ MODES = {
     "tiny": dict(smo=["svmguide1"], linear=["a9a"], approx=["svmguide1"],
                  tta=["svmguide1"], tta_solvers=["smo", "sfw"], tta_budget=2.0, tta_eval=1000,
                  papers=dict(sfw=["svmguide1"], cpsp_exact="svmguide1", cpsp=[], olsvm=True),
-                 s=64),
+                 s=64, memory=dict(dataset="svmguide1", seconds=0.2, solvers=["pegasos"])),
     "quick": dict(smo=["svmguide1", "w3a"], linear=["a9a"], approx=["a9a"],
                   tta=["svmguide1", "w3a"], tta_budget=5.0, tta_eval=5000,
                   papers=dict(sfw=["svmguide1", "w3a"], cpsp_exact="svmguide1", cpsp=[],
-                              olsvm=True), s=512),
+                              olsvm=True), s=512,
+                  startup=dict(repeat=1, modes=("warm",)),
+                  memory=dict(dataset="a9a", seconds=2.0, budget_mb=2048)),
     "full": dict(smo=["svmguide1", "w3a", "ijcnn1"], linear=["a9a", "covtype"],
                  approx=["a9a", "ijcnn1"], tta=["ijcnn1", "a9a", "covtype50k"],
                  tta_budget=40.0, tta_budget_factor=0.8, tta_eval=5000,
                  papers=dict(sfw=["svmguide1", "w3a", "ijcnn1", "a9a"], cpsp_exact="svmguide1",
                              cpsp=["a9a"], olsvm=True),
-                 s=512, svc_repeats={"covtype50k": 1}),
+                 s=512, svc_repeats={"covtype50k": 1},
+                 startup=dict(repeat=3, modes=("cold", "warm")),
+                 memory=dict(dataset="covtype.binary", seconds=15.0, budget_mb=2048)),
 }
 
 
@@ -368,6 +378,54 @@ def suite_tta(ctx: Context, datasets, solvers, budget, eval_rows, out: Path | No
 # ------------------------------------------------------------------------------------ output
 
 
+STARTUP_GOALS = {"warm": 3.0, "cold": 15.0}      # issue 20: seconds to the first drawn page
+
+
+def suite_startup(ctx: Context, cfg: dict) -> None:
+    """``streamlit run app.py`` → first drawn field, per numba cache state, beside the floor."""
+    import statistics
+
+    from .startup import CHROMIUM, ROOT, measure
+    if not Path(CHROMIUM).exists():
+        ctx.log(f"  startup: skipped ({CHROMIUM} not found)")
+        return
+    modes = tuple(cfg.get("modes", ("cold", "warm")))
+    res = measure({"this": ROOT}, int(cfg.get("repeat", 3)), modes, True, log=ctx.log)
+    floor = statistics.median(r["frame"] for r in res[("floor", "one st.metric")])
+    for mode in modes:
+        runs = res[("this", mode)]
+        frame = statistics.median(r["frame"] for r in runs)
+        ctx.record("startup", "toy (default page)", f"app, {mode} numba cache",
+                   "first drawn frame s", frame, "floor: one st.metric", floor,
+                   repeats=len(runs), goal=STARTUP_GOALS[mode],
+                   health=statistics.median(r["health"] for r in runs),
+                   note_shown=sum(r["note"] for r in runs),
+                   pythondontwritebytecode=os.environ.get("PYTHONDONTWRITEBYTECODE", ""))
+        ctx.log(f"  startup {mode}: {frame:.2f} s (floor {floor:.2f} s)")
+
+
+def suite_memory(ctx: Context, cfg: dict) -> None:
+    """Peak RSS per solver (fresh processes) against the budget."""
+    from ..solvers import list_solvers
+    from .memory import measure
+    budget = int(cfg.get("budget_mb", 2048)) << 20
+    for name in cfg.get("solvers") or list_solvers():
+        r = measure(name, cfg["dataset"], float(cfg.get("seconds", 15.0)), budget)
+        above = (r["peak"] - r["rss_data"]) / 2**20 if "peak" in r else None
+        msg = r.get("message", "")
+        ok = (r.get("outcome") == "ran" and above is not None and above <= budget / 2**20) or (
+            r.get("outcome") == "refused" and ("asset" in msg or "pegasos" in msg))
+        ctx.record("memory", cfg["dataset"], name, "peak RSS above the data MB", above,
+                   "budget MB", budget / 2**20, repeats=1, outcome=r.get("outcome"),
+                   planned_mb=None if r.get("planned") is None else r["planned"] / 2**20,
+                   peak_mb=r["peak"] / 2**20 if "peak" in r else None,
+                   data_mb=r["rss_data"] / 2**20 if "rss_data" in r else None,
+                   t=r.get("t"), message=msg[:300], verdict="✓" if ok else "✗",
+                   n=r.get("n"), d=r.get("d"), seconds=float(cfg.get("seconds", 15.0)))
+        ctx.log(f"  memory {name}: {r.get('outcome')}, peak {above if above is None else round(above)} "
+                f"MB above the data")
+
+
 def environment() -> dict:
     import numba
     import sklearn
@@ -455,6 +513,12 @@ def ratio_plot(records, path) -> None:
     plt.close(fig)
 
 
+def _growth(doc: dict) -> str:
+    """The time-to-accuracy checkpoint spacing of a report, e.g. "10 %"."""
+    g = next((res.get("growth") for res in doc.get("tta", []) if res.get("growth")), None)
+    return f"{100 * (g - 1):.0f} %" if g else "40 %"        # reports before --growth: 1.4
+
+
 def render_markdown(doc: dict) -> str:
     from .papers import papers_table
     env, recs = doc["environment"], doc["records"]
@@ -480,8 +544,8 @@ def render_markdown(doc: dict) -> str:
         lines += ["## Time to accuracy", "",
                   "Solver time until the test accuracy (on a fixed subset of the test part) "
                   "is within 0.5 points of SVC's on the same subset, against SVC's fit time; "
-                  "one trajectory per solver, checkpoints every 40 % more solver time (so the "
-                  "time is an upper bound), budget as given; \"stays\" is the time from which "
+                  f"one trajectory per solver, checkpoints every {_growth(doc)} more solver time "
+                  "(so the time is an upper bound), budget as given; \"stays\" is the time from which "
                   "every later checkpoint is at the target (a first crossing can be a "
                   "transient peak). Parameters: SVC's C and γ "
                   "(SFW/MSFW: the paper's L2-SVM C); see `params` in the JSON.", "",
@@ -492,6 +556,14 @@ def render_markdown(doc: dict) -> str:
             " (a single fit where one takes minutes on this machine).", ""]
         for d in dict.fromkeys(r["dataset"] for r in recs if r["suite"] == "tta"):
             lines += [f"![time to accuracy, {d}](tta_{d}.png)", ""]
+    if any(r["suite"] == "startup" for r in recs):
+        lines += ["## Start-up", "",
+                  "`streamlit run app.py` until headless chromium shows the first drawn field "
+                  "(svmcore.bench.startup): an empty (cold) and a filled (warm) numba cache, "
+                  "Python's bytecode written; the floor is a one-metric Streamlit app started "
+                  "the same way in the same run.", "", startup_table(recs), ""]
+    if any(r["suite"] == "memory" for r in recs):
+        lines += ["## Peak memory", "", memory_caption(recs), "", memory_table(recs), ""]
     if any(r["suite"] == "papers" for r in recs):
         lines += ["## The papers' tables", "",
                   "Each row: what the paper reports, our number, SVC's in the same run, and "
@@ -529,31 +601,165 @@ def _json_default(o):
     raise TypeError(type(o))
 
 
+README_BEGIN = "<!-- benchmark report: generated by `python -m svmcore.bench report --readme docs/benchmarks.json --write README.md`; do not edit by hand -->"
+README_END = "<!-- end of the generated benchmark report -->"
+
+
+def _find(recs, suite, dataset, solver, metric, peer):
+    return next((r for r in recs if r["suite"] == suite and r["dataset"] == dataset
+                 and r["solver"] == solver and r["metric"] == metric and r["peer"] == peer), None)
+
+
+def _datasets(recs, suite):
+    return list(dict.fromkeys(r["dataset"] for r in recs if r["suite"] == suite))
+
+
+def _x(r, digits=3):
+    return "–" if r is None or r.get("ratio") is None else _f(r["ratio"], digits)
+
+
+def startup_table(recs) -> str:
+    rows = [[r["solver"], _f(r["value"], 3), _f(r.get("goal"), 3),
+             "✓" if r["value"] <= r.get("goal", float("inf")) else "✗",
+             _f(r["peer_value"], 3), _f(r["value"] - r["peer_value"], 3),
+             _f(r.get("health"), 3), r["repeats"]]
+            for r in recs if r["suite"] == "startup"]
+    return markdown_table(["app", "first drawn frame s", "goal s", "within", "floor s",
+                           "above the floor s", "health check s", "starts"], rows)
+
+
+def memory_caption(recs) -> str:
+    mem = [r for r in recs if r["suite"] == "memory"]
+    n, d = mem[0].get("n"), mem[0].get("d")
+    shape = f" ({n:,} × {d})" if n and d else ""
+    return (f"**Peak memory** on {mem[0]['dataset']}{shape}: each solver with its defaults (RBF "
+            f"where it has a kernel) in a fresh process with a {_f(mem[0]['peer_value'], 4)} MB "
+            f"budget, trained for {_f(mem[0].get('seconds'), 3)} s of solver time; peak RSS from "
+            "after loading the data:")
+
+
+def memory_table(recs) -> str:
+    rows = [[r["solver"], r.get("outcome", "–"), _f(r.get("planned_mb"), 3),
+             _f(r.get("peak_mb"), 4), _f(r["value"], 3), r.get("verdict", "")]
+            for r in recs if r["suite"] == "memory"]
+    return markdown_table(["solver", "outcome", "planned MB", "peak RSS MB",
+                           "above the data MB", "within the budget"], rows)
+
+
 def readme_section(doc: dict) -> str:
-    """The README's "Benchmarks" section, rendered from a report's JSON document (no
-    hand-copied numbers): a few headline ratios per suite and the papers' verdicts."""
-    from .papers import papers_table
-    recs = doc["records"]
-    env = doc["environment"]
-    out = ["## Benchmarks", "",
-           f"Generated from `docs/benchmarks.json` (`{doc['command']}`, {env['date']}, "
-           f"{env['cores']} cores, numpy {env['numpy']}, numba {env['numba']}, scikit-learn "
-           f"{env['sklearn']}); full tables and plots in [docs/benchmarks.md]"
-           "(docs/benchmarks.md). Ratios are measured in the same run (< 1: svmcore faster).", ""]
-    rows = [[r["dataset"], r["solver"], r["peer"], r["metric"], _f(r["value"], 4),
-             _f(r["peer_value"], 4), _f(r["ratio"], 3)]
-            for r in recs if r["suite"] in ("smo", "linear", "approx")
-            and r["metric"] in ("fit s", "train s (features incl.)", "test accuracy %")
-            and r["peer"] in ("SVC", "SGDClassifier(hinge)", "LinearSVC(hinge)",
-                              "Nystroem+LinearSVC")]
-    out += [markdown_table(["data", "solver", "peer", "metric", "value", "peer value", "ratio"],
-                           rows), ""]
+    """The README's generated block: the report's headline tables, condensed (no hand-copied
+    numbers: :func:`write_readme` puts it between the README's markers and a test checks that
+    README.md holds exactly this rendering of docs/benchmarks.json)."""
+    from .papers import paper_rows
+    recs, env = doc["records"], doc["environment"]
+    out = [f"From `docs/benchmarks.json` (`{doc['command']}`, {env['date']}, {env['cores']} "
+           f"cores, numpy {env['numpy']}, numba {env['numba']}, scikit-learn {env['sklearn']}, "
+           f"libsvm-official {env['libsvm']}; full tables in "
+           "[docs/benchmarks.md](docs/benchmarks.md)). Ratios are measured in the same run "
+           "(< 1: svmcore faster); times are medians of the repeats.", ""]
+    if any(r["suite"] == "smo" for r in recs):
+        rows = []
+        for d in _datasets(recs, "smo"):
+            smo = _find(recs, "smo", d, "SMO", "fit s", "SVC")
+            acc = {k: _find(recs, "smo", d, k, "test accuracy %", "SVC")
+                   for k in ("SMO", "SMO shrinking")}
+            accs = sorted({_f(a["value"], 4) for a in acc.values() if a}
+                          | {_f(a["peer_value"], 4) for a in acc.values() if a})
+            rows.append([d, _f(smo["peer_value"], 3) if smo else "–",
+                         _x(_find(recs, "smo", d, "LIBSVM (libsvm-official)", "fit s", "SVC")),
+                         _x(smo), _x(_find(recs, "smo", d, "SMO shrinking", "fit s", "SVC")),
+                         " / ".join(accs)])
+        out += ["**SMO against SVC** (L1-SVM dual, SFW paper's C and γ):", "",
+                markdown_table(["data", "SVC fit s", "LIBSVM (official) / SVC", "SMO / SVC",
+                                "SMO shrinking / SVC", "test acc %"], rows), ""]
+    if any(r["suite"] == "linear" for r in recs):
+        rows = []
+        for d in _datasets(recs, "linear"):
+            sgd = _find(recs, "linear", d, "Pegasos (linear)", "fit s", "SGDClassifier(hinge)")
+            lsv = _find(recs, "linear", d, "Pegasos (linear)", "fit s", "LinearSVC(hinge)")
+            a1 = _find(recs, "linear", d, "Pegasos (linear)", "test accuracy %",
+                       "SGDClassifier(hinge)")
+            a2 = _find(recs, "linear", d, "Pegasos (linear)", "test accuracy %",
+                       "LinearSVC(hinge)")
+            rows.append([d, _f(sgd["value"], 3) if sgd else "–", _x(sgd), _x(lsv),
+                         f"{_f(a1['value'], 4)} / {_f(a1['peer_value'], 4)} / "
+                         f"{_f(a2['peer_value'], 4)}" if a1 and a2 else "–"])
+        out += ["**Linear Pegasos** (10 epochs, C = 1, λ = 1/(C n), no bias):", "",
+                markdown_table(["data", "Pegasos fit s", "/ SGDClassifier(hinge)",
+                                "/ LinearSVC(hinge)", "test acc %: Pegasos / SGD / LinearSVC"],
+                               rows), ""]
+    if any(r["suite"] == "approx" for r in recs):
+        rows = []
+        for d in _datasets(recs, "approx"):
+            t = {k: _find(recs, "approx", d, k, "train s (features incl.)", "Nystroem+LinearSVC")
+                 for k in ("ASSET_M", "ASSET_F")}
+            a = {k: _find(recs, "approx", d, k, "test accuracy %", "Nystroem+LinearSVC")
+                 for k in ("ASSET_M", "ASSET_F")}
+            s_ = next((r.get("s") for r in t.values() if r), None)
+            peer = next((r["peer_value"] for r in t.values() if r), None)
+            rows.append([d, s_, " / ".join(_x(t[k]) for k in t) + f" (peer {_f(peer, 3)} s)",
+                         " / ".join(_f(a[k]["value"], 4) if a[k] else "–" for k in a)
+                         + f" vs {_f(next((r['peer_value'] for r in a.values() if r), None), 4)}"])
+        out += ["**ASSET against Nystroem + LinearSVC** (training time, features included):", "",
+                markdown_table(["data", "s = d", "ASSET_M / ASSET_F time ratio",
+                                "test acc %: ASSET_M / ASSET_F vs peer"], rows), ""]
     if any(r["suite"] == "tta" for r in recs):
-        out += ["Time to SVC's accuracy − 0.5 points (ratio to SVC's fit time):", "",
-                tta_table(recs, doc.get("tta", [])), ""]
+        from .tta import time_to_stay
+        stay = {(res["dataset"], name): time_to_stay(sv["points"], res["target"])
+                for res in doc.get("tta", []) for name, sv in res["solvers"].items()}
+        rows = []
+        for d in _datasets(recs, "tta"):
+            rr = [r for r in recs if r["suite"] == "tta" and r["dataset"] == d]
+            hit = sorted((r for r in rr if r["reached"]), key=lambda r: r["ratio"])
+            miss = [r for r in rr if not r["reached"]]
+
+            def _stay(r):
+                st_ = stay.get((d, r["solver"]))
+                if st_ is None:
+                    return " (does not stay)"
+                return "" if abs(st_ - r["value"]) < 1e-9 else f" (stays from {st_ / r['peer_value']:.2g}×)"
+            rows.append([d, f"{rr[0]['target']:.2f}", _f(rr[0]["peer_value"], 3),
+                         ", ".join(f"{r['solver']} {r['ratio']:.2g}×{_stay(r)}" for r in hit)
+                         or "–",
+                         ", ".join(f"{r['solver']} ({r['final_acc']:.2f} %)" for r in miss)
+                         + (f" in {rr[0]['budget']:.0f} s" if miss else "")])
+        out += ["**Time to accuracy**: solver time until the test accuracy is within 0.5 points "
+                f"of SVC's, as a fraction of SVC's fit time (checkpoints every {_growth(doc)} more time; "
+                "\"stays from\": the time from which every later checkpoint is at the target):",
+                "", markdown_table(["data", "target %", "SVC fit s", "reached (× SVC's time)",
+                                    "not reached (final accuracy)"], rows), ""]
+    if any(r["suite"] == "startup" for r in recs):
+        out += ["**Start-up**: `streamlit run app.py` until headless chromium shows the first "
+                "drawn field (median of the starts), beside the floor — a one-metric Streamlit "
+                "app started the same way in the same run:", "", startup_table(recs), ""]
+    if any(r["suite"] == "memory" for r in recs):
+        out += [memory_caption(recs), "", memory_table(recs), ""]
     if any(r["suite"] == "papers" for r in recs):
-        out += ["The papers' headline rows:", "", papers_table(recs), ""]
-    return "\n".join(out)
+        by = {}
+        for p in paper_rows(recs):
+            by.setdefault(p["paper"], []).append(p)
+        rows = []
+        for paper, ps in by.items():
+            good = [p for p in ps if p["verdict"] in ("reproduced", "holds")]
+            bad = [f"{p['data']} {p['row']}: " + (
+                f"{p['ours'].split(' (')[0]} vs the paper's {p['paper_value'].split(' (')[0]} — "
+                if p["paper_value"][:1].isdigit() else "") + p["verdict"]
+                for p in ps if p not in good]
+            rows.append([paper, f"{len(good)} of {len(ps)}", "; ".join(bad) or "–"])
+        out += ["**The papers' rows** (the Papers page shows them with links to small live "
+                "versions):", "", markdown_table(["paper", "reproduced / holds", "the others"],
+                                                  rows), ""]
+    return "\n".join(out).rstrip() + "\n"
+
+
+def write_readme(doc: dict, readme: Path) -> bool:
+    """Put :func:`readme_section` between the README's markers; True if the file changed."""
+    text = Path(readme).read_text()
+    a, b = text.index(README_BEGIN) + len(README_BEGIN), text.index(README_END)
+    new = text[:a] + "\n" + readme_section(doc) + text[b:]
+    if new != text:
+        Path(readme).write_text(new)
+    return new != text
 
 
 # ------------------------------------------------------------------------------------ main
@@ -594,6 +800,13 @@ def run(mode="quick", out="docs", suites=SUITES, repeats=None, command=None, log
             log("# papers")
             from .papers import suite_papers
             suite_papers(ctx, cfg["papers"], cfg["s"])
+    # outside the one-thread limits: a server and fresh processes, as a user runs them
+    if "startup" in suites and "startup" in cfg:
+        log("# startup")
+        suite_startup(ctx, cfg["startup"])
+    if "memory" in suites and "memory" in cfg:
+        log("# memory")
+        suite_memory(ctx, cfg["memory"])
     return write_outputs(ctx, out, mode, time.perf_counter() - t0)
 
 
@@ -607,12 +820,19 @@ def main(argv=None):
     ap.add_argument("--repeats", type=int, default=3, help="interleaved repeats (median)")
     ap.add_argument("--readme", metavar="JSON", default=None,
                     help="print the README section rendered from a report's JSON and exit")
+    ap.add_argument("--write", metavar="README", default=None,
+                    help="with --readme: put the section between README's markers instead")
     ap.add_argument("--render", metavar="JSON", default=None,
                     help="write benchmarks.md and the plots into --out from a report's JSON "
                     "(no measurement) and exit")
     args = ap.parse_args(argv)
     if args.readme:
-        print(readme_section(json.loads(Path(args.readme).read_text())))
+        doc = json.loads(Path(args.readme).read_text())
+        if args.write:
+            changed = write_readme(doc, Path(args.write))
+            print(f"{args.write}: {'updated' if changed else 'already current'}")
+        else:
+            print(readme_section(doc))
         return None
     if args.render:
         render(json.loads(Path(args.render).read_text()), Path(args.out))

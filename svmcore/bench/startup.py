@@ -13,10 +13,15 @@ server process's start to the moment the field view's canvas carries ``data-draw
 * **warm** — ``NUMBA_CACHE_DIR`` is a folder a previous server filled completely (the whole
   warm-up ran to its end there first), so everything loads from numba's disk cache.
 
-Python's own bytecode caches (``__pycache__/*.pyc``) are warm in both. The browser is launched
-before the clock starts (it is not the app's start-up). Medians of ``--repeat`` starts; the
-health check's time (the server listening) and whether the page still showed the background
-warm-up note when the field was drawn are reported too.
+Python's own bytecode caches (``__pycache__/*.pyc``) are warm in both: each checkout is
+compiled with ``compileall`` first (where ``PYTHONDONTWRITEBYTECODE`` is set, as on these
+machines, Python never writes them itself, and every start compiled svmcore's ~20,000 lines
+again). The browser is launched before the clock starts (it is not the app's start-up).
+Medians of ``--repeat`` starts; the health check's time (the server listening) and whether the
+page still showed the background warm-up note when the field was drawn are reported too.
+
+The **floor** row is what any ``streamlit run`` costs on this machine, measured the same way in
+the same run: a one-line app (one ``st.metric``), from process start to that metric on screen.
 """
 from __future__ import annotations
 
@@ -68,9 +73,21 @@ def fill_cache(root: Path, cache_dir: str) -> float:
     return time.perf_counter() - t0
 
 
-def time_to_first_frame(browser, root: Path, cache_dir: str, timeout: float = 180.0) -> dict:
+FLOOR_APP = 'import streamlit as st\n\nst.metric("iteration t", 0)\n'
+FLOOR_DRAWN = '[data-testid="stMetric"]'
+
+
+def compile_bytecode(root: Path) -> None:
+    """Write the checkout's ``__pycache__`` (what a first run writes where Python may)."""
+    subprocess.run([sys.executable, "-m", "compileall", "-q", "svmcore", "pages", "app.py"],
+                   cwd=root, check=False, stdout=subprocess.DEVNULL)
+
+
+def time_to_first_frame(browser, root: Path, cache_dir: str, timeout: float = 180.0,
+                        drawn: str = FIELD_DRAWN) -> dict:
     """Start the app in ``root`` with ``cache_dir``; seconds to the health check and to the
-    first drawn field frame, and whether the warm-up note was still on the page then."""
+    first drawn field frame (or the element ``drawn``), and whether the warm-up note was still
+    on the page then."""
     port = _free_port()
     url = f"http://127.0.0.1:{port}"
     log = tempfile.TemporaryFile()
@@ -97,7 +114,7 @@ def time_to_first_frame(browser, root: Path, cache_dir: str, timeout: float = 18
         t_health = time.monotonic() - t0
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
         page.goto(url + "/", wait_until="commit")
-        page.wait_for_selector(FIELD_DRAWN, timeout=1e3 * max(1.0, timeout - t_health))
+        page.wait_for_selector(drawn, timeout=1e3 * max(1.0, timeout - t_health))
         t_frame = time.monotonic() - t0
         note = NOTE in page.inner_text("body")
         return {"health": t_health, "frame": t_frame, "note": note}
@@ -123,42 +140,67 @@ def _stop(proc: subprocess.Popen) -> None:
             continue
 
 
-def bench(roots: dict[str, Path], repeat: int) -> list[list]:
+def measure(roots: dict[str, Path], repeat: int, modes=("cold", "warm"),
+            floor: bool = True, log=print) -> dict:
+    """{(label, mode): [{"health", "frame", "note"}, …]} for every checkout and cache state,
+    and ("floor", "one st.metric") unless ``floor`` is False; interleaved starts."""
     from playwright.sync_api import sync_playwright
-    results = {(label, mode): [] for label in roots for mode in ("cold", "warm")}
+    results = {(label, mode): [] for label in roots for mode in modes}
     tmp = Path(tempfile.mkdtemp(prefix="svmcore-startup-"))
+    if floor:
+        (tmp / "floor").mkdir()
+        (tmp / "floor" / "app.py").write_text(FLOOR_APP)
+        results[("floor", "one st.metric")] = []
     try:
         warm_dirs = {}
         for label, root in roots.items():
-            warm_dirs[label] = str(tmp / f"warm-{label}")
-            s = fill_cache(root, warm_dirs[label])
-            print(f"# {label}: warm cache filled in {s:.1f} s ({root})", flush=True)
+            compile_bytecode(root)
+            if "warm" in modes:
+                warm_dirs[label] = str(tmp / f"warm-{label}")
+                s = fill_cache(root, warm_dirs[label])
+                log(f"# {label}: warm cache filled in {s:.1f} s ({root})")
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, headless=True,
                                         args=CHROMIUM_ARGS)
             try:
                 # interleaved: a change in the machine's load hits every configuration alike
                 for r in range(repeat):
+                    if floor:
+                        res = time_to_first_frame(browser, tmp / "floor", str(tmp / "none"),
+                                                  drawn=FLOOR_DRAWN)
+                        results[("floor", "one st.metric")].append(res)
+                        log(f"# floor #{r + 1}: health {res['health']:.2f} s, first metric "
+                            f"{res['frame']:.2f} s")
                     for label, root in roots.items():
                         cold = str(tmp / f"cold-{label}-{r}")
-                        for mode, cache in (("cold", cold), ("warm", warm_dirs[label])):
+                        for mode in modes:
+                            cache = cold if mode == "cold" else warm_dirs[label]
                             res = time_to_first_frame(browser, root, cache)
                             results[(label, mode)].append(res)
-                            print(f"# {label} {mode} #{r + 1}: health {res['health']:.2f} s, "
-                                  f"first frame {res['frame']:.2f} s"
-                                  + (" (warm-up note shown)" if res["note"] else ""),
-                                  flush=True)
+                            log(f"# {label} {mode} #{r + 1}: health {res['health']:.2f} s, "
+                                f"first frame {res['frame']:.2f} s"
+                                + (" (warm-up note shown)" if res["note"] else ""))
                         shutil.rmtree(cold, ignore_errors=True)
             finally:
                 browser.close()
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+    return results
+
+
+def summary(results: dict, first: str) -> list[list]:
+    """Table rows: checkout, cache, starts, median health, median first frame, note count,
+    ratio to the first checkout in the same mode, seconds above the floor."""
     rows = []
     for (label, mode), runs in results.items():
         frame = statistics.median(r["frame"] for r in runs)
-        base = statistics.median(r["frame"] for r in results[(next(iter(roots)), mode)])
+        base_runs = results.get((first, mode))
+        base = statistics.median(r["frame"] for r in base_runs) if base_runs else None
+        flo = results.get(("floor", "one st.metric"))
+        over = frame - statistics.median(r["frame"] for r in flo) if flo else None
         rows.append([label, mode, len(runs), statistics.median(r["health"] for r in runs),
-                     frame, f"{sum(r['note'] for r in runs)}/{len(runs)}", frame / base])
+                     frame, f"{sum(r['note'] for r in runs)}/{len(runs)}",
+                     frame / base if base else None, over])
     return rows
 
 
@@ -170,6 +212,10 @@ def main(argv=None):
     ap.add_argument("--repeat", type=int, default=3, help="starts per configuration (median)")
     ap.add_argument("--compare", nargs="*", default=[], metavar="LABEL=PATH",
                     help="other checkouts to time in the same run (e.g. before=/tmp/main)")
+    ap.add_argument("--modes", nargs="+", default=["cold", "warm"], choices=["cold", "warm"],
+                    help="numba cache states to time")
+    ap.add_argument("--no-floor", action="store_true",
+                    help="skip the one-metric Streamlit app (what any streamlit run costs)")
     args = ap.parse_args(argv)
     if not Path(CHROMIUM).exists():
         raise SystemExit(f"{CHROMIUM} not found: install Debian's chromium")
@@ -179,12 +225,15 @@ def main(argv=None):
         if not path or not (Path(path) / "app.py").exists():
             raise SystemExit(f"--compare wants LABEL=PATH of a checkout with app.py, got {item!r}")
         roots[label] = Path(path).resolve()
-    rows = bench(roots, args.repeat)
+    results = measure(roots, args.repeat, tuple(args.modes), not args.no_floor,
+                      log=lambda m: print(m, flush=True))
+    rows = summary(results, "this")
     print(f"\n# start-up: `streamlit run app.py` → first drawn field frame in headless chromium; "
-          f"{machine_line()}\n")
+          f"{machine_line()}; PYTHONDONTWRITEBYTECODE="
+          f"{os.environ.get('PYTHONDONTWRITEBYTECODE', 'unset')}\n")
     print(markdown_table(["checkout", "numba cache", "starts", "health check s (median)",
                           "first drawn frame s (median)", "warm-up note on screen",
-                          "ratio vs this"], rows))
+                          "ratio vs this", "s above the floor"], rows))
     return rows
 
 
