@@ -418,6 +418,13 @@ def test_export_snippet_reproduces_the_page():
     assert ns["run"].t == _run(at).t
     dl = {b.proto.label for b in at.get("download_button")}
     assert {"trace.csv", "trace.json", "reproduce.py"} <= dl
+    # the buttons' files are text built with the panel, not callables that Streamlit revokes
+    # when the button is drawn again (a click during a redraw then failed with a traceback)
+    from svmcore.ui.export import _files
+    files, _ = _files(at.session_state["pg"].live)
+    assert all(isinstance(text, str) for _, text, _, _ in files)
+    doc = json.loads(dict((label, text) for label, text, _, _ in files)["trace.json"])
+    assert doc["t"] == _run(at).t and len(doc["trace"]) == len(_run(at).trace_dicts())
 
 
 # ----------------------------------------------------------------------------- uploads / edits

@@ -14,8 +14,12 @@ from .urls import link_query
 def _files(state: LiveState) -> tuple[list, str]:
     """((label, contents, file name, mime) × 3, the reproduction script) of a run or a race.
 
-    The traces are callables: Streamlit builds a file when its button is clicked (deferred
-    generation), not on every press of +1 or Play that redraws this panel."""
+    The traces are built here, as text (a few ms: a live trace holds tens of rows), and only
+    while the panel is open. Not as callables (Streamlit's deferred generation): a deferred
+    file is revoked the moment its button is drawn again, so a click that lands while a press
+    or the panel's opening redraws it fails, with a traceback in the server's log (seen with
+    eight busy sessions). A file built as text keeps its address while its content is the
+    same, and an outdated address stays served for one more run."""
     cfg = state.cfg
     if state.is_race:
         race = state.race
@@ -26,16 +30,16 @@ def _files(state: LiveState) -> tuple[list, str]:
         code = export.reproduce_race_snippet(cfg, [r.t for r in race.runs],
                                              [r.status for r in race.runs],
                                              per_decade=race.per_decade)
-        return [("race.csv", lambda: export.race_csv(race), "svmcore-race.csv", "text/csv"),
-                ("race.json", lambda: export.race_json(race, config), "svmcore-race.json",
+        return [("race.csv", export.race_csv(race), "svmcore-race.csv", "text/csv"),
+                ("race.json", export.race_json(race, config), "svmcore-race.json",
                  "application/json"),
                 ("reproduce_race.py", code, "svmcore-race.py", "text/x-python")], code
     run = state.run
     done = run.status if run.done and run.status != "time cap" else None
     code = export.reproduce_snippet(cfg, run.t, n_before_edit=state.data.n_before_edit,
                                     finished=done, per_decade=run.per_decade)
-    return [("trace.csv", lambda: export.trace_csv(run), "svmcore-trace.csv", "text/csv"),
-            ("trace.json", lambda: export.trace_json(run, cfg), "svmcore-trace.json",
+    return [("trace.csv", export.trace_csv(run), "svmcore-trace.csv", "text/csv"),
+            ("trace.json", export.trace_json(run, cfg), "svmcore-trace.json",
              "application/json"),
             ("reproduce.py", code, "svmcore-reproduce.py", "text/x-python")], code
 
@@ -75,7 +79,7 @@ def export_panel(inst: Instance) -> None:
                 st.caption("Too many clicked edits for a link: they are left out of it.")
             for col, (label, text, name, mime) in zip(st.columns(3), files):
                 col.download_button(label, text, file_name=name, mime=mime,
-                                    key=inst.key(f"dl_{label}", keep=False),
+                                    key=inst.key(f"dl_{label}", keep=False), on_click="ignore",
                                     icon=":material/download:", width="stretch")
             st.caption("The figure: the camera button of the chart's toolbar saves it as PNG.")
             st.markdown("**Reproduce this outside the app** (same data, seed and parameters: "
