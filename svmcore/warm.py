@@ -39,7 +39,8 @@ _done = threading.Event()
 _go = threading.Event()          # set by wait(): whoever needs the warm-up now should not wait
 _thread: threading.Thread | None = None
 _state = {"total": 0, "finished": 0, "current": "", "problems": [], "started": None,
-          "seconds": None, "delayed": 0.0, "after": None, "last_request": None}
+          "seconds": None, "delayed": 0.0, "after": None, "after_ended": None,
+          "last_request": None}
 
 
 def plan() -> list[tuple[str, dict]]:
@@ -62,18 +63,31 @@ def plan() -> list[tuple[str, dict]]:
 #: Seconds without an HTTP request after which the server counts as quiet.
 QUIET_S = 0.5
 
+#: Seconds after the first page's script run has ended during which the warm-up still waits:
+#: the browser is laying that page out (loading and running the code of its elements, no
+#: request to the server for ~1.5 s of it), and on a 2-core machine a thread compiling or
+#: loading solvers takes one of the two cores from chromium. A Play or Step that needs the
+#: solvers meanwhile ends the wait at once (:func:`wait`).
+SETTLE_S = 2.5
+
 
 def _yield_to_pages(max_delay: float) -> None:
     # Give way to the pages: while the app's first script run is running (the first page is
     # built without this thread competing for the GIL) and while the server is answering
     # requests (a browser fetches ~100 files of Streamlit's frontend after its first script
-    # run: each waited for the GIL behind a warm-up step), unless someone waits for us; at
-    # most max_delay seconds in all.
+    # run: each waited for the GIL behind a warm-up step) and for SETTLE_S after that first
+    # run (the browser lays the page out), unless someone waits for us; at most max_delay
+    # seconds in all.
     while not _go.is_set() and _state["delayed"] < max_delay:
         after = _state["after"]
         running = after is not None and after.is_alive()
+        now = time.monotonic()
+        if after is not None and not running and _state["after_ended"] is None:
+            _state["after_ended"] = now
+        ended = _state["after_ended"]
+        settling = ended is not None and now - ended < SETTLE_S
         last = _state["last_request"]
-        if not running and (last is None or time.monotonic() - last() >= QUIET_S):
+        if not running and not settling and (last is None or now - last() >= QUIET_S):
             return
         t0 = time.monotonic()
         _go.wait(0.02)
@@ -178,9 +192,25 @@ async def lifespan(_app):
     browser get the GIL sooner."""
     switch = sys.getswitchinterval()
     sys.setswitchinterval(0.0005)
+    _skip_direct_execution_check()
     threading.Thread(target=_load_first_page, args=(switch,), name="svmcore-preload",
                      daemon=True).start()
     yield
+
+
+def _skip_direct_execution_check() -> None:
+    """The first element a Streamlit process draws asks whether it runs in a REPL or outside
+    `streamlit run` (to print a warning once): ``inspect.stack()``, which resolves the real
+    path of every loaded module's file. With numpy, numba, scipy and Streamlit loaded that took
+    0.35 s of the first page's script run here. This server is `streamlit run` by construction
+    (it is the lifespan of app.py's ``st.App``), so the check is marked as done. A Streamlit
+    without this flag (a private name) only keeps its check."""
+    try:
+        from streamlit import delta_generator
+        if hasattr(delta_generator, "_use_warning_has_been_displayed"):
+            delta_generator._use_warning_has_been_displayed = True
+    except Exception:  # noqa: BLE001 - an optimisation only
+        pass
 
 
 class _NoteRequests:

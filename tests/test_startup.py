@@ -209,3 +209,43 @@ def test_warm_up_lets_the_starting_thread_finish_unless_someone_waits():
         "alive = script.is_alive(); release.set()\n"
         "print(json.dumps(dict(ok=ok, took=took, alive=alive)))\n")
     assert r["ok"] and r["alive"] and r["took"] < 20
+
+
+def test_warm_up_lets_the_first_page_settle_in_the_browser_unless_someone_waits():
+    # after the first script run the browser lays the page out: the warm-up waits SETTLE_S
+    # more (here 0.6 s) before the next solver; a wait() (a Play) ends that pause at once
+    code = (
+        "import json, threading, time\n"
+        "import svmcore.run, svmcore.warm as warm\n"
+        "warm.SETTLE_S = 0.6\n"
+        "began = []\n"
+        "svmcore.run.warmup = lambda solver: began.append(time.monotonic())\n"
+        "warm.plan = lambda: [('pegasos', {}), ('smo', {})]\n"
+        "release = threading.Event()\n"
+        "script = threading.Thread(target=release.wait, args=(60,)); script.start()\n"
+        "warm.start(freeze=False, after=script, max_delay=60)\n"
+        "time.sleep(0.2); ended = time.monotonic(); release.set(); script.join()\n"
+        "WAIT\n"
+        "print(json.dumps(dict(began=[b - ended for b in began])))\n")
+    r = _python(code.replace("WAIT", "time.sleep(1.5); warm.wait(60)"))
+    assert len(r["began"]) == 2 and r["began"][0] >= 0.6 and r["began"][1] >= 0.6
+    r = _python(code.replace("WAIT", "warm.wait(60)"))
+    assert len(r["began"]) == 2 and r["began"][1] < 0.5
+
+
+def test_the_server_skips_streamlits_direct_execution_check():
+    # the first element of a process ran inspect.stack() (a realpath of every loaded module's
+    # file: 0.35 s of the first page here) to warn about running outside `streamlit run`; the
+    # app server's lifespan is `streamlit run` by construction and marks that check as done
+    r = _python(
+        "import asyncio, json\n"
+        "import svmcore.warm as warm\n"
+        "warm.start = lambda **kw: None\n"
+        "from streamlit import delta_generator as dg\n"
+        "before = dg._use_warning_has_been_displayed\n"
+        "async def go():\n"
+        "    async with warm.lifespan(None):\n"
+        "        pass\n"
+        "asyncio.run(go())\n"
+        "print(json.dumps(dict(before=before, after=dg._use_warning_has_been_displayed)))\n")
+    assert r == {"before": False, "after": True}
