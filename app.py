@@ -12,7 +12,16 @@ from __future__ import annotations
 import streamlit as st
 
 if __name__ != "__main__":                  # imported by `streamlit run`: the server
+    from streamlit import delta_generator
+
     from svmcore import warm                 # (stdlib only: the server starts at once)
+
+    # The first element a Streamlit process draws checks whether it runs outside `streamlit
+    # run` (to warn once) with inspect.stack(): a realpath of every loaded module's file, 0.35 s
+    # of the first page here. This server is `streamlit run`: mark the check done (a private
+    # name; a Streamlit without it only keeps its check).
+    if hasattr(delta_generator, "_use_warning_has_been_displayed"):
+        delta_generator._use_warning_has_been_displayed = True
 
     app = st.App("app.py", lifespan=warm.lifespan, middleware=warm.middleware())
 

@@ -192,25 +192,9 @@ async def lifespan(_app):
     browser get the GIL sooner."""
     switch = sys.getswitchinterval()
     sys.setswitchinterval(0.0005)
-    _skip_direct_execution_check()
     threading.Thread(target=_load_first_page, args=(switch,), name="svmcore-preload",
                      daemon=True).start()
     yield
-
-
-def _skip_direct_execution_check() -> None:
-    """The first element a Streamlit process draws asks whether it runs in a REPL or outside
-    `streamlit run` (to print a warning once): ``inspect.stack()``, which resolves the real
-    path of every loaded module's file. With numpy, numba, scipy and Streamlit loaded that took
-    0.35 s of the first page's script run here. This server is `streamlit run` by construction
-    (it is the lifespan of app.py's ``st.App``), so the check is marked as done. A Streamlit
-    without this flag (a private name) only keeps its check."""
-    try:
-        from streamlit import delta_generator
-        if hasattr(delta_generator, "_use_warning_has_been_displayed"):
-            delta_generator._use_warning_has_been_displayed = True
-    except Exception:  # noqa: BLE001 - an optimisation only
-        pass
 
 
 class _NoteRequests:

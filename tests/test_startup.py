@@ -236,16 +236,12 @@ def test_warm_up_lets_the_first_page_settle_in_the_browser_unless_someone_waits(
 def test_the_server_skips_streamlits_direct_execution_check():
     # the first element of a process ran inspect.stack() (a realpath of every loaded module's
     # file: 0.35 s of the first page here) to warn about running outside `streamlit run`; the
-    # app server's lifespan is `streamlit run` by construction and marks that check as done
+    # server (app.py imported by `streamlit run`, not run as __main__) marks that check as done
     r = _python(
-        "import asyncio, json\n"
-        "import svmcore.warm as warm\n"
-        "warm.start = lambda **kw: None\n"
+        "import json, runpy\n"
         "from streamlit import delta_generator as dg\n"
         "before = dg._use_warning_has_been_displayed\n"
-        "async def go():\n"
-        "    async with warm.lifespan(None):\n"
-        "        pass\n"
-        "asyncio.run(go())\n"
-        "print(json.dumps(dict(before=before, after=dg._use_warning_has_been_displayed)))\n")
-    assert r == {"before": False, "after": True}
+        "ns = runpy.run_path('app.py', run_name='app')\n"
+        "print(json.dumps(dict(before=before, after=dg._use_warning_has_been_displayed,\n"
+        "                      server=type(ns['app']).__name__)))\n")
+    assert r == {"before": False, "after": True, "server": "App"}
