@@ -12,8 +12,9 @@ compiling), ``status()`` says how far it is, for a note on the page.
 The app server starts it as it starts (:func:`lifespan` and :func:`middleware`, app.py's
 ``st.App``): the first page's modules are imported and the default solver's code is loaded while
 a browser is still fetching Streamlit's frontend. The first script run registers itself with
-``start(after=…)``; from then on the warm-up waits between solvers while that run is running and
-while the server is answering requests (a browser fetching the page's code and fonts).
+``start(after=…)``; from then on the warm-up waits between solvers while that run is running,
+for ``SETTLE_S`` after it (the browser lays the page out) and while the server is answering
+requests (a browser fetching the page's code and fonts).
 
 Nothing here imports streamlit (the app calls ``start()``, the kit ``wait()``; the preload
 imports the kit by name).
@@ -176,14 +177,6 @@ def start(freeze: bool = True, after: threading.Thread | None = None,
 _last_request = [float("-inf")]          # time.monotonic() of the server's latest request
 
 
-def _load_first_page(switch: float) -> None:
-    try:
-        start(preload=FIRST_PAGE, last_request=lambda: _last_request[0], switch_interval=switch)
-    except BaseException:
-        sys.setswitchinterval(switch)
-        raise
-
-
 @contextlib.asynccontextmanager
 async def lifespan(_app):
     """The app server's lifespan (app.py's ``st.App``): the warm-up starts with the server, the
@@ -192,8 +185,11 @@ async def lifespan(_app):
     browser get the GIL sooner."""
     switch = sys.getswitchinterval()
     sys.setswitchinterval(0.0005)
-    threading.Thread(target=_load_first_page, args=(switch,), name="svmcore-preload",
-                     daemon=True).start()
+    try:                           # start() only starts the warm-up thread: the server goes on
+        start(preload=FIRST_PAGE, last_request=lambda: _last_request[0], switch_interval=switch)
+    except BaseException:
+        sys.setswitchinterval(switch)
+        raise
     yield
 
 
