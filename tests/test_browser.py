@@ -9,6 +9,7 @@ Skipped when /usr/bin/chromium is missing (CI installs it with ``apt-get install
 """
 from __future__ import annotations
 
+import json
 import re
 import time
 from pathlib import Path
@@ -114,6 +115,14 @@ def test_playground_in_browser(server):
             page.wait_for_timeout(2500)
             t2 = _as_int(_tile(page, "iteration t"))
             assert t2 > t1, "playing did not advance the run"
+            # the export panel opened while playing describes the run on screen, not the run
+            # as it was when Play was pressed (a shared timeline plays it; the trace had t1)
+            page.get_by_text("Share and export", exact=True).first.click()
+            with page.expect_download(timeout=60_000) as info:
+                page.get_by_role("button", name="trace.json").click()
+            doc = json.loads(Path(info.value.path()).read_text())
+            assert doc["t"] >= t2 > t1 and len(doc["trace"]) > 1, (doc["t"], t1, t2)
+            page.get_by_text("Share and export", exact=True).first.click()      # closed again
             pause = _button(page, "Pause")
             if pause.is_enabled():
                 pause.click()

@@ -7,6 +7,7 @@ from urllib.parse import urlencode
 import streamlit as st
 
 from .. import export
+from .live import catch_up
 from .state import Instance, LiveState, describe
 from .urls import link_query
 
@@ -65,6 +66,7 @@ def export_panel(inst: Instance) -> None:
                          key=export_key(inst), on_change="rerun") as panel:
             if not panel.open:
                 return
+            catch_up(inst)                 # playing on a shared timeline: the run on screen
             files, code = _files(state)
             t = None if state.is_race else state.run.t
             st.markdown("**Link at this t** — the address bar holds this configuration and the "

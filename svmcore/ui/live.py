@@ -253,17 +253,31 @@ def _share(inst) -> None:
         inst.shared = [timeline, at, at, factor, frame_of]   # [timeline, position, drawn, …]
 
 
+def _replay_to(inst, moment) -> None:
+    """Advance the session's own run to a moment of the shared timeline it showed (the same
+    seeded run, so the same state)."""
+    if moment is not None and inst.live is not None and moment.t > inst.live.run.t:
+        try:
+            inst.live.run.advance_iters(moment.t - inst.live.run.t)
+        except Exception as exc:  # noqa: BLE001 - shown, the session goes on
+            inst.tick_error = describe(exc)
+
+
+def catch_up(inst) -> None:
+    """While playing on a shared timeline, bring the session's own run to the moment on
+    screen and stay on the timeline: what the export panel describes (its link, trace and
+    script) is then the run the page shows, not the run as it was when Play was pressed."""
+    if inst.shared is not None:
+        _replay_to(inst, inst.moment)
+
+
 def unshare(inst) -> None:
-    """Leave the shared timeline: the session's own run replays to the moment it showed (the
-    same seeded run, so the same state), and goes on from there."""
+    """Leave the shared timeline: the session's own run replays to the moment it showed, and
+    goes on from there."""
     if inst.shared is None:
         return
     m, inst.shared, inst.moment = inst.moment, None, None
-    if m is not None and inst.live is not None and m.t > inst.live.run.t:
-        try:
-            inst.live.run.advance_iters(m.t - inst.live.run.t)
-        except Exception as exc:  # noqa: BLE001 - shown, the session goes on
-            inst.tick_error = describe(exc)
+    _replay_to(inst, m)
     if inst.live is not None:
         inst.drawn = _position(inst.live)
 
