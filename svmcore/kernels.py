@@ -227,13 +227,106 @@ def kernel_block(code, kp, Ad, Adata, Aind, Aptr, Asq, asp, Bd, Bdata, Bind, Bpt
     return K
 
 
+# exp for the RBF kernel's exponents, in a form LLVM vectorises (libm's exp is a call per value:
+# ~5 ns here, most of an RBF kernel value's cost). Cody-Waite reduction x = k·ln 2 + r with
+# |r| ≤ ln 2 / 2 (ln 2 split in fdlibm's two parts, so k·_LN2_HI is exact), e^r by its Taylor
+# polynomial of degree 13 (truncation < 1e-17 relative), 2^k put into the exponent bits.
+# Within 1 ulp of libm's exp on [-708, 0] (tests/test_kernels.py); values outside that range,
+# NaN and ±inf take libm's exp in a fix-up pass.
+_LOG2E = 1.4426950408889634
+_LN2_HI = 6.93147180369123816490e-01
+_LN2_LO = 1.90821492927058770002e-10
+_ROUND = 6755399441055744.0        # 1.5·2⁵²: (x + _ROUND) − _ROUND is x rounded to an integer
+_EXP_LO, _EXP_HI = -708.0, 700.0   # 2^k stays a normal number in between
+
+
+@njit
+def exp_into(src, dst, work, m):
+    """dst[:m] = exp(src[:m]), ``work`` a float64 scratch of ≥ m values (see the note above)."""
+    for i in range(m):
+        v = src[i]
+        v = v if v > _EXP_LO else _EXP_LO
+        v = v if v < _EXP_HI else _EXP_HI
+        s = v * _LOG2E + _ROUND
+        k = s - _ROUND
+        r = (v - k * _LN2_HI) - k * _LN2_LO
+        dst[i] = 1.0 + r * (1.0 + r * (1 / 2 + r * (1 / 6 + r * (1 / 24 + r * (
+            1 / 120 + r * (1 / 720 + r * (1 / 5040 + r * (1 / 40320 + r * (
+                1 / 362880 + r * (1 / 3628800 + r * (1 / 39916800 + r * (
+                    1 / 479001600 + r * (1 / 6227020800)))))))))))))
+        work[i] = s                # the low bits of s hold k
+    bits = work.view(np.int64)
+    for i in range(m):
+        bits[i] = (bits[i] + 1023) << 52          # the float 2^k
+    for i in range(m):
+        dst[i] *= work[i]
+    for i in range(m):
+        v = src[i]
+        if not (_EXP_LO <= v <= _EXP_HI):          # tiny, huge, NaN: libm's value
+            dst[i] = math.exp(v)
+
+
+@njit_reduce
+def _dot(a, b, m):
+    s = 0.0
+    for k in range(m):
+        s += a[k] * b[k]
+    return s
+
+
+#: the dense RBF expansion gathers the centres into a d × m block up to this many values
+#: (32 MB); beyond it the pairwise loop is used
+GATHER_MAX = 1 << 22
+
+
+@njit
+def _rbf_expansion_dense(g, Ad, Asq, Bd, Bsq, idx, coef, out):
+    """:func:`kernel_expansion` for dense rows and the RBF kernel: the centres gathered once
+    into a d × m block, the squared distances of a row to all of them by a vectorised loop,
+    then :func:`exp_into`. Each kernel value agrees with the pairwise loop's to ~1e-16
+    relative (the order of the inner product's sum and the exp differ in the last bit)."""
+    nA, d = Ad.shape
+    m = idx.shape[0]
+    C = np.empty((d, m))
+    csq = np.empty(m)
+    for k in range(m):
+        j = idx[k]
+        csq[k] = Bsq[j]
+        for f in range(d):
+            C[f, k] = Bd[j, f]
+    arg = np.empty(m)
+    val = np.empty(m)
+    work = np.empty(m)
+    for i in range(nA):
+        for k in range(m):
+            arg[k] = 0.0
+        for f in range(d):
+            a = Ad[i, f]
+            Cf = C[f]
+            for k in range(m):
+                arg[k] += a * Cf[k]
+        sa = Asq[i]
+        for k in range(m):
+            d2 = sa + csq[k] - 2.0 * arg[k]
+            if d2 < 0.0:
+                d2 = 0.0
+            arg[k] = -g * d2
+        exp_into(arg, val, work, m)
+        out[i] = _dot(coef, val, m)
+    return nA * m
+
+
 @njit
 def kernel_expansion(code, kp, Ad, Adata, Aind, Aptr, Asq, asp,
                      Bd, Bdata, Bind, Bptr, Bsq, idx, coef, out):
     """out[i] = Σ_m coef[m] · k(A_i, B_idx[m]) for every row i of A (decision values of a
-    kernel expansion over the support vectors ``idx``). Returns the kernel evaluations done."""
+    kernel expansion over the support vectors ``idx``). Returns the kernel evaluations done.
+    Dense rows with the RBF kernel take :func:`_rbf_expansion_dense` (3-4× faster: a live
+    page's snapshot, 2,000 points × 1,000 support vectors, 35 → ~10 ms)."""
     nA = Asq.shape[0]
     m = idx.shape[0]
+    if code == 1 and not asp and Ad.shape[1] * m <= GATHER_MAX:
+        return _rbf_expansion_dense(kp[0], Ad, Asq, Bd, Bsq, idx, coef, out)
     row = np.empty(m)
     for i in range(nA):
         kernel_row(code, kp, Ad, Adata, Aind, Aptr, Asq, asp, i, Bd, Bdata, Bind, Bptr, Bsq,
@@ -276,7 +369,8 @@ def kernel_matrix(X, Y=None, kernel: str = "rbf", gamma: float = 1.0, coef0: flo
 
 def expansion_by_matmul(code: int, kp: np.ndarray, A: Rows, B: Rows, idx, coef,
                         out: np.ndarray, block: int = 4096, max_dense: int = 20_000_000) -> int:
-    """out[i] = Σ_m coef[m] · k(A_i, B_idx[m]), like :func:`kernel_expansion`, but with the inner
+    """out[i] = Σ_m coef[m] · k(A_i, B_idx[m]), like :func:`kernel_expansion` (which it calls for
+    dense rows and the RBF kernel: faster there), but with the inner
     products of a block of A's rows against all of B_idx from one matrix product (BLAS) and the
     kernel applied elementwise: for dense data and a few hundred centres this is several times
     faster than the pairwise loop (covtype, 50,000 × 400 × 54: 0.54 s → ≈ 0.1 s on one core).
@@ -291,7 +385,9 @@ def expansion_by_matmul(code: int, kp: np.ndarray, A: Rows, B: Rows, idx, coef,
         out[:] = 0.0
         return 0
     coef = np.ascontiguousarray(coef, dtype=np.float64)
-    if m * A.d > max_dense:
+    if m * A.d > max_dense or (code == RBF and not A.sparse and m * A.d <= GATHER_MAX):
+        # dense RBF: the compiled expansion (vectorised exp, one thread) is ~2× faster than
+        # the product + np.exp here (20,000 × 2,000 × 22: 0.28 s against 0.54 s)
         return kernel_expansion(code, kp, *_split(A), *_split(B)[:5], idx, coef, out)
     P = B.take(idx).to_scipy()
     P = P.toarray() if sp.issparse(P) else P

@@ -111,3 +111,50 @@ def test_expansion_switches_to_matmul_for_large_evaluations(monkeypatch):
     assert calls == [1]
     np.testing.assert_allclose(big, small, rtol=1e-12, atol=1e-13)
     np.testing.assert_allclose(big, rbf_kernel(A, B, gamma=0.37) @ coef, rtol=1e-10)
+
+
+def test_vectorised_exp_is_within_one_ulp_of_libm_and_keeps_the_special_values():
+    """exp_into (the RBF expansion's exp): ≤ 1 ulp from np.exp on the exponents an RBF kernel
+    gives (≤ 0, down to underflow); NaN, ±inf, ±0 and the subnormal range as libm has them."""
+    from svmcore.kernels import exp_into
+    x = np.concatenate([np.linspace(-708.0, 0.0, 400_001), -np.logspace(-300, 2, 20_001),
+                        [0.0, -0.0, -5e-324, np.nan, -np.inf, np.inf, -708.5, -745.1, -746.0,
+                         -1e308, 1.0, 699.0, 710.0]])
+    got, work = np.empty_like(x), np.empty_like(x)
+    exp_into(x, got, work, x.size)
+    with np.errstate(over="ignore"):
+        ref = np.exp(x)
+    fin = np.isfinite(ref) & (ref > 0)
+    ulp = np.abs(got[fin] - ref[fin]) / np.spacing(ref[fin])
+    assert ulp.max() <= 1.0
+    np.testing.assert_array_equal(got[~fin], ref[~fin])           # 0, inf, NaN exactly
+    assert np.array_equal(np.isnan(got), np.isnan(x))
+    # only the first m values are written
+    got2 = np.full(5, 7.0)
+    exp_into(np.zeros(5), got2, np.empty(5), 3)
+    np.testing.assert_array_equal(got2, [1.0, 1.0, 1.0, 7.0, 7.0])
+
+
+@pytest.mark.parametrize("d", [1, 2, 54])
+def test_dense_rbf_expansion_agrees_with_the_pairwise_values(d):
+    """The dense RBF expansion (centres gathered, vectorised distances and exp) against an
+    exact NumPy evaluation of the same sum, repeated support indices and a NaN row included."""
+    r = np.random.default_rng(d)
+    X = r.normal(size=(300, d)) * 2.0
+    gamma = 3.0 / d
+    idx = np.concatenate([r.choice(300, 120, replace=False), [4, 4]]).astype(np.int64)
+    coef = r.normal(size=idx.size)
+    R = as_rows(X)
+    code, kp = kernel_params("rbf", gamma=gamma)
+    out = np.zeros(300)
+    assert kernel_expansion(code, kp, *rows_args(R), *rows_args(R)[:5], idx, coef, out) == 300 * idx.size
+    D2 = ((X[:, None, :] - X[idx][None, :, :]) ** 2).sum(-1)
+    ref = np.exp(-gamma * D2) @ coef
+    np.testing.assert_allclose(out, ref, rtol=0, atol=1e-13 * np.abs(coef).sum())
+    Xn = X.copy()
+    Xn[7, 0] = np.nan
+    Rn = as_rows(Xn)
+    out = np.zeros(300)
+    kernel_expansion(code, kp, *rows_args(Rn), *rows_args(Rn)[:5], idx, coef, out)
+    assert np.isnan(out[7])                       # a NaN row stays NaN (the divergence checks)
+    assert np.isnan(out).sum() == (1 if 7 not in idx else 300)
