@@ -27,8 +27,8 @@ import sys
 import threading
 import time
 
-__all__ = ["FIRST_PAGE", "lifespan", "middleware", "plan", "problems", "ready", "start",
-           "status", "wait"]
+__all__ = ["FIRST_PAGE", "frames", "lifespan", "middleware", "plan", "problems", "ready",
+           "start", "status", "wait"]
 
 #: What the app's first page imports (app.py, pages/playground.py and what they pull in): the
 #: server loads them when it starts (``start(preload=FIRST_PAGE)``), before any browser asks.
@@ -95,6 +95,19 @@ def _yield_to_pages(max_delay: float) -> None:
         _state["delayed"] += time.monotonic() - t0
 
 
+def frames() -> None:
+    """Load (or compile, ~4 s on an empty cache) the compiled code every live frame after the
+    first one runs: the level lines (svmcore.contour). The first page needs none (its field is
+    flat); the server's warm-up calls this right after the first page's solver."""
+    try:
+        import numpy as np
+
+        from .contour import level_polylines
+        level_polylines(np.array([[-1.0, 1.0], [1.0, -1.0]]), np.arange(2.0), np.arange(2.0))
+    except Exception as exc:  # noqa: BLE001 - reported by problems(), the app goes on
+        _state["problems"].append(f"level lines: {type(exc).__name__}: {exc}")
+
+
 def _work(freeze: bool, max_delay: float, preload: tuple[str, ...],
           switch_interval: float | None = None) -> None:
     import importlib
@@ -125,6 +138,8 @@ def _work(freeze: bool, max_delay: float, preload: tuple[str, ...],
         except Exception as exc:  # noqa: BLE001
             _state["problems"].append(f"{_state['current']}: {type(exc).__name__}: {exc}")
         _state["finished"] += 1
+        if k == 0 and preload:
+            frames()
     _state["current"] = ""
     if switch_interval is not None:
         sys.setswitchinterval(switch_interval)

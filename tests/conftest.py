@@ -38,7 +38,7 @@ def pytest_sessionstart(session):
         compileall.compile_dir(root / part, quiet=1)
     compileall.compile_file(root / "app.py", quiet=1)
     r = subprocess.run([sys.executable, "-c", "from svmcore import warm\n"
-                        "warm.start(freeze=False); warm.wait(None)\n"
+                        "warm.start(freeze=False); warm.wait(None); warm.frames()\n"
                         "assert not warm.problems(), warm.problems()"],
                        cwd=Path(__file__).resolve().parents[1], capture_output=True, text=True)
     if r.returncode != 0:

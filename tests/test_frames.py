@@ -116,3 +116,31 @@ def test_curve_panels_in_percent_with_change_marks():
     assert panels[1]["percent"] and not panels[0]["percent"] and panels[0]["log_y"]
     fr = curves_frame(panels, marks=[{"x": 2, "label": "η0 = 0.1"}])
     assert fr["x_title"] == "iteration t" and fr["marks"][0]["label"] == "η0 = 0.1"
+
+
+def test_level_lines_are_exactly_the_marching_squares_segments_on_rough_fields():
+    """The compiled chaining (svmcore.contour) against zero_contour on fields with several
+    pieces, closed loops, saddles, plateaus and nodes exactly on the level: the same crossing
+    points, and the consecutive pairs of the polylines are exactly zero_contour's segments."""
+    from collections import Counter
+    rng = np.random.default_rng(1)
+    xs, ys = np.linspace(-2, 2, 60), np.linspace(-1.5, 1.5, 45)
+    X, Y = np.meshgrid(xs, ys)
+    for trial in range(30):
+        c, w = rng.normal(size=(8, 2)) * 1.5, rng.normal(size=8)
+        Z = sum(wk * np.exp(-3 * ((X - a) ** 2 + (Y - b) ** 2)) for wk, (a, b) in zip(w, c))
+        if trial % 3 == 0:
+            Z = np.round(Z, 1)
+        for level in (0.0, 0.1, -0.1):
+            lx, ly = level_lines(Z, xs, ys, level)
+            sx, sy = zero_contour(Z, xs, ys, level)
+            seg = Counter(frozenset(map(tuple, s)) for s in np.c_[sx, sy].reshape(-1, 3, 2)[:, :2])
+            P = np.c_[lx, ly]
+            pairs = [frozenset((tuple(P[k]), tuple(P[k + 1]))) for k in range(len(P) - 1)
+                     if np.isfinite(P[k, 0]) and np.isfinite(P[k + 1, 0])]
+            assert Counter(pairs) == seg, (trial, level)
+            # each crossing once: a piece of m segments has m + 1 points (a loop repeats its
+            # first point at its end)
+            n_pieces = np.isnan(lx).sum() + (lx.size > 0)
+            assert np.isfinite(lx).sum() == len(pairs) + n_pieces
+    assert level_lines(np.zeros((1, 5)), xs[:5], ys[:1])[0].size == 0

@@ -16,7 +16,7 @@ import zlib
 import numpy as np
 
 from ._base import FIELD_COLORSCALE
-from .plane import zero_contour
+from ..contour import level_polylines
 
 
 def _hex(c: str) -> tuple[int, int, int]:
@@ -72,53 +72,7 @@ def data_uri(png: bytes) -> str:
 
 
 def level_lines(z, xs, ys, level: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
-    """The level line ``z = level`` as polylines: ``(x, y)`` with NaN between pieces. The
-    marching-squares segments of :func:`~svmcore.viz.plane.zero_contour` are chained where they
-    share an end, so each crossing point is sent once instead of twice."""
-    sx, sy = zero_contour(z, xs, ys, level)
-    if sx.size == 0:
-        return sx, sy
-    seg = np.column_stack([sx, sy]).reshape(-1, 3, 2)[:, :2, :]        # (m, 2 ends, xy)
-    # ends are exact copies of the same edge crossing: round to merge float noise only
-    keys = np.round(seg.reshape(-1, 2), 9)
-    _, ident = np.unique(keys, axis=0, return_inverse=True)
-    ident = ident.reshape(-1, 2)
-    m = ident.shape[0]
-    at: dict[int, list[int]] = {}
-    for s in range(m):
-        for e in (0, 1):
-            at.setdefault(int(ident[s, e]), []).append(s)
-    used = np.zeros(m, dtype=bool)
-    px: list[float] = []
-    py: list[float] = []
-
-    def walk(s: int, e: int) -> list[int]:
-        """Segments from ``s`` leaving through its end ``e``: the chain of end ids."""
-        out = []
-        while True:
-            nxt = int(ident[s, e])
-            out.append(nxt)
-            cand = [c for c in at.get(nxt, ()) if not used[c]]
-            if not cand:
-                return out
-            s = cand[0]
-            used[s] = True
-            e = 1 if int(ident[s, 0]) == nxt else 0
-
-    coords = {}
-    for s in range(m):
-        for e in (0, 1):
-            coords[int(ident[s, e])] = seg[s, e]
-    for s in range(m):
-        if used[s]:
-            continue
-        used[s] = True
-        fwd = walk(s, 1)
-        back = walk(s, 0)
-        chain = back[::-1] + fwd
-        for k in chain:
-            px.append(coords[k][0])
-            py.append(coords[k][1])
-        px.append(np.nan)
-        py.append(np.nan)
-    return np.asarray(px[:-1]), np.asarray(py[:-1])
+    """The level line ``z = level`` as polylines: ``(x, y)`` with NaN between pieces — the
+    crossing points of :func:`~svmcore.viz.plane.zero_contour`'s marching squares, chained by
+    the grid edge they lie on, so each is sent once (compiled: :mod:`svmcore.contour`)."""
+    return level_polylines(z, xs, ys, level)
