@@ -84,6 +84,37 @@ def test_numba_cache_dir_set_by_the_user_is_respected_and_created(tmp_path):
     assert list(mine.rglob("*.nbi")), "numba wrote no cache index there"
 
 
+def test_a_changed_source_starts_the_cache_afresh(tmp_path):
+    """numba checks a cached function against its own file only: solvers compiled with an old
+    kernels.kernel_row would keep it. When any svmcore source differs from the one the cache
+    was written for, this checkout's cache folders are emptied (others are left alone)."""
+    import svmcore.solvers.smo as smo
+    from svmcore import _cachedir
+    root = str(tmp_path / "cache")
+    mine = [_cachedir._numba_subdir(root, os.path.dirname(smo.__file__)),
+            _cachedir._numba_subdir(root, os.path.dirname(_cachedir.__file__))]
+    other = os.path.join(root, "solvers_" + "0" * 40)          # another checkout's
+    for d in mine + [other]:
+        os.makedirs(d)
+        Path(d, "kernel_row-1.py311.nbi").write_text("old")
+    assert _cachedir.drop_stale(root) is True                   # no stamp: written for others
+    assert not any(Path(d, "kernel_row-1.py311.nbi").exists() for d in mine)
+    assert Path(other, "kernel_row-1.py311.nbi").exists()
+    stamp = Path(mine[1], _cachedir._STAMP)
+    assert stamp.read_text().strip() == _cachedir.sources_fingerprint()
+    # the same sources in a new process: the cache is kept
+    os.makedirs(mine[0], exist_ok=True)
+    Path(mine[0], "kept.nbi").write_text("new")
+    r = _python("import json\nfrom svmcore import _cachedir\n"
+                f"print(json.dumps(dict(dropped=_cachedir.drop_stale({root!r}))))\n")
+    assert r["dropped"] is False and Path(mine[0], "kept.nbi").exists()
+    # a different source (as after an edit or an upgrade): dropped
+    stamp.write_text("0" * 40 + "\n")
+    r = _python("import json\nfrom svmcore import _cachedir\n"
+                f"print(json.dumps(dict(dropped=_cachedir.drop_stale({root!r}))))\n")
+    assert r["dropped"] is True and not Path(mine[0], "kept.nbi").exists()
+
+
 def test_numba_imported_first_still_gets_the_folder(tmp_path):
     code = ("import json, os\n"
             "os.environ.pop('NUMBA_CACHE_DIR', None)\n"
