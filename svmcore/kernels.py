@@ -199,6 +199,26 @@ def kernel_row(code, kp, Ad, Adata, Aind, Aptr, Asq, asp, i,
     Sparse rows: A_i is scattered once into a dense work vector, so each value costs O(nnz(B_j)).
     """
     m = idx.shape[0]
+    if code == 1:
+        # RBF: the exponents first, then exp_into over the row (vectorised; within 1 ulp of
+        # the one-value-at-a-time libm exp, ~2× faster a row)
+        arg = np.empty(m)
+        scratch = np.empty(m)
+        g, sa = kp[0], Asq[i]
+        work = np.zeros(Ad.shape[1] if asp else 0)      # A_i scattered (sparse rows)
+        if asp:
+            for p in range(Aptr[i], Aptr[i + 1]):
+                work[Aind[p]] = Adata[p]
+        for k in range(m):
+            j = idx[k]
+            dot = (sparse_dot(Bdata, Bind, Bptr, j, work) if asp
+                   else dense_rows_dot(Ad, i, Bd, j))
+            d2 = sa + Bsq[j] - 2.0 * dot
+            if d2 < 0.0:
+                d2 = 0.0
+            arg[k] = -g * d2
+        exp_into(arg, out, scratch, m)
+        return m
     if not asp:
         for k in range(m):
             j = idx[k]
@@ -264,6 +284,26 @@ def exp_into(src, dst, work, m):
         v = src[i]
         if not (_EXP_LO <= v <= _EXP_HI):          # tiny, huge, NaN: libm's value
             dst[i] = math.exp(v)
+
+
+@njit
+def _rbf_rows_finish(D, asq, csq, g, coef, out):
+    """out[i] = Σ_k coef[k] · exp(−g · max(asq[i] + csq[k] − 2·D[i, k], 0)) for the inner
+    products D of a block of rows with the centres: one pass over D (the NumPy version
+    streamed the block through memory six times and took ~10 ns per np.exp value)."""
+    nb, m = D.shape
+    arg = np.empty(m)
+    val = np.empty(m)
+    work = np.empty(m)
+    for i in range(nb):
+        sa = asq[i]
+        for k in range(m):
+            d2 = sa + csq[k] - 2.0 * D[i, k]
+            if d2 < 0.0:
+                d2 = 0.0
+            arg[k] = -g * d2
+        exp_into(arg, val, work, m)
+        out[i] = _dot(coef, val, m)
 
 
 @njit_reduce
@@ -395,25 +435,20 @@ def expansion_by_matmul(code: int, kp: np.ndarray, A: Rows, B: Rows, idx, coef,
         w = coef @ P
         linear_scores(A.dense, A.data, A.indices, A.indptr, A.sparse, w, out)
         return A.n * m
-    sqP = B.sqnorm[idx]
+    sqP = np.ascontiguousarray(B.sqnorm[idx], dtype=np.float64)
     M = A.to_scipy()
     densify = A.sparse and A.d <= 1024          # a dense block makes the product a BLAS gemm
-    block = max(16, min(block, (1 << 21) // m))  # ≤ 16 MB of kernel values at a time
+    block = max(16, min(block, (1 << 18) // m))  # ≤ 2 MB of inner products at a time (cache)
     for a in range(0, A.n, block):
         b = min(a + block, A.n)
         Mb = M[a:b].toarray() if densify else M[a:b]
-        D = np.asarray(Mb @ P.T)
+        D = np.ascontiguousarray(Mb @ P.T, dtype=np.float64)
         if code == RBF:
-            D *= 2.0
-            D -= A.sqnorm[a:b, None]
-            D -= sqP[None, :]
-            np.minimum(D, 0.0, out=D)
-            D *= kp[0]
-            np.exp(D, out=D)
-        else:
-            D *= kp[0]
-            D += kp[1]
-            np.power(D, kp[2], out=D)
+            _rbf_rows_finish(D, A.sqnorm[a:b], sqP, float(kp[0]), coef, out[a:b])
+            continue
+        D *= kp[0]
+        D += kp[1]
+        np.power(D, kp[2], out=D)
         np.dot(D, coef, out=out[a:b])
     return A.n * m
 
