@@ -17,8 +17,11 @@ import pytest
 from svmcore.bench import papers, report, tta
 from svmcore.config import config_from_query, race_config_from_query
 
-pytestmark = pytest.mark.skipif(not os.environ.get("SVMCORE_DATA"),
-                                reason="needs the real datasets (SVMCORE_DATA)")
+pytestmark = [pytest.mark.skipif(not os.environ.get("SVMCORE_DATA"),
+                                 reason="needs the real datasets (SVMCORE_DATA)"),
+              # one worker runs the module: its report fixture (~9 s) is built once, not once
+              # per xdist worker
+              pytest.mark.xdist_group("test_report")]
 
 KEYS = {"suite", "dataset", "solver", "peer", "metric", "value", "peer_value", "ratio",
         "repeats", "command"}

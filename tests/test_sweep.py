@@ -27,6 +27,11 @@ C_VALUES = [0.1, 1.0, 10.0, 100.0]
 GAMMAS = [0.5, 5.0]
 
 
+# one worker runs the module: its Dask cluster and local sweep (~10 s of module fixtures) are
+# built once, not once per xdist worker
+pytestmark = pytest.mark.xdist_group("test_sweep")
+
+
 @pytest.fixture(scope="module")
 def data():
     return SweepData.toy("gaussians", n=1200, noise=0.7)
