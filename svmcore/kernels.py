@@ -149,6 +149,35 @@ def sparse_dot(data, ind, ptr, i, v):
     return s
 
 
+# exp for the RBF kernel's exponents, in a form LLVM vectorises (libm's exp is a call per value:
+# ~5 ns here, most of an RBF kernel value's cost). Cody-Waite reduction x = k·ln 2 + r with
+# |r| ≤ ln 2 / 2 (ln 2 split in fdlibm's two parts, so k·_LN2_HI is exact), e^r by its Taylor
+# polynomial of degree 13 (truncation < 1e-17 relative), 2^k put into the exponent bits.
+# Within 1 ulp of libm's exp on [-708, 0] (tests/test_kernels.py); values outside that range,
+# NaN and ±inf take libm's exp in a fix-up pass.
+_LOG2E = 1.4426950408889634
+_LN2_HI = 6.93147180369123816490e-01
+_LN2_LO = 1.90821492927058770002e-10
+_ROUND = 6755399441055744.0        # 1.5·2⁵²: (x + _ROUND) − _ROUND is x rounded to an integer
+_EXP_LO, _EXP_HI = -708.0, 700.0   # 2^k stays a normal number in between
+
+
+@njit
+def exp1(v):
+    """exp(v) for one value, with exactly :func:`exp_into`'s arithmetic (the same bits): a
+    kernel value is the same number whether a row or a single value computes it."""
+    if not (_EXP_LO <= v <= _EXP_HI):
+        return math.exp(v)
+    s = v * _LOG2E + _ROUND
+    k = s - _ROUND
+    r = (v - k * _LN2_HI) - k * _LN2_LO
+    p = 1.0 + r * (1.0 + r * (1 / 2 + r * (1 / 6 + r * (1 / 24 + r * (
+        1 / 120 + r * (1 / 720 + r * (1 / 5040 + r * (1 / 40320 + r * (
+            1 / 362880 + r * (1 / 3628800 + r * (1 / 39916800 + r * (
+                1 / 479001600 + r * (1 / 6227020800)))))))))))))
+    return math.ldexp(p, int(k))
+
+
 @njit
 def _finish(code, kp, dot, sqa, sqb):
     """Turn an inner product into a kernel value."""
@@ -158,7 +187,7 @@ def _finish(code, kp, dot, sqa, sqb):
         d2 = sqa + sqb - 2.0 * dot
         if d2 < 0.0:
             d2 = 0.0
-        return math.exp(-kp[0] * d2)
+        return exp1(-kp[0] * d2)
     return (kp[0] * dot + kp[1]) ** kp[2]
 
 
@@ -245,19 +274,6 @@ def kernel_block(code, kp, Ad, Adata, Aind, Aptr, Asq, asp, Bd, Bdata, Bind, Bpt
         kernel_row(code, kp, Ad, Adata, Aind, Aptr, Asq, asp, i, Bd, Bdata, Bind, Bptr, Bsq,
                    idx, K[i])
     return K
-
-
-# exp for the RBF kernel's exponents, in a form LLVM vectorises (libm's exp is a call per value:
-# ~5 ns here, most of an RBF kernel value's cost). Cody-Waite reduction x = k·ln 2 + r with
-# |r| ≤ ln 2 / 2 (ln 2 split in fdlibm's two parts, so k·_LN2_HI is exact), e^r by its Taylor
-# polynomial of degree 13 (truncation < 1e-17 relative), 2^k put into the exponent bits.
-# Within 1 ulp of libm's exp on [-708, 0] (tests/test_kernels.py); values outside that range,
-# NaN and ±inf take libm's exp in a fix-up pass.
-_LOG2E = 1.4426950408889634
-_LN2_HI = 6.93147180369123816490e-01
-_LN2_LO = 1.90821492927058770002e-10
-_ROUND = 6755399441055744.0        # 1.5·2⁵²: (x + _ROUND) − _ROUND is x rounded to an integer
-_EXP_LO, _EXP_HI = -708.0, 700.0   # 2^k stays a normal number in between
 
 
 @njit

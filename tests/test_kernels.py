@@ -158,3 +158,23 @@ def test_dense_rbf_expansion_agrees_with_the_pairwise_values(d):
     kernel_expansion(code, kp, *rows_args(Rn), *rows_args(Rn)[:5], idx, coef, out)
     assert np.isnan(out[7])                       # a NaN row stays NaN (the divergence checks)
     assert np.isnan(out).sum() == (1 if 7 not in idx else 300)
+
+
+def test_an_rbf_value_is_the_same_number_from_a_row_a_value_and_a_block():
+    """kernel_value (exp1) and kernel_row (exp_into) share the exp's arithmetic: a solver that
+    mixes them (Pegasos' maintained ‖w‖², Frank-Wolfe's K_ii) sees one number per pair of
+    dense rows. (CSR rows: the row's inner products are a reassociated sum, the single value's
+    a sorted merge; they may differ in the last bit, as they always did.)"""
+    from svmcore.kernels import exp1, exp_into, kernel_block
+    RA = as_rows(A)
+    code, kp = kernel_params("rbf", gamma=0.37)
+    idx = np.arange(RA.n, dtype=np.int64)
+    row = np.zeros(RA.n)
+    kernel_row(code, kp, *rows_args(RA), 5, *rows_args(RA)[:5], idx, row)
+    vals = [kernel_value(code, kp, *rows_args(RA), 5, *rows_args(RA)[:5], j) for j in idx]
+    np.testing.assert_array_equal(row, vals)
+    np.testing.assert_array_equal(kernel_block(code, kp, *rows_args(RA), *rows_args(RA)[:5])[5], row)
+    x = np.linspace(-720.0, 5.0, 30_001)
+    got = np.empty_like(x)
+    exp_into(x, got, np.empty_like(x), x.size)
+    np.testing.assert_array_equal(got, [exp1(v) for v in x])
