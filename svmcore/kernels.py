@@ -162,12 +162,10 @@ _ROUND = 6755399441055744.0        # 1.5·2⁵²: (x + _ROUND) − _ROUND is x r
 _EXP_LO, _EXP_HI = -708.0, 700.0   # 2^k stays a normal number in between
 
 
-@njit
-def exp1(v):
-    """exp(v) for one value, with exactly :func:`exp_into`'s arithmetic (the same bits): a
-    kernel value is the same number whether a row or a single value computes it."""
-    if not (_EXP_LO <= v <= _EXP_HI):
-        return math.exp(v)
+@njit(inline="always")
+def _exp_parts(v):
+    """For v in [_EXP_LO, _EXP_HI]: s = v·log₂e + _ROUND (its low bits hold k = round(v/ln 2))
+    and p = e^r, r = v − k·ln 2, so that exp(v) = p·2^k. The one copy of the polynomial."""
     s = v * _LOG2E + _ROUND
     k = s - _ROUND
     r = (v - k * _LN2_HI) - k * _LN2_LO
@@ -175,7 +173,17 @@ def exp1(v):
         1 / 120 + r * (1 / 720 + r * (1 / 5040 + r * (1 / 40320 + r * (
             1 / 362880 + r * (1 / 3628800 + r * (1 / 39916800 + r * (
                 1 / 479001600 + r * (1 / 6227020800)))))))))))))
-    return math.ldexp(p, int(k))
+    return s, p
+
+
+@njit
+def exp1(v):
+    """exp(v) for one value, with exactly :func:`exp_into`'s arithmetic (the same bits): a
+    kernel value is the same number whether a row or a single value computes it."""
+    if not (_EXP_LO <= v <= _EXP_HI):
+        return math.exp(v)
+    s, p = _exp_parts(v)
+    return math.ldexp(p, int(s - _ROUND))
 
 
 @njit
@@ -283,13 +291,8 @@ def exp_into(src, dst, work, m):
         v = src[i]
         v = v if v > _EXP_LO else _EXP_LO
         v = v if v < _EXP_HI else _EXP_HI
-        s = v * _LOG2E + _ROUND
-        k = s - _ROUND
-        r = (v - k * _LN2_HI) - k * _LN2_LO
-        dst[i] = 1.0 + r * (1.0 + r * (1 / 2 + r * (1 / 6 + r * (1 / 24 + r * (
-            1 / 120 + r * (1 / 720 + r * (1 / 5040 + r * (1 / 40320 + r * (
-                1 / 362880 + r * (1 / 3628800 + r * (1 / 39916800 + r * (
-                    1 / 479001600 + r * (1 / 6227020800)))))))))))))
+        s, p = _exp_parts(v)
+        dst[i] = p
         work[i] = s                # the low bits of s hold k
     bits = work.view(np.int64)
     for i in range(m):
