@@ -272,6 +272,40 @@ def kernel_row(code, kp, Ad, Adata, Aind, Aptr, Asq, asp, i,
 
 
 @njit
+def gathered_row(code, kp, Adata, Aind, Aptr, Asq, i, CT, Csq, m, out):
+    """out[k] = k(A_i, c_k) for k < m, for a CSR row A_i and centres held as the columns of a
+    dense transposed block CT (d × ≥ m: row f is feature f of every centre; Csq their squared
+    norms); returns m. The inner products are Σ over A_i's nonzeros of a_f · CT[f, :m], each a
+    loop over the centres that LLVM vectorises: a9a (~14 nonzeros a row, d = 123), 10,000
+    centres: ~5 ns an inner product, against ~30 for :func:`kernel_row`'s sparse dot per centre
+    (a short loop of gathers whose length varies from centre to centre). Each inner product
+    sums the products of the common features in ascending feature order."""
+    for k in range(m):
+        out[k] = 0.0
+    for p in range(Aptr[i], Aptr[i + 1]):
+        a = Adata[p]
+        col = CT[Aind[p]]
+        for k in range(m):
+            out[k] += a * col[k]
+    if code == 0:
+        return m
+    if code == 1:
+        arg = np.empty(m)
+        scratch = np.empty(m)
+        g, sa = kp[0], Asq[i]
+        for k in range(m):
+            d2 = sa + Csq[k] - 2.0 * out[k]
+            if d2 < 0.0:
+                d2 = 0.0
+            arg[k] = -g * d2
+        exp_into(arg, out, scratch, m)
+        return m
+    for k in range(m):
+        out[k] = (kp[0] * out[k] + kp[1]) ** kp[2]
+    return m
+
+
+@njit
 def kernel_block(code, kp, Ad, Adata, Aind, Aptr, Asq, asp, Bd, Bdata, Bind, Bptr, Bsq):
     """The full kernel matrix K[i, j] = k(A_i, B_j), shape (n_A, n_B)."""
     nA = Asq.shape[0]
@@ -376,6 +410,66 @@ def _rbf_expansion_dense(g, Ad, Asq, Bd, Bsq, idx, coef, out):
 
 
 @njit
+def _rbf_expansion_sparse(g, d, Adata, Aind, Aptr, Asq, Bdata, Bind, Bptr, Bsq, idx, coef, out):
+    """:func:`kernel_expansion` for CSR rows and the RBF kernel. The centres are taken a block
+    at a time, scattered into a dense d × mc block C (row f: feature f of each centre; ≤ 256 kB,
+    so it stays in the core's cache); a row's inner products with the block's centres are then
+    Σ over the row's own nonzeros a_f · C[f], each a loop over the centres that LLVM vectorises.
+    a9a (~14 nonzeros a row, d = 123), 5,000 rows × 3,000 centres: ~3 ns a kernel value instead
+    of ~70 for the pairwise loop, whose every value gathers its centre's nonzeros one by one.
+    Each inner product sums the same products as the pairwise loop (the common features in
+    ascending order; the other terms are exact zeros); then :func:`exp_into`; the coefficients
+    are summed in centre order within a block, block sums added in order."""
+    nA = Asq.shape[0]
+    m = idx.shape[0]
+    mc = min(m, max(64, 32768 // max(d, 1)))
+    C = np.empty((d, mc))
+    csq = np.empty(mc)
+    arg = np.empty(mc)
+    val = np.empty(mc)
+    work = np.empty(mc)
+    for i in range(nA):
+        out[i] = 0.0
+    for k0 in range(0, m, mc):
+        nc = min(mc, m - k0)
+        C[:, :] = 0.0
+        for k in range(nc):
+            j = idx[k0 + k]
+            csq[k] = Bsq[j]
+            for q in range(Bptr[j], Bptr[j + 1]):
+                C[Bind[q], k] += Bdata[q]
+        for i in range(nA):
+            for k in range(nc):
+                arg[k] = 0.0
+            for p in range(Aptr[i], Aptr[i + 1]):
+                a = Adata[p]
+                Cf = C[Aind[p]]
+                for k in range(nc):
+                    arg[k] += a * Cf[k]
+            sa = Asq[i]
+            for k in range(nc):
+                d2 = sa + csq[k] - 2.0 * arg[k]
+                if d2 < 0.0:
+                    d2 = 0.0
+                arg[k] = -g * d2
+            exp_into(arg, val, work, nc)
+            s = 0.0
+            for k in range(nc):
+                s += coef[k0 + k] * val[k]
+            out[i] += s
+    return nA * m
+
+
+@njit
+def _gathers(asp, d, m, nA):
+    """Does the RBF expansion gather the centres into a d × m block (dense and CSR rows)?
+    Within GATHER_MAX values, and for CSR only when filling the block (d·m) costs at most a
+    few values per kernel value to compute (high-dimensional sparse data keeps the pairwise
+    loop)."""
+    return d * m <= GATHER_MAX and (not asp or d <= 4 * nA)
+
+
+@njit
 def kernel_expansion(code, kp, Ad, Adata, Aind, Aptr, Asq, asp,
                      Bd, Bdata, Bind, Bptr, Bsq, idx, coef, out):
     """out[i] = Σ_m coef[m] · k(A_i, B_idx[m]) for every row i of A (decision values of a
@@ -386,6 +480,10 @@ def kernel_expansion(code, kp, Ad, Adata, Aind, Aptr, Asq, asp,
     m = idx.shape[0]
     if code == 1 and not asp and Ad.shape[1] * m <= GATHER_MAX:
         return _rbf_expansion_dense(kp[0], Ad, Asq, Bd, Bsq, idx, coef, out)
+    d = max(Ad.shape[1], Bd.shape[1])
+    if code == 1 and asp and _gathers(asp, d, m, nA):
+        return _rbf_expansion_sparse(kp[0], d, Adata, Aind, Aptr, Asq,
+                                     Bdata, Bind, Bptr, Bsq, idx, coef, out)
     row = np.empty(m)
     for i in range(nA):
         kernel_row(code, kp, Ad, Adata, Aind, Aptr, Asq, asp, i, Bd, Bdata, Bind, Bptr, Bsq,
@@ -444,9 +542,11 @@ def expansion_by_matmul(code: int, kp: np.ndarray, A: Rows, B: Rows, idx, coef,
         out[:] = 0.0
         return 0
     coef = np.ascontiguousarray(coef, dtype=np.float64)
-    if m * A.d > max_dense or (code == RBF and not A.sparse and m * A.d <= GATHER_MAX):
-        # dense RBF: the compiled expansion (vectorised exp, one thread) is ~2× faster than
-        # the product + np.exp here (20,000 × 2,000 × 22: 0.28 s against 0.54 s)
+    if m * A.d > max_dense or (code == RBF and _gathers(A.sparse, A.d, m, A.n)):
+        # RBF with the centres gathered into a block: the compiled expansion (vectorised exp,
+        # one thread) is ~2× faster than the product + np.exp for dense rows (20,000 × 2,000 ×
+        # 22: 0.28 s against 0.54 s), and ~4× for CSR rows (a9a, 5,000 × 3,000: 8 against
+        # 38 ns a value)
         return kernel_expansion(code, kp, *_split(A), *_split(B)[:5], idx, coef, out)
     P = B.take(idx).to_scipy()
     P = P.toarray() if sp.issparse(P) else P

@@ -160,6 +160,52 @@ def test_dense_rbf_expansion_agrees_with_the_pairwise_values(d):
     assert np.isnan(out).sum() == (1 if 7 not in idx else 300)
 
 
+@pytest.mark.parametrize("d,n_centres", [(5, 40), (300, 250)])
+def test_csr_rbf_expansion_agrees_with_the_pairwise_values(d, n_centres):
+    """The CSR RBF expansion (centres scattered into dense blocks, each row's nonzeros against
+    them; d = 300 takes blocks of 109 centres, so 250 centres are three blocks) against an exact
+    NumPy evaluation and against the pairwise rows (kernel_row); repeated support indices, an
+    empty row and a NaN value included. A single query row with many features keeps the
+    pairwise loop (filling the block would cost more than the values)."""
+    import svmcore.kernels as K
+    r = np.random.default_rng(d)
+    X = r.normal(size=(400, d)) * (r.random((400, d)) < 0.1)      # ~10 % nonzeros
+    X[3] = 0.0                                                      # an empty row
+    gamma = 2.0 / max(1.0, (X != 0).sum(1).mean())
+    idx = np.concatenate([r.choice(400, n_centres - 2, replace=False), [9, 9]]).astype(np.int64)
+    coef = r.normal(size=idx.size)
+    R = as_rows(sp.csr_matrix(X))
+    code, kp = kernel_params("rbf", gamma=gamma)
+    assert K._gathers(True, d, idx.size, 400)
+    out = np.zeros(400)
+    assert kernel_expansion(code, kp, *rows_args(R), *rows_args(R)[:5], idx, coef, out) \
+        == 400 * idx.size
+    D2 = ((X[:, None, :] - X[idx][None, :, :]) ** 2).sum(-1)
+    ref = np.exp(-gamma * D2) @ coef
+    np.testing.assert_allclose(out, ref, rtol=0, atol=1e-13 * np.abs(coef).sum())
+    row, pairwise = np.zeros(idx.size), np.zeros(400)
+    for i in range(400):
+        kernel_row(code, kp, *rows_args(R), i, *rows_args(R)[:5], idx, row)
+        pairwise[i] = coef @ row
+    np.testing.assert_allclose(out, pairwise, rtol=0, atol=1e-14 * np.abs(coef).sum())
+    # the matrix-product entry point takes the same compiled path for CSR rows
+    out2 = np.zeros(400)
+    K.expansion_by_matmul(code, kp, R, R, idx, coef, out2)
+    np.testing.assert_array_equal(out2, out)
+    Xn = X.copy()
+    Xn[7, np.flatnonzero(X[7])[0]] = np.nan
+    Rn = as_rows(sp.csr_matrix(Xn))
+    out = np.zeros(400)
+    kernel_expansion(code, kp, *rows_args(Rn), *rows_args(Rn)[:5], idx, coef, out)
+    assert np.isnan(out[7])                       # a NaN row stays NaN (the divergence checks)
+    assert np.isnan(out).sum() == (1 if 7 not in idx else 400)
+    if d == 300:                                  # one row: the pairwise loop, same numbers
+        assert not K._gathers(True, d, idx.size, 1)
+        one = np.zeros(1)
+        kernel_expansion(code, kp, *rows_args(R.take([11])), *rows_args(R)[:5], idx, coef, one)
+        np.testing.assert_allclose(one, ref[11:12], rtol=0, atol=1e-13 * np.abs(coef).sum())
+
+
 def test_an_rbf_value_is_the_same_number_from_a_row_a_value_and_a_block():
     """kernel_value (exp1) and kernel_row (exp_into) share the exp's arithmetic: a solver that
     mixes them (Pegasos' maintained ‖w‖², Frank-Wolfe's K_ii) sees one number per pair of
