@@ -17,6 +17,31 @@ if os.environ.get("PYTEST_XDIST_WORKER"):
     _ONE_THREAD = _limits(limits=1)         # for the libraries loaded before this file
 
 
+def _scan_installed_components_once() -> None:
+    """Each new AppTest scans every installed distribution's metadata for Streamlit component
+    manifests before its first run (~340 METADATA files parsed: 0.6 s here, as much CPU as a
+    page's whole run), once per AppTest — hundreds of times a suite. The installed packages do
+    not change while the tests run: the first scan's result is kept for this process. (The app
+    servers the tests start scan once each, as always; svmcore's own component is declared
+    inline and needs no manifest.)"""
+    try:
+        from streamlit.components.v2 import manifest_scanner
+    except ImportError:             # a Streamlit without components v2: nothing to keep
+        return
+    scan = manifest_scanner.scan_component_manifests
+    found: list = []
+
+    def scan_once(*args, **kwargs):
+        if not found:
+            found.append(scan(*args, **kwargs))
+        return list(found[0])
+
+    manifest_scanner.scan_component_manifests = scan_once
+
+
+_scan_installed_components_once()
+
+
 def pytest_sessionstart(session):
     """Fill numba's disk cache once, before any test worker starts (in the xdist controller, or
     in the one process of a serial run): the app's warm-up list, compiled in one subprocess
