@@ -123,9 +123,7 @@ def test_playground_in_browser(server):
             doc = json.loads(Path(info.value.path()).read_text())
             assert doc["t"] >= t2 > t1 and len(doc["trace"]) > 1, (doc["t"], t1, t2)
             page.get_by_text("Share and export", exact=True).first.click()      # closed again
-            pause = _button(page, "Pause")
-            if pause.is_enabled():
-                pause.click()
+            _pause(page)            # (the run may end, and Pause turn disabled, at any moment)
             page.wait_for_timeout(1000)
 
             # 3. the field: one canvas view, updated in place (never re-mounted) with its legend
@@ -180,9 +178,7 @@ def test_playground_in_browser(server):
             deadline = time.monotonic() + 4
             while _tile(page, "status") == "running" and time.monotonic() < deadline:
                 page.wait_for_timeout(250)
-            pause = _button(page, "Pause")
-            if pause.is_enabled():
-                pause.click()
+            _pause(page)
             page.wait_for_timeout(1500)
             assert _as_int(_tile(page, "# SV")) >= 10
             assert page.locator('[data-testid="stException"]').count() == 0
