@@ -9,6 +9,8 @@
 """
 from __future__ import annotations
 
+import base64
+
 from pathlib import Path
 
 import numpy as np
@@ -19,7 +21,8 @@ from svmcore.data.toy_regression import (REG_GENERATORS, make_regression, regres
                                          sinc, svr_reference)
 from svmcore.solvers import REGISTRY
 from svmcore.solvers.asset import ASSETSolver
-from svmcore.viz.regression import fit_figure, regression_view
+from svmcore.ui.canvas import decode
+from svmcore.viz.regression import fit_frame, regression_curves_frame, regression_view
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGE = str(ROOT / "pages" / "regression.py")
@@ -66,6 +69,13 @@ def test_steps_and_numbers_of_the_drawn_model(page):
     f = run.solver.decision_function(data.X_train)
     outside = int(np.sum(np.abs(data.y_train - f) >= 0.1))
     assert _metric(at, "outside the tube") == f"{outside} / {len(data.y_train)}"
+    # the views the page drew: the fit (its red points are the tile's count) and the curves
+    views = {c.proto.id.rsplit("-", 1)[-1]: decode(c.proto.json)
+             for c in at.get("bidi_component")}
+    fit = views["rg_fit"]["panels"][0]["series"]
+    assert len(_xy(fit[3])[0]) == outside and len(_xy(fit[2])[0]) == len(data.y_train) - outside
+    rmse = views["rg_curves"]["panels"][1]["series"][0]
+    assert _xy(rmse)[1][-1] == pytest.approx(run.trace[-1].test_error, rel=1e-6)
     # the trace's test column is an RMSE (not a classification error)
     assert run.trace[-1].test_error == pytest.approx(
         np.sqrt(np.mean((run.solver.decision_function(data.X_test) - data.y_test) ** 2)))
@@ -128,7 +138,12 @@ def test_a_link_opens_the_same_run():
 # ------------------------------------------------------------------------------ figures, data
 
 
-def test_fit_figure_shows_the_model_and_its_tube():
+def _xy(series) -> tuple[np.ndarray, np.ndarray]:
+    return (np.frombuffer(base64.b64decode(series["x"]), dtype="<f4"),
+            np.frombuffer(base64.b64decode(series["y"]), dtype="<f4"))
+
+
+def test_fit_frame_shows_the_model_and_its_tube():
     X, y = sinc(60, 0.1, 0)
     s = ASSETSolver(loss="epsilon_insensitive", epsilon=0.1, n_components=20, epochs=5)
     s.init(X, y, seed=0)
@@ -137,10 +152,48 @@ def test_fit_figure_shows_the_model_and_its_tube():
     np.testing.assert_allclose(v.f_grid, s.decision_function(v.grid[:, None]))
     assert v.grid[0] < X.min() and v.grid[-1] > X.max()
     np.testing.assert_array_equal(v.outside, np.abs(y - s.decision_function(X)) >= 0.1)
-    fig = fit_figure(v)
-    tube = fig.data[0]
-    np.testing.assert_allclose(np.asarray(tube.y[:50]), v.f_grid + 0.1, rtol=1e-5, atol=1e-6)
-    assert sum(len(t.x) for t in fig.data[2:]) == len(y)
+    frame = fit_frame(v)
+    assert frame["kind"] == "curves" and not frame["log_x"] and frame["x_title"] == "x"
+    tube, fit, inside, outside = frame["panels"][0]["series"]
+    assert tube["fill"] and tube["name"] == "ε-tube f ± 0.1"
+    tx, ty = _xy(tube)                  # the polygon: upper edge left to right, lower back
+    np.testing.assert_allclose(tx[:50], v.grid, rtol=1e-6)
+    np.testing.assert_allclose(ty[:50], v.f_grid + 0.1, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(ty[50:], (v.f_grid - 0.1)[::-1], rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(_xy(fit)[1], v.f_grid, rtol=1e-5, atol=1e-6)
+    assert fit["dots"] is False and inside["line"] is False and outside["line"] is False
+    # every training point once, the outside ones red, with their counts in the legend
+    ix, iy = _xy(inside)
+    ox, oy = _xy(outside)
+    assert len(ix) + len(ox) == len(y) and len(ox) == int(v.outside.sum())
+    np.testing.assert_allclose(np.sort(ox), np.sort(X[v.outside, 0]), rtol=1e-6)
+    assert f"outside the tube (support vectors): {len(ox)}" in [it["name"]
+                                                                for it in frame["legend"]]
+    # more than one input: prediction against target, the band around the diagonal
+    X2, y2 = sinc(40, 0.0, 1, dim=2)
+    s2 = ASSETSolver(loss="epsilon_insensitive", epsilon=0.1, n_components=20, epochs=2)
+    s2.init(X2, y2, seed=0)
+    s2.step(s2.horizon)
+    f2 = fit_frame(regression_view(s2, X2, y2, 0.1))
+    assert f2["x_title"] == "prediction f(x)" and f2["panels"][0]["title"] == "target y"
+    _, _, a, b = f2["panels"][0]["series"]
+    xs = np.concatenate([_xy(a)[0], _xy(b)[0]])
+    ys = np.concatenate([_xy(a)[1], _xy(b)[1]])
+    np.testing.assert_allclose(np.sort(ys), np.sort(y2), rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(np.sort(xs), np.sort(s2.decision_function(X2)), rtol=1e-5,
+                               atol=1e-6)
+
+
+def test_curves_frame_holds_the_trace_and_the_references():
+    frame = regression_curves_frame([0, 1, 2, 4], [5.0, 3.0, 2.0, 1.5], [0.9, 0.5, 0.4, 0.3],
+                                    svr_rmse=0.25, constant_rmse=float("nan"))
+    objective, rmse = frame["panels"]
+    assert frame["log_x"] and frame["cols"] == 2
+    t, obj = _xy(objective["series"][0])
+    np.testing.assert_array_equal(t, [1, 2, 4])             # t = 0 has no place on a log axis
+    np.testing.assert_allclose(obj, [3.0, 2.0, 1.5])
+    assert [s["name"] for s in rmse["series"]] == ["test RMSE", "SVR (same C, γ, ε): 0.25"]
+    np.testing.assert_allclose(_xy(rmse["series"][1])[1], [0.25, 0.25])
 
 
 def test_toy_regression_sets():

@@ -362,10 +362,12 @@ function drawCurves(st) {
     });
     ctx.save();
     ctx.beginPath(); ctx.rect(ox, oy, cw, ch); ctx.clip();
+    // a series: a line with a dot at each point; optional: fill (a closed polygon in that
+    // colour, e.g. the ε-tube), line: false (markers only), dots: false, r, stroke, width
     for (const s of p.series) {
       ctx.strokeStyle = s.color;
-      ctx.fillStyle = s.color;
-      ctx.lineWidth = 2;
+      ctx.fillStyle = s.fill || s.color;
+      ctx.lineWidth = s.width || 2;
       ctx.setLineDash(s.dash ? [6, 4] : []);
       ctx.beginPath();
       let pen = false;
@@ -377,9 +379,16 @@ function drawCurves(st) {
         if (pen) ctx.lineTo(a, b); else { ctx.moveTo(a, b); pen = true; }
         pts.push([a, b]);
       }
-      ctx.stroke();
+      if (s.fill) { ctx.closePath(); ctx.fill(); }
+      else if (s.line !== false) ctx.stroke();
       ctx.setLineDash([]);
-      for (const [a, b] of pts) { ctx.beginPath(); ctx.arc(a, b, 2.2, 0, 2 * Math.PI); ctx.fill(); }
+      if (s.dots === false || s.fill) continue;
+      const r = s.r || 2.2;
+      if (s.stroke) { ctx.strokeStyle = s.stroke; ctx.lineWidth = 1; }
+      for (const [a, b] of pts) {
+        ctx.beginPath(); ctx.arc(a, b, r, 0, 2 * Math.PI); ctx.fill();
+        if (s.stroke) ctx.stroke();
+      }
     }
     ctx.restore();
   });

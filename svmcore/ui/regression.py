@@ -20,7 +20,8 @@ from ..data.toy_regression import (REG_DEFAULTS, REG_GENERATORS, REGRESSION_SETS
                                    regression_problem, svr_reference)
 from ..run import TrainingRun
 from ..solvers import REGISTRY
-from ..viz.regression import fit_figure, regression_curves, regression_view
+from ..viz.regression import fit_frame, regression_curves_frame, regression_view
+from .canvas import canvas_view
 from .state import Instance, LiveState, describe
 
 #: the classification toys, offered so that the page can say why they do not fit
@@ -224,10 +225,10 @@ def draw_regression(inst: Instance, state: LiveState) -> None:
     left, right = st.columns([3, 2])
     title = ("fitted f(x) and the ε-tube" if v.grid is not None
              else f"{data.X_train.shape[1]} features: prediction against target")
-    left.plotly_chart(fit_figure(v, title=title), key=inst.key("fit", keep=False),
-                      config={"displayModeBar": False})
+    with left:                   # canvas views, kept in place and repainted frame by frame
+        canvas_view(inst.key("fit", keep=False), fit_frame(v, title=title))
     cols_t = run.trace_columns()
-    right.plotly_chart(regression_curves(cols_t.get("iteration", []), cols_t.get("objective", []),
-                                         cols_t.get("test_error", []), refs.get("svr"),
-                                         refs.get("constant"), height=420),
-                       key=inst.key("curves", keep=False), config={"displayModeBar": False})
+    with right:
+        canvas_view(inst.key("curves", keep=False), regression_curves_frame(
+            cols_t.get("iteration", []), cols_t.get("objective", []),
+            cols_t.get("test_error", []), refs.get("svr"), refs.get("constant"), height=420))
