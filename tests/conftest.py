@@ -114,6 +114,59 @@ def shared_app(tmp_path_factory):
         yield url
 
 
+# ------------------------------------------------------------------------ one chromium per worker
+# A chromium started for each browser test paid for the whole Streamlit frontend on every page
+# load: ~4.3 CPU-s for the Playground's first load in a new browser, 1.2–1.4 s for the next loads
+# in new contexts of the same browser (its renderers keep V8's compiled code; measured here). The
+# browser tests therefore share one chromium per test worker, each test in contexts of its own
+# (closed after it), and run one after another on one worker (the "browser" xdist group below).
+# Playwright's sync API keeps an asyncio loop running in this thread while it is started, so
+# asyncio.run() — the protocol-level tests' client — fails beside it: the shared browser is
+# stopped before any test that does not ask for it, and started again by the next that does.
+_PLAYWRIGHT: dict = {}
+
+
+def _stop_browser() -> None:
+    browser, pw = _PLAYWRIGHT.pop("browser", None), _PLAYWRIGHT.pop("pw", None)
+    for end in ((browser.close if browser is not None else None),
+                (pw.stop if pw is not None else None)):
+        if end is not None:
+            try:
+                end()
+            except Exception:  # noqa: BLE001 - a browser that crashed is gone anyway
+                pass
+
+
+@pytest.fixture
+def browser():
+    """The worker's shared headless chromium (a Playwright ``Browser``): open pages with
+    ``browser.new_page(viewport=...)`` or ``browser.new_context(...)``; every context a test
+    opened is closed after it."""
+    from streamlit_server import CHROMIUM, CHROMIUM_ARGS, NO_CHROMIUM
+    if not Path(CHROMIUM).exists():
+        pytest.skip(NO_CHROMIUM)
+    shared = _PLAYWRIGHT.get("browser")
+    if shared is None or not shared.is_connected():
+        _stop_browser()
+        from playwright.sync_api import sync_playwright
+        _PLAYWRIGHT["pw"] = sync_playwright().start()
+        _PLAYWRIGHT["browser"] = _PLAYWRIGHT["pw"].chromium.launch(
+            executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+    shared = _PLAYWRIGHT["browser"]
+    yield shared
+    for context in list(shared.contexts):
+        try:
+            context.close()
+        except Exception:  # noqa: BLE001 - closed by the test, or the browser crashed
+            pass
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_runtest_teardown(item, nextitem):
+    if _PLAYWRIGHT and (nextitem is None or "browser" not in nextitem.fixturenames):
+        _stop_browser()
+
+
 @pytest.fixture(scope="session")
 def solver_classes() -> dict:
     """Every Solver subclass defined in svmcore.solvers.*, by name, registered or not (presets
@@ -152,15 +205,49 @@ def solver_classes() -> dict:
 EXCLUSIVE_MODULES = ("test_browser_midrun", "test_concurrency")
 
 
+@pytest.hookimpl(tryfirst=True)        # before xdist tags the grouped ids (its hook reads the marks)
 def pytest_collection_modifyitems(config, items):
     for item in items:
         if item.module.__name__.startswith(EXCLUSIVE_MODULES):
             item.add_marker(pytest.mark.exclusive)
         if item.get_closest_marker("exclusive"):
             item.add_marker(pytest.mark.xdist_group("exclusive"))   # one worker runs them all
-    # first, while the other worker starts on short tests: the wait for the running test to end
-    # is short, and no long test has to wait behind them
-    items.sort(key=lambda item: item.get_closest_marker("exclusive") is None)
+        elif "browser" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.xdist_group("browser"))     # one chromium serves them
+    # exclusive first, while the other worker starts on short tests: the wait for the running
+    # test to end is short, and no long test has to wait behind them; then the browser tests,
+    # the longest group, so that it does not start last
+    items.sort(key=lambda item: (item.get_closest_marker("exclusive") is None,
+                                 "browser" not in getattr(item, "fixturenames", ())))
+
+
+def pytest_configure(config):
+    """The known pair that drops the groups (below), refused with a message before any test."""
+    if os.environ.get("PYTEST_XDIST_WORKER") or config.getoption("dist", "no") != "loadgroup":
+        return
+    import xdist
+    xdist_version = tuple(int(p) for p in xdist.__version__.split(".")[:2] if p.isdigit())
+    if pytest.version_tuple[:2] >= (9, 2) and xdist_version <= (3, 8):
+        raise pytest.UsageError(
+            f"pytest {pytest.__version__} with pytest-xdist {xdist.__version__} ignores "
+            "xdist_group (pytest-xdist#1386): install the test extra's pytest<9.2")
+
+
+def pytest_collection_finish(session):
+    """The groups above are only honoured when xdist has tagged the grouped tests' ids with their
+    group (``…::test@group``); pytest 9.2 ignores that tag (structured node ids, pytest-xdist
+    #1386) and the groups were then silently dropped: a module fixture built once per worker
+    was built again and again, the exclusive tests ran on both workers, the browser tests shared
+    no chromium. A worker that sees a grouped test without its tag stops the run."""
+    if not os.environ.get("PYTEST_XDIST_WORKER") or not session.config.getvalue("loadgroup"):
+        return
+    lost = [item.nodeid for item in session.items
+            if item.get_closest_marker("xdist_group") and "@" not in item.nodeid]
+    if lost:
+        raise pytest.UsageError(
+            f"pytest-xdist's --dist loadgroup ignores xdist_group here ({len(lost)} grouped "
+            f"tests untagged, e.g. {lost[0]}): this pytest/pytest-xdist pair does not group "
+            "(pytest-xdist#1386); install the versions pyproject.toml's test extra names")
 
 
 @pytest.hookimpl(wrapper=True)
