@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from streamlit_server import CHROMIUM, CHROMIUM_ARGS, NO_CHROMIUM, ROOT, streamlit_server
+from streamlit_server import CHROMIUM, NO_CHROMIUM, ROOT, streamlit_server
 from test_browser import _tile          # a metric tile's value by its label
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -26,34 +26,27 @@ def server(tmp_path):
 
 
 @pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=NO_CHROMIUM)
-def test_kernel_approx_in_browser(server):
-    from playwright.sync_api import sync_playwright
-
+def test_kernel_approx_in_browser(server, browser):
     ARTIFACTS.mkdir(exist_ok=True)
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-        try:
-            page = browser.new_page(viewport={"width": 1600, "height": 2600})
-            page.goto(server + "/kernel_approx", wait_until="domcontentloaded")
-            for key in CHARTS:
-                page.wait_for_selector(f".st-key-{key} .main-svg", timeout=180_000)
-            assert page.locator('[data-testid="stException"]').count() == 0
-            assert page.locator('[data-testid="stAlertContentError"]').count() == 0
-            assert page.get_by_role("heading", name="Kernel approximation").count() == 1
-            before = _tile(page, "Nyström error")
+    page = browser.new_page(viewport={"width": 1600, "height": 2600})
+    page.goto(server + "/kernel_approx", wait_until="domcontentloaded")
+    for key in CHARTS:
+        page.wait_for_selector(f".st-key-{key} .main-svg", timeout=180_000)
+    assert page.locator('[data-testid="stException"]').count() == 0
+    assert page.locator('[data-testid="stAlertContentError"]').count() == 0
+    assert page.get_by_role("heading", name="Kernel approximation").count() == 1
+    before = _tile(page, "Nyström error")
 
-            # more landmarks: a smaller Nyström error (the heatmaps are recomputed, not the
-            # sweep), and a spectrum that reaches below ε_d
-            box = page.locator(".st-key-ka_s input").first
-            box.fill("256")
-            box.press("Enter")
-            page.wait_for_function(
-                "(b) => { const m = [...document.querySelectorAll('[data-testid=stMetric]')]"
-                ".find(e => e.innerText.includes('Nyström error'));"
-                " return m && !m.innerText.includes(b); }", arg=before, timeout=60_000)
-            assert float(_tile(page, "Nyström error")) < float(before)
-            page.wait_for_timeout(1500)
-            assert page.locator('[data-testid="stException"]').count() == 0
-            page.screenshot(path=str(ARTIFACTS / "kernel_approx.png"), full_page=True)
-        finally:
-            browser.close()
+    # more landmarks: a smaller Nyström error (the heatmaps are recomputed, not the
+    # sweep), and a spectrum that reaches below ε_d
+    box = page.locator(".st-key-ka_s input").first
+    box.fill("256")
+    box.press("Enter")
+    page.wait_for_function(
+        "(b) => { const m = [...document.querySelectorAll('[data-testid=stMetric]')]"
+        ".find(e => e.innerText.includes('Nyström error'));"
+        " return m && !m.innerText.includes(b); }", arg=before, timeout=60_000)
+    assert float(_tile(page, "Nyström error")) < float(before)
+    page.wait_for_timeout(1500)
+    assert page.locator('[data-testid="stException"]').count() == 0
+    page.screenshot(path=str(ARTIFACTS / "kernel_approx.png"), full_page=True)

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from streamlit_server import CHROMIUM, CHROMIUM_ARGS, NO_CHROMIUM, streamlit_server
+from streamlit_server import CHROMIUM, NO_CHROMIUM, streamlit_server
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -55,32 +55,28 @@ def _samples(page, n: int = 30) -> list[int]:
 
 
 @pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=NO_CHROMIUM)
-def test_changing_eta0_while_playing_goes_on_in_the_browser(server):
-    from playwright.sync_api import sync_playwright
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        page = browser.new_page(viewport={"width": 1400, "height": 1000})
-        page.goto(server + LINK)
-        _wait(page, lambda: _t(page) == 0, 90, "the Playground did not load")
-        _button(page, "Play").click()
-        _wait(page, lambda: _t(page) >= 20, 60, "play did not move t to 20")
-        before = _samples(page)
-        thumb = page.locator(".st-key-pg_p_pegasos_eta0 input[type=range]").first
-        thumb.focus()
-        t_before = _t(page)
-        page.keyboard.press("ArrowRight")
-        _wait(page, lambda: "ch=" in page.url, 30, "the link does not carry the change")
-        t_at = int(re.search(r"ch=(\d+)", page.url).group(1))
-        assert t_at >= t_before
-        seen = _samples(page)                    # 3 s: t keeps growing, never back to 0
-        assert min(seen) >= t_before, seen
-        assert seen[-1] > seen[0], f"the run stopped playing after the change: {seen}"
-        # and about as smoothly as before the change (frames: distinct t values seen)
-        print("frames in 3 s before / after the change:", len(set(before)), len(set(seen)))
-        assert len(set(seen)) >= 0.5 * len(set(before)), (before, seen)
-        _button(page, "Pause").click()
-        page.wait_for_timeout(1500)
-        a = _t(page)
-        page.wait_for_timeout(1000)
-        assert _t(page) == a, "Pause did not stop the run"
-        browser.close()
+def test_changing_eta0_while_playing_goes_on_in_the_browser(server, browser):
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.goto(server + LINK)
+    _wait(page, lambda: _t(page) == 0, 90, "the Playground did not load")
+    _button(page, "Play").click()
+    _wait(page, lambda: _t(page) >= 20, 60, "play did not move t to 20")
+    before = _samples(page)
+    thumb = page.locator(".st-key-pg_p_pegasos_eta0 input[type=range]").first
+    thumb.focus()
+    t_before = _t(page)
+    page.keyboard.press("ArrowRight")
+    _wait(page, lambda: "ch=" in page.url, 30, "the link does not carry the change")
+    t_at = int(re.search(r"ch=(\d+)", page.url).group(1))
+    assert t_at >= t_before
+    seen = _samples(page)                    # 3 s: t keeps growing, never back to 0
+    assert min(seen) >= t_before, seen
+    assert seen[-1] > seen[0], f"the run stopped playing after the change: {seen}"
+    # and about as smoothly as before the change (frames: distinct t values seen)
+    print("frames in 3 s before / after the change:", len(set(before)), len(set(seen)))
+    assert len(set(seen)) >= 0.5 * len(set(before)), (before, seen)
+    _button(page, "Pause").click()
+    page.wait_for_timeout(1500)
+    a = _t(page)
+    page.wait_for_timeout(1000)
+    assert _t(page) == a, "Pause did not stop the run"

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from streamlit_server import CHROMIUM, CHROMIUM_ARGS, NO_CHROMIUM, ROOT
+from streamlit_server import CHROMIUM, NO_CHROMIUM, ROOT
 import test_browser
 from test_browser import _button, _tile
 
@@ -34,46 +34,39 @@ def _wait(cond, what: str, timeout_s: float = 30.0, page=None) -> None:
 
 
 @pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=NO_CHROMIUM)
-def test_regression_page_in_browser(server):
-    from playwright.sync_api import sync_playwright
-
+def test_regression_page_in_browser(server, browser):
     ARTIFACTS.mkdir(exist_ok=True)
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-        try:
-            page = browser.new_page(viewport={"width": 1600, "height": 1100})
-            page.goto(server + "/regression", wait_until="domcontentloaded")
-            page.wait_for_selector('[data-testid="stMetric"]', timeout=120_000)
-            assert page.locator('[data-testid="stException"]').count() == 0
-            assert _t(page) == 0
-            # the run has 2,800 planned iterations: a tick may finish it (the buttons then
-            # grey out), so press only what is enabled
-            for _ in range(3):
-                before = _t(page)
-                if not _button(page, "Step").is_enabled():
-                    break
-                _button(page, "Step").click()
-                _wait(lambda: _t(page) > before, "Step did not advance the run", page=page)
-            t1 = _t(page)
-            assert t1 > 0
-            if _button(page, "Play").is_enabled():
-                _button(page, "Play").click()
-                page.wait_for_timeout(2500)
-                assert _t(page) > t1, "playing did not advance the run"
-            test_browser._pause(page)     # (the run may end, and Pause turn disabled, any time)
-            page.wait_for_timeout(1500)
-            # the fit and the curves: canvas views, repainted in place while playing (Plotly
-            # charts were re-created every frame: the page's main thread fell seconds behind,
-            # and a click on Pause waited for the run's end)
-            for key in ("rg_fit", "rg_curves"):
-                page.wait_for_selector(f".st-key-{key} .svmc[data-frames] canvas", timeout=30_000)
-            assert page.get_by_text("ε-tube").count() > 0
-            assert page.locator('[data-testid="stException"]').count() == 0
-            page.screenshot(path=str(ARTIFACTS / "regression.png"), full_page=True)
+    page = browser.new_page(viewport={"width": 1600, "height": 1100})
+    page.goto(server + "/regression", wait_until="domcontentloaded")
+    page.wait_for_selector('[data-testid="stMetric"]', timeout=120_000)
+    assert page.locator('[data-testid="stException"]').count() == 0
+    assert _t(page) == 0
+    # the run has 2,800 planned iterations: a tick may finish it (the buttons then
+    # grey out), so press only what is enabled
+    for _ in range(3):
+        before = _t(page)
+        if not _button(page, "Step").is_enabled():
+            break
+        _button(page, "Step").click()
+        _wait(lambda: _t(page) > before, "Step did not advance the run", page=page)
+    t1 = _t(page)
+    assert t1 > 0
+    if _button(page, "Play").is_enabled():
+        _button(page, "Play").click()
+        page.wait_for_timeout(2500)
+        assert _t(page) > t1, "playing did not advance the run"
+    test_browser._pause(page)     # (the run may end, and Pause turn disabled, any time)
+    page.wait_for_timeout(1500)
+    # the fit and the curves: canvas views, repainted in place while playing (Plotly
+    # charts were re-created every frame: the page's main thread fell seconds behind,
+    # and a click on Pause waited for the run's end)
+    for key in ("rg_fit", "rg_curves"):
+        page.wait_for_selector(f".st-key-{key} .svmc[data-frames] canvas", timeout=30_000)
+    assert page.get_by_text("ε-tube").count() > 0
+    assert page.locator('[data-testid="stException"]').count() == 0
+    page.screenshot(path=str(ARTIFACTS / "regression.png"), full_page=True)
 
-            page.locator(".st-key-rg_dataset [role=combobox]").first.click()
-            page.get_by_role("option", name="moons (classification)", exact=True).click()
-            page.wait_for_selector("text=is a classification set", timeout=30_000)
-            assert page.locator('[data-testid="stException"]').count() == 0
-        finally:
-            browser.close()
+    page.locator(".st-key-rg_dataset [role=combobox]").first.click()
+    page.get_by_role("option", name="moons (classification)", exact=True).click()
+    page.wait_for_selector("text=is a classification set", timeout=30_000)
+    assert page.locator('[data-testid="stException"]').count() == 0

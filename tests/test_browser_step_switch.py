@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 
 import pytest
-from streamlit_server import CHROMIUM, CHROMIUM_ARGS, NO_CHROMIUM
+from streamlit_server import CHROMIUM, NO_CHROMIUM
 import test_browser
 from test_browser import ARTIFACTS, _button, _race_clock as _clock_text
 from test_browser_midrun import _wait
@@ -24,41 +24,34 @@ def _race_clock(page) -> int:
 
 
 @pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=NO_CHROMIUM)
-def test_switch_while_playing_in_browser(server):
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-        try:
-            page = browser.new_page(viewport={"width": 1600, "height": 1300})
-            page.goto(server + "/step_sizes", wait_until="domcontentloaded")
-            page.wait_for_selector(".st-key-steps_curves .svmc[data-panels]", timeout=120_000)
-            _button(page, "Play").click()
-            _wait(page, lambda: _race_clock(page) >= 300, 60, "the lockstep did not play")
-            _button(page, "Switch now").click()      # defaults: B to 1/(λt)
-            _wait(page, lambda: "the run goes on from here" in page.locator("body").inner_text(),
-                  30, "the switch was not said")
-            text = page.locator("body").inner_text()
-            assert "schedule sqrt→pegasos at t = " in text
-            t_switch = int(text.split("schedule sqrt→pegasos at t = ")[1].split(":")[0]
-                           .replace(",", ""))
-            assert t_switch >= 300                   # at the current t, not from 0
-            seen = _race_clock(page)
-            # still playing without a press: the clock moves on past the switch
-            _wait(page, lambda: _race_clock(page) > max(seen, t_switch), 30,
-                  "the lockstep stopped playing after the switch")
-            assert page.locator('[data-testid="stException"]').count() == 0
-            _wait(page, lambda: "switched at t = " in page.locator("body").inner_text(), 30,
-                  "no commentary on the switch")
-            test_browser._pause(page)     # (the race may end, and Pause turn disabled, any time)
-            ARTIFACTS.mkdir(exist_ok=True)
-            page.wait_for_timeout(1500)
-            page.mouse.move(5, 5)
-            page.set_viewport_size({"width": 1600, "height": 2000})
-            page.wait_for_timeout(1500)
-            page.get_by_text("One solver, several schedules").first.evaluate(
-                "e => { e.scrollIntoView({block: 'start'}); }")
-            page.wait_for_timeout(800)
-            page.screenshot(path=str(ARTIFACTS / "step_switch.png"))
-        finally:
-            browser.close()
+def test_switch_while_playing_in_browser(server, browser):
+    page = browser.new_page(viewport={"width": 1600, "height": 1300})
+    page.goto(server + "/step_sizes", wait_until="domcontentloaded")
+    page.wait_for_selector(".st-key-steps_curves .svmc[data-panels]", timeout=120_000)
+    _button(page, "Play").click()
+    _wait(page, lambda: _race_clock(page) >= 300, 60, "the lockstep did not play")
+    _button(page, "Switch now").click()      # defaults: B to 1/(λt)
+    _wait(page, lambda: "the run goes on from here" in page.locator("body").inner_text(),
+          30, "the switch was not said")
+    text = page.locator("body").inner_text()
+    assert "schedule sqrt→pegasos at t = " in text
+    t_switch = int(text.split("schedule sqrt→pegasos at t = ")[1].split(":")[0]
+                   .replace(",", ""))
+    assert t_switch >= 300                   # at the current t, not from 0
+    seen = _race_clock(page)
+    # still playing without a press: the clock moves on past the switch
+    _wait(page, lambda: _race_clock(page) > max(seen, t_switch), 30,
+          "the lockstep stopped playing after the switch")
+    assert page.locator('[data-testid="stException"]').count() == 0
+    _wait(page, lambda: "switched at t = " in page.locator("body").inner_text(), 30,
+          "no commentary on the switch")
+    test_browser._pause(page)     # (the race may end, and Pause turn disabled, any time)
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.wait_for_timeout(1500)
+    page.mouse.move(5, 5)
+    page.set_viewport_size({"width": 1600, "height": 2000})
+    page.wait_for_timeout(1500)
+    page.get_by_text("One solver, several schedules").first.evaluate(
+        "e => { e.scrollIntoView({block: 'start'}); }")
+    page.wait_for_timeout(800)
+    page.screenshot(path=str(ARTIFACTS / "step_switch.png"))

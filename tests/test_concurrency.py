@@ -37,7 +37,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from streamlit_server import CHROMIUM, CHROMIUM_ARGS, NO_CHROMIUM, ROOT, free_port, streamlit_server
+from streamlit_server import CHROMIUM, NO_CHROMIUM, ROOT, free_port, streamlit_server
 
 from svmcore import live
 from svmcore.rundata import build_data
@@ -271,76 +271,70 @@ def _slow_answers(probe: HealthProbe, control: HealthProbe) -> list[tuple[float,
 
 @pytest.mark.skipif(not Path(CHROMIUM).exists(),
                     reason=NO_CHROMIUM)
-def test_eight_sessions_at_once(server, tmp_path):
-    from playwright.sync_api import sync_playwright
-
+def test_eight_sessions_at_once(server, tmp_path, browser):
     queries = _queries()
     history: list[list[tuple[int, str]]] = [[] for _ in queries]
     tiles, docs, marks = [], [], {}
     control_proc = probe = control = None
     try:
-        with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=CHROMIUM, headless=True,
-                                        args=CHROMIUM_ARGS)
-            try:
-                # the teacher opens the app first (the server imports the pages and loads the
-                # compiled solvers once), then the class arrives
-                teacher = _open(browser, server + "/")
-                _wait([teacher], _loaded, "the first page", 240)
-                teacher.context.close()
+        # the teacher opens the app first (the server imports the pages and loads the
+        # compiled solvers once), then the class arrives
+        teacher = _open(browser, server + "/")
+        _wait([teacher], _loaded, "the first page", 240)
+        teacher.context.close()
 
-                probe = HealthProbe(server + "/_stcore/health", tmp_path / "health.txt")
-                # a control: a trivial HTTP server in its own process, probed the same way —
-                # when it is slow too, the machine (not the app) was short of CPU
-                cport = free_port()
-                control_proc = subprocess.Popen(
-                    [sys.executable, "-m", "http.server", str(cport), "--bind", "127.0.0.1"],
-                    cwd=str(ROOT / "datasets"), stdout=subprocess.DEVNULL,
-                    stderr=subprocess.DEVNULL)
-                control = HealthProbe(f"http://127.0.0.1:{cport}/README.md",
-                                      tmp_path / "control.txt")
-                t0 = time.monotonic()          # the probes' clock (CLOCK_MONOTONIC)
-                time.sleep(1.0)
+        probe = HealthProbe(server + "/_stcore/health", tmp_path / "health.txt")
+        # a control: a trivial HTTP server in its own process, probed the same way —
+        # when it is slow too, the machine (not the app) was short of CPU
+        cport = free_port()
+        control_proc = subprocess.Popen(
+            [sys.executable, "-m", "http.server", str(cport), "--bind", "127.0.0.1"],
+            cwd=str(ROOT / "datasets"), stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL)
+        control = HealthProbe(f"http://127.0.0.1:{cport}/README.md",
+                              tmp_path / "control.txt")
+        t0 = time.monotonic()          # the probes' clock (CLOCK_MONOTONIC)
+        time.sleep(1.0)
 
-                pages = []
-                for q in queries:
-                    link = server + "/?" + "&".join(f"{k}={v}" for k, v in q.items())
-                    pages.append(_open(browser, link))
-                    _wait(pages[-1:], _app_frame, "the app frame", 120)
-                _wait(pages, _loaded, "the eight pages to load", 240)
-                for page in pages:
-                    _no_exception(page)
-                    assert _state(page) == (0, "ready")            # t = 0: nothing has run yet
-                    _set_pace_x4(page)
-                _wait(pages, lambda pg: _pace(pg) == "×4" and _idle(pg), "the speed ×4")
-                marks["loaded"] = time.monotonic() - t0
+        pages = []
+        for q in queries:
+            link = server + "/?" + "&".join(f"{k}={v}" for k, v in q.items())
+            pages.append(_open(browser, link))
+            _wait(pages[-1:], _app_frame, "the app frame", 120)
+        _wait(pages, _loaded, "the eight pages to load", 240)
+        for page in pages:
+            _no_exception(page)
+            assert _state(page) == (0, "ready")            # t = 0: nothing has run yet
+            _set_pace_x4(page)
+        _wait(pages, lambda pg: _pace(pg) == "×4" and _idle(pg), "the speed ×4")
+        marks["loaded"] = time.monotonic() - t0
 
-                for _ in range(PRESSES):
-                    pressed = []
-                    for k, page in enumerate(pages):
-                        step = page.get_by_role("button", name="Step", exact=True).first
-                        if step.is_disabled():
-                            continue
-                        before = _state(page)
-                        step.click()
-                        pressed.append((k, page, before))
-                    if not pressed:
-                        break
-                    for k, page, before in pressed:
-                        _wait([page], lambda pg, b=before: _idle(pg) and _state(pg) != b,
-                              f"session {k} to answer Step")
-                        history[k].append(_state(page))
-                marks["stepped"] = time.monotonic() - t0
+        for _ in range(PRESSES):
+            pressed = []
+            for k, page in enumerate(pages):
+                step = page.get_by_role("button", name="Step", exact=True).first
+                if step.is_disabled():
+                    continue
+                before = _state(page)
+                step.click()
+                pressed.append((k, page, before))
+            if not pressed:
+                break
+            for k, page, before in pressed:
+                _wait([page], lambda pg, b=before: _idle(pg) and _state(pg) != b,
+                      f"session {k} to answer Step")
+                history[k].append(_state(page))
+        marks["stepped"] = time.monotonic() - t0
 
-                for page in pages:
-                    _no_exception(page)
-                    tiles.append({label: _tile(page, label) for label in
-                                  ("iteration t", "objective", "# SV", "train error", "status")})
-                    docs.append(_download_trace(page))
-                marks["exported"] = time.monotonic() - t0
-            finally:
-                browser.close()
+        for page in pages:
+            _no_exception(page)
+            tiles.append({label: _tile(page, label) for label in
+                          ("iteration t", "objective", "# SV", "train error", "status")})
+            docs.append(_download_trace(page))
+        marks["exported"] = time.monotonic() - t0
     finally:
+        for ctx in list(browser.contexts):       # the eight sessions end here
+            ctx.close()
         for pr in (probe, control):
             if pr is not None:
                 pr.stop()

@@ -94,33 +94,45 @@ def start_server() -> tuple[subprocess.Popen, str]:
 
 
 def probe(url: str, query: str = "", seconds: float = 10.0, width: int = 1280,
-          height: int = 720) -> dict:
-    """Play the Playground for ``seconds`` in chromium and count what the page showed."""
+          height: int = 720, browser=None) -> dict:
+    """Play the Playground for ``seconds`` in chromium and count what the page showed. With
+    ``browser`` (a Playwright Browser the caller runs, e.g. the test suite's shared one) the page
+    opens in a new context of it; otherwise Debian's chromium is started for the probe."""
+    if browser is not None:
+        context = browser.new_context(viewport={"width": width, "height": height})
+        try:
+            return _probe_page(context.new_page(), url, query, seconds)
+        finally:
+            context.close()
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+        own = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
         try:
-            page = browser.new_page(viewport={"width": width, "height": height})
-            received = []
-            page.on("websocket", lambda ws: ws.on("framereceived", lambda f: received.append(
-                len(f) if isinstance(f, (bytes, str)) else 0)))
-            page.goto(url + "/" + (("?" + query) if query else ""), wait_until="domcontentloaded")
-            page.wait_for_selector(f"{FIELD} .svmc[data-drawn='1']", timeout=180_000)
-            page.wait_for_timeout(1500)
-            page.evaluate(_OBSERVE)
-            received.clear()
-            pids = _chromium_pids()
-            c0, w0 = _cpu_seconds(pids), time.monotonic()
-            page.locator(".st-key-pg_play button").first.click()
-            page.wait_for_timeout(int(seconds * 1000))
-            c1, w1 = _cpu_seconds(pids), time.monotonic()
-            res = page.evaluate("() => window.__probe")
-            pause = page.locator(".st-key-pg_pause button").first
-            if pause.is_enabled():
-                pause.click(timeout=10_000)
+            return _probe_page(own.new_page(viewport={"width": width, "height": height}), url,
+                               query, seconds)
         finally:
-            browser.close()
+            own.close()
+
+
+def _probe_page(page, url: str, query: str, seconds: float) -> dict:
+    received = []
+    page.on("websocket", lambda ws: ws.on("framereceived", lambda f: received.append(
+        len(f) if isinstance(f, (bytes, str)) else 0)))
+    page.goto(url + "/" + (("?" + query) if query else ""), wait_until="domcontentloaded")
+    page.wait_for_selector(f"{FIELD} .svmc[data-drawn='1']", timeout=180_000)
+    page.wait_for_timeout(1500)
+    page.evaluate(_OBSERVE)
+    received.clear()
+    pids = _chromium_pids()
+    c0, w0 = _cpu_seconds(pids), time.monotonic()
+    page.locator(".st-key-pg_play button").first.click()
+    page.wait_for_timeout(int(seconds * 1000))
+    c1, w1 = _cpu_seconds(pids), time.monotonic()
+    res = page.evaluate("() => window.__probe")
+    pause = page.locator(".st-key-pg_pause button").first
+    if pause.is_enabled():
+        pause.click(timeout=10_000)
     wall = w1 - w0
     return {"seconds": round(wall, 2), "tile_changes": len(res["tiles"]) - 1,
             "field_frames": res["frames"], "missing_samples": res["missing"],
