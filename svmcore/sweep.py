@@ -61,6 +61,9 @@ import scipy.sparse as sp
 
 MAX_CELLS = 64
 SCHEDULER_ENV = "SVMCORE_DASK_SCHEDULER"
+# How many local worker processes a sweep started without a backend (the app's Sweep page) may
+# use: a server shared by a class may want fewer than its cores per sweep. Default: every core.
+JOBS_ENV = "SVMCORE_SWEEP_JOBS"
 # Columns of a row that depend on the machine, the load and the backend, not on the run.
 TIMING_COLUMNS = ("solver_time", "wall_time", "cpu_time", "worker")
 # Columns of a row besides the parameter columns (which sit between "dataset" and "seed").
@@ -481,9 +484,18 @@ class Dask:
 
 
 def default_backend() -> Local | Dask:
-    """``Dask(scheduler=$SVMCORE_DASK_SCHEDULER)`` if the deployment sets it, else ``Local()``."""
+    """``Dask(scheduler=$SVMCORE_DASK_SCHEDULER)`` if the deployment sets it, else ``Local()``
+    with ``$SVMCORE_SWEEP_JOBS`` worker processes (default: every core this process may use)."""
     addr = os.environ.get(SCHEDULER_ENV, "").strip()
-    return Dask(scheduler=addr) if addr else Local()
+    if addr:
+        return Dask(scheduler=addr)
+    jobs = os.environ.get(JOBS_ENV, "").strip()
+    if not jobs:
+        return Local()
+    if not jobs.isdigit() or int(jobs) < 1:
+        raise ValueError(f"{JOBS_ENV} must be a whole number of worker processes >= 1, "
+                         f"got {jobs!r}")
+    return Local(n_jobs=int(jobs))
 
 
 def _cpus() -> int:
@@ -1155,6 +1167,6 @@ def _py(v):
 
 
 __all__ = ["Dask", "Grid", "Local", "MAX_CELLS", "Run", "SCHEDULER_ENV", "Sweep", "SweepData",
-           "TIMING_COLUMNS", "best_cell", "cell_config", "default_axes", "default_backend",
+           "JOBS_ENV", "TIMING_COLUMNS", "best_cell", "cell_config", "default_axes", "default_backend",
            "heatmap", "output_path", "param_columns", "parse_seeds", "run_one", "run_sweep",
            "summarize", "to_frame", "write_table"]

@@ -253,10 +253,17 @@ def test_cli_unreachable_scheduler_says_so(free_port):
               "--scheduler", f"tcp://127.0.0.1:{free_port}", "--timeout", "1"])
 
 
-def test_scheduler_from_the_environment(monkeypatch):
-    from svmcore.sweep import SCHEDULER_ENV, default_backend
+def test_scheduler_and_worker_count_from_the_environment(monkeypatch):
+    from svmcore.sweep import JOBS_ENV, SCHEDULER_ENV, default_backend
     monkeypatch.delenv(SCHEDULER_ENV, raising=False)
+    monkeypatch.delenv(JOBS_ENV, raising=False)
     assert default_backend() == Local()
+    monkeypatch.setenv(JOBS_ENV, "3")
+    assert default_backend() == Local(n_jobs=3)
+    for bad in ("0", "-1", "two", "1.5"):
+        monkeypatch.setenv(JOBS_ENV, bad)
+        with pytest.raises(ValueError, match=f"{JOBS_ENV} must be a whole number.*{bad!r}"):
+            default_backend()
     monkeypatch.setenv(SCHEDULER_ENV, "tcp://10.1.2.3:8786")
     assert default_backend() == Dask(scheduler="tcp://10.1.2.3:8786")
 

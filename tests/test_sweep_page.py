@@ -37,6 +37,17 @@ def _warm_numba():
         warmup(get_solver(name)(kernel="rbf"))
 
 
+@pytest.fixture(scope="module", autouse=True)
+def _one_worker_process():
+    """The page's sweeps run on one local worker process (SVMCORE_SWEEP_JOBS): each new worker
+    loads numpy and the solvers' compiled code (~2.4 CPU-s), and these tests check what the page
+    shows of a sweep, not how it spreads (tests/test_sweep.py runs pools of two, kills workers)."""
+    from svmcore.sweep import JOBS_ENV
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv(JOBS_ENV, "1")
+        yield
+
+
 def _ok(at: AppTest) -> None:
     assert not at.exception, [e.value for e in at.exception]
 
