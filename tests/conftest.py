@@ -127,14 +127,13 @@ _PLAYWRIGHT: dict = {}
 
 
 def _stop_browser() -> None:
-    browser, pw = _PLAYWRIGHT.pop("browser", None), _PLAYWRIGHT.pop("pw", None)
-    for end in ((browser.close if browser is not None else None),
-                (pw.stop if pw is not None else None)):
-        if end is not None:
-            try:
-                end()
-            except Exception:  # noqa: BLE001 - a browser that crashed is gone anyway
-                pass
+    for key, end in (("browser", "close"), ("pw", "stop")):
+        obj = _PLAYWRIGHT.pop(key, None)
+        try:
+            if obj is not None:
+                getattr(obj, end)()
+        except Exception:  # noqa: BLE001 - a browser that crashed is gone anyway
+            pass
 
 
 @pytest.fixture

@@ -89,11 +89,10 @@ def fit_frame(v: RegressionView, title: str = "", height: int = 420, font: int =
     legend = [{"name": band["name"], "color": TUBE_COLOR, "fill": TUBE_COLOR, "stroke": FIT_COLOR,
                "sw": 0.5, "r": 6},
               {"name": line["name"], "color": FIT_COLOR, "line": True, "width": 2.5}] + legend
-    frame = curves_frame([{"title": panel, "log_y": False, "percent": False,
-                           "series": [band, line] + points}],
-                         x=x_title, log_x=False, height=height, font=font, title=title,
-                         legend=legend)
-    return frame
+    return curves_frame([{"title": panel, "log_y": False, "percent": False,
+                          "series": [band, line] + points}],
+                        x=x_title, log_x=False, height=height, font=font, title=title,
+                        legend=legend)
 
 
 def regression_curves_frame(iteration, objective, test_rmse, svr_rmse: float | None = None,
@@ -110,14 +109,13 @@ def regression_curves_frame(iteration, objective, test_rmse, svr_rmse: float | N
     rmse = [series(t, rm, "test RMSE", SV_COLOR)]
     legend = []
     span = [float(t.min()), float(t.max())] if t.size else [1.0, 10.0]
-    for val, name, dash in ((svr_rmse, "SVR (same C, γ, ε)", True),
-                            (constant_rmse, "constant predictor", True)):
-        if val is not None and np.isfinite(val):
+    for val, name, color in ((svr_rmse, "SVR (same C, γ, ε)", "#444444"),
+                             (constant_rmse, "constant predictor", "#999999")):
+        if val is not None and np.isfinite(val):       # dashed horizontal references
             label = f"{name}: {val:.3g}"
-            color = "#444444" if name.startswith("SVR") else "#999999"
-            rmse.append({**series(span, [val, val], label, color, dash=dash), "dots": False,
+            rmse.append({**series(span, [val, val], label, color, dash=True), "dots": False,
                          "width": 1.5})
-            legend.append({"name": label, "color": color, "line": True, "dash": dash,
+            legend.append({"name": label, "color": color, "line": True, "dash": True,
                            "width": 1.5})
     panels = [{"title": "primal objective", "log_y": False, "percent": False,
                "series": [series(t, obj, "objective", FIT_COLOR)]},
