@@ -148,6 +148,46 @@ def test_session_parses_a_run_like_the_frontend():
     assert [t for t, _ in s.frames] == [1.3, 3.0]
 
 
+def test_value_widgets_are_sent_again_and_downloads_found():
+    """A value the user set (a select slider, an expander opened) is sent with every later
+    rerun, as the frontend's widget-state manager does; a keyed expander is a block widget in
+    its fragment; a download button's file address is kept by its key."""
+    s = Session("http://127.0.0.1:1/app")
+    s.handle(_new_session(), now=1.0)
+    pace = ForwardMsg()
+    pace.delta.new_element.slider.id = "$$ID-aa-pg_pace"
+    pace.delta.fragment_id = "frag-controls"
+    s.handle(pace.SerializeToString())
+    panel = ForwardMsg()
+    panel.delta.add_block.id = "$$ID-bb-pg_export_open"
+    panel.delta.fragment_id = "frag-export"
+    s.handle(panel.SerializeToString())
+    dl = ForwardMsg()
+    dl.delta.new_element.download_button.id = "$$ID-cc-pg_dl_trace.json"
+    dl.delta.new_element.download_button.url = "/media/abc.json"
+    s.handle(dl.SerializeToString())
+    s.handle(_msg(delta__new_element__button__id=PLAY_ID).SerializeToString())
+    assert s.widget_fragments["pg_export_open"] == "frag-export"
+    assert s.downloads == {"pg_dl_trace.json": "/media/abc.json"}
+    assert s.download_url("pg_dl_trace.json") == "http://127.0.0.1:1/app/media/abc.json"
+    with pytest.raises(KeyError):
+        s.value_state("pg_nothing", bool_value=True)
+    st = s.value_state("pg_pace", string_array_value={"data": ["×4"]})
+    assert st.id == "$$ID-aa-pg_pace" and list(st.string_array_value.data) == ["×4"]
+    s.value_state("pg_export_open", bool_value=True)
+    # a press later carries its trigger and both values (each widget once)
+    cs = s.rerun_msg([s.trigger("pg_play")]).rerun_script
+    got = {w.id: w.WhichOneof("value") for w in cs.widget_states.widgets}
+    assert got == {PLAY_ID: "trigger_value", "$$ID-aa-pg_pace": "string_array_value",
+                   "$$ID-bb-pg_export_open": "bool_value"}
+    # a new value replaces the remembered one instead of being sent beside it
+    new = s.value_state("pg_pace", string_array_value={"data": ["×1"]})
+    cs = s.rerun_msg([new]).rerun_script
+    paces = [list(w.string_array_value.data) for w in cs.widget_states.widgets
+             if w.id == "$$ID-aa-pg_pace"]
+    assert paces == [["×1"]]
+
+
 def test_message_cache_references_and_expiry():
     """Large elements are cached by hash; the client names them in its reruns, the server then
     sends a reference, which counts as the element; unused entries expire after

@@ -15,7 +15,11 @@ own protobuf classes, as the frontend does (its sources are the minified bundle 
   one, exactly as the frontend's ForwardMsgCache: aged by finished runs, dropped after
   ``max_cached_message_age``);
 * a button press is a rerun with that widget's ``trigger_value`` (widget ids end with the user
-  key: ``$$ID-<hash>-<key>``);
+  key: ``$$ID-<hash>-<key>``); a value widget set by the user (a slider, an expander opened) is
+  a rerun with its new value, and that value is sent again with every later rerun, as the
+  frontend's widget-state manager does (widgets never touched keep the server's value);
+* a download button's file is at the address its element names (``url``, served by the app's
+  media endpoint), as a click on it fetches it;
 * a fragment with ``run_every`` makes the server send ``auto_rerun(interval, fragment_id)``; the
   frontend then sends a fragment rerun (``fragment_id``, ``is_auto_rerun``) every ``interval``
   seconds with ``setInterval`` — whether or not the previous one finished — until a full run
@@ -87,6 +91,7 @@ class Session:
     tile_changes: list = field(default_factory=list)   # (t, body) when the watched tile changed
     errors: list = field(default_factory=list)         # exception / error texts in the page
     widgets: dict = field(default_factory=dict)        # user key -> (id, disabled)
+    downloads: dict = field(default_factory=dict)      # download button's user key -> url
     widget_fragments: dict = field(default_factory=dict)  # user key -> fragment id ("" outside)
     runs_started: int = 0
     runs_finished: int = 0
@@ -109,6 +114,7 @@ class Session:
         self._reader: asyncio.Task | None = None
         self._changed: asyncio.Event | None = None
         self._field_path: tuple | None = None     # where the field chart was last drawn
+        self._values: dict[str, WidgetState] = {}  # the values this user set, by user key
 
     # ------------------------------------------------------------------ parsing (no I/O)
 
@@ -200,6 +206,8 @@ class Session:
             if key is not None:
                 self.widgets[key] = (eid, bool(getattr(sub, "disabled", False)))
                 self.widget_fragments[key] = delta.fragment_id
+            if etype == "download_button" and key is not None:
+                self.downloads[key] = sub.url
             if etype == "metric":
                 label, body = sub.label, sub.body
                 if label == self.tile and self.tile_values.get(label) != body:
@@ -212,6 +220,9 @@ class Session:
         elif kind == "add_block":
             block = delta.add_block
             key = user_key(block.id) if block.HasField("id") else None
+            if key is not None:               # a block that is a widget: an expander with a key
+                self.widgets[key] = (block.id, False)
+                self.widget_fragments[key] = delta.fragment_id
         else:
             return
         if key == self.field_key:
@@ -234,7 +245,9 @@ class Session:
         if fragment_id:
             cs.fragment_id = fragment_id
         cs.is_auto_rerun = auto
+        given = {w.id for w in widgets}
         cs.widget_states.widgets.extend(widgets)
+        cs.widget_states.widgets.extend(w for w in self._values.values() if w.id not in given)
         cs.cached_message_hashes.extend(self._cache)
         ctx = cs.context_info
         ctx.timezone = "UTC"
@@ -255,6 +268,16 @@ class Session:
         if key not in self.widgets:
             raise KeyError(f"no widget with key {key!r} in this session's page")
         return WidgetState(id=self.widgets[key][0], trigger_value=True)
+
+    def value_state(self, key: str, **value) -> WidgetState:
+        """The widget state of ``key`` set to ``value`` (one field of WidgetState, e.g.
+        ``string_array_value={"data": ["×4"]}`` for a select slider,
+        ``bool_value=True`` for an expander), remembered for every later rerun."""
+        if key not in self.widgets:
+            raise KeyError(f"no widget with key {key!r} in this session's page")
+        state = WidgetState(id=self.widgets[key][0], **value)
+        self._values[key] = state
+        return state
 
     def enabled(self, key: str) -> bool:
         return key in self.widgets and not self.widgets[key][1]
@@ -309,6 +332,32 @@ class Session:
         t = time.monotonic()
         await self.rerun([self.trigger(key)], fragment_id=self.widget_fragments.get(key, ""))
         return t
+
+    async def change(self, key: str, **value) -> float:
+        """Set the value widget ``key`` (see :meth:`value_state`) as a user would: a rerun of
+        its fragment, or of the page; returns the time of the change."""
+        t = time.monotonic()
+        await self.rerun([self.value_state(key, **value)],
+                         fragment_id=self.widget_fragments.get(key, ""))
+        return t
+
+    def download_url(self, key: str) -> str:
+        """The address of the file of the download button ``key`` (the app's path prefix kept)."""
+        if key not in self.downloads:
+            raise KeyError(f"no download button with key {key!r} in this session's page")
+        parts = urlsplit(self.url)
+        return f"{parts.scheme}://{parts.netloc}{parts.path.rstrip('/')}{self.downloads[key]}"
+
+    async def download(self, key: str, timeout: float = 60.0) -> bytes:
+        """The file of the download button ``key`` as a click fetches it."""
+        import urllib.request
+
+        url = self.download_url(key)
+
+        def get() -> bytes:
+            with urllib.request.urlopen(url, timeout=timeout) as r:
+                return r.read()
+        return await asyncio.to_thread(get)
 
     async def wait(self, predicate, timeout: float) -> bool:
         """Wait until ``predicate()`` holds (checked after every message); False on timeout or
