@@ -213,11 +213,22 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.xdist_group("exclusive"))   # one worker runs them all
         elif "browser" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.xdist_group("browser"))     # one chromium serves them
-    # exclusive first, while the other worker starts on short tests: the wait for the running
-    # test to end is short, and no long test has to wait behind them; then the browser tests,
-    # the longest group, so that it does not start last
-    items.sort(key=lambda item: (item.get_closest_marker("exclusive") is None,
-                                 "browser" not in getattr(item, "fixturenames", ())))
+    # The order the scheduler hands out work units (addopts has --no-loadscope-reorder, so it
+    # keeps this one): the groups first, largest first (the browser tours, the longest, do not
+    # start last); then the single tests, which balance the two workers' ends; the exclusive
+    # group last. An exclusive test waits for the other worker's running test to end, and that
+    # is a short single one there (first, it waited ~40 s for a browser tour); the other worker
+    # then idles while the exclusive tests run, wherever they are in the run.
+    sizes: dict = {}
+    for item in items:
+        sizes[_group(item)] = sizes.get(_group(item), 0) + 1
+    items.sort(key=lambda item: (2 if item.get_closest_marker("exclusive") else
+                                 0 if _group(item) else 1, -sizes[_group(item)]))
+
+
+def _group(item) -> str:
+    mark = item.get_closest_marker("xdist_group")
+    return (mark.args[0] if mark.args else mark.kwargs.get("name", "")) if mark else ""
 
 
 def pytest_configure(config):
@@ -249,12 +260,19 @@ def pytest_collection_finish(session):
             "(pytest-xdist#1386); install the versions pyproject.toml's test extra names")
 
 
+_KEPT: dict = {}        # the lock files an exclusive test hands on to the next exclusive test
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_protocol(item, nextitem):
     """Hold the lock over the whole protocol of a test — setup, call and teardown, and so the
     setup of the session and module fixtures the test is the first to need (an app server and
     its warm-up, a fitted model): taken in a function fixture, the lock would be taken only
-    after those had run, and a waiting test's server would warm up beside an exclusive one."""
+    after those had run, and a waiting test's server would warm up beside an exclusive one.
+    An exclusive test followed by another keeps the room for it: released between them, the
+    other worker started a test (a 30-s browser tour) and the next exclusive test waited for
+    its end, so that the exclusive tests and the other worker's tests alternated (108 s of a
+    run with one worker busy at a time)."""
     run_id = os.environ.get("PYTEST_XDIST_TESTRUNUID")
     if not run_id:                      # one process: every test runs alone anyway
         return (yield)
@@ -262,16 +280,26 @@ def pytest_runtest_protocol(item, nextitem):
     import tempfile
     base = Path(tempfile.gettempdir()) / f"svmcore-pytest-{run_id}"
     exclusive = item.get_closest_marker("exclusive") is not None
-    with open(f"{base}.turnstile", "a") as turnstile, open(f"{base}.room", "a") as room:
+    keep = (exclusive and nextitem is not None
+            and nextitem.get_closest_marker("exclusive") is not None)
+    if "files" in _KEPT:                # the exclusive test before this one kept the room
+        turnstile, room = _KEPT.pop("files")
+    else:
+        turnstile, room = open(f"{base}.turnstile", "a"), open(f"{base}.room", "a")
         fcntl.flock(turnstile, fcntl.LOCK_EX)
         if exclusive:
             fcntl.flock(room, fcntl.LOCK_EX)
         else:
             fcntl.flock(turnstile, fcntl.LOCK_UN)
             fcntl.flock(room, fcntl.LOCK_SH)
-        try:
-            return (yield)
-        finally:
+    try:
+        return (yield)
+    finally:
+        if keep:
+            _KEPT["files"] = (turnstile, room)
+        else:
             fcntl.flock(room, fcntl.LOCK_UN)
             if exclusive:
                 fcntl.flock(turnstile, fcntl.LOCK_UN)
+            turnstile.close()
+            room.close()
