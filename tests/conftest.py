@@ -42,17 +42,42 @@ def _scan_installed_components_once() -> None:
 _scan_installed_components_once()
 
 
+# One of several processes that fill numba's cache together: each takes the next entry of the
+# app's warm-up list that no other process has claimed (a file created with O_EXCL claims it).
+_WARM_PART = """
+import os, sys
+from svmcore import warm
+from svmcore.run import warmup
+from svmcore.solvers import get_solver
+claims = sys.argv[1]
+todo = [(name, params) for name, params in warm.plan()] + [("level lines", None)]
+for k, (name, params) in enumerate(todo):
+    try:
+        os.close(os.open(os.path.join(claims, str(k)), os.O_CREAT | os.O_EXCL))
+    except FileExistsError:
+        continue
+    if params is None:
+        warm.frames()
+    else:
+        warmup(get_solver(name)(**params))
+assert not warm.problems(), warm.problems()
+"""
+
+
 def pytest_sessionstart(session):
     """Fill numba's disk cache once, before any test worker starts (in the xdist controller, or
-    in the one process of a serial run): the app's warm-up list, compiled in one subprocess
-    (svmcore.warm, the same list every app server loads at its start). On a fresh machine that
-    is ~30 s of one core; without it every worker and every app server compiled the same
-    functions in parallel, and the tests that count frames ran beside a server's compilation
-    (the → key took 0.37 s instead of 0.2). With a filled cache it is a ~3 s load."""
+    in the one process of a serial run): the app's warm-up list (svmcore.warm, the same list
+    every app server loads at its start), compiled by one process per core, each taking the
+    next solver no other has taken. On a fresh machine that is ~41 s of compilation, half of it
+    SMO's (20 s): ~50 s in one process, the workers waiting; without it every worker and every
+    app server compiled the same functions in parallel, and the tests that count frames ran
+    beside a server's compilation (the → key took 0.37 s instead of 0.2). With a filled cache it
+    is a ~3 s load."""
     if os.environ.get("PYTEST_XDIST_WORKER"):
         return
     import compileall
     import subprocess
+    import tempfile
     import time
     t0 = time.perf_counter()
     # Python's bytecode of the sources, written once: where PYTHONDONTWRITEBYTECODE is set (as on
@@ -62,14 +87,20 @@ def pytest_sessionstart(session):
     for part in ("svmcore", "pages"):
         compileall.compile_dir(root / part, quiet=1)
     compileall.compile_file(root / "app.py", quiet=1)
-    r = subprocess.run([sys.executable, "-c", "from svmcore import warm\n"
-                        "warm.start(freeze=False); warm.wait(None); warm.frames()\n"
-                        "assert not warm.problems(), warm.problems()"],
-                       cwd=Path(__file__).resolve().parents[1], capture_output=True, text=True)
-    if r.returncode != 0:
-        print(f"\nnumba warm-up failed (the tests will compile what they need):\n{r.stderr[-2000:]}")
+    with tempfile.TemporaryDirectory() as claims:
+        logs = [Path(claims) / f"log{k}" for k in range(max(1, min(2, os.cpu_count() or 1)))]
+        procs = []
+        for log in logs:
+            with open(log, "w") as err:
+                procs.append(subprocess.Popen([sys.executable, "-c", _WARM_PART, claims],
+                                              cwd=root, stdout=subprocess.DEVNULL, stderr=err))
+        failed = [log.read_text() for p, log in zip(procs, logs) if p.wait() != 0]
+    if failed:
+        print(f"\nnumba warm-up failed (the tests will compile what they need):\n"
+              f"{failed[0][-2000:]}")
     else:
-        print(f"\nbytecode written and numba cache filled in {time.perf_counter() - t0:.1f} s")
+        print(f"\nbytecode written and numba cache filled in {time.perf_counter() - t0:.1f} s "
+              f"({len(procs)} processes)")
 
 
 @pytest.fixture(scope="session", autouse=True)
