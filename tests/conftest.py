@@ -145,6 +145,20 @@ def shared_app(tmp_path_factory):
         yield url
 
 
+@pytest.fixture(scope="session")
+def quiet_app(tmp_path_factory):
+    """The app server of the exclusive tests (frames, key latencies, eight sessions' health),
+    which run one after another on one worker with no other test running: started by the first
+    of them, it serves them all — a start and its warm-up (~5 CPU-s) inside the exclusive
+    stretch, once. No other test uses it, and each exclusive test opens links of its own (the
+    default Playground, a 2,000-point Pegasos run, eight toy configurations), so no test meets
+    another's cached frames. A traceback in its log fails the worker's session at its end."""
+    from streamlit_server import streamlit_server
+    log = tmp_path_factory.mktemp("quiet-app") / "streamlit.log"
+    with streamlit_server(log, timeout=120.0) as url:
+        yield url
+
+
 # ------------------------------------------------------------------------ one chromium per worker
 # A chromium started for each browser test paid for the whole Streamlit frontend on every page
 # load: ~4.3 CPU-s for the Playground's first load in a new browser, 1.2–1.4 s for the next loads

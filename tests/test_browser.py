@@ -107,9 +107,10 @@ def test_playground_in_browser(server, browser):
     t1 = _as_int(_tile(page, "iteration t"))
     assert t1 > 0
     _button(page, "Play").click()
-    page.wait_for_timeout(2500)
-    t2 = _as_int(_tile(page, "iteration t"))
-    assert t2 > t1, "playing did not advance the run"
+    deadline = time.monotonic() + 30
+    while (t2 := _as_int(_tile(page, "iteration t"))) <= t1:
+        assert time.monotonic() < deadline, "playing did not advance the run"
+        page.wait_for_timeout(100)
     # the export panel opened while playing describes the run on screen, not the run
     # as it was when Play was pressed (a shared timeline plays it; the trace had t1)
     page.get_by_text("Share and export", exact=True).first.click()
@@ -119,7 +120,6 @@ def test_playground_in_browser(server, browser):
     assert doc["t"] >= t2 > t1 and len(doc["trace"]) > 1, (doc["t"], t1, t2)
     page.get_by_text("Share and export", exact=True).first.click()      # closed again
     _pause(page)            # (the run may end, and Pause turn disabled, at any moment)
-    page.wait_for_timeout(1000)
 
     # 3. the field: one canvas view, updated in place (never re-mounted) with its legend
     field = page.locator(f"{FIELD} {DRAWN}").first
@@ -156,7 +156,9 @@ def test_playground_in_browser(server, browser):
     other.wait_for_selector(f"{FIELD} {DRAWN}", timeout=120_000)
     other.wait_for_selector('[data-testid="stMetric"]', timeout=60_000)
     # the link carries t: the same seeded run, replayed to the same moment, paused
-    other.wait_for_timeout(800)
+    deadline = time.monotonic() + 30
+    while _tiles(other) != here and time.monotonic() < deadline:
+        other.wait_for_timeout(100)
     assert "t=" in link and _tiles(other) == here
     assert other.url == link
     assert other.locator('[data-testid="stException"]').count() == 0
@@ -238,10 +240,15 @@ def test_race_in_browser(server, browser):
 
     # 3. step, play, pause — the whole race at once
     _race_step(page, 5)
+    before = _race_clock(page)
     _button(page, "Play").click()
-    page.wait_for_timeout(3000)
+    deadline = time.monotonic() + 30
+    while _race_clock(page) == before:                  # playing: the clock moves …
+        assert time.monotonic() < deadline, "Play did not move the race clock"
+        page.wait_for_timeout(100)
+    page.wait_for_timeout(1000)                         # … for a few frames
     _pause(page)
-    page.wait_for_timeout(1500)
+    page.wait_for_timeout(800)
     assert page.locator('[data-testid="stException"]').count() == 0
     from playwright.sync_api import expect
     for k in range(4):           # four views, each drawn and kept in place
@@ -290,7 +297,8 @@ def test_race_in_browser(server, browser):
     other.wait_for_function("() => document.body.innerText.includes("
                             "'race clock: t = 0 iterations')", timeout=30_000)
     assert other.locator('[data-testid="stException"]').count() == 0
-    other.wait_for_timeout(1500)
+    other.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]',
+                            timeout=30_000)
     assert other.url == link              # the page rewrites the URL of what it built
 
 
@@ -329,29 +337,33 @@ def test_a_race_link_as_the_servers_first_visit(fresh_server, browser):
 
 @pytest.mark.exclusive           # counts frames in 10 s: runs while no other test runs
 @pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=NO_CHROMIUM)
-def test_classroom_play_is_smooth_and_keys_drive_it(fresh_server, browser):
-    server = fresh_server
+def test_classroom_play_is_smooth_and_keys_drive_it(quiet_app, browser):
     """A teacher at a projector (1280 × 720) presses Play on the default Playground: in 10 s the
     "iteration t" tile and the field change at least 40 times each, and the field is never
-    missing (sampled every 20 ms in the page). Then the keys: → is +1 (answered within 0.3 s of
-    the key press on an idle page), Space plays and Space pauses. (Home, the projector layout
-    and a link to a moment: test_projector_layout_and_a_link_to_a_moment, beside other tests.)"""
+    missing (sampled every 20 ms in the page). Then the keys, on the same page: Home resets to
+    t = 0, → is +1 (answered within 0.3 s of the key press on an idle page), Space plays and
+    Space pauses. (The projector layout and a link to a moment:
+    test_projector_layout_and_a_link_to_a_moment, beside other tests.) On the exclusive tests'
+    server (conftest.quiet_app): no other session has played the default link on it."""
     from svmcore.bench.live_probe import probe
 
-    res = probe(server, seconds=10.0, width=1280, height=720, browser=browser)
+    server = quiet_app
+    page = browser.new_page(viewport={"width": 1280, "height": 720})
+    res = probe(server, seconds=10.0, page=page)
     print(res)
     assert res["tile_changes"] >= 40 and res["field_frames"] >= 40, res
     assert res["missing_samples"] == 0 and res["samples"] > 100, res
-    page = browser.new_page(viewport={"width": 1280, "height": 720})
-    page.goto(server + "/", wait_until="domcontentloaded")
-    page.wait_for_selector(f"{FIELD} {DRAWN}", timeout=120_000)
+    # paused by the probe (or the run ended): back to t = 0 with Home
+    page.locator("h1").first.click()                   # focus the page, not a widget
+    _wait_not_playing(page)
+    page.keyboard.press("Home")
     _wait_tile(page, "iteration t", "0", timeout_ms=30_000)
     # an idle page: its script run over, its charts laid out (a loaded machine took
     # over 0.5 s for that, and the presses measured the page's own start-up)
     page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]',
                            timeout=30_000)
-    page.wait_for_timeout(1500)
-    page.locator("h1").first.click()                   # focus the page, not a widget
+    page.wait_for_timeout(1000)
+    page.locator("h1").first.click()
     waits = []
     for _ in range(5):
         before = _tile(page, "iteration t")
@@ -369,11 +381,21 @@ def test_classroom_play_is_smooth_and_keys_drive_it(fresh_server, browser):
     page.wait_for_timeout(1500)
     assert _button(page, "Pause").is_enabled()
     page.keyboard.press("Space")
-    page.wait_for_timeout(1500)
+    _wait_not_playing(page)
+    page.wait_for_timeout(500)               # a frame already on its way may still land
     t1 = _tile(page, "iteration t")
     page.wait_for_timeout(1000)
     assert _tile(page, "iteration t") == t1 and not _button(page, "Pause").is_enabled()
     assert page.locator('[data-testid="stException"]').count() == 0
+
+
+def _wait_not_playing(page, timeout_s: float = 30.0) -> None:
+    """Wait until Pause is disabled (paused, or the run ended)."""
+    pause = _button(page, "Pause")
+    deadline = time.monotonic() + timeout_s
+    while pause.is_enabled():
+        assert time.monotonic() < deadline, "still playing"
+        page.wait_for_timeout(100)
 
 
 @pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=NO_CHROMIUM)

@@ -1,6 +1,6 @@
 """End-to-end: the Kernel approximation page in a real browser (Debian's chromium, Playwright).
 
-Starts ``streamlit run app.py`` on a free port, opens /kernel_approx, waits for the five figures
+On the browser tours' shared app server (conftest.shared_app), opens /kernel_approx, waits for the five figures
 (heatmaps, spectrum, times, error and test-error sweeps), changes s and checks the Nyström tile
 follows, and saves ``test-artifacts/kernel_approx.png``. Skipped when /usr/bin/chromium is
 missing.
@@ -10,7 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from streamlit_server import CHROMIUM, NO_CHROMIUM, ROOT, streamlit_server
+from streamlit_server import CHROMIUM, NO_CHROMIUM, ROOT
+import test_browser
 from test_browser import _tile          # a metric tile's value by its label
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -19,10 +20,7 @@ ARTIFACTS = ROOT / "test-artifacts"
 CHARTS = ("ka_heatmaps", "ka_spectrum", "ka_times", "ka_errors", "ka_test_errors")
 
 
-@pytest.fixture
-def server(tmp_path):
-    with streamlit_server(tmp_path / "streamlit.log", timeout=90.0) as url:
-        yield url
+server = test_browser.server          # the same app-server fixture as the main browser tour
 
 
 @pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=NO_CHROMIUM)

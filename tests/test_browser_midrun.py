@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from streamlit_server import CHROMIUM, NO_CHROMIUM, streamlit_server
+from streamlit_server import CHROMIUM, NO_CHROMIUM
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -23,9 +23,9 @@ LINK = ("/?src=toy&ds=moons&n=2000&seed=1&solver=pegasos&p.kernel=rbf&p.schedule
 
 
 @pytest.fixture
-def server(tmp_path):
-    with streamlit_server(tmp_path / "streamlit.log", timeout=90.0, fail_on_crash=False) as url:
-        yield url
+def server(quiet_app):
+    """The exclusive tests' own server (conftest.quiet_app): this link is on no other test's."""
+    return quiet_app
 
 
 def _t(page) -> int:
@@ -75,8 +75,10 @@ def test_changing_eta0_while_playing_goes_on_in_the_browser(server, browser):
     # and about as smoothly as before the change (frames: distinct t values seen)
     print("frames in 3 s before / after the change:", len(set(before)), len(set(seen)))
     assert len(set(seen)) >= 0.5 * len(set(before)), (before, seen)
-    _button(page, "Pause").click()
-    page.wait_for_timeout(1500)
+    pause = _button(page, "Pause")
+    pause.click()
+    _wait(page, lambda: not pause.is_enabled(), 30, "Pause was not taken")
+    page.wait_for_timeout(500)               # a frame already on its way may still land
     a = _t(page)
     page.wait_for_timeout(1000)
     assert _t(page) == a, "Pause did not stop the run"

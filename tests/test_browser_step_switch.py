@@ -28,6 +28,13 @@ def test_switch_while_playing_in_browser(server, browser):
     page = browser.new_page(viewport={"width": 1600, "height": 1300})
     page.goto(server + "/step_sizes", wait_until="domcontentloaded")
     page.wait_for_selector(".st-key-steps_curves .svmc[data-panels]", timeout=120_000)
+    # ×1.25 a frame instead of the default ×1.1: t = 300 in ~25 frames, not ~60, and still
+    # ~20 frames (the run's horizon is 50 epochs of 450 points) for the switch to land
+    thumb = page.locator(".st-key-steps_pace input[type=range]").first
+    thumb.focus()
+    thumb.press("ArrowRight")
+    _wait(page, lambda: page.locator(".st-key-steps_pace [data-testid=stSliderThumbValue]")
+          .first.inner_text() == "×1.25", 30, "the speed did not change")
     _button(page, "Play").click()
     _wait(page, lambda: _race_clock(page) >= 300, 60, "the lockstep did not play")
     _button(page, "Switch now").click()      # defaults: B to 1/(λt)

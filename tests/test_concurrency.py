@@ -1,7 +1,7 @@
 """Eight students at once: the real server, eight sessions training kernel solvers side by
 side, and a health probe that must keep answering.
 
-``streamlit run app.py`` on a free port. The sessions are protocol-level clients
+``streamlit run app.py`` (the exclusive tests' server, conftest.quiet_app). The sessions are protocol-level clients
 (:class:`svmcore.bench.stclient.Session`: one browser tab without the browser — the websocket
 messages the frontend sends and the ones it reads, with Streamlit's own protobuf classes), so that
 what is measured is the server: eight chromium renderers took about three times the server's CPU
@@ -39,14 +39,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from streamlit_server import ROOT, free_port, streamlit_server
+from streamlit_server import ROOT, free_port
 
 from svmcore import live
 from svmcore.bench.stclient import Session, warm_up
 from svmcore.rundata import build_data
 from svmcore.config import config_from_query
-from svmcore.run import TrainingRun, warmup
-from svmcore.solvers import REGISTRY, get_solver
+from svmcore.run import TrainingRun
+from svmcore.solvers import REGISTRY
 
 pytestmark = [pytest.mark.slow]
 
@@ -124,13 +124,10 @@ class HealthProbe:
 
 
 @pytest.fixture
-def server(tmp_path):
-    # compile (or load) every configuration's code in this process first, so that the server
-    # only reads numba's on-disk cache and no two processes write it at once
-    for q in _queries():
-        warmup(get_solver(q["solver"])(kernel="rbf", gamma=float(q["p.gamma"])))
-    with streamlit_server(tmp_path / "streamlit.log") as url:
-        yield url
+def server(quiet_app):
+    """The exclusive tests' server (conftest.quiet_app; numba's cache was filled before the
+    workers started, so the server only reads it)."""
+    return quiet_app
 
 
 # ------------------------------------------------------------------------------------- pages

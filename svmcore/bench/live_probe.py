@@ -94,10 +94,14 @@ def start_server() -> tuple[subprocess.Popen, str]:
 
 
 def probe(url: str, query: str = "", seconds: float = 10.0, width: int = 1280,
-          height: int = 720, browser=None) -> dict:
+          height: int = 720, browser=None, page=None) -> dict:
     """Play the Playground for ``seconds`` in chromium and count what the page showed. With
-    ``browser`` (a Playwright Browser the caller runs, e.g. the test suite's shared one) the page
-    opens in a new context of it; otherwise Debian's chromium is started for the probe."""
+    ``page`` (a Playwright page the caller owns) the probe opens the Playground in it and leaves
+    it there, paused; with ``browser`` (a Playwright Browser the caller runs, e.g. the test
+    suite's shared one) the page opens in a new context of it; otherwise Debian's chromium is
+    started for the probe."""
+    if page is not None:
+        return _probe_page(page, url, query, seconds)
     if browser is not None:
         context = browser.new_context(viewport={"width": width, "height": height})
         try:
