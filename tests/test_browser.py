@@ -3,8 +3,8 @@
 Starts ``streamlit run app.py`` on a free port, opens the Playground, presses Step and checks that
 the iteration tile moves and the field is drawn; saves ``test-artifacts/playground.png``. A second
 test tours the Race page (four entrants, step, play, pause, the budget switch) and saves
-``test-artifacts/race.png`` with the grid of fields and the curves. A third opens a race link as
-a fresh server's very first visit (Streamlit's first multipage mode would skip app.py).
+``test-artifacts/race.png`` with the grid of fields and the curves. (A race link as a fresh
+server's very first visit: tests/test_startup.py, at the protocol level.)
 Skipped when /usr/bin/chromium is missing (CI installs it with ``apt-get install chromium``).
 """
 from __future__ import annotations
@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
-from streamlit_server import CHROMIUM, NO_CHROMIUM, ROOT, streamlit_server
+from streamlit_server import CHROMIUM, NO_CHROMIUM, ROOT
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -28,14 +28,6 @@ DRAWN = ".svmc[data-drawn='1']"     # the view once its field image is drawn
 def server(shared_app):
     """The app server this worker's tours share (conftest.shared_app)."""
     return shared_app
-
-
-@pytest.fixture
-def fresh_server(tmp_path):
-    """An app server of this test's own: its first visit, or frames counted with no other
-    session's history on it."""
-    with streamlit_server(tmp_path / "streamlit.log", timeout=90.0, fail_on_crash=False) as url:
-        yield url
 
 
 def _tile(page, label: str) -> str:
@@ -300,39 +292,6 @@ def test_race_in_browser(server, browser):
     other.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]',
                             timeout=30_000)
     assert other.url == link              # the page rewrites the URL of what it built
-
-
-@pytest.mark.skipif(not Path(CHROMIUM).exists(),
-                    reason=NO_CHROMIUM)
-def test_a_race_link_as_the_servers_first_visit(fresh_server, browser):
-    server = fresh_server
-    """A teacher starts the server and hands out a race link: the first visitor opens /race?…
-    before anyone has opened the root page. Streamlit would then run pages/race.py on its own
-    (its first multipage mode: no app.py, every file of pages/ in the sidebar, for every later
-    visitor too); the page hands the run to app.py, so the sidebar lists the app's two pages,
-    the race is the link's, the address keeps its query, and a second visitor gets the same."""
-    from urllib.parse import parse_qsl, urlencode, urlparse
-
-    from svmcore.presets import get_race
-
-    link = server + "/race?" + urlencode(get_race("pegasos-vs-smo").config.to_query())
-    for visitor in range(2):
-        page = browser.new_context(viewport={"width": 1600, "height": 1250}).new_page()
-        page.goto(link, wait_until="domcontentloaded")
-        page.wait_for_selector(f"{RACE_FIELD} {DRAWN}", timeout=120_000)
-        page.wait_for_timeout(1000)
-        nav = page.locator('[data-testid="stSidebarNav"] a').all_inner_texts()
-        pages = re.findall(r'st\.Page\([^)]*title="([^"]+)"', (ROOT / "app.py").read_text())
-        assert [t.split()[-1] for t in nav] == [p.split()[-1] for p in pages], (visitor, nav)
-        assert pages[:2] == ["Playground", "Race"]
-        assert page.locator('[data-testid="stException"]').count() == 0
-        assert page.locator(f".st-key-race_field1 {DRAWN}").count() == 1
-        assert page.locator(".st-key-race_field2").count() == 0      # the link's two
-        # the page rewrites the URL of what it built (defaults spelt out): the link's race
-        shown = dict(parse_qsl(urlparse(page.url).query))
-        assert urlparse(page.url).path == "/race"
-        assert dict(parse_qsl(urlparse(link).query)).items() <= shown.items(), visitor
-        assert page.title() == "svmcore", (visitor, page.title())     # app.py's page config
 
 
 @pytest.mark.exclusive           # counts frames in 10 s: runs while no other test runs

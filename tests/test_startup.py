@@ -285,3 +285,48 @@ def test_the_server_skips_streamlits_direct_execution_check():
         "                      after_scan=ms.scan_component_manifests())))\n")
     assert r == {"before": False, "after": True, "server": "App", "scanned": True,
                  "after_scan": []}
+
+
+@pytest.mark.slow
+def test_a_race_link_as_the_servers_first_visit(tmp_path):
+    """A teacher starts the server and hands out a race link: the first visitor opens /race?…
+    before anyone has opened the root page. Streamlit would then run pages/race.py on its own
+    (its first multipage mode: no app.py, every file of pages/ in the sidebar, for every later
+    visitor too); the page hands the run to app.py, so the sidebar lists the app's pages, the
+    page shown is the race at /race, the race is the link's (its two fields, no third), the
+    address keeps its query, the title is app.py's, and a second visitor gets the same.
+
+    Checked at the protocol level (svmcore.bench.stclient: the messages a browser tab sends and
+    reads; the first request names the page by its path, as the frontend's does): which script
+    runs is the server's business, and the browser tours draw the race page
+    (tests/test_browser.py)."""
+    import asyncio
+    import re
+    from urllib.parse import parse_qsl, urlencode
+
+    from streamlit_server import streamlit_server
+
+    from svmcore.bench.stclient import Session
+    from svmcore.presets import get_race
+
+    titles = re.findall(r'st\.Page\([^)]*title="([^"]+)"', (ROOT / "app.py").read_text())
+    assert titles[:2] == ["Playground", "Race"]
+    query = urlencode(get_race("pegasos-vs-smo").config.to_query())
+
+    async def visit(url: str) -> tuple[bool, Session]:
+        s = Session(url, query=query, page="race", field_key="race_field0")
+        await s.open()
+        ok = await s.wait(lambda: "race_field1" in s.widgets and not s.running, 120)
+        await s.close()
+        return ok, s
+
+    with streamlit_server(tmp_path / "streamlit.log", timeout=90.0) as url:
+        for visitor in range(2):
+            ok, s = asyncio.run(visit(url))
+            assert ok and s.errors == [] and s.closed_reason is None, (visitor, s.errors)
+            assert [name for name, _ in s.app_pages] == titles, (visitor, s.app_pages)
+            assert s.page_path == "race" and s.title == "svmcore", visitor
+            assert {"race_field0", "race_field1"} <= set(s.widgets), visitor
+            assert "race_field2" not in s.widgets, visitor              # the link's two
+            # the page rewrites the query of what it built (defaults spelt out): the link's race
+            assert dict(parse_qsl(query)).items() <= dict(parse_qsl(s.query)).items(), visitor

@@ -7,7 +7,8 @@ own protobuf classes, as the frontend does (its sources are the minified bundle 
 * it asks for a script run with a ``rerun_script`` BackMsg (a ``ClientState``: the query string,
   the page's script hash once the server named it — ``navigation`` — else the page name from the
   path, the widget states, the hashes of the cached messages, the browser context);
-* it receives ForwardMsgs: ``new_session`` (a script run starts), ``navigation``,
+* it receives ForwardMsgs: ``new_session`` (a script run starts), ``navigation`` (the pages the
+  sidebar lists, and which of them is shown), ``page_config_changed`` (the tab's title),
   ``page_info_changed`` (the script wrote the query string: later reruns send the new one),
   ``delta`` (an element or block at ``metadata.delta_path``), ``script_finished``,
   ``auto_rerun`` / ``stop_auto_rerun``; ``ref_hash`` messages are resolved from its message cache
@@ -91,6 +92,9 @@ class Session:
     tile_changes: list = field(default_factory=list)   # (t, body) when the watched tile changed
     errors: list = field(default_factory=list)         # exception / error texts in the page
     widgets: dict = field(default_factory=dict)        # user key -> (id, disabled)
+    app_pages: list = field(default_factory=list)      # the sidebar's (title, url path), last sent
+    page_path: str = ""                                # the url path of the page shown
+    title: str = ""                                    # the tab's title (page config)
     downloads: dict = field(default_factory=dict)      # download button's user key -> url
     widget_fragments: dict = field(default_factory=dict)  # user key -> fragment id ("" outside)
     runs_started: int = 0
@@ -146,7 +150,16 @@ class Session:
         elif kind == "new_session":
             self._new_session(msg)
         elif kind == "navigation":
-            self.page_hash = msg.navigation.page_script_hash
+            nav = msg.navigation
+            self.page_hash = nav.page_script_hash
+            self.app_pages = [(p.page_name, p.url_pathname) for p in nav.app_pages]
+            self.page_path = next((p.url_pathname for p in nav.app_pages
+                                   if p.page_script_hash == nav.page_script_hash), "")
+        elif kind == "page_config_changed":
+            if msg.page_config_changed.title:
+                self.title = msg.page_config_changed.title
+        elif kind == "page_not_found":
+            self.errors.append(f"page not found: {msg.page_not_found.page_name!r}")
         elif kind == "page_info_changed":
             self.query = msg.page_info_changed.query_string
         elif kind == "script_finished":
