@@ -245,7 +245,7 @@ def solver_classes() -> dict:
 # session, not rates). The eight-sessions test (tests/test_concurrency.py) runs alone again: its
 # health-latency check is excused only when a control server stalled at the same moment, and
 # beside a CPU-bound test the app server (8 sessions, one busy process) answered in 1.05 s while
-# the idle control did not stall (CI, 2026-11-27); alone it leaves a core idle for ~75 s.
+# the idle control did not stall (CI, 2026-11-27); alone it takes ~10 s (protocol-level sessions).
 EXCLUSIVE_MODULES = ("test_browser_midrun", "test_concurrency")
 
 
