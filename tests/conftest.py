@@ -68,8 +68,8 @@ def pytest_sessionstart(session):
     """Fill numba's disk cache once, before any test worker starts (in the xdist controller, or
     in the one process of a serial run): the app's warm-up list (svmcore.warm, the same list
     every app server loads at its start), compiled by one process per core, each taking the
-    next solver no other has taken. On a fresh machine that is ~41 s of compilation, half of it
-    SMO's (20 s): ~50 s in one process, the workers waiting; without it every worker and every
+    next solver no other has taken. On a fresh machine that is ~40 s of compilation, SMO's the
+    largest part: ~50 s in one process, the workers waiting; without it every worker and every
     app server compiled the same functions in parallel, and the tests that count frames ran
     beside a server's compilation (the → key took 0.37 s instead of 0.2). With a filled cache it
     is a ~3 s load."""

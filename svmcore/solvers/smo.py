@@ -87,6 +87,14 @@ _T, _KEVALS, _CONV, _PI, _PJ, _HITS, _MISSES = 0, 1, 2, 3, 4, 5, 6
 _ASIZE, _COUNTER, _UNSHRUNK, _GEN = 7, 8, 9, 10      # shrinking: active size, countdown, …
 _NIC = 11
 
+# _get_row's ``full`` flag as NumPy booleans, not the literals True / False: numba compiles a
+# function once per literal argument value it is called with (Literal[bool](True) and
+# Literal[bool](False) were two specialisations of _get_row)
+_FULL, _ACTIVE = np.bool_(True), np.bool_(False)
+# likewise "no index yet": typed int64 from the start, so that type inference does not first
+# compile _get_row and kernel_row for a Literal[int](-1) index (~4 s more of compilation)
+_NONE = np.int64(-1)
+
 
 # --------------------------------------------------------------------------- compiled core
 
@@ -236,7 +244,7 @@ def _reconstruct_gradient(data, rc, C, alpha, G, Gbar, ic):
     if nr_free * n > 2 * asize * (n - asize):
         for k in range(asize, n):
             t = active[k]
-            Qt = cache[_get_row(t, False, data, rc, ic)]
+            Qt = cache[_get_row(t, _ACTIVE, data, rc, ic)]
             acc = 0.0
             for kk in range(asize):
                 j = active[kk]
@@ -248,7 +256,7 @@ def _reconstruct_gradient(data, rc, C, alpha, G, Gbar, ic):
             j = active[kk]
             aj = alpha[j]
             if 0.0 < aj < C:
-                Qj = cache[_get_row(j, True, data, rc, ic)]
+                Qj = cache[_get_row(j, _FULL, data, rc, ic)]
                 for k in range(asize, n):
                     t = active[k]
                     G[t] += aj * Qj[t]
@@ -318,7 +326,7 @@ def _select(data, rc, C, tol, alpha, G, QD, ic):
     asize = ic[_ASIZE]
     # ---- select i: maximal violator in I_up
     Gmax = -np.inf
-    ii = -1
+    ii = _NONE                   # not the literal -1: see _FULL
     for k in range(asize):
         t = active[k]
         if y[t] > 0.0:
@@ -333,7 +341,7 @@ def _select(data, rc, C, tol, alpha, G, QD, ic):
                     ii = t
     if ii < 0:
         return -1, -1, -1
-    si = _get_row(ii, False, data, rc, ic)
+    si = _get_row(ii, _ACTIVE, data, rc, ic)
     Qi = cache[si]
     # ---- select j: second-order gain over I_low
     Gmax2 = -np.inf
@@ -374,7 +382,7 @@ def _update_gbar(v, a_old, a_new, data, rc, C, Gbar, ic):
     was_up = a_old >= C
     if was_up == (a_new >= C):
         return
-    Qv = rc[0][_get_row(v, True, data, rc, ic)]
+    Qv = rc[0][_get_row(v, _FULL, data, rc, ic)]
     sign = -C if was_up else C
     for k in range(Gbar.shape[0]):
         Gbar[k] += sign * Qv[k]
@@ -412,7 +420,7 @@ def _smo_chunk(data, rc, C, tol, n_steps, shrinking, alpha, G, Gbar, QD, ic):
                 ic[_CONV] = 1
                 break
             ic[_COUNTER] = 1              # shrink again at the next iteration
-        sj = _get_row(jj, False, data, rc, ic)
+        sj = _get_row(jj, _ACTIVE, data, rc, ic)
         Qi = cache[si]              # LRU with ≥ 2 slots: row ii (most recent) was not evicted
         Qj = cache[sj]
         # ---- analytic two-variable update (LIBSVM Solver::Solve)
