@@ -47,6 +47,9 @@ def _edges(z, pos, xs, ys):
     return ex, ey, cross
 
 
+_NONE = np.int64(-1)
+
+
 @njit
 def _link(nbr, deg, a, b):
     nbr[a, deg[a]] = b
@@ -74,7 +77,7 @@ def _polylines(z, xs, ys):
             count = int(cb) + int(ct) + int(cl) + int(cr)
             if count == 2:
                 # the two crossed edges, in zero_contour's order B, R, T, L
-                first = -1
+                first = _NONE      # not the literal -1 (numba would compile _link for it too)
                 for e, c in ((B, cb), (R, cr), (T, ct), (L, cl)):
                     if c:
                         if first < 0:
