@@ -156,7 +156,7 @@ def test_playground_in_browser(server, browser):
     assert other.locator('[data-testid="stException"]').count() == 0
     other.close()
 
-    # 6. train on at full speed for a few seconds, then the screenshot: field, margins,
+    # 6. train on at full speed for 2.5 s, then the screenshot: field, margins,
     # support vectors (playing to the run's end took up to 20 s of a core and proved
     # nothing more)
     thumb = page.locator(".st-key-pg_pace input[type=range]").first
@@ -164,7 +164,7 @@ def test_playground_in_browser(server, browser):
     thumb.press("End")                                  # speed: max
     page.wait_for_timeout(1000)
     _button(page, "Play").click()
-    deadline = time.monotonic() + 4
+    deadline = time.monotonic() + 2.5
     while _tile(page, "status") == "running" and time.monotonic() < deadline:
         page.wait_for_timeout(250)
     _pause(page)
@@ -264,13 +264,13 @@ def test_race_in_browser(server, browser):
     assert re.search(r"race clock: t = [1-9]", _race_clock(page))
     assert page.locator('[data-testid="stException"]').count() == 0
 
-    # 5. the screenshot, after a few seconds at full speed: the grid and the curves
+    # 5. the screenshot, after 1.5 s at full speed: the grid and the curves
     thumb = page.locator(".st-key-race_pace input[type=range]").first
     thumb.focus()
     thumb.press("End")                                  # speed: max
     page.wait_for_timeout(800)
     _button(page, "Play").click()
-    page.wait_for_timeout(2500)
+    page.wait_for_timeout(1500)
     _pause(page)
     page.wait_for_timeout(1000)
     assert page.locator('[data-testid="stException"]').count() == 0
