@@ -604,7 +604,6 @@ def _probe_scheduler(addr: str, timeout: float) -> None:
     nothing listens, or where something else answers (an HTTP proxy, another service), gives a
     clear ConnectionError instead of a hang or an odd low-level error."""
     import asyncio
-    from concurrent.futures import ThreadPoolExecutor
 
     async def identity():
         from distributed.comm import connect
@@ -617,10 +616,11 @@ def _probe_scheduler(addr: str, timeout: float) -> None:
 
     hint = (f"Start one (dask scheduler --port PORT; dask worker {addr}) or check the address; "
             "nothing was run.")
+    _refused_at_once(addr, timeout, hint)
     try:
-        # in a thread of its own: the caller may already run an event loop (Jupyter)
-        with ThreadPoolExecutor(1) as ex:
-            reply = ex.submit(asyncio.run, identity()).result(timeout=3 * timeout)
+        # in a thread of its own: the caller may already run an event loop (Jupyter); a daemon
+        # one, left behind if the address accepts and then says nothing (joining it hung)
+        reply = _in_daemon_thread(lambda: asyncio.run(identity()), 3 * timeout)
     except Exception as exc:  # noqa: BLE001 - unreachable, refused, garbled: all mean no scheduler
         if isinstance(exc, (OSError, TimeoutError, asyncio.TimeoutError)):
             raise ConnectionError(f"could not reach the Dask scheduler at {addr} within "
@@ -630,6 +630,55 @@ def _probe_scheduler(addr: str, timeout: float) -> None:
     if not (isinstance(reply, dict) and reply.get("type") == "Scheduler"):
         kind = reply.get("type") if isinstance(reply, dict) else type(reply).__name__
         raise ConnectionError(f"{addr} is not a Dask scheduler (it says {kind!r}). {hint}")
+
+
+def _in_daemon_thread(fn, timeout: float):
+    """``fn()`` in a daemon thread: its result or its exception, or TimeoutError after
+    ``timeout`` s (the thread is then abandoned, not joined)."""
+    import threading
+
+    out: dict = {}
+
+    def target():
+        try:
+            out["value"] = fn()
+        except BaseException as exc:  # noqa: BLE001 - handed to the caller
+            out["error"] = exc
+
+    thread = threading.Thread(target=target, name="svmcore-dask-probe", daemon=True)
+    thread.start()
+    thread.join(timeout)
+    if thread.is_alive():
+        raise TimeoutError(f"no answer in {timeout:g} s")
+    if "error" in out:
+        raise out["error"]
+    return out["value"]
+
+
+def _refused_at_once(addr: str, timeout: float, hint: str) -> None:
+    """A TCP address where the host refuses the connection (nothing listens on the port) is
+    reported at once: Dask's ``connect`` retries a refused connection until its timeout, and
+    the Sweep page's user then waited 5 s for a certain answer. Other outcomes (accepted, slow,
+    a name that does not resolve) are left to the scheduler's own handshake."""
+    import socket
+    from urllib.parse import urlsplit
+
+    if "://" in addr and not addr.startswith("tcp://"):
+        return                              # tls://, inproc://, ucx://: Dask's own connect
+    parts = urlsplit(addr if "://" in addr else f"tcp://{addr}")
+    try:
+        host, port = parts.hostname, parts.port
+    except ValueError:                      # a port that is no number: Dask's own message
+        return
+    if not host or port is None:
+        return
+    try:
+        socket.create_connection((host, port), timeout=timeout).close()
+    except ConnectionRefusedError:
+        raise ConnectionError(f"could not reach the Dask scheduler at {addr}: the connection "
+                              f"was refused (nothing listens on port {port}). {hint}") from None
+    except OSError:
+        return
 
 
 def _check_workers(client, timeout: float):

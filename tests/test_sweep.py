@@ -6,6 +6,7 @@ accuracy) and against a run in this process (exact), then the Dask cluster's tab
 of sweeps whose worker was killed mid-sweep must equal it in every column but the timings.
 """
 import os
+import re
 import signal
 import socket
 import time
@@ -226,6 +227,19 @@ def test_unreachable_scheduler_fails_fast(grid, data, free_port):
     assert time.perf_counter() - t0 < 10
 
 
+@pytest.mark.parametrize("form", ["tcp://127.0.0.1:{}", "127.0.0.1:{}", "tcp://localhost:{}"])
+def test_a_refused_port_is_said_at_once_not_after_the_timeout(grid, data, free_port, form):
+    """Nothing listens: the refusal is the answer (Dask's connect would retry it for the whole
+    30-s timeout given here)."""
+    addr = form.format(free_port)
+    t0 = time.perf_counter()
+    with pytest.raises(ConnectionError, match=re.escape(
+            f"could not reach the Dask scheduler at {addr}: the connection was refused "
+            f"(nothing listens on port {free_port})")):
+        run_sweep(grid, data, Dask(scheduler=addr, timeout=30.0))
+    assert time.perf_counter() - t0 < 5
+
+
 def test_something_else_at_the_address_is_not_a_scheduler(grid, data):
     """A server that is not a Dask scheduler (here an HTTP-like one) gets a clear message."""
     import threading
@@ -233,16 +247,33 @@ def test_something_else_at_the_address_is_not_a_scheduler(grid, data):
     srv.bind(("127.0.0.1", 0))
     srv.listen(1)
 
-    def answer():
-        conn, _ = srv.accept()
-        conn.sendall(b"HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\n\r\n" * 4)
-        time.sleep(2)
-        conn.close()
+    def answer():                   # every connection (the refusal check makes one first)
+        while True:
+            try:
+                conn, _ = srv.accept()
+            except OSError:             # closed: the test is over
+                return
+            conn.sendall(b"HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\n\r\n" * 4)
+            threading.Timer(2, conn.close).start()
 
     threading.Thread(target=answer, daemon=True).start()
     with pytest.raises(ConnectionError, match="did not answer as a Dask scheduler"):
         run_sweep(grid, data, Dask(scheduler=f"tcp://127.0.0.1:{srv.getsockname()[1]}",
                                    timeout=1.0))
+    srv.close()
+
+
+def test_an_address_that_accepts_and_says_nothing_fails_within_its_timeout(grid, data):
+    """A listener that never answers the handshake: a ConnectionError after about three
+    timeouts (the probe's thread is abandoned; joining it hung forever)."""
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(8)                     # connections complete in the backlog; none is read
+    t0 = time.perf_counter()
+    with pytest.raises(ConnectionError, match="Dask scheduler"):
+        run_sweep(grid, data, Dask(scheduler=f"tcp://127.0.0.1:{srv.getsockname()[1]}",
+                                   timeout=0.5))
+    assert time.perf_counter() - t0 < 10
     srv.close()
 
 
