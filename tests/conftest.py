@@ -94,13 +94,39 @@ def pytest_sessionstart(session):
             with open(log, "w") as err:
                 procs.append(subprocess.Popen([sys.executable, "-c", _WARM_PART, claims],
                                               cwd=root, stdout=subprocess.DEVNULL, stderr=err))
+        rewritten = _write_rewritten_test_modules(session.config, root / "tests")
         failed = [log.read_text() for p, log in zip(procs, logs) if p.wait() != 0]
     if failed:
         print(f"\nnumba warm-up failed (the tests will compile what they need):\n"
               f"{failed[0][-2000:]}")
     else:
-        print(f"\nbytecode written and numba cache filled in {time.perf_counter() - t0:.1f} s "
-              f"({len(procs)} processes)")
+        print(f"\nbytecode written ({rewritten} test modules rewritten) and numba cache filled "
+              f"in {time.perf_counter() - t0:.1f} s ({len(procs)} processes)")
+
+
+def _write_rewritten_test_modules(config, tests: Path) -> int:
+    """pytest's assertion-rewritten bytecode of the test modules, written once by this process
+    while the warm-up processes compile. pytest writes it on import, but not where
+    PYTHONDONTWRITEBYTECODE is set (as on these machines): each xdist worker then rewrote every
+    test module (~7 s of its ~12-s collection); pytest reads a current one either way. Uses
+    pytest's own functions (private: pytest is pinned below 9.2 by the test extra); any
+    failure leaves the workers to rewrite as before. Returns how many modules were written."""
+    try:
+        from _pytest.assertion import rewrite as rw
+        state = config.stash.get(rw.assertstate_key, None)
+        if state is None:                    # --assert=plain: nothing is rewritten
+            return 0
+        written = 0
+        for fn in sorted(tests.glob("test_*.py")) + [tests / "conftest.py"]:
+            pyc = rw.get_cache_dir(fn) / (fn.name[:-3] + rw.PYC_TAIL)
+            if rw._read_pyc(fn, pyc) is not None or not rw.try_makedirs(pyc.parent):
+                continue                     # current already, or no place to write it
+            source_stat, co = rw._rewrite_test(fn, config)
+            written += bool(rw._write_pyc(state, co, source_stat, pyc))
+        return written
+    except Exception as exc:  # noqa: BLE001 - an optimisation only: the workers rewrite
+        print(f"\n(test modules not pre-rewritten: {type(exc).__name__}: {exc})")
+        return 0
 
 
 @pytest.fixture(scope="session", autouse=True)
