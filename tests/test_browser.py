@@ -245,7 +245,7 @@ def test_race_in_browser(server, browser):
     from playwright.sync_api import expect
     for k in range(4):           # four views, each drawn and kept in place
         field = page.locator(f".st-key-race_field{k} {DRAWN}").first
-        expect(field.locator("canvas")).to_have_count(1, timeout=10_000)
+        expect(field.locator("canvas")).to_have_count(1, timeout=30_000)
         assert int(field.get_attribute("data-frames")) > 1
     curves = page.locator(".st-key-race_curves .svmc").first
     legend = curves.locator(".svmc-legend").text_content()
@@ -294,9 +294,9 @@ def test_race_in_browser(server, browser):
     assert other.url == link              # the page rewrites the URL of what it built
 
 
-@pytest.mark.exclusive           # counts frames in 10 s: runs while no other test runs
+@pytest.mark.exclusive           # counts frames in 10 s: the other workers at the lowest priority
 @pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=NO_CHROMIUM)
-def test_classroom_play_is_smooth_and_keys_drive_it(quiet_app, browser):
+def test_classroom_play_is_smooth_and_keys_drive_it(quiet_app, browser, quiet_moment):
     """A teacher at a projector (1280 × 720) presses Play on the default Playground: in 10 s the
     "iteration t" tile and the field change at least 40 times each, and the field is never
     missing (sampled every 20 ms in the page). Then the keys, on the same page: Home resets to
@@ -308,7 +308,8 @@ def test_classroom_play_is_smooth_and_keys_drive_it(quiet_app, browser):
 
     server = quiet_app
     page = browser.new_page(viewport={"width": 1280, "height": 720})
-    res = probe(server, seconds=10.0, page=page)
+    with quiet_moment(limit_s=20):         # ~13 s with the other workers' tours stopped
+        res = probe(server, seconds=10.0, page=page)
     print(res)
     assert res["tile_changes"] >= 40 and res["field_frames"] >= 40, res
     assert res["missing_samples"] == 0 and res["samples"] > 100, res
@@ -324,13 +325,14 @@ def test_classroom_play_is_smooth_and_keys_drive_it(quiet_app, browser):
     page.wait_for_timeout(1000)
     page.locator("h1").first.click()
     waits = []
-    for _ in range(5):
-        before = _tile(page, "iteration t")
-        t0 = time.monotonic()
-        page.keyboard.press("ArrowRight")
-        _wait_tile_change(page, "iteration t", before, timeout_s=10)
-        waits.append(time.monotonic() - t0)
-        page.wait_for_timeout(300)
+    with quiet_moment():                   # ~2.5 s with the other workers stopped
+        for _ in range(5):
+            before = _tile(page, "iteration t")
+            t0 = time.monotonic()
+            page.keyboard.press("ArrowRight")
+            _wait_tile_change(page, "iteration t", before, timeout_s=10)
+            waits.append(time.monotonic() - t0)
+            page.wait_for_timeout(300)
     assert _as_int(_tile(page, "iteration t")) == 5
     print("+1 by the → key, seconds, in order:", [round(w, 3) for w in waits])
     waits.sort()
