@@ -401,7 +401,8 @@ def quiet_moment():
     """A context manager for the seconds of an exclusive test that count frames or time single
     answers (the classroom test's 10 s of play, the → key's 0.3 s): the other workers that run a
     browser tour — with their servers and chromium — are stopped (SIGSTOP) inside it and go on
-    after it (SIGCONT; at the latest after ``limit_s``, whatever happens). At the lowest
+    after it (SIGCONT; at the latest after ``limit_s``, by a watchdog process that outlives this
+    worker if it dies). At the lowest
     priority they still cost the classroom page 3–5 of its 44–45 frames in 10 s and a key
     press ~0.1 s (0.31–0.36 s instead of 0.18 s; SCHED_IDLE or niceness 19 alike: the two
     vCPUs share more than the scheduler divides). The tours (the scheduler starts them beside
@@ -416,32 +417,39 @@ def quiet_moment():
             yield
             return
         import signal
-        import threading
+        import subprocess
         stopped: list = []
+        watchdogs: list = []
 
-        def resume():
-            while stopped:
+        def stop(procs):
+            """A watchdog process first (it resumes them after ``limit_s`` even if this worker
+            dies meanwhile; a resumed pid that was reused is not harmed by SIGCONT), then stop."""
+            if not procs:
+                return
+            pids = " ".join(str(p.pid) for p in procs)
+            watchdogs.append(subprocess.Popen(
+                ["sh", "-c", f"sleep {limit_s:g}; kill -CONT {pids} 2>/dev/null"],
+                start_new_session=True))
+            for proc in procs:
                 try:
-                    stopped.pop().send_signal(signal.SIGCONT)
+                    proc.send_signal(signal.SIGSTOP)
+                    stopped.append(proc)
                 except Exception:  # noqa: BLE001 - ended meanwhile
                     pass
 
-        guard = threading.Timer(limit_s, resume)
-        guard.daemon = True
-        guard.start()
         try:
             for _ in range(2):               # a second pass: what started during the first
-                for proc in _other_workers_processes("browser"):
-                    if proc not in stopped:
-                        try:
-                            proc.send_signal(signal.SIGSTOP)
-                            stopped.append(proc)
-                        except Exception:  # noqa: BLE001 - ended meanwhile
-                            pass
+                stop([p for p in _other_workers_processes("browser") if p not in stopped])
             yield
         finally:
-            guard.cancel()
-            resume()
+            for proc in stopped:
+                try:
+                    proc.send_signal(signal.SIGCONT)
+                except Exception:  # noqa: BLE001 - ended meanwhile
+                    pass
+            for dog in watchdogs:
+                dog.kill()
+                dog.wait()
 
     return moment
 
