@@ -72,7 +72,8 @@ def pytest_sessionstart(session):
     largest part: ~50 s in one process, the workers waiting; without it every worker and every
     app server compiled the same functions in parallel, and the tests that count frames ran
     beside a server's compilation (the → key took 0.37 s instead of 0.2). With a filled cache it
-    is a ~3 s load."""
+    is a ~4.5 s load on both cores, skipped when an earlier session noted that it filled this
+    cache for the same sources, numba, Python and processor (``_warm_cache_filled``)."""
     if os.environ.get("PYTEST_XDIST_WORKER"):
         return
     import compileall
@@ -87,10 +88,11 @@ def pytest_sessionstart(session):
     for part in ("svmcore", "pages"):
         compileall.compile_dir(root / part, quiet=1)
     compileall.compile_file(root / "app.py", quiet=1)
+    filled = _warm_cache_filled()
     with tempfile.TemporaryDirectory() as claims:
         logs = [Path(claims) / f"log{k}" for k in range(max(1, min(2, os.cpu_count() or 1)))]
         procs = []
-        for log in logs:
+        for log in logs if filled is None else ():
             with open(log, "w") as err:
                 procs.append(subprocess.Popen([sys.executable, "-c", _WARM_PART, claims],
                                               cwd=root, stdout=subprocess.DEVNULL, stderr=err))
@@ -99,9 +101,61 @@ def pytest_sessionstart(session):
     if failed:
         print(f"\nnumba warm-up failed (the tests will compile what they need):\n"
               f"{failed[0][-2000:]}")
+    elif filled is not None:
+        print(f"\nbytecode written ({rewritten} test modules rewritten) in "
+              f"{time.perf_counter() - t0:.1f} s; numba cache already filled ({filled})")
     else:
+        _mark_warm_cache_filled()
         print(f"\nbytecode written ({rewritten} test modules rewritten) and numba cache filled "
               f"in {time.perf_counter() - t0:.1f} s ({len(procs)} processes)")
+
+
+_WARMED = "svmcore-warmed-by-tests"      # beside _cachedir's sources stamp
+
+
+def _warm_stamp() -> tuple[Path, str]:
+    """Where the note "the warm-up list is compiled in this cache" lives, and what it must say
+    to hold: this checkout's numba folder for svmcore/ (emptied, note included, by
+    svmcore._cachedir when any source changes), the sources' fingerprint, numba's and Python's
+    versions and the processor (numba's cache entries are per version and CPU)."""
+    import platform
+    from importlib.metadata import version
+
+    from svmcore import _cachedir
+    root = _cachedir.configure_cache()          # explicit folder, stale sources dropped
+    here = Path(_cachedir.__file__).parent
+    cpu = ""
+    try:
+        cpu = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo")
+                    if line.startswith("model name")), "")
+    except OSError:
+        pass
+    stamp = "\n".join([_cachedir.sources_fingerprint(), f"numba {version('numba')}",
+                       sys.version.split()[0], platform.machine(), cpu or platform.processor()])
+    return Path(_cachedir._numba_subdir(root, str(here))) / _WARMED, stamp
+
+
+def _warm_cache_filled() -> str | None:
+    """The numba cache folder when an earlier session's warm-up filled it for these exact
+    sources, numba, Python and processor (its note holds): then the warm-up processes, which
+    would only load what is there (~9 CPU-s, both cores for ~4.5 s before any worker starts),
+    are skipped; else None. A miss the note did not foresee costs a compile in a test, not a
+    wrong result."""
+    try:
+        note, stamp = _warm_stamp()
+        return str(note.parent) if note.read_text() == stamp else None
+    except (OSError, ImportError, ValueError):
+        return None
+
+
+def _mark_warm_cache_filled() -> None:
+    try:
+        note, stamp = _warm_stamp()
+        tmp = note.with_name(f"{note.name}.{os.getpid()}")
+        tmp.write_text(stamp)
+        os.replace(tmp, note)
+    except (OSError, ImportError, ValueError):
+        pass
 
 
 def _write_rewritten_test_modules(config, tests: Path) -> int:
