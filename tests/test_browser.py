@@ -194,18 +194,22 @@ def _race_step(page, times: int) -> None:
             page.wait_for_timeout(100)
 
 
-def _pause(page) -> None:
-    """Pause if still playing (the race may end, and Pause turn disabled, at any moment)."""
+def _pause(page, timeout_s: float = 30.0) -> None:
+    """Pause if still playing. The run may end, and Pause turn disabled, between the check and
+    the click (a race at full speed ends within ~2 s): a click then waits for an enabled button
+    that never comes, so each attempt is short and the check is made again (a 10-s attempt
+    cost the race tour 10 s of every run)."""
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
     pause = _button(page, "Pause")
-    for _ in range(5):
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
         if not pause.is_enabled():
-            return                              # the race ended on its own
+            return                              # the run ended on its own
         try:
-            pause.click(timeout=10_000)
+            pause.click(timeout=1_000)
             return
-        except PlaywrightTimeout:               # re-rendered under the pointer: try again
+        except PlaywrightTimeout:               # disabled or re-rendered meanwhile: look again
             continue
     raise AssertionError("could not press Pause")
 
@@ -361,14 +365,14 @@ def _wait_not_playing(page, timeout_s: float = 30.0) -> None:
 
 @pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=NO_CHROMIUM)
 def test_projector_layout_and_a_link_to_a_moment(server, browser):
-    """Projector mode at 1280 × 720 and 1920 × 1080: field and curves on the screen, 18 px
-    text, no tile cut. A link to t = 300 shows t = 300 and waits there; +1 moves it; Home
+    """Projector mode at 1280 × 720, then the window resized to 1920 × 1080: field and curves
+    on the screen, 18 px text, no tile cut. A link to t = 300 shows t = 300 and waits there; +1 moves it; Home
     resets to t = 0. (Checks what the page shows, not rates: runs beside other tests.)"""
     page = browser.new_page(viewport={"width": 1280, "height": 720})
-    for size in ((1280, 720), (1920, 1080)):
+    page.goto(server + "/?present=1", wait_until="domcontentloaded")
+    page.wait_for_selector(f"{FIELD} {DRAWN}", timeout=120_000)
+    for size in ((1280, 720), (1920, 1080)):    # opened at the first, the window then resized
         page.set_viewport_size({"width": size[0], "height": size[1]})
-        page.goto(server + "/?present=1", wait_until="domcontentloaded")
-        page.wait_for_selector(f"{FIELD} {DRAWN}", timeout=120_000)
         page.wait_for_timeout(2000)
         got = page.evaluate("""() => {
           const box = s => document.querySelector(s).getBoundingClientRect();
