@@ -30,6 +30,10 @@ PAGE = str(ROOT / "pages" / "sweep.py")
 TIMEOUT = 120
 STATE = "_sweep_sw"
 
+# one worker runs the module: its finished 3 × 3 sweep (``finished``) is built once, not once per
+# xdist worker, and its server and sweeps, which mostly wait, are not the run's last tests
+pytestmark = pytest.mark.xdist_group("test_sweep_page")
+
 
 @pytest.fixture(scope="module", autouse=True)
 def _warm_numba():
