@@ -160,7 +160,7 @@ def _mark_warm_cache_filled() -> None:
 
 def _write_rewritten_test_modules(config, tests: Path) -> int:
     """pytest's assertion-rewritten bytecode of the test modules, written once by this process
-    while the warm-up processes compile. pytest writes it on import, but not where
+    (while the warm-up processes, if any, compile). pytest writes it on import, but not where
     PYTHONDONTWRITEBYTECODE is set (as on these machines): each xdist worker then rewrote every
     test module (~7 s of its ~12-s collection); pytest reads a current one either way. Uses
     pytest's own functions (private: pytest is pinned below 9.2 by the test extra); any

@@ -115,6 +115,28 @@ def test_a_changed_source_starts_the_cache_afresh(tmp_path):
     assert r["dropped"] is True and not Path(mine[0], "kept.nbi").exists()
 
 
+def test_the_suites_warm_up_note_holds_only_for_the_cache_it_describes(tmp_path, monkeypatch):
+    """tests/conftest.py skips its numba warm-up processes when a note says an earlier session
+    filled this cache: no note, no skip; a note written after a warm-up, a skip; a note for other
+    sources (or numba, Python, processor), no skip; and a changed source empties the folder, the
+    note with it."""
+    import conftest
+    from svmcore import _cachedir
+    root = tmp_path / "cache"
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(root))
+    assert conftest._warm_cache_filled() is None                 # never warmed here
+    conftest._mark_warm_cache_filled()
+    note, stamp = conftest._warm_stamp()
+    assert note.read_text() == stamp and stamp.startswith(_cachedir.sources_fingerprint())
+    assert conftest._warm_cache_filled() == str(note.parent)
+    note.write_text(stamp.replace("numba ", "numba 0.0 was "))    # another numba's cache
+    assert conftest._warm_cache_filled() is None
+    conftest._mark_warm_cache_filled()
+    Path(note.parent, _cachedir._STAMP).write_text("0" * 40 + "\n")   # other sources
+    _cachedir._checked.discard(str(root))
+    assert conftest._warm_cache_filled() is None and not note.exists()
+
+
 def test_numba_imported_first_still_gets_the_folder(tmp_path):
     code = ("import json, os\n"
             "os.environ.pop('NUMBA_CACHE_DIR', None)\n"
