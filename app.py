@@ -48,11 +48,12 @@ else:                                        # every session's script run: the r
     from svmcore import warm
 
     warm.start(after=threading.current_thread())
-    if not warm.ready():
-        st.caption("⏳ " + warm.status())
-    elif warm.problems():
-        st.error("Warming up the solvers failed — training may be slow or fail: "
-                 f"{warm.problems()}")
+    with st.container():     # one place, with a note or without: when the note goes, the page
+        if not warm.ready():  # below keeps its place (its live views are not built again)
+            st.caption("⏳ " + warm.status())
+        elif warm.problems():
+            st.error("Warming up the solvers failed — training may be slow or fail: "
+                     f"{warm.problems()}")
 
     from svmcore.ui import keep_widgets
 

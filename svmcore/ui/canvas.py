@@ -49,6 +49,16 @@ def canvas_view(key: str, frame: dict, on_click=None):
                  on_click_change=on_click or (lambda: None))
 
 
+def slot():
+    """A fixed place on the page for what comes and goes (a status, notes, a link's problems).
+    A view keeps its identity, its key notwithstanding, only while it keeps its position among
+    its siblings: a message that appeared above it (the run ended, converged, diverged) or went
+    moved it, and the browser built it again, a blank canvas until its image loaded, at the very
+    moment a class watches. Inside one container, whatever it holds, the views after it keep
+    their place (tests/test_views_in_place.py)."""
+    return st.container()
+
+
 def decode(data_json: str) -> dict:
     """The frame a view was sent, from its message's JSON (tests read what a page drew)."""
     return json.loads(json.loads(data_json)["frame"])

@@ -13,7 +13,7 @@ from ..viz import run_frame
 from ..viz.frame import curves_frame, run_panels
 from ..viz.race import ENTRANT_COLORS, FIELD_LEGEND, race_curves_frame
 from . import inspect as inspector
-from .canvas import canvas_view
+from .canvas import canvas_view, slot
 from .live import _in_fragment_run, handle_click, model, unshare
 from .present import FONT as PRESENT_FONT, VIEW_HEIGHT as PRESENT_HEIGHT
 from .state import Instance, LiveState
@@ -184,10 +184,11 @@ def draw_run(inst: Instance, state: LiveState, layout: str = "side", height: int
     if frame.get("mode") != mode:            # a shared frame, drawn for the view mode
         frame = {**frame, "mode": mode}
     tiles(src, snap, test_err, one_row=present)
-    line = run.solver.state_line(snap)
-    if line and not present:
-        st.caption(f"**{run.solver.title}** — {line}")
-    status_message(inst, src)
+    with slot():
+        line = run.solver.state_line(snap)
+        if line and not present:
+            st.caption(f"**{run.solver.title}** — {line}")
+        status_message(inst, src)
     if layout == "side":
         left, right = st.columns([3, 2])
     else:
@@ -320,7 +321,8 @@ def draw_race(inst: Instance, state: LiveState) -> None:
     present = bool(inst.get("present"))
     font = PRESENT_FONT if present else 12
     models = [model(e, paused=not playing) for e in state.models]
-    status_lines(inst, race)
+    with slot():
+        status_lines(inst, race)
     clock_caption(race)
     K = len(race.runs)
     res = RES_PLAYING if playing else RES_PAUSED
@@ -336,9 +338,10 @@ def draw_race(inst: Instance, state: LiveState) -> None:
                           height=FIELD_HEIGHT.get(K, 320), font=font, mode=mode, marks=marks))
             _field_clicks(inst, result, mode, view.P_train.shape[0])
     st.caption(FIELD_LEGEND + (" — " + view.plane.describe() if not view.plane.exact else ""))
-    for note in race.notes():
-        st.caption(note)
-    inspector.inspect_view(inst, state, labels=race.labels, font=font)
+    with slot():
+        for note in race.notes():
+            st.caption(note)
+        inspector.inspect_view(inst, state, labels=race.labels, font=font)
     c1, c2, _ = st.columns([3, 1, 3], vertical_alignment="bottom")
     x_axis, log_x = curve_axis_controls(inst, c1, c2, "solver time")
     canvas_view(inst.key("curves", keep=False),

@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from .. import presets
+from .canvas import slot
 from .state import Instance
 from .urls import apply_config
 
@@ -67,20 +68,23 @@ def commentary(inst: Instance, cfg, kind: str = "run") -> None:
 
 def page_messages(inst: Instance, cfg, data: dict, kind: str = "run") -> None:
     """What a page says above its run, in one order on every page: problems of the link it was
-    opened with, the loaded preset's commentary, the data panel's errors, warnings and notes."""
-    for msg in inst.url_problems:
-        st.warning(msg)
-    inst.url_problems = []
-    if inst.notice:
-        st.info(inst.notice, icon=":material/restart_alt:")
-        inst.notice = None
-    commentary(inst, cfg, kind)
-    for msg in data["errors"]:
-        st.error(msg)
-    for msg in data["warnings"]:
-        st.warning(msg)
-    for msg in data["info"]:
-        st.caption(msg)
+    opened with, the loaded preset's commentary, the data panel's errors, warnings and notes.
+    They are one place on the page (:func:`~svmcore.ui.canvas.slot`): the link's problems are
+    said once, and their going must not move the live views below."""
+    with slot():
+        for msg in inst.url_problems:
+            st.warning(msg)
+        inst.url_problems = []
+        if inst.notice:
+            st.info(inst.notice, icon=":material/restart_alt:")
+            inst.notice = None
+        commentary(inst, cfg, kind)
+        for msg in data["errors"]:
+            st.error(msg)
+        for msg in data["warnings"]:
+            st.warning(msg)
+        for msg in data["info"]:
+            st.caption(msg)
 
 
 def sidebar_start(inst: Instance, kind: str = "run") -> dict:

@@ -21,7 +21,7 @@ from ..data.toy_regression import (REG_DEFAULTS, REG_GENERATORS, REGRESSION_SETS
 from ..run import TrainingRun
 from ..solvers import REGISTRY
 from ..viz.regression import fit_frame, regression_curves_frame, regression_view
-from .canvas import canvas_view
+from .canvas import canvas_view, slot
 from .state import Instance, LiveState, describe
 
 #: the classification toys, offered so that the page can say why they do not fit
@@ -217,11 +217,12 @@ def draw_regression(inst: Instance, state: LiveState) -> None:
     cols[4].metric("outside the tube", f"{int(v.outside.sum())} / {v.outside.size}",
                    help="Points with |y − f(x)| ≥ ε: they carry the loss (SVR's support "
                         "vectors).")
-    line = run.solver.state_line(run.solver.snapshot()) if run.t > 0 else ""
-    if line:
-        st.caption(f"**{run.solver.title or run.solver.name}** — {line}")
-    if run.done and run.message:
-        st.caption(run.message)
+    with slot():
+        line = run.solver.state_line(run.solver.snapshot()) if run.t > 0 else ""
+        if line:
+            st.caption(f"**{run.solver.title or run.solver.name}** — {line}")
+        if run.done and run.message:
+            st.caption(run.message)
     left, right = st.columns([3, 2])
     title = ("fitted f(x) and the ε-tube" if v.grid is not None
              else f"{data.X_train.shape[1]} features: prediction against target")

@@ -13,7 +13,7 @@ from ..step_sizes import (SCHEDULE_SOLVERS, USES_ETA0, Extras, asset_ratio,
                           averaging_summary, commentary, lockstep_config, schedule_curves,
                           slope_fits, switch_commentary, switch_fits, switch_values)
 from ..viz.step_sizes import averaging_frame, lockstep_frame, schedules_figure
-from .canvas import canvas_view
+from .canvas import canvas_view, slot
 from .data import apply_data_config
 from .live import _soft_diffs, ensure_live
 from .panels import clock_caption, curve_axis_controls, status_lines
@@ -245,7 +245,8 @@ def draw_lockstep(inst: Instance, state: LiveState) -> None:
     extras = extras_of(inst)
     if extras is None or extras.race is not race:
         return
-    status_lines(inst, race)
+    with slot():
+        status_lines(inst, race)
     clock_caption(race)
     c1, c2, _ = st.columns([3, 1, 3], vertical_alignment="bottom")
     x_axis, log_x = curve_axis_controls(inst, c1, c2, "solver time")
@@ -255,17 +256,18 @@ def draw_lockstep(inst: Instance, state: LiveState) -> None:
             fits[sw.k] = {**fits[sw.k], f"before t = {sw.t:,}": before}
     canvas_view(inst.key("curves", keep=False),
                 lockstep_frame(race, extras, x_axis, log_x, fits=fits))
-    if any(fits):
-        st.caption("Black dashed: the straight lines fitted to log(P − P*) over the last decade "
-                   "of t (since an entrant's last switch; and the decade before it), their "
-                   "slopes in the commentary below.")
-    if state.cfg.changes:
-        st.caption("Vertical lines: the switches, labelled with the entrant and what changed.")
-    ref = race.reference_value
-    if ref is not None:
-        st.caption("Reference: " + ref.describe())
-    elif race.reference_error:
-        st.caption(f"No reference optimum: {race.reference_error}")
+    with slot():
+        if any(fits):
+            st.caption("Black dashed: the straight lines fitted to log(P − P*) over the last "
+                       "decade of t (since an entrant's last switch; and the decade before it), "
+                       "their slopes in the commentary below.")
+        if state.cfg.changes:
+            st.caption("Vertical lines: the switches, labelled with the entrant and what changed.")
+        ref = race.reference_value
+        if ref is not None:
+            st.caption("Reference: " + ref.describe())
+        elif race.reference_error:
+            st.caption(f"No reference optimum: {race.reference_error}")
     st.subheader("Averaging off / on: the last iterate beside the averaged one")
     st.caption("The same runs: the left panel evaluates each run's last iterate, the right one "
                "the model it reports — the average of its iterates once the solver's averaging "
