@@ -341,6 +341,7 @@ def draw_race(inst: Instance, state: LiveState) -> None:
     with slot():
         for note in race.notes():
             st.caption(note)
+    with slot():                         # the pinned point's view, whatever the notes above
         inspector.inspect_view(inst, state, labels=race.labels, font=font)
     c1, c2, _ = st.columns([3, 1, 3], vertical_alignment="bottom")
     x_axis, log_x = curve_axis_controls(inst, c1, c2, "solver time")
