@@ -50,7 +50,8 @@ else:                                        # every session's script run: the r
     warm.start(after=threading.current_thread())
     with st.container():     # one place, with a note or without: when the note goes, the page
         if not warm.ready():  # below keeps its place (its live views are not built again)
-            st.caption("⏳ " + warm.status())
+            # Streamlit's icon font, not the ⏳ emoji: a box on machines without an emoji font
+            st.caption(":material/hourglass_top: " + warm.status())
         elif warm.problems():
             st.error("Warming up the solvers failed — training may be slow or fail: "
                      f"{warm.problems()}")
