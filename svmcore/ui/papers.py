@@ -75,9 +75,11 @@ def papers_view(doc: dict) -> None:
         by_paper.setdefault(r["paper"], []).append(r)
     for paper, prs in by_paper.items():
         st.subheader(paper)
-        table = [{"table": r["table"], "data": r["data"], "row": r["row"], "metric": r["metric"],
+        # the claim and its verdict first, then the numbers behind it: at 1280 px (a projector)
+        # the verdict is on screen without scrolling the table sideways
+        table = [{"row": r["row"], "data": r["data"], "verdict": r["verdict"],
                   "paper's": r["paper_value"], "ours": r["ours"], "SVC": r["svc"],
-                  "verdict": r["verdict"], "live": _link(r)} for r in prs]
+                  "metric": r["metric"], "live": _link(r), "table": r["table"]} for r in prs]
         st.dataframe(table, hide_index=True, width="stretch", column_config={
             "live": st.column_config.LinkColumn(
                 "live", help="A small version on the Playground or the Race (1,000 rows)",
