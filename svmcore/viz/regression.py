@@ -98,9 +98,10 @@ def fit_frame(v: RegressionView, title: str = "", height: int = 420, font: int =
 def regression_curves_frame(iteration, objective, test_rmse, svr_rmse: float | None = None,
                             constant_rmse: float | None = None, height: int = 260,
                             font: int = 12) -> dict:
-    """Objective and test RMSE against t (log x), side by side; SVR's RMSE at the same C, γ, ε
-    and the constant predictor's as horizontal references in the RMSE panel (a frame of the
-    live canvas view)."""
+    """Objective and test RMSE against t (log x), one above the other (the page's right column
+    is ~2/5 of the width: side by side, each panel was ~120 px wide at 1280 px); SVR's RMSE at
+    the same C, γ, ε and the constant predictor's as horizontal references in the RMSE panel
+    (a frame of the live canvas view)."""
     t = np.asarray(iteration, dtype=np.float64)
     keep = t > 0
     t = t[keep]
@@ -120,5 +121,5 @@ def regression_curves_frame(iteration, objective, test_rmse, svr_rmse: float | N
     panels = [{"title": "primal objective", "log_y": False, "percent": False,
                "series": [series(t, obj, "objective", FIT_COLOR)]},
               {"title": "test RMSE", "log_y": False, "percent": False, "series": rmse}]
-    return curves_frame(panels, x="iteration", log_x=True, height=height, font=font, cols=2,
+    return curves_frame(panels, x="iteration", log_x=True, height=height, font=font, cols=1,
                         legend=legend)
