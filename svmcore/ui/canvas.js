@@ -69,7 +69,9 @@ function setup(parent, cls) {
   return st;
 }
 
-function sizeCanvas(st, height) {
+function sizeCanvas(st, height, cap) {
+  // cap(w): the most height the drawing can use at width w (a field whose width binds its
+  // scale would otherwise sit in empty bands above and below)
   const w = Math.max(200, st.root.clientWidth);
   if (st.data && st.data.fit) {            // projector mode: down to the bottom of the window
     if (!st.fitObserver) {                  // ... so redraw when the content above it moves
@@ -82,6 +84,7 @@ function sizeCanvas(st, height) {
     const top = st.canvas.getBoundingClientRect().top + window.scrollY;
     height = Math.max(220, window.innerHeight - top - st.legend.offsetHeight - 10);
   }
+  if (cap) height = Math.max(160, Math.min(height, Math.ceil(cap(w))));
   const dpr = window.devicePixelRatio || 1;
   const c = st.canvas;
   if (c.width !== Math.round(w * dpr) || c.height !== Math.round(height * dpr)) {
@@ -109,11 +112,13 @@ function legendHTML(items, font) {
 function drawField(st) {
   const d = st.data;
   const font = d.font || 12;
-  const [ctx, W, H] = sizeCanvas(st, d.height);
-  ctx.clearRect(0, 0, W, H);
-  const padL = 3.6 * font, padB = 2.6 * font, padR = 4.2 * font, padT = 6;
-  const aw = W - padL - padR, ah = H - padT - padB;
+  const padL = 3.6 * font, padB = 2.6 * font, padR = 4.2 * font, padT = font + 6;  // f(x) label
   const [x0, x1] = d.x, [y0, y1] = d.y;
+  // one scale for both axes: when the width binds it, the canvas is only as high as the plot
+  const [ctx, W, H] = sizeCanvas(st, d.height,
+                                 w => padT + padB + (w - padL - padR) * (y1 - y0) / (x1 - x0));
+  ctx.clearRect(0, 0, W, H);
+  const aw = W - padL - padR, ah = H - padT - padB;
   const s = Math.min(aw / (x1 - x0), ah / (y1 - y0));
   const pw = s * (x1 - x0), ph = s * (y1 - y0);
   const ox = padL + (aw - pw) / 2, oy = padT + (ah - ph) / 2;
@@ -294,6 +299,16 @@ function renderField(component) {
 
 // ----------------------------------------------------------------------------------- curves
 
+function fitText(ctx, text, maxw) {          // cut with "…" to maxw px (the canvas's tooltip
+  if (ctx.measureText(text).width <= maxw) return text;      // holds every title in full)
+  let lo = 0, hi = text.length;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (ctx.measureText(text.slice(0, mid) + "…").width <= maxw) lo = mid; else hi = mid - 1;
+  }
+  return text.slice(0, lo) + "…";
+}
+
 function drawCurves(st) {
   const d = st.data;
   const font = d.font || 12;
@@ -323,7 +338,7 @@ function drawCurves(st) {
     ctx.fillStyle = "#222";
     ctx.textAlign = "left";
     ctx.textBaseline = "bottom";
-    ctx.fillText(p.title, ox, oy - 3);
+    ctx.fillText(fitText(ctx, p.title, cols > 1 ? cw + gapX - font : W - ox), ox, oy - 3);
     ctx.strokeStyle = "#bbb";
     ctx.lineWidth = 1;
     ctx.strokeRect(ox, oy, cw, ch);
@@ -404,6 +419,7 @@ function renderCurves(component) {
   st.draw = () => drawCurves(st);
   st.root.setAttribute("data-frames", ++st.frames);
   st.root.setAttribute("data-panels", data.panels.map(p => p.title).join(" | "));
+  st.canvas.title = data.panels.map(p => p.title).join("\n");   // titles cut to their panel
   st.draw();
 }
 
