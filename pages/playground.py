@@ -32,7 +32,7 @@ def main() -> None:
     if not present:
         st.title("Playground")
         st.caption(f"{cls.title or solver_name} — {cls.paper}")
-    ui.page_messages(pg, cfg, data, "run")
+    ui.page_messages(pg, cfg, data, "run", compact=present)
 
     if not present:
         ui.solver_info_panel(pg, solver_name)

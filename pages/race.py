@@ -38,17 +38,22 @@ def main() -> None:
         st.header("Entrants")
         entrants = ui.entrants_panel(race)
 
-    if not ui.present_toggle(race):
+    present = ui.present_toggle(race)
+    if not present:
         st.title("Race")
         st.caption("2–4 solvers on the same data with one seed, advanced in lockstep by equal "
                    "budgets. Every solver draws its samples from the same seeded stream, so two "
                    "entrants that sample the same way (i.i.d. or by epoch-wise permutation) see the "
                    "same points in the same order: the differences come from the algorithms.")
     race.setdefault("budget", "time")
-    budget = st.segmented_control("lockstep budget per tick", list(RACE_BUDGETS),
-                                  key=race.key("budget"), required=True,
-                                  format_func=BUDGET_LABELS.get,
-                                  help=" ".join(BUDGET_HELP.values()))
+    if present:                 # the fields near the top: the race clock's caption names it
+        budget = race.get("budget")
+        race.set("budget", budget)  # kept while its widget is not drawn
+    else:
+        budget = st.segmented_control("lockstep budget per tick", list(RACE_BUDGETS),
+                                      key=race.key("budget"), required=True,
+                                      format_func=BUDGET_LABELS.get,
+                                      help=" ".join(BUDGET_HELP.values()))
     try:
         cfg = ui.race_config(race, data, entrants, budget)
     except ValueError as exc:
@@ -56,8 +61,9 @@ def main() -> None:
         return
     state = ui.ensure_live(race, cfg, data["upload"], data["digest"])
     ui.sync_url(state.cfg if state is not None else cfg)   # with its mid-run changes
-    ui.page_messages(race, cfg, data, "race")
-    st.caption(BUDGET_HELP[cfg.budget])
+    ui.page_messages(race, cfg, data, "race", compact=present)
+    if not present:
+        st.caption(BUDGET_HELP[cfg.budget])
     if race.error:
         st.error(f"Cannot build this race: {race.error}")
         return

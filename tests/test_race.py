@@ -460,6 +460,32 @@ def test_page_renders_the_first_curated_race():
     assert at.segmented_control(key="race_budget").value == first.config.budget
 
 
+def test_projector_mode_puts_the_race_fields_near_the_top():
+    """In projector mode the race's fields come first: the curated race's paragraph folds under
+    its title, the budget control and its caption give way (the clock's caption names the
+    budget), and the fields fill the window (fit); the budget chosen before is kept."""
+    at = _page()
+    first = available_races()[0]
+    assert any(first.title in i.value for i in at.info)
+    at.toggle(key="race_present").set_value(True).run()
+    _no_error(at)
+    assert not any(first.title in i.value for i in at.info)
+    assert [e.label for e in at.expander if first.title in e.label]
+    assert not [w for w in at.segmented_control if w.key == "race_budget"]
+    at.toggle(key="race_present").set_value(False).run()
+    at.segmented_control(key="race_budget").set_value("iterations").run()
+    at.toggle(key="race_present").set_value(True).run()
+    _no_error(at)
+    assert _race(at).budget == "iterations"
+    assert any("equal iterations" in c.value for c in at.caption)    # the race clock says it
+    fields = [f for k, f in _views(at).items() if k.startswith("race_field")]
+    assert fields and all(f["fit"] for f in fields)
+    at.toggle(key="race_present").set_value(False).run()
+    _no_error(at)
+    assert at.segmented_control(key="race_budget").value == "iterations"
+    assert not any(f["fit"] for k, f in _views(at).items() if k.startswith("race_field"))
+
+
 @pytest.mark.parametrize("key", [r.key for r in available_races()])
 def test_each_curated_race_advances_on_the_page(key):
     at = _load(_page(), key)

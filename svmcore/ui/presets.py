@@ -51,9 +51,10 @@ def preset_panel(inst: Instance, kind: str = "run") -> None:
         st.markdown(presets.get(key, kind).text)
 
 
-def commentary(inst: Instance, cfg, kind: str = "run") -> None:
+def commentary(inst: Instance, cfg, kind: str = "run", compact: bool = False) -> None:
     """The loaded preset's paragraph, shown while the configuration built from the widgets is
-    still the one it loaded."""
+    still the one it loaded (``compact``, in projector mode: its title, the paragraph one click
+    away, so that the live views start near the top of the screen)."""
     key = inst.preset_active
     if not key or cfg is None:
         return
@@ -63,14 +64,20 @@ def commentary(inst: Instance, cfg, kind: str = "run") -> None:
         inst.preset_active = None
         return
     p = presets.get(key, kind)
-    st.info(f"**{p.title}** — {p.text}", icon=ICONS[kind])
+    if compact:
+        with st.expander(p.title, icon=ICONS[kind]):
+            st.markdown(p.text)
+    else:
+        st.info(f"**{p.title}** — {p.text}", icon=ICONS[kind])
 
 
-def page_messages(inst: Instance, cfg, data: dict, kind: str = "run") -> None:
+def page_messages(inst: Instance, cfg, data: dict, kind: str = "run",
+                  compact: bool = False) -> None:
     """What a page says above its run, in one order on every page: problems of the link it was
     opened with, the loaded preset's commentary, the data panel's errors, warnings and notes.
     They are one place on the page (:func:`~svmcore.ui.canvas.slot`): the link's problems are
-    said once, and their going must not move the live views below."""
+    said once, and their going must not move the live views below. ``compact`` (projector
+    mode): the preset's paragraph folded under its title."""
     with slot():
         for msg in inst.url_problems:
             st.warning(msg)
@@ -78,7 +85,7 @@ def page_messages(inst: Instance, cfg, data: dict, kind: str = "run") -> None:
         if inst.notice:
             st.info(inst.notice, icon=":material/restart_alt:")
             inst.notice = None
-        commentary(inst, cfg, kind)
+        commentary(inst, cfg, kind, compact)
         for msg in data["errors"]:
             st.error(msg)
         for msg in data["warnings"]:
