@@ -135,6 +135,29 @@ def test_equal_iterations_trace_equals_solo_run():
         _same_trace(run, _solo(run, X, y, Xt, yt, 5, 10), race.labels[k])
 
 
+@pytest.mark.parametrize("budget", ["iterations", "time"])
+def test_the_shown_clock_is_a_moment_an_entrant_reached(budget):
+    """At full speed the last tick of a race sets its clock past every entrant's end; what the
+    pages show (Race.reached) stops where the furthest entrant stopped, and is the clock itself
+    while the entrants keep up."""
+    X, Xt, y, yt = _data(200)
+    race = Race([("pegasos", {**RBF, "epochs": 2.0}), ("pegasos", {**RBF, "epochs": 1.0})],
+                X, y, Xt, yt, seed=1, budget=budget, per_decade=10)
+    race.tick(1.1, 0.01)
+    if budget == "iterations":
+        assert race.reached() == race.clock and race.clock["iterations"] == race.t > 0
+    while not race.done:
+        race.tick(None, 0.05)                                   # 'max': the whole budget
+    shown, far = race.reached(), max(r.t for r in race.runs)
+    assert far == race.runs[0].t
+    if budget == "iterations":
+        assert race.clock["iterations"] > far                   # the target went past the end
+        assert shown["iterations"] == far
+    else:
+        assert shown["time"] == pytest.approx(max(r.solver_time for r in race.runs))
+        assert shown["time"] <= race.clock["time"]
+
+
 def test_equal_kernel_evals_lockstep_and_kernel_free_fallback():
     X, Xt, y, yt = _data(300)
     n = X.shape[0]

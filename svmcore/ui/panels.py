@@ -300,7 +300,7 @@ def status_lines(inst: Instance, race) -> None:
 
 
 def clock_caption(race) -> None:
-    c = race.clock
+    c = race.reached()
     if race.budget == "time":
         text = f"race clock: {1e3 * c['time']:.1f} ms of solver time per entrant"
     elif race.budget == "iterations":
