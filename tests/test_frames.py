@@ -102,6 +102,10 @@ def test_field_frame_codes_support_vectors_mistakes_and_stays_small():
     names = [item["name"] for item in fr["legend"]]
     assert "misclassified" in names and "test point (hollow)" in names
     assert len(json.dumps(fr)) < 40_000
+    # a field among several (the Race) keeps only its own entries: the page explains the rest once
+    own = field_frame(P, y, f, xs, ys, P_test=Pt, y_test=yt, support=support, misclassified=mis,
+                      marks=[{"x": 0.0, "y": 0.0, "legend": "pinned point"}], shared_legend=True)
+    assert [item["name"] for item in own["legend"]] == ["pinned point"]
     with pytest.raises(ValueError):
         field_frame(P, y, f[:5], xs, ys)
 

@@ -481,6 +481,9 @@ def test_page_renders_the_first_curated_race():
               for n, c in views.items() if n.startswith("race_field")}
     assert len(scales) == 1
     assert at.segmented_control(key="race_budget").value == first.config.budget
+    # one legend for all fields, below them (narrow columns had 7 legend lines each)
+    assert all(not c["legend"] for n, c in views.items() if n.startswith("race_field"))
+    assert any(c.value.startswith(viz.race.FIELD_LEGEND) for c in at.caption)
 
 
 def test_projector_mode_puts_the_race_fields_near_the_top():

@@ -84,7 +84,8 @@ function sizeCanvas(st, height, cap) {
     const top = st.canvas.getBoundingClientRect().top + window.scrollY;
     height = Math.max(220, window.innerHeight - top - st.legend.offsetHeight - 10);
   }
-  if (cap) height = Math.max(160, Math.min(height, Math.ceil(cap(w))));
+  const most = cap ? cap(w) : Infinity;
+  if (isFinite(most)) height = Math.max(100, Math.min(height, Math.ceil(most)));
   const dpr = window.devicePixelRatio || 1;
   const c = st.canvas;
   if (c.width !== Math.round(w * dpr) || c.height !== Math.round(height * dpr)) {
@@ -225,7 +226,7 @@ function drawField(st) {
   }
   ctx.textAlign = "center";
   ctx.textBaseline = "bottom";
-  if (d.xlabel) ctx.fillText(d.xlabel, ox + pw / 2, H);
+  if (d.xlabel) ctx.fillText(d.xlabel, ox + pw / 2, Math.min(H, oy + ph + padB));  // under its ticks
   if (d.ylabel) {
     ctx.save(); ctx.translate(font * 0.9, oy + ph / 2); ctx.rotate(-Math.PI / 2);
     ctx.textBaseline = "middle"; ctx.fillText(d.ylabel, 0, 0); ctx.restore();

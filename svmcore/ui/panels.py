@@ -336,7 +336,7 @@ def draw_race(inst: Instance, state: LiveState) -> None:
                 inst.key(f"field{k}", keep=False),
                 run_frame(run, view, res, models[k][0], models[k][1], title=title,
                           height=FIELD_HEIGHT.get(K, 320), font=font, mode=mode, marks=marks,
-                          fit=present))
+                          fit=present, shared_legend=True))
             _field_clicks(inst, result, mode, view.P_train.shape[0])
     st.caption(FIELD_LEGEND + (" — " + view.plane.describe() if not view.plane.exact else ""))
     with slot():

@@ -223,9 +223,10 @@ def last_iterate_boundary(solver, view: View, resolution: int, max_points: int =
 
 def run_frame(run, view: View, resolution: int, snap, scores=None, title: str | None = None,
               mode: str = "view", height: int = 520, font: int = 12, marks=(),
-              fit: bool = False) -> dict:
+              fit: bool = False, shared_legend: bool = False) -> dict:
     """The live frame (:func:`svmcore.viz.frame.field_frame`) of a run's current model, with
-    the last iterate's boundary beside it when the model averages (:func:`last_iterate_boundary`)."""
+    the last iterate's boundary beside it when the model averages (:func:`last_iterate_boundary`);
+    ``shared_legend``: see :func:`~svmcore.viz.frame.field_frame`."""
     p = run_parts(run, view, resolution, snap, scores, title)
     last = last_iterate_boundary(run.solver, view, resolution)
     return {"t": int(run.t)} | field_frame(view.P_train, view.y_train, p["field"], p["xs"], p["ys"],
@@ -233,4 +234,4 @@ def run_frame(run, view: View, resolution: int, snap, scores=None, title: str | 
                        sv_size=p["sv_size"], misclassified=p["misclassified"],
                        title=p["title"], note=p["note"], xlabel=view.plane.xlabel,
                        ylabel=view.plane.ylabel, height=height, font=font, mode=mode,
-                       marks=marks, fit=fit, last=last)
+                       marks=marks, fit=fit, last=last, shared_legend=shared_legend)

@@ -120,7 +120,8 @@ def field_frame(P_train, y_train, field, xs, ys, *, P_test=None, y_test=None, su
                 segments: Sequence[Mapping] = (),
                 xlabel: str = "", ylabel: str = "", height: int = 520, font: int = 12,
                 mode: str = "view", marks: Sequence[Mapping] = (), clip: float = 2.0,
-                fit: bool = False, last: tuple | None = None) -> dict:
+                fit: bool = False, last: tuple | None = None,
+                shared_legend: bool = False) -> dict:
     """One frame of the field view: the field image, its level lines, the points and their
     state. ``P_*`` are plane coordinates (n, 2); ``field`` is f on ``ys × xs``; ``support`` are
     training indices ringed (sizes from ``sv_size`` = |coefficient|), ``misclassified`` a mask;
@@ -130,7 +131,10 @@ def field_frame(P_train, y_train, field, xs, ys, *, P_test=None, y_test=None, su
     picked points: ``{"x", "y", "color", "r"}``); ``fit`` lets the view fill the window's height
     (projector mode); ``last`` is the last iterate's line f = 0 as ``(x, y)`` NaN-separated
     arrays (:func:`svmcore.viz.field.last_iterate_boundary`) for a solver whose model averages
-    its iterates: drawn dashed beside the averaged model's boundary, with a legend entry."""
+    its iterates: drawn dashed beside the averaged model's boundary, with a legend entry.
+    ``shared_legend``: the page explains the points and lines once for several fields (the
+    Race: :data:`svmcore.viz.race.FIELD_LEGEND`), so this field's legend keeps only what is
+    its own (the last iterate, pinned points, segments)."""
     xs, ys, z = clipped_field(field, xs, ys, clip)
     step = max(1, -(-len(xs) // 100))
     xi, yi = xs[::step], ys[::step]
@@ -157,6 +161,8 @@ def field_frame(P_train, y_train, field, xs, ys, *, P_test=None, y_test=None, su
                            stroke="#111111", sw=2, r=5.5))
     if (ring == 2).any():
         legend.append(dict(name="misclassified", color="#888888", stroke="#ff9d00", sw=2))
+    if shared_legend:
+        legend = []
     has_last = last is not None and len(last[0]) > 0
     if has_last:
         legend.append(dict(name=LAST_ITERATE_LEGEND, color=LAST_ITERATE_COLOR, line=True,

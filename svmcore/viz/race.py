@@ -139,8 +139,11 @@ def race_field_figures(race: Race, view: View, resolution: int, models: Sequence
     return figs
 
 
-FIELD_LEGEND = ("● training points (blue +1, red −1) · ○ test points · ◯ support vectors "
-                "(ring size ∝ |coefficient|) · ✕ misclassified · solid line f = 0, dashed f = ±1")
+# the race fields' one legend (the canvas views draw these marks; each field's own legend keeps
+# only its own entries: field_frame(shared_legend=True))
+FIELD_LEGEND = ("● filled: training points (blue +1, red −1) · ○ hollow: test points · dark ring: "
+                "support vector (dot size ∝ |coefficient|) · orange ring: misclassified · "
+                "solid line f = 0, dashed f = ±1")
 
 
 def _compact_field(fig, legend: bool, colorbar: bool) -> None:
