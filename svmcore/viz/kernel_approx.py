@@ -121,9 +121,10 @@ def error_figure(sw: Sweep, s: int | None = None, d: int | None = None,
                        "hoverinfo": "skip"})
     seeds = len(sw.seeds)
     layout = {"height": height, "margin": _MARGIN, "shapes": _chosen(s, d),
-              "title": {"text": f"‖K − K̃‖_F / ‖K‖_F  (n = {sw.n:,}, γ = {sw.gamma:g}, "
+              # two lines: in one, the title ran out of its half-width column at 1280 px
+              "title": {"text": f"‖K − K̃‖_F / ‖K‖_F<br><sup>n = {sw.n:,}, γ = {sw.gamma:g}, "
                                 f"{seeds} seed{'s' if seeds > 1 else ''}"
-                                + (": median, band min–max)" if seeds > 1 else ")")},
+                                + (": median, band min–max" if seeds > 1 else "") + "</sup>"},
               "xaxis": {"type": "log", "title": {"text": "s (Nyström landmarks) / d (random "
                                                           "features)"}},
               "yaxis": {"type": "log", "title": {"text": "relative error"},
