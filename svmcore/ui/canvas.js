@@ -360,8 +360,11 @@ function drawCurves(st) {
     if (r === rows - 1 || k + cols >= n) {
       ctx.textAlign = "center";
       ctx.textBaseline = "top";
-      for (const v of niceTicks(xa, xb, Math.max(2, Math.floor(cw / (5 * font))), d.log_x))
-        ctx.fillText(d.log_x ? fmt(Math.pow(10, v)) : fmt(v), PX(v), oy + ch + 3);
+      for (const v of niceTicks(xa, xb, Math.max(2, Math.floor(cw / (5 * font))), d.log_x)) {
+        const label = d.log_x ? fmt(Math.pow(10, v)) : fmt(v), half = ctx.measureText(label).width / 2;
+        // kept inside its panel: a label at the right edge ran into the next panel's y ticks
+        ctx.fillText(label, Math.max(ox + half, Math.min(PX(v), ox + cw - half)), oy + ch + 3);
+      }
       ctx.textBaseline = "bottom";
       ctx.fillText(d.x_title, ox + cw / 2, H);
     }
