@@ -48,15 +48,17 @@ else:                                        # every session's script run: the r
     from svmcore import warm
 
     warm.start(after=threading.current_thread())
-    with st.container():     # one place, with a note or without: when the note goes, the page
+
+    from svmcore.ui import keep_widgets
+    from svmcore.ui.canvas import slot
+
+    with slot():             # one place, with a note or without: when the note goes, the page
         if not warm.ready():  # below keeps its place (its live views are not built again)
             # Streamlit's icon font, not the ⏳ emoji: a box on machines without an emoji font
             st.caption(":material/hourglass_top: " + warm.status())
         elif warm.problems():
             st.error("Warming up the solvers failed — training may be slow or fail: "
                      f"{warm.problems()}")
-
-    from svmcore.ui import keep_widgets
 
     keep_widgets()          # the widget values of the page not shown survive this run
     st.navigation([

@@ -47,8 +47,7 @@ def main() -> None:
                    "same points in the same order: the differences come from the algorithms.")
     race.setdefault("budget", "time")
     if present:                 # the fields near the top: the race clock's caption names it
-        budget = race.get("budget")
-        race.set("budget", budget)  # kept while its widget is not drawn
+        budget = race.get("budget")     # kept while its widget is not drawn (keep_widgets)
     else:
         budget = st.segmented_control("lockstep budget per tick", list(RACE_BUDGETS),
                                       key=race.key("budget"), required=True,

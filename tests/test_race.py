@@ -489,8 +489,11 @@ def test_page_renders_the_first_curated_race():
 def test_projector_mode_puts_the_race_fields_near_the_top():
     """In projector mode the race's fields come first: the curated race's paragraph folds under
     its title, the budget control and its caption give way (the clock's caption names the
-    budget), and the fields fill the window (fit); the budget chosen before is kept."""
-    at = _page()
+    budget), and the fields fill the window (fit); the budget chosen before is kept (through
+    the router, app.py, whose keep_widgets holds a widget's value while it is not drawn)."""
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT).run()
+    at.switch_page("pages/race.py").run()
+    _no_error(at)
     first = available_races()[0]
     assert any(first.title in i.value for i in at.info)
     at.toggle(key="race_present").set_value(True).run()

@@ -150,19 +150,19 @@ def field_frame(P_train, y_train, field, xs, ys, *, P_test=None, y_test=None, su
         return quantize_xy(a, b, xr, yr)
 
     has_test = P_test is not None and y_test is not None and len(y_test)
-    legend = [dict(name="class +1", color=CLASS_COLORS[1]), dict(name="class −1",
-                                                                   color=CLASS_COLORS[-1])]
-    if has_test:
-        legend.append(dict(name="test point (hollow)", fill="white", stroke="#555", sw=2))
-    legend += [dict(name="boundary f = 0", color="#111111", line=True, width=2.5),
-               dict(name="margins f = ±1", color="#333333", line=True, dash=True, width=1.5)]
-    if (ring > 0).any():
-        legend.append(dict(name="support vector (size ∝ |α|)", color="#888888",
-                           stroke="#111111", sw=2, r=5.5))
-    if (ring == 2).any():
-        legend.append(dict(name="misclassified", color="#888888", stroke="#ff9d00", sw=2))
-    if shared_legend:
-        legend = []
+    legend = []
+    if not shared_legend:
+        legend += [dict(name="class +1", color=CLASS_COLORS[1]),
+                   dict(name="class −1", color=CLASS_COLORS[-1])]
+        if has_test:
+            legend.append(dict(name="test point (hollow)", fill="white", stroke="#555", sw=2))
+        legend += [dict(name="boundary f = 0", color="#111111", line=True, width=2.5),
+                   dict(name="margins f = ±1", color="#333333", line=True, dash=True, width=1.5)]
+        if (ring > 0).any():
+            legend.append(dict(name="support vector (size ∝ |α|)", color="#888888",
+                               stroke="#111111", sw=2, r=5.5))
+        if (ring == 2).any():
+            legend.append(dict(name="misclassified", color="#888888", stroke="#ff9d00", sw=2))
     has_last = last is not None and len(last[0]) > 0
     if has_last:
         legend.append(dict(name=LAST_ITERATE_LEGEND, color=LAST_ITERATE_COLOR, line=True,
