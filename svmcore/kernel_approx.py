@@ -24,7 +24,6 @@ numbers (timings aside).
 """
 from __future__ import annotations
 
-import contextlib
 import functools
 import math
 import time
@@ -33,6 +32,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 
+from ._blas import one_blas_thread
 from .approx import NystroemFeatures, RandomFourierFeatures, kernel_block
 
 __all__ = ["MAX_ROWS", "METHODS", "Approximation", "Sweep", "approximate", "asset_test_error",
@@ -50,23 +50,13 @@ LABELS = {"nystroem": "Nyström (ASSET eq. 7)", "rff": "random Fourier (eq. 8)",
           "sk_nystroem": "scikit-learn Nystroem", "sk_rff": "scikit-learn RBFSampler"}
 
 
-_BLAS = []
-
-
 def _one_blas_thread(fn):
-    """Run ``fn`` with BLAS on one thread. Measured on the 2-core server under load: a sweep of
-    breast_cancer took 32 s with OpenBLAS's two threads (spinning against the other sessions and
-    solvers) and 3.9 s with one, 9× less CPU too. (threadpoolctl ships with scikit-learn.)"""
+    """Run ``fn`` with BLAS on one thread (:func:`svmcore._blas.one_blas_thread`): a sweep of
+    breast_cancer on the loaded 2-core server took 32 s with OpenBLAS's two threads, 3.9 s with
+    one."""
     @functools.wraps(fn)
     def wrapped(*args, **kw):
-        try:
-            if not _BLAS:
-                from threadpoolctl import ThreadpoolController
-                _BLAS.append(ThreadpoolController())
-            limit = _BLAS[0].limit(limits=1, user_api="blas")
-        except Exception:  # noqa: BLE001 - threadpoolctl missing or failing: run as is
-            limit = contextlib.nullcontext()
-        with limit:
+        with one_blas_thread():
             return fn(*args, **kw)
     return wrapped
 

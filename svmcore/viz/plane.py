@@ -18,24 +18,9 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
+from .._blas import one_blas_thread
+
 _F32 = np.float32
-
-_BLAS = None
-
-
-def _one_blas_thread():
-    """A context that runs BLAS on one thread: the field's small matrix product is ~20× slower
-    with OpenBLAS's threads on a loaded 2-core server (they spin against the solvers and the
-    other sessions)."""
-    global _BLAS
-    try:
-        if _BLAS is None:
-            from threadpoolctl import ThreadpoolController
-            _BLAS = ThreadpoolController()
-        return _BLAS.limit(limits=1, user_api="blas")
-    except Exception:  # noqa: BLE001 - threadpoolctl missing or failing: run as is
-        import contextlib
-        return contextlib.nullcontext()
 
 
 @dataclass(frozen=True)
@@ -155,7 +140,7 @@ def decision_field(solver, xs, ys, plane: Plane | None = None) -> np.ndarray:
     diverged model) become 0 so that the figure still draws."""
     from ..field import decision_on_plane
 
-    with _one_blas_thread():
+    with one_blas_thread():   # the field's small product: ~20× slower on OpenBLAS's threads
         if plane is None:
             f = decision_on_plane(solver, xs, ys, dtype=np.float64)
         else:
