@@ -17,8 +17,10 @@ from svmcore.live import TICK_S
 from svmcore.race import LIVE_TICK_S
 
 BUDGET_HELP = {
-    "time": "Every tick gives each entrant the same solver time (compile time excluded); the "
-            "entrants stay level in cumulative solver time.",
+    "time": "Every tick gives each entrant the same solver time: the CPU time of its own steps "
+            "(compile time excluded; waiting for a core or for another session does not count). "
+            "The clock waits for the slowest entrant, so they stay level in cumulative solver "
+            "time.",
     "iterations": "Every tick moves all entrants to the same iteration count t. Each trace is "
                   "then exactly the trace of that solver run alone.",
     "kernel_evals": "Every tick moves all entrants to the same number of kernel evaluations. "

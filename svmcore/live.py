@@ -273,7 +273,7 @@ class heavy_work:
 
 def cap_left(spent: dict, key, runs, cap: float | None = None) -> None:
     """The time cap of a (re)built run or race counts per configuration in a session: each of
-    ``runs`` gets ``cap`` minus the solver time its entrant already spent on the same
+    ``runs`` gets ``cap`` minus the wall time of the steps its entrant already took on the same
     configuration ``key`` (``spent[key]``, a list per entrant), so Reset — which rebuilds the
     same configuration — does not restart the cap. A run with nothing left is done at once,
     with a message that says why."""
@@ -283,17 +283,18 @@ def cap_left(spent: dict, key, runs, cap: float | None = None) -> None:
         left = cap - (used[k] if k < len(used) else 0.0)
         run.max_seconds = max(0.0, left)
         if left <= 0:
-            run.message = (f"This configuration has used its {cap:g} s of solver time in this "
+            run.message = (f"This configuration has used its {cap:g} s of training in this "
                            "session (Reset does not restart the cap): change a setting, or "
                            "open the link in a new session.")
 
 
 def record_spent(spent: dict, key, runs, keep: int = 64) -> None:
-    """Add the solver time of ``runs`` (a run or race that is being replaced) to ``spent[key]``
+    """Add the wall time of the steps of ``runs`` (a run or race that is being replaced; what
+    ``TrainingRun.max_seconds`` caps) to ``spent[key]``
     (at most ``keep`` configurations are remembered, the oldest go first)."""
     used = list(spent.pop(key, ()))
     for k, run in enumerate(runs):
-        t = float(getattr(run, "solver_time", 0.0) or 0.0)
+        t = float(getattr(run, "wall_time", 0.0) or 0.0)     # the cap counts wall time
         if k < len(used):
             used[k] += t
         else:

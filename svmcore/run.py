@@ -126,12 +126,28 @@ def curve_marks(marks, cols: dict, x: str = "iteration") -> list[dict]:
     return out
 
 
+#: what a run's ``solver_time`` counts (:class:`TrainingRun`'s ``clock``): the wall time of its
+#: steps, or the CPU time of the thread that steps it
+CLOCKS = {"wall": time.perf_counter, "cpu": time.thread_time}
+
+
 class TrainingRun:
     """Advance a solver by budgets and record its trace.
 
     ``max_iter`` (default: the solver's planned horizon, if it has one) ends the run; so do the
     solver's own stopping rule, divergence, a halt (a result the solver cannot vouch for), and
-    ``max_seconds`` of solver time.
+    ``max_seconds`` of wall time spent in its steps (``wall_time``: a cap holds in wall time).
+
+    ``clock`` says what ``solver_time`` (and the trace's ``time`` column) counts: ``"wall"``
+    (default) the wall time of the solver's steps, compile time excluded — what a benchmark
+    against a peer measures; ``"cpu"`` the CPU time of the thread that steps the solver
+    (``time.thread_time``), so that the time it waits — for the GIL held by another session's
+    thread, or for a core — does not count as the solver's. A race counts that way (equal solver
+    time, :mod:`svmcore.race`): beside a thread running Python code, a step call waits up to the
+    interpreter's 5-ms switch interval for the GIL each time it returns from compiled code, and
+    a solver of many cheap steps was measured to lose 99 % of its wall time to such waits. The
+    thread's CPU time is the solver's whole work only when it computes in that thread (numba
+    code does; BLAS on one thread: a race steps under :func:`svmcore._blas.one_blas_thread`).
 
     ``trace`` says what a checkpoint records: ``"full"`` (default: the solver's snapshot, every
     number on every training point, the test error when a test set is given), ``"light"`` (the
@@ -149,13 +165,18 @@ class TrainingRun:
 
     def __init__(self, solver: Solver | str, X, y, X_test=None, y_test=None, *, seed: int = 0,
                  max_iter: int | None = None, max_seconds: float | None = None,
-                 per_decade: int = 20, trace: str | None = "full", **params):
+                 per_decade: int = 20, trace: str | None = "full", clock: str = "wall",
+                 **params):
         if isinstance(solver, str):
             solver = get_solver(solver)(**params)
         elif params:
             raise ValueError("pass parameters either to the solver or to the run, not both")
         if trace not in ("full", "light", None):
             raise ValueError(f"trace must be 'full', 'light' or None, got {trace!r}")
+        if clock not in CLOCKS:
+            raise ValueError(f"clock must be one of {', '.join(map(repr, CLOCKS))}, got {clock!r}")
+        self.clock = clock
+        self._now = CLOCKS[clock]           # the clock's reading (a chunk is sized by it)
         self.solver = solver
         self.trace_mode = trace
         warmup(solver)
@@ -178,7 +199,8 @@ class TrainingRun:
         self.on_change = None                # called after a change (a race refreshes its groups)
         self.max_seconds = max_seconds
         self.per_decade = int(per_decade)
-        self.solver_time = 0.0
+        self.solver_time = 0.0              # the solver's time in its steps, by ``clock``
+        self.wall_time = 0.0                # the wall time of its steps (the cap counts it)
         self.trace: list[TraceRow] = []
         self._chunk = 1
         self._next_ckpt = 1
@@ -218,7 +240,7 @@ class TrainingRun:
         end = self.end_t
         return bool(s.converged or s.diverged or s.halted or self.nonfinite
                     or (end is not None and s.t >= end)
-                    or (self.max_seconds is not None and self.solver_time >= self.max_seconds))
+                    or (self.max_seconds is not None and self.wall_time >= self.max_seconds))
 
     @property
     def status(self) -> str:
@@ -231,7 +253,7 @@ class TrainingRun:
             return "converged"
         if self.end_t is not None and s.t >= self.end_t:
             return "finished"
-        if self.max_seconds is not None and self.solver_time >= self.max_seconds:
+        if self.max_seconds is not None and self.wall_time >= self.max_seconds:
             return "time cap"
         return "running"
 
@@ -274,9 +296,11 @@ class TrainingRun:
             self.on_record(self)
 
     def _step(self, n: int) -> int:
-        t0 = time.perf_counter()
+        w0, c0 = time.perf_counter(), self._now()
         done = self.solver.step(n)
-        self.solver_time += time.perf_counter() - t0
+        c1, w1 = self._now(), time.perf_counter()
+        self.wall_time += w1 - w0
+        self.solver_time += (w1 - w0) if self.clock == "wall" else (c1 - c0)
         return done
 
     def _advance_once(self, n: int) -> int:
@@ -324,7 +348,7 @@ class TrainingRun:
                         "the tolerance).")
             return f"{self.solver.name} finished the planned {self.end_t} iterations."
         if status == "time cap":
-            return (f"stopped after {self.solver_time:.1f} s of training (the time cap); "
+            return (f"stopped after {self.wall_time:.1f} s of training (the time cap); "
                     "use fewer epochs or a smaller dataset")
         return ""
 
@@ -385,15 +409,19 @@ class TrainingRun:
         return total
 
     def advance(self, budget_s: float = 0.1, max_iters: int | None = None) -> int:
-        """Iterations for about ``budget_s`` seconds of solver time (chunk sizes adapt), and at
-        most ``max_iters`` of them (a page that wants a run to unfold slowly caps both)."""
+        """Iterations for about ``budget_s`` seconds of wall time (chunk sizes adapt), and at
+        most ``max_iters`` of them (a page that wants a run to unfold slowly caps both). A
+        chunk's size follows its time by the run's ``clock``: under ``"cpu"`` a chunk grows
+        until its own work takes ~1/8 of the budget, however long the thread waits for the
+        GIL between chunks (sized by wall time, a solver of cheap steps stayed at one
+        iteration per call on a busy server, each call waiting up to 5 ms)."""
         start = time.perf_counter()
         total = 0
         while not self.done and (max_iters is None or total < max_iters):
-            t0 = time.perf_counter()
+            t0 = self._now()
             want = self._chunk if max_iters is None else min(self._chunk, max_iters - total)
             d = self._advance_once(want)
-            dt = time.perf_counter() - t0
+            dt = self._now() - t0
             total += d
             if d == 0:
                 break

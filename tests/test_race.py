@@ -2,7 +2,7 @@
 
 The engine tests drive :class:`svmcore.race.Race` directly on small toy data; the page tests use
 Streamlit's AppTest, which never fires ``run_every``: the live loop is driven with Step (and one
-tick through Play). Traces are compared on every column except ``time`` (the solver's own wall
+tick through Play). Traces are compared on every column except ``time`` (the solver's own
 time, which no two runs share).
 """
 from __future__ import annotations
@@ -182,9 +182,12 @@ def test_equal_kernel_evals_lockstep_and_kernel_free_fallback():
     assert any("raced by iterations" in note for note in race.notes())
 
 
-def test_equal_time_keeps_cumulative_solver_time_level(monkeypatch):
-    """The time clock: each entrant is asked for exactly what it lacks of the common target
-    (timing-free: a fake advance spends exactly the budget it is given)."""
+def test_equal_time_waits_for_the_laggard(monkeypatch):
+    """The time clock (timing-free: a fake advance spends exactly the wall allowance it is
+    given as solver time, B only half of it — an entrant that gets little CPU time in its
+    allowance): each entrant is asked for what it lacks of the common target (at most
+    CATCH_UP allowances), and the clock is never more than one pace step (or 0.2 ms) ahead of
+    the laggard, so A never leads B by more than that; the race still moves on at B's pace."""
     X, Xt, y, yt = _data()
     race = Race([("pegasos", RBF), ("smo", RBF)], X, y, Xt, yt, seed=0, budget="time")
     asked = {0: [], 1: []}
@@ -194,27 +197,87 @@ def test_equal_time_keeps_cumulative_solver_time_level(monkeypatch):
 
         def advance(budget_s=0.1, max_iters=None):
             asked[k].append(budget_s)
-            spent = budget_s * (0.5 if k == 1 else 1.0)   # B gets less done than asked
-            run.solver_time += spent
+            run.solver_time += budget_s * (0.5 if k == 1 else 1.0)
             return 1
         return advance
 
     for k in (0, 1):
         monkeypatch.setattr(race.runs[k], "advance", fake(k))
+    pace, budget, MIN = 1.5, 0.01, race_mod.MIN_TIME_STEP
     targets = []
-    for _ in range(30):
-        race.tick(1.5, 0.01)
-        targets.append(race.clock["time"])
+    for _ in range(60):
+        a0, b0 = race.runs[0].solver_time, race.runs[1].solver_time
+        race.tick(pace, budget)
+        T = race.clock["time"]
+        targets.append(T)
+        assert T <= max(b0 * pace, b0 + MIN, a0) + 1e-15       # one step ahead of the laggard
+        assert race.runs[0].solver_time == pytest.approx(T)    # A reaches every target
+        assert race.runs[1].solver_time <= T
+        if b0 < T:                                             # B is given its deficit
+            assert asked[1][-1] == pytest.approx(min(T - b0, race_mod.CATCH_UP * budget))
     steps = np.diff([0.0] + targets)
-    assert np.all(steps <= 0.01 + 1e-15) and np.all(steps >= race_mod.MIN_TIME_STEP - 1e-15)
-    assert targets[2] == pytest.approx(max(targets[1] * 1.5, targets[1] + 2e-4))
-    # A always reaches the target exactly; B lags and is given its deficit (≤ 1.5 budgets)
-    assert race.runs[0].solver_time == pytest.approx(targets[-1])
-    cap = race_mod.CATCH_UP * 0.01
-    assert all(a <= cap + 1e-15 for a in asked[1]) and max(asked[1]) == pytest.approx(cap)
-    assert race.runs[1].solver_time < race.runs[0].solver_time
-    assert asked[1][-1] == pytest.approx(min(targets[-1] - (race.runs[1].solver_time
-                                                            - 0.5 * asked[1][-1]), cap))
+    assert np.all(steps >= 0.0) and np.all(steps <= budget + 1e-15)
+    assert race.runs[1].solver_time > 20 * MIN                 # the race went on at B's pace
+
+
+def test_a_run_on_the_cpu_clock_does_not_count_waiting():
+    """``TrainingRun(clock="cpu")`` counts the CPU time of the stepping thread: a step that
+    waits 20 ms (for the GIL, a lock, a core: here a sleep) adds its wait to ``wall_time`` but
+    not to ``solver_time``; the run's time cap still holds in wall time."""
+    import time as _time
+    X, Xt, y, yt = _data()
+    runs = {}
+    for clock in ("wall", "cpu"):
+        run = TrainingRun(get_solver("pegasos")(**RBF), X, y, Xt, yt, seed=0, clock=clock,
+                          max_seconds=0.07)
+        step = run.solver.step
+
+        def waiting_step(n, step=step):
+            _time.sleep(0.02)
+            return step(n)
+        run.solver.step = waiting_step
+        for _ in range(3):
+            run.advance_iters(1)
+        runs[clock] = run
+    for run in runs.values():
+        assert run.wall_time >= 0.06
+        assert run.trace[-1].time == run.solver_time
+    assert runs["wall"].solver_time == runs["wall"].wall_time
+    assert runs["cpu"].solver_time < 0.01                 # 3 Pegasos iterations, no waiting
+    runs["cpu"].advance_iters(5)                          # the 4th step passes the 0.07-s cap
+    assert runs["cpu"].status == "time cap" and runs["cpu"].t == 4
+    with pytest.raises(ValueError, match="clock"):
+        TrainingRun("pegasos", X, y, clock="thread")
+
+
+def test_equal_time_does_not_count_an_entrants_waiting():
+    """The same solver entered twice, one of them waiting 2 ms at every step call (as a step
+    waits for the GIL beside another session's Python thread): its waits are not its solver
+    time, and the two stay level in solver time (the clock waits for the slower one). Counting
+    wall time, the waiting twin reached t = 2-3 while the other reached 1,800 at a 3.6-ms clock;
+    counting CPU time, t = 19-28 (measured here: what is left is the CPU cost of resuming after
+    each wait — cold caches — which is the twin's own work)."""
+    import time as _time
+    X, Xt, y, yt = _data()
+    race = Race([("pegasos", RBF), ("pegasos", RBF)], X, y, Xt, yt, seed=0, budget="time")
+    assert all(r.clock == "cpu" for r in race.runs)
+    step, calls = race.runs[1].solver.step, []
+
+    def waiting_step(n):
+        calls.append(n)
+        _time.sleep(0.002)
+        return step(n)
+    race.runs[1].solver.step = waiting_step
+    for _ in range(400):
+        if race.reached()["time"] >= 3e-3:
+            break
+        race.tick(1.2)
+    A, B = race.runs
+    assert race.reached()["time"] >= 3e-3
+    assert B.wall_time >= 0.002 * len(calls)              # it did wait ...
+    assert B.solver_time <= B.wall_time - 0.0015 * len(calls)   # ... and the waits are not counted
+    assert B.solver_time >= A.solver_time / 1.2 - race_mod.MIN_TIME_STEP   # level with A
+    assert B.t >= 10 and A.t >= 100, (A.t, B.t)
 
 
 def test_reference_optimum_matches_sklearn_and_is_cached():
@@ -653,12 +716,12 @@ def test_playground_runs_have_a_time_cap():
     _ok(at)
     run = at.session_state["pg"].live.run
     assert run.max_seconds == 300.0
-    run.max_seconds = 1e-9                      # as if 300 s of solver time had been spent
+    run.max_seconds = 1e-9                      # as if 300 s of training had been spent
     at.button(key="pg_step").click().run()
     _ok(at)
     run = at.session_state["pg"].live.run
     assert run.status == "time cap"
-    assert any("at most" in w.value and "solver time" in w.value for w in at.warning)
+    assert any("at most" in w.value and "s of training" in w.value for w in at.warning)
     assert at.button(key="pg_play").disabled
     at.session_state["pg_export_open"] = True            # the export panel, opened
     at.run()

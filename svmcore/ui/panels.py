@@ -116,7 +116,7 @@ def status_message(inst: Instance, run) -> None:
                 "Raise *epochs* (or max_iter) to train longer.")
     elif run.status == "time cap":
         st.warning(f"Stopped at t = {run.t:,}: the app gives a run at most "
-                   f"{run.max_seconds:.0f} s of solver time ({run.solver_time:.1f} s used). "
+                   f"{run.max_seconds:.0f} s of training ({run.wall_time:.1f} s used). "
                    "Use fewer epochs or a smaller dataset, or run the reproduction snippet "
                    "outside the app.", icon=":material/timer_off:")
     else:
@@ -264,8 +264,8 @@ def results_table(inst: Instance, race, models) -> None:
         "test acc %": cfg.NumberColumn(format="%.1f"),
         "train acc %": cfg.NumberColumn(format="%.1f", help="at the last trace checkpoint "
                                         "while playing, exact when paused"),
-        "solver time s": cfg.NumberColumn(format="%.4f", help="the solver's own time, "
-                                          "compile time excluded"),
+        "solver time s": cfg.NumberColumn(format="%.4f", help="the CPU time of the solver's own "
+                                          "steps, compile time and waits excluded"),
         "kernel evals": cfg.NumberColumn(format="localized"),
         "objective": cfg.NumberColumn(format="%.6g"),
         "P − P*": cfg.NumberColumn(format="%.3e", help="only for the entrants that share the "
@@ -292,7 +292,7 @@ def status_lines(inst: Instance, race) -> None:
             st.warning(f"{race.labels[k]} diverged at t = {run.t:,}: {run.message}")
         elif run.status == "time cap":
             st.warning(f"{race.labels[k]} stopped at t = {run.t:,}: the app gives a run at most "
-                       f"{run.max_seconds:.0f} s of solver time ({run.solver_time:.1f} s used).",
+                       f"{run.max_seconds:.0f} s of training ({run.wall_time:.1f} s used).",
                        icon=":material/timer_off:")
     if race.done:
         st.success("The race is over: every entrant converged, finished its planned iterations "
@@ -302,7 +302,7 @@ def status_lines(inst: Instance, race) -> None:
 def clock_caption(race) -> None:
     c = race.reached()
     if race.budget == "time":
-        text = f"race clock: {1e3 * c['time']:.1f} ms of solver time per entrant"
+        text = f"race clock: {1e3 * c['time']:.1f} ms of solver CPU time per entrant"
     elif race.budget == "iterations":
         text = f"race clock: t = {c['iterations']:,} iterations"
     else:
@@ -345,7 +345,7 @@ def draw_race(inst: Instance, state: LiveState) -> None:
     with slot():                         # the pinned point's view, whatever the notes above
         inspector.inspect_view(inst, state, labels=race.labels, font=font)
     c1, c2, _ = st.columns([3, 1, 3], vertical_alignment="bottom")
-    x_axis, log_x = curve_axis_controls(inst, c1, c2, "solver time")
+    x_axis, log_x = curve_axis_controls(inst, c1, c2, "solver CPU time")
     canvas_view(inst.key("curves", keep=False),
                 race_curves_frame(race, x=x_axis, log_x=log_x, height=320, font=font))
     ref = race.reference_value

@@ -249,7 +249,7 @@ def draw_lockstep(inst: Instance, state: LiveState) -> None:
         status_lines(inst, race)
     clock_caption(race)
     c1, c2, _ = st.columns([3, 1, 3], vertical_alignment="bottom")
-    x_axis, log_x = curve_axis_controls(inst, c1, c2, "solver time")
+    x_axis, log_x = curve_axis_controls(inst, c1, c2, "solver CPU time")
     fits = slope_fits(race, extras)
     for sw, before, _ in switch_fits(race, extras, state.cfg):
         if before is not None and fits[sw.k] is not None:

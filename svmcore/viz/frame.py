@@ -207,12 +207,14 @@ def series(x, y, name: str, color: str, dash: bool = False) -> dict:
 def curves_frame(panels: Sequence[Mapping], x: str = "iteration", log_x: bool = True,
                  height: int = 420, font: int = 12, cols: int = 1, title: str = "",
                  legend: Sequence[Mapping] = (), marks: Sequence[Mapping] = (),
-                 fit: bool = False) -> dict:
+                 fit: bool = False, x_title: str | None = None) -> dict:
     """Convergence curves as small multiples: ``panels`` = [{title, log_y, percent, series}],
-    every panel against the x column ``x`` (log axis with ``log_x``); ``marks`` are vertical
-    lines ``{"x", "label"}`` (mid-run changes)."""
+    every panel against the x column ``x`` (log axis with ``log_x``), titled ``x_title``
+    (default: the column's name); ``marks`` are vertical lines ``{"x", "label"}`` (mid-run
+    changes)."""
     return {"kind": "curves", "panels": [dict(p) for p in panels], "log_x": bool(log_x),
-            "x_title": CURVE_NAMES.get(x, x), "height": int(height), "font": int(font),
+            "x_title": x_title or CURVE_NAMES.get(x, x), "height": int(height),
+            "font": int(font),
             "fit": bool(fit),
             "cols": int(cols), "title": title, "legend": [dict(item) for item in legend],
             "marks": [dict(m) for m in marks]}

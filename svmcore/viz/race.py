@@ -21,7 +21,10 @@ def _f32(a) -> np.ndarray:
     return np.ascontiguousarray(a, dtype=np.float32)
 
 
-CURVE_X = {"iteration": "iteration t", "time": "solver time [s] (compile excluded)",
+CURVE_X = {"iteration": "iteration t", "time": "solver CPU time [s] (compile excluded)",
+           "kernel_evals": "kernel evaluations"}
+#: the x titles of a race's live curves: a race counts each entrant's CPU time (svmcore.race)
+FRAME_X = {"iteration": "iteration t", "time": "solver CPU time [s]",
            "kernel_evals": "kernel evaluations"}
 
 
@@ -239,4 +242,4 @@ def race_curves_frame(race: Race, x: str = "iteration", log_x: bool = True,
     legend = [dict(name=label, color=ENTRANT_COLORS[k], line=True, dash=k % 2 == 1)
               for k, label in enumerate(race.labels)]
     return curves_frame(out, x=x, log_x=log_x, height=height, font=font, cols=len(out),
-                        legend=legend, marks=race.curve_marks(x))
+                        legend=legend, marks=race.curve_marks(x), x_title=FRAME_X[x])

@@ -9,7 +9,7 @@ import plotly.graph_objects as go
 
 from ._base import _f32, _figure
 from .frame import curves_frame, series
-from .race import CURVE_X, ENTRANT_COLORS
+from .race import CURVE_X, ENTRANT_COLORS, FRAME_X
 
 SCHEDULE_COLORS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b",
                    "#e377c2", "#7f7f7f")
@@ -87,7 +87,8 @@ def lockstep_frame(race, extras, x: str = "iteration", log_x: bool = True, heigh
     panels = [first, _panel(race, cols, err, "model_error", percent=True, x=x),
               _panel(race, cols, extras.size_name or "model size", "size", x=x)]
     return curves_frame(panels, x=x, log_x=log_x, height=height, font=font, cols=3,
-                        legend=_legend(race), marks=race.curve_marks(x))
+                        legend=_legend(race), marks=race.curve_marks(x),
+                        x_title=FRAME_X[x])
 
 
 def averaging_frame(race, extras, x: str = "iteration", log_x: bool = True, height: int = 280,
@@ -105,4 +106,5 @@ def averaging_frame(race, extras, x: str = "iteration", log_x: bool = True, heig
               _panel(race, cols, f"averaged iterate (the model): {err}", "model_error",
                      percent=True, x=x)]
     return curves_frame(panels, x=x, log_x=log_x, height=height, font=font, cols=2,
-                        legend=_legend(race), marks=race.curve_marks(x))
+                        legend=_legend(race), marks=race.curve_marks(x),
+                        x_title=FRAME_X[x])
