@@ -15,13 +15,14 @@ Lockstep budgets (``budget``), one *clock* per race, moved forward once per :met
   ``solver_time`` reaches it. An entrant's solver time is the CPU time of the thread stepping it
   (``TrainingRun(clock="cpu")``, BLAS on that one thread), not the wall time of its steps: on a
   server where another session's thread runs Python code, every return from compiled code waits
-  for the GIL (up to the interpreter's 5-ms switch interval), so a solver of many cheap steps lost
-  99 % of its wall time to waiting (measured: the first curated race reached Pegasos t = 1,995 /
-  SMO t = 72 alone, t = 20 / t = 2 beside a Python-spinning thread, at the same 2.66-ms wall
-  clock). Waiting is not the solver's work and is not counted. The clock waits for the slowest
-  entrant: it is never more than one ``pace`` step (or 0.2 ms) ahead of it, so an entrant that
-  gets little CPU time in its allowance (a loaded machine) holds the race back instead of
-  falling behind; overshoot in one tick (a chunk) is paid back in the next.
+  for the GIL (up to the interpreter's 5-ms switch interval): counting wall time, the first
+  curated race at a 5-ms clock reached Pegasos t = 2 and SMO t = 13-16 (not converged) beside
+  such a thread, against t = 3,354-5,751 and 72 (converged) alone; counting CPU time, t = 562-1,000
+  and 72 (``python -m svmcore.bench race-fairness``). Waiting is not the solver's work and is not
+  counted. The clock waits for the slowest entrant: it is never more than one ``pace`` step
+  (or 0.2 ms) ahead of it, so an entrant that gets little CPU time in its allowance (a loaded
+  machine) holds the race back instead of falling behind; overshoot in one tick (a chunk) is
+  paid back in the next.
 * ``"iterations"`` — equal iterations: every entrant is advanced to the same iteration count t.
 * ``"kernel_evals"`` — equal kernel evaluations: every entrant is advanced until its
   ``kernel_evals`` counter reaches the common target (it overshoots by at most one iteration's

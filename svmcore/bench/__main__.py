@@ -10,6 +10,7 @@ BENCHMARKS = {
     "online-kernel": "svmcore.bench.online_kernel",
     "app-tick": "svmcore.bench.app_tick",
     "race-tick": "svmcore.bench.race_tick",
+    "race-fairness": "svmcore.bench.race_fairness",
     "asset": "svmcore.bench.asset",
     "frank-wolfe": "svmcore.bench.frank_wolfe",
     "smo": "svmcore.bench.smo",
