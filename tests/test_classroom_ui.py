@@ -290,6 +290,7 @@ def test_results_table_flags_entrants_whose_objectives_differ():
     assert panels.objective_flags(race) == ["same", "same", "⚠ differs"]
     table = at.dataframe[0].value
     assert list(table["objective differs?"]) == ["same", "same", "⚠ differs"]
+    assert table["P − P*"].iloc[2] == "—"          # not the table's "None"
     assert any("another objective" in c.value for c in at.caption)
 
 

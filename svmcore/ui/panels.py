@@ -250,14 +250,22 @@ def objective_flags(race) -> list[str]:
     return ["same" if g == ref else "⚠ differs" for g in groups]
 
 
+def _subopt_text(value) -> str:
+    """P − P* for the results table: "—" where it does not exist (another objective, or P*
+    not computed yet) instead of the table's "None"."""
+    return "—" if value is None else f"{value:.3e}"
+
+
 def results_table(inst: Instance, race, models) -> None:
     rows = race.results([(m[0], m[2]) for m in models])
     flags = objective_flags(race)
+    # what a teacher compares first comes first: at 1280 px with the sidebar open the table shows
+    # about ten columns, and the rest scrolls
     table = [{
         "entrant": r["entrant"], "objective differs?": f, "status": r["status"], "t": r["t"],
-        "test acc %": _pct100(r["test_accuracy"]), "train acc %": _pct100(r["train_accuracy"]),
+        "test acc %": _pct100(r["test_accuracy"]), "P − P*": _subopt_text(r["suboptimality"]),
         "solver time s": r["time_s"], "kernel evals": r["kernel_evals"], "#SV": r["n_sv"],
-        "objective": r["objective"], "P − P*": r["suboptimality"],
+        "objective": r["objective"], "train acc %": _pct100(r["train_accuracy"]),
         "objective is": r["objective_name"]} for r, f in zip(rows, flags)]
     cfg = st.column_config
     st.dataframe(table, hide_index=True, width="stretch", key=inst.key("table", keep=False), column_config={
@@ -267,9 +275,14 @@ def results_table(inst: Instance, race, models) -> None:
         "solver time s": cfg.NumberColumn(format="%.4f", help="the CPU time of the solver's own "
                                           "steps, compile time and waits excluded"),
         "kernel evals": cfg.NumberColumn(format="localized"),
-        "objective": cfg.NumberColumn(format="%.6g"),
-        "P − P*": cfg.NumberColumn(format="%.3e", help="only for the entrants that share the "
-                                   "L1-SVM λ-form objective of the reference"),
+        "objective": cfg.NumberColumn(format="%.6g", width=96),
+        # fixed widths (status, P − P*, objective) where a value grows while playing ("running" →
+        # "converged", "—" → a number): a column keeps the width of its first content, and cut
+        # its later values
+        "status": cfg.TextColumn(width=92),
+        "P − P*": cfg.TextColumn(width=84, help="only for the entrants that share the L1-SVM "
+                                 "λ-form objective of the reference (— for another objective, "
+                                 "or while P* is being computed)"),
         "objective differs?": cfg.TextColumn(help="⚠: this entrant minimises another function "
                                              "(another C, kernel, loss or bias): its objective "
                                              "cannot be compared with the others'; compare "
