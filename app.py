@@ -41,8 +41,8 @@ else:                                        # every session's script run: the r
 
     # The solvers compile in a background thread, once per server process (svmcore.warm),
     # started with the server; it lets the first script run finish before it goes on, so the
-    # first page is built and drawn meanwhile, with a note while it runs; a tick waits for it
-    # (svmcore.ui.live).
+    # first page is built and drawn meanwhile, with a note while it runs that follows its
+    # progress and goes when it ends; a tick waits for it (svmcore.ui.live).
     import threading
 
     from svmcore import warm
@@ -51,14 +51,10 @@ else:                                        # every session's script run: the r
 
     from svmcore.ui import keep_widgets
     from svmcore.ui.canvas import slot
+    from svmcore.ui.live import warm_up_note
 
     with slot():             # one place, with a note or without: when the note goes, the page
-        if not warm.ready():  # below keeps its place (its live views are not built again)
-            # Streamlit's icon font, not the ⏳ emoji: a box on machines without an emoji font
-            st.caption(":material/hourglass_top: " + warm.status())
-        elif warm.problems():
-            st.error("Warming up the solvers failed — training may be slow or fail: "
-                     f"{warm.problems()}")
+        warm_up_note()       # below keeps its place (its live views are not built again)
 
     keep_widgets()          # the widget values of the page not shown survive this run
     st.navigation([

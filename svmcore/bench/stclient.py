@@ -97,6 +97,7 @@ class Session:
     title: str = ""                                    # the tab's title (page config)
     downloads: dict = field(default_factory=dict)      # download button's user key -> url
     widget_fragments: dict = field(default_factory=dict)  # user key -> fragment id ("" outside)
+    texts: dict = field(default_factory=dict)          # delta path -> markdown body, this page's
     runs_started: int = 0
     runs_finished: int = 0
     fragment_runs: int = 0
@@ -187,6 +188,7 @@ class Session:
         else:                              # a full run: the frontend clears every timer
             for fid in list(self._timers):
                 self._stop_timer(fid)
+            self.texts.clear()             # (every element of the page is sent again)
             if not self.page_hash:
                 self.page_hash = ns.page_script_hash
 
@@ -226,6 +228,8 @@ class Session:
                 if label == self.tile and self.tile_values.get(label) != body:
                     self.tile_changes.append((now, body))
                 self.tile_values[label] = body
+            elif etype == "markdown":
+                self.texts[path] = sub.body
             elif etype == "exception":
                 self.errors.append(f"{sub.type}: {sub.message}")
             elif etype == "alert" and sub.format == ERROR_ALERT:

@@ -199,6 +199,35 @@ def _race_reference(state: LiveState) -> None:
             race.reference()
 
 
+# ------------------------------------------------------------------------------ warm-up note
+
+#: seconds between two refreshes of the warm-up note while the server's warm-up runs
+WARM_NOTE_S = 2.0
+
+
+def warm_up_note() -> None:
+    """The server's background warm-up (:mod:`svmcore.warm`), noted above every page while it
+    runs — refreshed every ``WARM_NOTE_S`` by a fragment timer, and taken away by one full rerun
+    when it has finished (the timer goes with it: a fragment a run does not draw stops). Drawn
+    once per run, the note said "1 of 18 done, now pegasos" until the user's next click, also
+    while a run played (a tick reruns only its own fragment). A failed warm-up stays an error."""
+    from .. import warm
+    if not warm.ready():
+        _warm_up_progress()
+    elif warm.problems():
+        st.error(f"Warming up the solvers failed — training may be slow or fail: "
+                 f"{warm.problems()}")
+
+
+@st.fragment(run_every=WARM_NOTE_S)
+def _warm_up_progress() -> None:
+    from .. import warm
+    if warm.ready():
+        st.rerun(scope="app")                # the page without the note, and without this timer
+    # Streamlit's icon font, not the ⏳ emoji: a box on machines without an emoji font
+    st.caption(":material/hourglass_top: " + warm.status())
+
+
 # ------------------------------------------------------------------------------ ticking
 
 
