@@ -109,7 +109,10 @@ def race_json(race: Race, config: dict | None = None) -> str:
             "params": {kk: clean(v) for kk, v in run.solver.p.items()},
             "objective_name": Race._snap(run).objective_name,
             "compared_as": race.note_of(k), "t": int(run.t), "status": run.status,
-            "message": run.message, "solver_time": run.solver_time, "trace": trace})
+            "message": run.message, "solver_time": run.solver_time,
+            # what solver_time and the trace's time count: "cpu" (the stepping thread's CPU
+            # time: a race's) or "wall" (the wall time of the steps, also kept as wall_time)
+            "clock": run.clock, "wall_time": run.wall_time, "trace": trace})
     return json.dumps(doc, indent=1)
 
 

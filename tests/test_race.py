@@ -420,6 +420,7 @@ def test_exports_hold_every_trace_row():
     assert [e["entrant"] for e in doc["entrants"]] == ["A", "B"]
     b = doc["entrants"][1]
     assert len(b["trace"]) == len(race.runs[1].trace)
+    assert b["clock"] == "cpu" and b["wall_time"] >= 0.0   # what its times count
     assert b["trace"][-1]["suboptimality"] == pytest.approx(
         race.runs[1].trace[-1].objective - race.reference_value.value)
 
