@@ -98,7 +98,7 @@ def _yield_to_pages(max_delay: float) -> None:
 def frames() -> None:
     """Load (or compile, ~4 s on an empty cache) the compiled code every live frame after the
     first one runs: the level lines (svmcore.contour). The first page needs none (its field is
-    flat); the server's warm-up calls this right after the first page's solver."""
+    flat): the warm-up calls this after the first solver, once the first page has settled."""
     try:
         import numpy as np
 
@@ -111,6 +111,15 @@ def frames() -> None:
 def _work(freeze: bool, max_delay: float, preload: tuple[str, ...],
           switch_interval: float | None = None) -> None:
     import importlib
+    # Started with the server: what it has imported so far (Streamlit, its server) and what the
+    # first page's part below loads (svmcore, numba, scipy: ~200,000 objects) lives as long as
+    # the process. Python's full collections, triggered by the allocations of these imports,
+    # walked all of it while holding the GIL (2-3 of 45-120 ms each before the first page was
+    # sent, on a 2-core machine shared with the browser loading the frontend): freeze it in
+    # steps, so each collection walks only what came after the last step.
+    early_freeze = freeze and bool(preload)
+    if early_freeze:
+        gc.freeze()
     for module in preload:
         try:
             importlib.import_module(module)
@@ -125,6 +134,8 @@ def _work(freeze: bool, max_delay: float, preload: tuple[str, ...],
     except Exception as exc:  # noqa: BLE001 - reported by problems(), the app goes on
         _state["problems"].append(f"{type(exc).__name__}: {exc}")
         todo = []
+    if early_freeze:
+        gc.freeze()
     _state["total"] = len(todo)
     for k, (name, params) in enumerate(todo):
         if k or not preload:       # started with the server: the first page's solver at once
@@ -132,14 +143,18 @@ def _work(freeze: bool, max_delay: float, preload: tuple[str, ...],
                 sys.setswitchinterval(switch_interval)
                 switch_interval = None
             _yield_to_pages(max_delay)
+        if k == 1:                 # what a Play needs next: the level lines
+            frames()
         _state["current"] = name + (f" ({params['kernel']})" if params else "")
         try:
             warmup(get_solver(name)(**params))
         except Exception as exc:  # noqa: BLE001
             _state["problems"].append(f"{_state['current']}: {type(exc).__name__}: {exc}")
         _state["finished"] += 1
-        if k == 0 and preload:
-            frames()
+        if k == 0 and early_freeze:
+            gc.freeze()
+    if len(todo) < 2:
+        frames()
     _state["current"] = ""
     if switch_interval is not None:
         sys.setswitchinterval(switch_interval)

@@ -286,6 +286,61 @@ def test_warm_up_lets_the_first_page_settle_in_the_browser_unless_someone_waits(
     assert len(r["began"]) == 2 and r["began"][1] < 0.5
 
 
+def test_started_with_the_server_it_freezes_what_it_loads_and_leaves_the_level_lines_for_later():
+    # with the server (preload): the server's and the preload's long-lived objects are out of
+    # the collector's sight before the first page's solver loads; the level lines (what a Play
+    # needs next, not the first page) load once the first page has settled, before the next
+    # solver
+    r = _python(
+        "import gc, json, threading, time\n"
+        "import svmcore.run, svmcore.warm as warm\n"
+        "warm.SETTLE_S = 0.4\n"
+        "log = []\n"
+        "svmcore.run.warmup = lambda s: log.append((s.name, gc.get_freeze_count(), time.monotonic()))\n"
+        "warm.frames = lambda: log.append(('frames', gc.get_freeze_count(), time.monotonic()))\n"
+        "warm.plan = lambda: [('pegasos', {}), ('smo', {})]\n"
+        "release = threading.Event()\n"
+        "script = threading.Thread(target=release.wait, args=(60,)); script.start()\n"
+        "before = gc.get_freeze_count()\n"
+        "warm.start(preload=('json',), after=script, max_delay=60)\n"
+        "time.sleep(0.3); ended = time.monotonic(); release.set(); script.join()\n"
+        "t0 = time.monotonic()\n"
+        "while not warm.ready() and time.monotonic() - t0 < 60: time.sleep(0.02)\n"
+        "print(json.dumps(dict(before=before, log=[(n, f, t - ended) for n, f, t in log])))\n")
+    names = [n for n, _, _ in r["log"]]
+    assert names == ["pegasos", "frames", "smo"]
+    (_, frozen, at), (_, _, frames_at), _ = r["log"]
+    assert r["before"] == 0 and frozen > 0 and at < 0         # frozen, loaded before the page ended
+    assert frames_at >= 0.4                                   # after the page settled
+
+
+def test_the_startup_benchmark_stamps_the_frame_in_the_page():
+    # Playwright's waits poll on a back-off that ends at one look per 500 ms: the benchmark
+    # takes the time from the page, the first animation frame after the element appears
+    from streamlit_server import CHROMIUM, CHROMIUM_ARGS, NO_CHROMIUM
+    if not Path(CHROMIUM).exists():
+        pytest.skip(NO_CHROMIUM)
+    from playwright.sync_api import sync_playwright
+
+    from svmcore.bench.startup import DRAWN_AT_JS
+    html = ("<body><script>setTimeout(() => { const d = document.createElement('div');"
+            " d.className = 'svmc'; d.setAttribute('data-drawn', '1');"
+            " window.__added = performance.timeOrigin + performance.now();"
+            " document.body.appendChild(d); }, 1200);</script></body>")
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page()
+            selector = json.dumps(".svmc[data-drawn='1']")
+            page.add_init_script(f"({DRAWN_AT_JS})({selector})")
+            page.goto("data:text/html," + html)
+            page.wait_for_function("window.__svmcoreDrawnAt", timeout=30_000)
+            added, drawn = page.evaluate("[window.__added, window.__svmcoreDrawnAt]")
+        finally:
+            browser.close()
+    assert 0 <= drawn - added < 250          # ms: one animation frame, not a poll
+
+
 def test_the_server_skips_streamlits_direct_execution_check():
     # the first element of a process ran inspect.stack() (a realpath of every loaded module's
     # file: 0.35 s of the first page here) to warn about running outside `streamlit run`; the
