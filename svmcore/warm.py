@@ -41,7 +41,7 @@ _go = threading.Event()          # set by wait(): whoever needs the warm-up now 
 _thread: threading.Thread | None = None
 _state = {"total": 0, "finished": 0, "current": "", "problems": [], "started": None,
           "seconds": None, "delayed": 0.0, "after": None, "after_ended": None,
-          "last_request": None}
+          "last_request": None, "with_server": False}
 
 
 def plan() -> list[tuple[str, dict]]:
@@ -78,10 +78,14 @@ def _yield_to_pages(max_delay: float) -> None:
     # requests (a browser fetches ~100 files of Streamlit's frontend after its first script
     # run: each waited for the GIL behind a warm-up step) and for SETTLE_S after that first
     # run (the browser lays the page out), unless someone waits for us; at most max_delay
-    # seconds in all.
+    # seconds in all. Started with the server, it also waits while that first run has not
+    # come yet: between fetching the frontend's code and asking for the page a browser makes
+    # no request for ~0.7 s (it runs that code), and the next solvers (ASSET's import of
+    # scikit-learn among them) took the GIL and the compiler lock from the first script run.
     while not _go.is_set() and _state["delayed"] < max_delay:
         after = _state["after"]
-        running = after is not None and after.is_alive()
+        running = (after is not None and after.is_alive()) or (after is None and
+                                                                _state["with_server"])
         now = time.monotonic()
         if after is not None and not running and _state["after_ended"] is None:
             _state["after_ended"] = now
@@ -180,7 +184,8 @@ def start(freeze: bool = True, after: threading.Thread | None = None,
     any page). ``preload``: modules to import first (the server passes what the first page
     imports, so that they load while the browser is still fetching the app; the caller may
     have lowered Python's thread switch interval meanwhile, so that the server's requests get
-    the GIL sooner: ``switch_interval`` is then restored once the first page's part is loaded).
+    the GIL sooner: ``switch_interval`` is then restored once the first page's part is loaded;
+    after that part it waits for the first page's script run to come, at most ``max_delay``).
     ``last_request``:
     a function giving the ``time.monotonic()`` of the server's latest HTTP request — the
     warm-up also waits while requests came in the last ``QUIET_S`` seconds (a browser fetching
@@ -194,6 +199,7 @@ def start(freeze: bool = True, after: threading.Thread | None = None,
         if _thread is not None:
             return False
         _state["started"] = time.perf_counter()
+        _state["with_server"] = bool(preload)
         _thread = threading.Thread(target=_work, args=(freeze, max_delay, tuple(preload),
                                                        switch_interval),
                                    name="svmcore-warm-up", daemon=True)

@@ -314,6 +314,27 @@ def test_started_with_the_server_it_freezes_what_it_loads_and_leaves_the_level_l
     assert frames_at >= 0.4                                   # after the page settled
 
 
+def test_started_with_the_server_it_waits_for_the_first_page_to_come():
+    # between fetching the frontend and asking for the page a browser is quiet for ~0.7 s:
+    # the next solvers wait for the first script run (and its settling), not for quiet
+    r = _python(
+        "import json, threading, time\n"
+        "import svmcore.run, svmcore.warm as warm\n"
+        "warm.SETTLE_S = 0.2\n"
+        "log = []\n"
+        "svmcore.run.warmup = lambda s: log.append(s.name)\n"
+        "warm.frames = lambda: None\n"
+        "warm.plan = lambda: [('pegasos', {}), ('smo', {})]\n"
+        "warm.start(preload=('json',), freeze=False, max_delay=60, last_request=lambda: 0.0)\n"
+        "time.sleep(1.0); before_page = list(log)\n"
+        "script = threading.Thread(target=time.sleep, args=(0.1,)); script.start()\n"
+        "warm.start(after=script)\n"
+        "t0 = time.monotonic()\n"
+        "while not warm.ready() and time.monotonic() - t0 < 60: time.sleep(0.02)\n"
+        "print(json.dumps(dict(before_page=before_page, log=log)))\n")
+    assert r["before_page"] == ["pegasos"] and r["log"] == ["pegasos", "smo"]
+
+
 def test_the_startup_benchmark_stamps_the_frame_in_the_page():
     # Playwright's waits poll on a back-off that ends at one look per 500 ms: the benchmark
     # takes the time from the page, the first animation frame after the element appears
