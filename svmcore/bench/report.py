@@ -78,7 +78,7 @@ MODES = {
                  papers=dict(sfw=["svmguide1", "w3a", "ijcnn1", "a9a"], cpsp_exact="svmguide1",
                              cpsp=["a9a"], olsvm=True),
                  s=512, svc_repeats={"covtype50k": 1},
-                 startup=dict(repeat=3, modes=("cold", "warm")),
+                 startup=dict(repeat=5, modes=("cold", "warm")),
                  memory=dict(dataset="covtype.binary", seconds=15.0, budget_mb=2048)),
 }
 
