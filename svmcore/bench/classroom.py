@@ -39,6 +39,7 @@ import asyncio
 import json
 import math
 import os
+import re
 import resource
 import sys
 import time
@@ -374,8 +375,11 @@ _OBSERVER_JS = """([field, label]) => {
     }
     return null;
   };
-  // what the field shows: its raster layers (a heatmap or image is an <image>), else its paths
+  // what the field shows: the canvas view's frame count (svmcore/ui/canvas.js), else (a Plotly
+  // figure) its raster layers (a heatmap or image is an <image>), else its paths
   const fieldSig = (el) => {
+    const view = el.querySelector('.svmc');
+    if (view) return view.getAttribute('data-frames') || '';
     const imgs = Array.from(el.querySelectorAll('image'), i => i.getAttribute('href') || '');
     if (imgs.length) return imgs.join('|');
     return Array.from(el.querySelectorAll('path'), p => p.getAttribute('d') || '').join('|');
@@ -403,6 +407,11 @@ _RESET_JS = """() => { const W = window.__svmbench;
   W.tile = W.field = W.blank = W.missing = W.checks = 0; }"""
 
 
+def _button(page, label: str):
+    """A button by its label (a keyboard shortcut adds its key to the accessible name)."""
+    return page.get_by_role("button", name=re.compile(rf"^{re.escape(label)}( |$)")).first
+
+
 def run_browser(url: str, k: int, query: str = "", seconds: float = 10.0,
                 field_key: str = FIELD_KEY, tile: str = TILE, roots=(),
                 timeout: float = 120.0) -> dict:
@@ -421,7 +430,7 @@ def run_browser(url: str, k: int, query: str = "", seconds: float = 10.0,
             for _ in range(k):
                 page = browser.new_page(viewport={"width": 1600, "height": 1000})
                 page.goto(link, wait_until="domcontentloaded")
-                page.wait_for_selector(f"{field} .js-plotly-plot", timeout=timeout * 1e3)
+                page.wait_for_selector(f"{field} .svmc[data-drawn='1']", timeout=timeout * 1e3)
                 page.wait_for_selector('[data-testid="stMetric"]', timeout=timeout * 1e3)
                 page.evaluate(_OBSERVER_JS, [field, tile])
                 pages.append(page)
@@ -430,7 +439,7 @@ def run_browser(url: str, k: int, query: str = "", seconds: float = 10.0,
                 page.evaluate(_RESET_JS)
             server_pids = process_tree(roots) if roots else []
             for page in pages:
-                page.get_by_role("button", name="Play", exact=True).click()
+                _button(page, "Play").click()
             t0 = time.monotonic()
             chrome = [q for q in process_tree([me]) if _is_chromium(q)]
             c0, s0 = cpu_ticks(chrome), cpu_ticks(server_pids)
@@ -440,7 +449,7 @@ def run_browser(url: str, k: int, query: str = "", seconds: float = 10.0,
             dt = time.monotonic() - t0
             counts = [page.evaluate(_READ_JS) for page in pages]
             for page in pages:
-                pause = page.get_by_role("button", name="Pause", exact=True)
+                pause = _button(page, "Pause")
                 if pause.is_enabled():
                     pause.click()
         finally:
