@@ -120,7 +120,8 @@ def _work(freeze: bool, max_delay: float, preload: tuple[str, ...],
     # the process. Python's full collections, triggered by the allocations of these imports,
     # walked all of it while holding the GIL (2-3 of 45-120 ms each before the first page was
     # sent, on a 2-core machine shared with the browser loading the frontend): freeze it in
-    # steps, so each collection walks only what came after the last step.
+    # steps, so each collection walks only what came after the last step. (A freeze takes all
+    # there is: what a first page made meanwhile stays too, one page's worth, once.)
     early_freeze = freeze and bool(preload)
     if early_freeze:
         gc.freeze()
