@@ -335,6 +335,7 @@ def test_started_with_the_server_it_waits_for_the_first_page_to_come():
     assert r["before_page"] == ["pegasos"] and r["log"] == ["pegasos", "smo"]
 
 
+@pytest.mark.browser
 def test_the_startup_benchmark_stamps_the_frame_in_the_page():
     # Playwright's waits poll on a back-off that ends at one look per 500 ms: the benchmark
     # takes the time from the page, the first animation frame after the element appears
