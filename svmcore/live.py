@@ -20,6 +20,12 @@ FRAME_S = 0.22          # while playing, a frame at most every FRAME_S seconds (
 #: without a limit thirty playing sessions keep thirty threads runnable, the server's event
 #: loop (which sends the frames) gets a thirty-first of the interpreter and no frame leaves.
 FRAME_SLOTS = threading.BoundedSemaphore(max(1, int(os.environ.get("SVMCORE_FRAME_SLOTS", "2"))))
+#: While playing a shared run, one fragment run a second sends that second's keyframes: the
+#: browser blends them at the display's rate (svmcore/ui/canvas.js), and thirty sessions cost the
+#: server thirty fragment runs a second instead of a hundred and fifty.
+BATCH_S = 1.0            # seconds between two batches of keyframes
+BATCH_KEYS = 5           # keyframes in a batch: one every BATCH_S / BATCH_KEYS seconds
+BUFFER_S = 0.25          # how far the browser's playback trails its newest keyframe (jitter)
 MAX_RUN_S = 300.0        # solver time a run of the app may take (TrainingRun cap)
 # How far one tick moves t. The curves use a log iteration axis, so growing t by a constant
 # factor per tick gives an even animation; "max" spends the whole budget.
@@ -94,6 +100,23 @@ def advance_tick(run, pace: float | None, budget_s: float) -> int:
     if run.end_t is not None:
         target = min(target, run.end_t)
     return run.advance(budget_s, max_iters=max(1, target - run.t))
+
+
+def playback_times(now: float, queued_until: float | None, keys: int, dt: float,
+                   buffer_s: float = BUFFER_S) -> list[float]:
+    """When the browser reaches each keyframe of a batch that arrives at ``now``
+    (svmcore/ui/canvas.js ``receive`` follows the same rule, on its own clock): after what is
+    still queued (``queued_until``, None when nothing is), with the keyframes' spacing stretched
+    or shrunk (at most by a quarter) so that about ``buffer_s`` of motion stays queued when the
+    batch ends, which absorbs the server's jitter; a queue more than two batches long is dropped
+    (a hidden tab)."""
+    span = keys * dt
+    behind = 0.0 if queued_until is None else max(0.0, queued_until - now)
+    if behind > 2 * span:
+        behind = 0.0
+    step = min(1.25 * dt, max(0.75 * dt, (span + buffer_s - behind) / max(keys, 1)))
+    base = now + behind
+    return [base + (i + 1) * step for i in range(keys)]
 
 
 # ------------------------------------------------------------------------ shared runs

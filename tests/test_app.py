@@ -23,6 +23,7 @@ from svmcore.rundata import build_data
 from svmcore.run import TrainingRun, checkpoints_after, warmup
 from svmcore.solvers import get_solver, list_solvers
 from svmcore.ui.canvas import decode
+from svmcore.viz.frame import dequantize_field
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app.py")
@@ -115,11 +116,12 @@ def test_app_renders_playground_by_default():
     assert {"pg_field", "pg_curves", "pg_eta"} <= set(views)
     assert not _charts(at)          # no Plotly chart on the first page: no Plotly.js to load
     field = views["pg_field"]
-    assert field["img"].startswith("data:image/png;base64,")   # the field as a small image
-    assert field["boundary"] == "" and field["ring"]            # t = 0: f ≡ 0, no line yet
+    z = dequantize_field(field["z"], *field["grid"], field["clip"])   # f, one byte a node
+    assert np.all(z == 0) and field["ring"]                     # t = 0: f ≡ 0, no line yet
     _step(at)
     field = _views(at)["pg_field"]
-    assert field["boundary"] and field["margins"]               # lines traced on the server
+    z = dequantize_field(field["z"], *field["grid"], field["clip"])
+    assert (z > 0).any() and (z < 0).any()                      # a boundary for the browser
     assert len(json.dumps(field)) <= 40_000                      # a small frame
     assert _query(at)["solver"] == "pegasos"                  # the URL holds the configuration
 
@@ -218,11 +220,18 @@ def test_play_ticks_and_pause_stops():
     at.button(key="pg_play").click().run()   # the fragment ticks once inside this run
     _ok(at)
     assert at.session_state["pg"].playing is True
-    assert _t(at) >= 1
+    # one message carries the next keyframes; the tiles show the one the picture stands on
+    keys = [decode(c.proto.json, every=True) for c in at.get("bidi_component")
+            if c.proto.id.endswith("pg_field")][0]
+    ts = [f["t"] for f in keys]
+    assert len(ts) == live.BATCH_KEYS and ts == sorted(ts) and ts[0] >= 1
+    assert _t(at) == 0
     assert _field_shape(at) == "100, 100"       # coarser field while playing
     at.button(key="pg_pause").click().run()
     _ok(at)
     assert at.session_state["pg"].playing is False
+    assert _t(at) in [0] + ts                   # paused on a keyframe the browser played
+    assert _views(at)["pg_field"]["t"] == _t(at)
     assert _field_shape(at) == "150, 150"       # full resolution when paused
 
 

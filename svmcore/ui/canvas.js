@@ -62,7 +62,8 @@ function setup(parent, cls) {
   legend.className = "svmc-legend";
   root.append(title, canvas, legend);
   parent.appendChild(root);
-  st = {root, title, canvas, legend, data: null, img: null, frames: 0};
+  st = {root, title, canvas, legend, frames: 0, paints: 0, keyframes: 0, queue: [], mix: 0,
+        shown: null};
   STATE.set(parent, st);
   new ResizeObserver(() => { if (st.draw) st.draw(); }).observe(root);
   window.addEventListener("resize", () => { if (st.draw) st.draw(); });
@@ -73,7 +74,7 @@ function sizeCanvas(st, height, cap) {
   // cap(w): the most height the drawing can use at width w (a field whose width binds its
   // scale would otherwise sit in empty bands above and below)
   const w = Math.max(200, st.root.clientWidth);
-  if (st.data && st.data.fit) {            // projector mode: down to the bottom of the window
+  if (st.shown && st.shown.d.fit) {        // projector mode: down to the bottom of the window
     if (!st.fitObserver) {                  // ... so redraw when the content above it moves
       const block = st.root.closest(".block-container, [data-testid='stMainBlockContainer']");
       if (block) {
@@ -109,9 +110,116 @@ function legendHTML(items, font) {
 }
 
 // ------------------------------------------------------------------------------------ field
+//
+// A field frame carries f on its grid, one byte per node (127 + round(126 f / clip), rows of
+// increasing y). The view colours the bytes through the colour scale and traces f = 0 and
+// f = ±1 by marching squares, so that between two keyframes it can draw the blend of their
+// fields: the picture moves at the display's rate while every number on the page stays a real
+// keyframe's.
+
+const DECODED = new Map();                 // base64 string -> typed array (the last messages')
+
+function cached(s, make) {
+  if (!s) return make(s);
+  let v = DECODED.get(s);
+  if (v === undefined) {
+    v = make(s);
+    DECODED.set(s, v);
+    if (DECODED.size > 400) DECODED.delete(DECODED.keys().next().value);
+  }
+  return v;
+}
+
+function keyframe(d) {                     // the typed arrays of one field frame, decoded once
+  const q = s => cached(s + "|" + d.x + d.y, () => b64q(s, d.x, d.y));
+  return {
+    d, t: d.t,
+    z: d.z ? cached(d.z, s => b64(s, Uint8Array)) : null,
+    train: q(d.train), labels: cached(d.labels, s => b64(s, Int8Array)),
+    ring: cached(d.ring, s => b64(s, Uint8Array)), size: cached(d.size, s => b64(s, Uint8Array)),
+    test: q(d.test), tlabels: cached(d.tlabels, s => b64(s, Int8Array)),
+    last: d.last ? q(d.last) : null,
+  };
+}
+
+function colourTable(scale) {              // byte value -> RGB along the colour scale
+  const rgb = c => [1, 3, 5].map(k => parseInt(c.slice(k, k + 2), 16));
+  const out = new Uint8ClampedArray(256 * 3);
+  for (let v = 0; v < 256; v++) {
+    const t = Math.min(1, Math.max(0, (v - 127) / 252 + 0.5));
+    let k = 1;
+    while (k < scale.length - 1 && scale[k][0] < t) k++;
+    const [t0, c0] = scale[k - 1], [t1, c1] = scale[k];
+    const w = t1 > t0 ? (t - t0) / (t1 - t0) : 0, a = rgb(c0), b = rgb(c1);
+    for (let j = 0; j < 3; j++) out[3 * v + j] = Math.round(a[j] + w * (b[j] - a[j]));
+  }
+  return out;
+}
+
+function blend(st, A, B, a) {              // the field between two keyframes (bytes as floats)
+  const n = A.z.length;
+  if (!st.zmix || st.zmix.length !== n) st.zmix = new Float32Array(n);
+  const Z = st.zmix;
+  if (!B || a <= 0 || B.z.length !== n) { for (let i = 0; i < n; i++) Z[i] = A.z[i]; return Z; }
+  for (let i = 0; i < n; i++) Z[i] = A.z[i] + a * (B.z[i] - A.z[i]);
+  return Z;
+}
+
+function fieldImage(st, Z, nx, ny) {       // the field's colours, one pixel per grid node
+  if (!st.off || st.off.width !== nx || st.off.height !== ny) {
+    st.off = document.createElement("canvas");
+    st.off.width = nx; st.off.height = ny;
+    st.offImg = st.off.getContext("2d").createImageData(nx, ny);
+  }
+  const px = st.offImg.data, T = st.lut;
+  for (let j = 0; j < ny; j++) {
+    const row = (ny - 1 - j) * nx;          // the top row is the largest y
+    for (let i = 0; i < nx; i++) {
+      const v = 3 * Math.round(Z[j * nx + i]), o = 4 * (row + i);
+      px[o] = T[v]; px[o + 1] = T[v + 1]; px[o + 2] = T[v + 2]; px[o + 3] = 255;
+    }
+  }
+  st.off.getContext("2d").putImageData(st.offImg, 0, 0);
+  return st.off;
+}
+
+// The level line Z = lev by marching squares, as segments in pixels (gx(i), gy(j): the pixel
+// of grid column i, row j). A saddle cell is split by the value at its centre.
+function isoline(ctx, Z, nx, ny, lev, gx, gy) {
+  ctx.beginPath();
+  const e = new Float64Array(8);
+  for (let j = 0; j < ny - 1; j++) {
+    for (let i = 0; i < nx - 1; i++) {
+      const a = Z[j * nx + i], b = Z[j * nx + i + 1], c = Z[(j + 1) * nx + i + 1],
+        d = Z[(j + 1) * nx + i];
+      const code = (a > lev) | (b > lev) << 1 | (c > lev) << 2 | (d > lev) << 3;
+      if (code === 0 || code === 15) continue;
+      // the crossings on the edges a-b (0), b-c (1), c-d (2), d-a (3)
+      e[0] = gx(i + (lev - a) / (b - a)); e[1] = gy(j);
+      e[2] = gx(i + 1); e[3] = gy(j + (lev - b) / (c - b));
+      e[4] = gx(i + (lev - d) / (c - d)); e[5] = gy(j + 1);
+      e[6] = gx(i); e[7] = gy(j + (lev - a) / (d - a));
+      const seg = (p, q) => { ctx.moveTo(e[2 * p], e[2 * p + 1]); ctx.lineTo(e[2 * q], e[2 * q + 1]); };
+      const mid = (a + b + c + d) / 4 > lev;
+      switch (code) {
+        case 1: case 14: seg(3, 0); break;
+        case 2: case 13: seg(0, 1); break;
+        case 3: case 12: seg(3, 1); break;
+        case 4: case 11: seg(1, 2); break;
+        case 6: case 9: seg(0, 2); break;
+        case 7: case 8: seg(3, 2); break;
+        case 5: if (mid) { seg(0, 1); seg(2, 3); } else { seg(3, 0); seg(1, 2); } break;
+        case 10: if (mid) { seg(3, 0); seg(1, 2); } else { seg(0, 1); seg(2, 3); } break;
+      }
+    }
+  }
+}
 
 function drawField(st) {
-  const d = st.data;
+  const A = st.shown;
+  if (!A) return;
+  const B = st.queue.length ? st.queue[0].k : null, a = B ? st.mix : 0;
+  const d = A.d;
   const font = d.font || 12;
   const padL = 3.6 * font, padB = 2.6 * font, padR = 4.2 * font, padT = font + 6;  // f(x) label
   const [x0, x1] = d.x, [y0, y1] = d.y;
@@ -125,23 +233,33 @@ function drawField(st) {
   const ox = padL + (aw - pw) / 2, oy = padT + (ah - ph) / 2;
   const X = x => ox + (x - x0) * s, Y = y => oy + (y1 - y) * s;
   st.map = {X, Y, s, ox, oy, x0, y1};
-  if (st.img) {
-    ctx.imageSmoothingEnabled = true;
-    ctx.drawImage(st.img, X(d.img_x[0]), Y(d.img_y[1]), (d.img_x[1] - d.img_x[0]) * s,
-                  (d.img_y[1] - d.img_y[0]) * s);
-  }
   ctx.save();
   ctx.beginPath();
   ctx.rect(ox, oy, pw, ph);
   ctx.clip();
+  const [nx, ny] = d.grid || [0, 0];
+  if (A.z && A.z.length === nx * ny && nx > 1 && ny > 1) {
+    if (st.lutScale !== d.scale) { st.lut = colourTable(d.scale); st.lutScale = d.scale; }
+    const Z = blend(st, A, B, a);
+    const hx = pw / (nx - 1), hy = ph / (ny - 1);     // node spacing in pixels
+    ctx.imageSmoothingEnabled = true;
+    ctx.drawImage(fieldImage(st, Z, nx, ny), ox - hx / 2, oy - hy / 2, pw + hx, ph + hy);
+    const gx = i => ox + i * hx, gy = j => oy + ph - j * hy, c = d.clip || 2;
+    ctx.strokeStyle = "rgba(30,30,30,0.85)"; ctx.lineWidth = 1.5; ctx.setLineDash([6, 4]);
+    for (const lev of [-1, 1]) if (lev <= c) { isoline(ctx, Z, nx, ny, 127 + 126 * lev / c, gx, gy); ctx.stroke(); }
+    ctx.setLineDash([]);
+    ctx.strokeStyle = "#111111"; ctx.lineWidth = 2.5;
+    isoline(ctx, Z, nx, ny, 127, gx, gy);
+    ctx.stroke();
+  }
   const path = (xy, color, width, dash) => {
-    if (!xy.length) return;
+    if (!xy || !xy.length) return;
     ctx.beginPath();
     let pen = false;
     for (let i = 0; i < xy.length; i += 2) {
-      const a = xy[i], b = xy[i + 1];
-      if (!isFinite(a) || !isFinite(b)) { pen = false; continue; }
-      if (pen) ctx.lineTo(X(a), Y(b)); else { ctx.moveTo(X(a), Y(b)); pen = true; }
+      const p = xy[i], q = xy[i + 1];
+      if (!isFinite(p) || !isFinite(q)) { pen = false; continue; }
+      if (pen) ctx.lineTo(X(p), Y(q)); else { ctx.moveTo(X(p), Y(q)); pen = true; }
     }
     ctx.setLineDash(dash || []);
     ctx.strokeStyle = color;
@@ -149,16 +267,19 @@ function drawField(st) {
     ctx.stroke();
     ctx.setLineDash([]);
   };
-  path(st.margins, "rgba(30,30,30,0.85)", 1.5, [6, 4]);
-  path(st.boundary, "#111111", 2.5);
-  if (st.last) path(st.last, d.last_color || "#c2185b", 2, [4, 3]);   // last iterate (averaging)
+  if (A.last) path(A.last, d.last_color || "#c2185b", 2, [4, 3]);   // last iterate (averaging)
   const col = {"1": d.colors.pos, "-1": d.colors.neg};
-  const P = st.train, L = st.labels, R = st.ring, S = st.size;
-  const ringCol = ["#ffffff", "#111111", "#ff9d00"];
+  const P = A.train, L = A.labels, ringCol = ["#ffffff", "#111111", "#ff9d00"];
+  // support vectors grow and shrink between keyframes; a ring is the nearer keyframe's
+  const SA = A.size, SB = B && B.size.length === SA.length ? B.size : SA;
+  const R = B && a >= 0.5 && B.ring.length === A.ring.length ? B.ring : A.ring;
+  const drag = st.drag && st.drag.moved ? st.drag : null;
   for (let i = 0; i < L.length; i++) {
-    const r = (S.length ? S[i] : 7) / 2;
+    const r = (SA.length ? SA[i] + a * (SB[i] - SA[i]) : 7) / 2;
+    const px = drag && drag.index === i ? drag.px : X(P[2 * i]);
+    const py = drag && drag.index === i ? drag.py : Y(P[2 * i + 1]);
     ctx.beginPath();
-    ctx.arc(X(P[2 * i]), Y(P[2 * i + 1]), r, 0, 2 * Math.PI);
+    ctx.arc(px, py, r, 0, 2 * Math.PI);
     ctx.fillStyle = col[L[i]];
     ctx.fill();
     const code = R.length ? R[i] : 0;
@@ -166,7 +287,7 @@ function drawField(st) {
     ctx.strokeStyle = ringCol[code];
     ctx.stroke();
   }
-  const T = st.test, TL = st.tlabels;
+  const T = A.test, TL = A.tlabels;
   for (let i = 0; i < TL.length; i++) {
     ctx.beginPath();
     ctx.arc(X(T[2 * i]), Y(T[2 * i + 1]), 3.6, 0, 2 * Math.PI);
@@ -248,54 +369,216 @@ function drawField(st) {
   }
   ctx.textBaseline = "bottom";
   ctx.fillText("f(x)", cbx - 2, cby - 3);
+  st.root.setAttribute("data-drawn", "1");
+}
+
+function showField(st, k) {                // the texts of the keyframe reached
+  const d = k.d;
+  setHTML(st.title, d.title + (d.note ? `<br><small>${d.note}</small>` : ""));
+  st.title.style.fontSize = (d.font + 2) + "px";
+  setHTML(st.legend, legendHTML(d.legend, d.font));
+  st.root.setAttribute("data-font", d.font);
+  st.root.setAttribute("data-t", d.t === undefined ? "" : d.t);
+  st.canvas.style.cursor = d.mode === "view" ? "default" : "crosshair";
+  // a finger on the field edits it in the edit modes; elsewhere it scrolls the page
+  st.canvas.style.touchAction = d.mode === "view" ? "auto" : "none";
+}
+
+// Where the pointer is on the field: data coordinates and the nearest point within 9 px
+// (training points first, then test points, numbered after them).
+function pick(st, ev) {
+  const m = st.map, A = st.shown;
+  const rect = st.canvas.getBoundingClientRect();
+  const px = ev.clientX - rect.left, py = ev.clientY - rect.top;
+  let best = -1, bd = 9 * 9;
+  const scan = (P, off) => {
+    for (let i = 0; i < P.length / 2; i++) {
+      const dx = m.X(P[2 * i]) - px, dy = m.Y(P[2 * i + 1]) - py, q = dx * dx + dy * dy;
+      if (q < bd) { bd = q; best = off + i; }
+    }
+  };
+  scan(A.train, 0);
+  scan(A.test, A.train.length / 2);
+  return {px, py, x: m.x0 + (px - m.ox) / m.s, y: m.y1 - (py - m.oy) / m.s, index: best >= 0 ? best : null};
+}
+
+function editable(st) { return st.map && st.shown && st.shown.d.mode !== "view"; }
+
+function bindPointer(st) {
+  // a press and release in place is a click (add, remove, inspect); a press on a training
+  // point that moves is a drag: the point follows the pointer and its new place is sent
+  const c = st.canvas;
+  c.onpointerdown = (ev) => {
+    if (!editable(st) || (ev.pointerType === "mouse" && ev.button !== 0)) return;
+    const p = pick(st, ev);
+    const nTrain = st.shown.train.length / 2;
+    st.drag = {index: p.index !== null && p.index < nTrain && st.shown.d.mode !== "inspect"
+      ? p.index : null, x0: p.px, y0: p.py, px: p.px, py: p.py, moved: false, down: p};
+    c.setPointerCapture(ev.pointerId);
+    ev.preventDefault();
+  };
+  c.onpointermove = (ev) => {
+    const g = st.drag;
+    if (!g || g.index === null) return;
+    const rect = c.getBoundingClientRect();
+    g.px = ev.clientX - rect.left; g.py = ev.clientY - rect.top;
+    if (Math.hypot(g.px - g.x0, g.py - g.y0) > 4) g.moved = true;
+    if (g.moved) paint(st);
+  };
+  c.onpointerup = (ev) => {
+    const g = st.drag;
+    st.drag = null;
+    if (!g || !editable(st)) return;
+    if (g.moved) {
+      const p = pick(st, ev);
+      st.setTrigger("click", {move: g.index, x: p.x, y: p.y, index: g.index, n: Date.now()});
+      paint(st);
+    } else {
+      st.setTrigger("click", {x: g.down.x, y: g.down.y, index: g.down.index, n: Date.now()});
+    }
+  };
+  c.onpointercancel = () => { st.drag = null; paint(st); };
 }
 
 function renderField(component) {
   const {data, parentElement, setTriggerValue} = component;
   const st = setup(parentElement, "svmc-field");
-  st.data = data;
-  setHTML(st.title, data.title + (data.note ? `<br><small>${data.note}</small>` : ""));
-  st.title.style.fontSize = (data.font + 2) + "px";
-  st.train = b64q(data.train, data.x, data.y);
-  st.labels = b64(data.labels, Int8Array);
-  st.ring = b64(data.ring, Uint8Array);
-  st.size = b64(data.size, Uint8Array);
-  st.test = b64q(data.test, data.x, data.y);
-  st.tlabels = b64(data.tlabels, Int8Array);
-  st.boundary = b64q(data.boundary, data.x, data.y);
-  st.margins = b64q(data.margins, data.x, data.y);
-  st.last = data.last ? b64q(data.last, data.x, data.y) : null;
-  setHTML(st.legend, legendHTML(data.legend, data.font));
-  st.draw = () => drawField(st);
-  if (data.img && data.img !== st.imgSrc) {          // keep the last image until the next loads
-    const im = new Image();
-    im.onload = () => { st.img = im; st.imgSrc = data.img; st.root.setAttribute("data-drawn", "1");
-                        st.draw(); };
-    im.src = data.img;
-  }
   st.setTrigger = setTriggerValue;
-  st.root.setAttribute("data-frames", ++st.frames);      // for tests and the live probe
-  st.root.setAttribute("data-font", data.font);
-  st.root.setAttribute("data-t", data.t === undefined ? "" : data.t);
-  st.canvas.style.cursor = data.mode === "view" ? "default" : "crosshair";
-  st.canvas.onclick = (ev) => {
-    const m = st.map, dd = st.data;
-    if (!m || dd.mode === "view") return;
-    const rect = st.canvas.getBoundingClientRect();
-    const px = ev.clientX - rect.left, py = ev.clientY - rect.top;
-    const x = m.x0 + (px - m.ox) / m.s, y = m.y1 - (py - m.oy) / m.s;
-    let best = -1, bd = 9 * 9;
-    const scan = (A, off) => {
-      for (let i = 0; i < A.length / 2; i++) {
-        const dx = m.X(A[2 * i]) - px, dy = m.Y(A[2 * i + 1]) - py, q = dx * dx + dy * dy;
-        if (q < bd) { bd = q; best = off + i; }
-      }
-    };
-    scan(st.train, 0);
-    scan(st.test, st.train.length / 2);
-    st.setTrigger("click", {x: x, y: y, index: best >= 0 ? best : null, n: Date.now()});
-  };
+  st.draw = () => drawField(st);
+  if (!st.bound) { bindPointer(st); st.bound = true; }
+  receive(st, data, keyframe, showField);
+}
+
+// ------------------------------------------------------------------------------- playback
+//
+// While playing, the server sends a batch of keyframes ({keys: [...], dt}) about once a
+// second; the view reaches keyframe i of a batch i·dt after the batch's start (its arrival,
+// or the end of the batch before it) and blends the two keyframes around the present at every
+// animation frame. A single frame (paused, +1, Step, an edit) is drawn at once, exactly. Pause,
+// +1, Step and Space stop the motion in the browser at once on the keyframe the view is
+// nearest to ("snap": "nearest") or on the newest ("last"), before the server answers with
+// that state. A browser that cannot keep up skips animation frames, never keyframes.
+
+const VIEWS = new Set();
+
+function paint(st) {
+  if (!st.shown) return;
   st.draw();
+  const sig = st.queue.length ? st.shown.t + ":" + st.queue[0].k.t + ":" + st.mix.toFixed(4) : st.shown.t + ":" + (st.frames);
+  if (sig !== st.painted || st.drag) {
+    st.painted = sig;
+    st.root.setAttribute("data-paints", ++st.paints);
+  }
+}
+
+function animate(st) {
+  if (st.raf) return;
+  st.root.setAttribute("data-playing", "1");
+  const step = (now) => {
+    st.raf = 0;
+    if (!st.root.isConnected) { VIEWS.delete(st); return; }
+    while (st.queue.length && st.queue[0].at <= now) {
+      const q = st.queue.shift();
+      st.from = q.at;
+      st.shown = q.k;
+      st.show(q.k);
+    }
+    if (st.queue.length) {
+      const next = st.queue[0];
+      st.mix = Math.min(1, Math.max(0, (now - st.from) / Math.max(1, next.at - st.from)));
+      if (next.same) st.mix = 0;
+      paint(st);
+      st.raf = requestAnimationFrame(step);
+    } else {
+      st.mix = 0;
+      paint(st);
+      st.root.setAttribute("data-playing", "0");
+    }
+  };
+  st.raf = requestAnimationFrame(step);
+}
+
+function freeze(st) {
+  if (!st.queue.length) return;
+  const next = st.queue[0];
+  if (st.snap === "last") st.shown = st.queue[st.queue.length - 1].k;
+  else if (st.mix >= 0.5) st.shown = next.k;
+  st.queue = [];
+  st.mix = 0;
+  st.frozen = true;
+  st.show(st.shown);
+  paint(st);
+}
+
+function receive(st, data, decode, show) {
+  st.show = (k) => show(st, k);
+  VIEWS.add(st);
+  st.root.setAttribute("data-frames", ++st.frames);
+  const now = performance.now();
+  if (data.keys) {                          // a batch: play it after what is queued
+    // the rule of svmcore.live.playback_times: after what is queued, the spacing stretched or
+    // shrunk by at most a quarter so that about `buffer` seconds stay queued at the batch's end
+    let prev = st.queue.length ? st.queue[st.queue.length - 1].k : st.shown;
+    const K = data.keys.length, dt = 1000 * (data.dt || 0.2), span = K * dt;
+    let behind = st.queue.length ? Math.max(0, st.queue[st.queue.length - 1].at - now) : 0;
+    if (behind > 2 * span) {                // far behind (a hidden tab): jump ahead
+      if (st.queue.length) { st.shown = st.queue[st.queue.length - 1].k; st.show(st.shown); }
+      st.queue = []; behind = 0;
+    }
+    const step = Math.min(1.25 * dt, Math.max(0.75 * dt, (span + 1000 * (data.buffer || 0) - behind) / K));
+    const base = now + behind;
+    if (!st.queue.length) st.from = now;
+    let full = prev ? prev.d : null;
+    for (let i = 0; i < data.keys.length; i++) {
+      const d = i === 0 && !data.keys[0].kind && full ? {...full, ...data.keys[0]}
+        : i === 0 ? data.keys[0] : {...full, ...data.keys[i]};
+      full = d;
+      const k = decode(d);
+      st.keyframes = (st.keyframes || 0) + 1;
+      if (!st.shown) { st.shown = k; st.show(k); continue; }
+      st.queue.push({k, at: base + (i + 1) * step,
+                     same: prev && prev.d.z === d.z && prev.d.size === d.size && prev.d.n === d.n});
+      prev = k;
+    }
+    st.snap = data.snap || "nearest";
+    st.frozen = false;
+    st.root.setAttribute("data-keyframes", st.keyframes);
+    animate(st);
+    return;
+  }
+  const k = decode(data);                   // one exact frame
+  st.keyframes = (st.keyframes || 0) + 1;
+  st.root.setAttribute("data-keyframes", st.keyframes);
+  const last = st.queue.length ? st.queue[st.queue.length - 1] : null;
+  if (last && !st.frozen && last.k.t === k.t) {
+    last.k = k;                             // the run ended on the last keyframe: play on to it
+    return;
+  }
+  st.queue = [];
+  st.mix = 0;
+  st.frozen = false;
+  st.shown = k;
+  show(st, k);
+  paint(st);
+}
+
+function editingTarget(el) {
+  return el && (el.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(el.tagName));
+}
+
+if (!window.__svmcPauseHook) {             // one listener for every view of the page
+  window.__svmcPauseHook = true;
+  const freezeAll = () => { for (const st of VIEWS) freeze(st); };
+  document.addEventListener("pointerdown", (ev) => {
+    const b = ev.target && ev.target.closest ? ev.target.closest("button") : null;
+    if (b && !b.disabled && /^\s*(Pause|\+1|Step)\b/.test(b.innerText || "")) freezeAll();
+  }, true);
+  document.addEventListener("keydown", (ev) => {
+    if (editingTarget(ev.target) || ev.ctrlKey || ev.metaKey || ev.altKey) return;
+    if (ev.code === "Space" || ev.key === "ArrowRight") {
+      for (const st of VIEWS) if (st.queue.length) { freezeAll(); break; }
+    }
+  }, true);
 }
 
 // ----------------------------------------------------------------------------------- curves
@@ -311,7 +594,13 @@ function fitText(ctx, text, maxw) {          // cut with "…" to maxw px (the c
 }
 
 function drawCurves(st) {
-  const d = st.data;
+  const A = st.shown;
+  if (!A) return;
+  const d = A.d;
+  // while playing, the points up to the keyframe reached, and the segment towards the next
+  // keyframe's points drawn as far as the blend has come (its dots appear when reached)
+  const B = st.queue.length ? st.queue[0].k : null;
+  const shown = A.n === undefined ? Infinity : A.n + (B && B.n !== undefined ? st.mix * (B.n - A.n) : 0);
   const font = d.font || 12;
   const [ctx, W, H] = sizeCanvas(st, d.height);
   ctx.clearRect(0, 0, W, H);
@@ -326,9 +615,9 @@ function drawCurves(st) {
     const ox = padL + c * (cw + gapX), oy = gapY * (r + 1) + r * ch;
     let xs = [], ys = [];
     for (const s of p.series) {
-      const X = b64(s.x, Float32Array), Y = b64(s.y, Float32Array);
-      s._x = X; s._y = Y;
-      for (let i = 0; i < X.length; i++) {
+      if (!s._x) { s._x = b64(s.x, Float32Array); s._y = b64(s.y, Float32Array); }
+      const X = s._x, Y = s._y;
+      for (let i = 0; i < Math.min(X.length, Math.ceil(shown)); i++) {
         if (!isFinite(X[i]) || !isFinite(Y[i])) continue;
         if (d.log_x && !(X[i] > 0)) continue;
         if (p.log_y && !(Y[i] > 0)) continue;
@@ -391,12 +680,19 @@ function drawCurves(st) {
       ctx.beginPath();
       let pen = false;
       const X = s._x, Y = s._y, pts = [];
-      for (let i = 0; i < X.length; i++) {
+      const whole = Math.min(X.length, Math.floor(shown)), part = shown - Math.floor(shown);
+      let tip = null;
+      for (let i = 0; i < Math.min(X.length, whole + 1); i++) {
         const ok = isFinite(X[i]) && isFinite(Y[i]) && (!d.log_x || X[i] > 0) && (!p.log_y || Y[i] > 0);
-        if (!ok) { pen = false; continue; }
+        if (!ok) { pen = false; tip = null; continue; }
         const a = PX(d.log_x ? lx(X[i]) : X[i]), b = PY(p.log_y ? lx(Y[i]) : Y[i]);
+        if (i === whole) {                    // the next keyframe's point: the tween's tip
+          if (tip && part > 0) ctx.lineTo(tip[0] + part * (a - tip[0]), tip[1] + part * (b - tip[1]));
+          break;
+        }
         if (pen) ctx.lineTo(a, b); else { ctx.moveTo(a, b); pen = true; }
         pts.push([a, b]);
+        tip = [a, b];
       }
       if (s.fill) { ctx.closePath(); ctx.fill(); }
       else if (s.line !== false) ctx.stroke();
@@ -413,24 +709,27 @@ function drawCurves(st) {
   });
 }
 
+function showCurves(st, k) {
+  const d = k.d;
+  if (st.title.textContent !== (d.title || "")) st.title.textContent = d.title || "";
+  st.title.style.fontSize = (d.font + 1) + "px";
+  setHTML(st.legend, legendHTML(d.legend, d.font));
+  st.root.setAttribute("data-panels", d.panels.map(p => p.title).join(" | "));
+  st.canvas.title = d.panels.map(p => p.title).join("\n");   // titles cut to their panel
+}
+
 function renderCurves(component) {
   const {data, parentElement} = component;
   const st = setup(parentElement, "svmc-curves");
-  st.data = data;
-  if (st.title.textContent !== (data.title || "")) st.title.textContent = data.title || "";
-  st.title.style.fontSize = (data.font + 1) + "px";
-  setHTML(st.legend, legendHTML(data.legend, data.font));
   st.draw = () => drawCurves(st);
-  st.root.setAttribute("data-frames", ++st.frames);
-  st.root.setAttribute("data-panels", data.panels.map(p => p.title).join(" | "));
-  st.canvas.title = data.panels.map(p => p.title).join("\n");   // titles cut to their panel
-  st.draw();
+  receive(st, data, d => ({d, t: d.t, n: d.n}), showCurves);
 }
 
 export default function (component) {
   const raw = component.data;                // {frame: "<json>"}: see canvas.py
   const data = raw && typeof raw.frame === "string" ? JSON.parse(raw.frame) : raw;
   if (!data) return;
-  if (data.kind === "curves") renderCurves({...component, data});
+  const kind = data.kind || (data.keys && data.keys[0] && data.keys[0].kind);
+  if (kind === "curves") renderCurves({...component, data});
   else renderField({...component, data});
 }

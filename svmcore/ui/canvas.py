@@ -3,7 +3,9 @@
 ``st.plotly_chart`` makes the figure part of the element's identity, so every frame of a live
 run was a new chart: the browser re-created the plot (blank in between, about a core of CPU).
 This component keeps its identity by its key (components v2) and hands each new frame to
-``canvas.js``, which only repaints a canvas. Frames are the dicts of :mod:`svmcore.viz.frame`.
+``canvas.js``, which only repaints a canvas. Frames are the dicts of :mod:`svmcore.viz.frame`;
+while playing, a message is a batch of keyframes that the browser plays back, blending each
+into the next at the display's rate.
 A click on the field (in an edit or inspect mode) comes back as ``{"x", "y", "index"}``.
 
 A frame travels as one JSON string (``{"frame": "<json>"}``): Streamlit scans every list or dict
@@ -59,6 +61,10 @@ def slot():
     return st.container()
 
 
-def decode(data_json: str) -> dict:
-    """The frame a view was sent, from its message's JSON (tests read what a page drew)."""
-    return json.loads(json.loads(data_json)["frame"])
+def decode(data_json: str, every: bool = False):
+    """The frame a view was sent, from its message's JSON (tests read what a page drew): the
+    newest whole frame of a batch of keyframes (:func:`svmcore.viz.frame.batch`), or with
+    ``every`` the list of all of them."""
+    from ..viz.frame import unbatch
+    frames = unbatch(json.loads(json.loads(data_json)["frame"]))
+    return frames if every else frames[-1]

@@ -335,23 +335,32 @@ def _controls_unchanged(inst, was_playing: bool) -> bool:
 def _on_play(inst):
     inst.tick_error = None
     inst.playing = True
+    inst.sched, inst.play_until = [], None
     inst.set("edit", "view")
     _share(inst)
     _rerun_panel(inst)
 
 
-def _on_pause(inst):
+def _stop_on_shown(inst) -> None:
+    """Stop playing where the browser stopped: it froze on a keyframe when the press came (no
+    round trip), and the session's own run replays to that moment of the shared timeline."""
+    m = shown_moment(inst)
+    if m is not None:
+        inst.moment = m
     inst.playing = False
     unshare(inst)
+
+
+def _on_pause(inst):
+    _stop_on_shown(inst)
     _rerun_panel(inst)
 
 
 def _pause_for_a_press(inst):
     """What Step and +1 do first: stop playing, forget the last tick's error, and leave a shared
     timeline with the session's own run at the moment it showed."""
-    inst.playing = False
     inst.tick_error = None
-    unshare(inst)
+    _stop_on_shown(inst)
 
 
 def _on_step(inst):
@@ -530,10 +539,14 @@ def live_panel(inst: Instance, draw, footer=None, **control_kw) -> None:
     """The controls and the live frames: two sibling fragments, the frames paced by the server.
 
     The controls fragment holds Play, Pause, +1, Step and the speed; their callbacks rerun both
-    fragments by key (not the page). Each run of the frames fragment advances the driver by one
-    tick while playing (unless the last tick was never drawn: a run cut short by a click draws
-    it first), draws, waits until :data:`~svmcore.live.FRAME_S` has passed since the previous
-    frame, then asks for its own next run (``st.rerun(scope="fragment")``). A frame is thus
+    fragments by key (not the page). While playing a shared timeline, each run of the frames
+    fragment sends the next :data:`~svmcore.live.BATCH_KEYS` keyframes in one message and waits
+    until :data:`~svmcore.live.BATCH_S` has passed since the previous one; the browser plays them
+    back, blending each into the next at the display's rate. Playing alone (a race, the "max"
+    pace), a run advances the driver by one tick (unless the last tick was never drawn: a run
+    cut short by a click draws it first), sends it as one keyframe and waits
+    :data:`~svmcore.live.FRAME_S`. Then it asks for its own next run
+    (``st.rerun(scope="fragment")``). A frame is thus
     requested only after the previous one was sent, and no browser timer fires into a run in
     progress: a loaded server slows every session down evenly instead of collapsing. A full
     rerun of the page (a changed setting) pauses, unless the run took the setting mid-run
@@ -564,7 +577,8 @@ def live_panel(inst: Instance, draw, footer=None, **control_kw) -> None:
             footer(inst)
 
     @st.fragment(key=inst.key("frames_fragment", False),
-                 run_every=live.FRAME_S if inst.timer_loop else None)
+                 run_every=(live.BATCH_S if inst.shared is not None else live.FRAME_S)
+                 if inst.timer_loop else None)
     def _frames():
         state = inst.live
         if state is None:
@@ -574,16 +588,14 @@ def live_panel(inst: Instance, draw, footer=None, **control_kw) -> None:
             st.rerun()
         with live.FRAME_SLOTS:               # a few sessions at a time build their frame
             shared = inst.shared             # a local reference: a rerun that starts while
-            if inst.playing and shared is not None:  # this one ends may unshare meanwhile
+            inst.keyframes = None            # this one ends may unshare meanwhile
+            if inst.playing and shared is not None:
                 tl, pos, drawn, factor, frame_of = shared
-                if drawn == pos:
-                    pos += 1
-                inst.moment = tl.moment(pos, factor, frame_of)
-                shared[1] = pos
-                if inst.moment.done:
-                    inst.playing = False
+                if inst.moment is not None and inst.moment.done and drawn == pos:
+                    inst.playing = False     # the batch that ended the run has been played
                     unshare(inst)
                     st.rerun()               # the run ended: the page shows how
+                _next_batch(inst, shared)
             elif inst.playing and inst.drawn == _position(state):
                 tick(inst)
                 if not inst.playing:
@@ -600,7 +612,8 @@ def live_panel(inst: Instance, draw, footer=None, **control_kw) -> None:
         if not inst.playing and inst.live is not None:
             _sync_paused_url(inst)
         if inst.playing and not inst.timer_loop:
-            time.sleep(max(live.FRAME_S / 4, live.FRAME_S - (time.monotonic() - inst.frame_at)))
+            every = live.BATCH_S if inst.keyframes else live.FRAME_S
+            time.sleep(max(every / 4, every - (time.monotonic() - inst.frame_at)))
             inst.frame_at = time.monotonic()
             if _in_fragment_run():
                 st.rerun(scope="fragment")
@@ -610,6 +623,47 @@ def live_panel(inst: Instance, draw, footer=None, **control_kw) -> None:
 
     _controls()
     _frames()
+
+
+def _next_batch(inst, shared) -> None:
+    """The next keyframes of a shared timeline for one message (:data:`~svmcore.live.BATCH_KEYS`
+    moments after the last one drawn, fewer where the run ends): ``inst.keyframes``, with
+    ``inst.tile_moment`` the moment the browser stands on when the batch arrives (the tiles
+    show it: real numbers of the picture, never ahead of it) and ``inst.moment`` the newest."""
+    tl, _, drawn, factor, frame_of = shared
+    moments = []
+    for i in range(drawn + 1, drawn + 1 + live.BATCH_KEYS):
+        m = tl.moment(i, factor, frame_of)
+        if moments and m is moments[-1]:
+            break                            # the run stopped, or the server is busy
+        moments.append(m)
+        if m.done:
+            break
+    shared[1] = min(drawn + len(moments), len(tl.moments) - 1)
+    inst.tile_moment = tl.moment(drawn, factor, frame_of)
+    inst.moment = moments[-1]
+    inst.keyframes = moments
+
+
+def batch_sent(inst) -> None:
+    """Note when the browser will reach each keyframe just sent (the rule the browser follows,
+    :func:`svmcore.live.playback_times`), so that Pause can stop on the one it shows."""
+    now = time.monotonic()
+    moments = inst.keyframes or []
+    times = live.playback_times(now, inst.play_until, len(moments),
+                                live.BATCH_S / live.BATCH_KEYS)
+    inst.sched = [p for p in inst.sched if p[0] >= now - 2 * live.BATCH_S] + list(
+        zip(times, moments))
+    inst.play_until = times[-1] if times else inst.play_until
+
+
+def shown_moment(inst):
+    """The keyframe of the shared timeline the browser shows now (the nearest in its playback
+    schedule: it stops there when Pause is pressed), or None."""
+    if inst.shared is None or not inst.sched:
+        return None
+    now = time.monotonic()
+    return min(inst.sched, key=lambda p: abs(p[0] - now))[1]
 
 
 def _sync_paused_url(inst) -> None:

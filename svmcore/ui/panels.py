@@ -8,13 +8,14 @@ import numpy as np
 import streamlit as st
 
 from ..config import BUDGET_LABELS
+from .. import live
 from ..live import RES_PAUSED, RES_PLAYING
 from ..viz import run_frame
-from ..viz.frame import curves_frame, run_panels
+from ..viz.frame import batch, curves_frame, run_panels
 from ..viz.race import ENTRANT_COLORS, FIELD_LEGEND, race_curves_frame
 from . import inspect as inspector
 from .canvas import canvas_view, slot
-from .live import _in_fragment_run, handle_click, model, unshare
+from .live import _in_fragment_run, batch_sent, handle_click, model, unshare
 from .present import FONT as PRESENT_FONT, VIEW_HEIGHT as PRESENT_HEIGHT
 from .state import Instance, LiveState
 
@@ -173,16 +174,20 @@ def draw_run(inst: Instance, state: LiveState, layout: str = "side", height: int
     if inspector.pinned(inst) is not None and inst.shared is not None:
         unshare(inst)                        # the pinned point follows this session's own run
     marks = inspector.pin_marks(inst, state)
-    src = inst.moment if playing and inst.moment is not None else None
-    if src is not None:                      # a shared moment: computed once for every session
-        snap, scores, test_err, frame = src.snap, src.scores, src.test, src.frame
+    keys = inst.keyframes if playing and inst.shared is not None else None
+    if keys:                                 # shared moments: computed once for every session
+        last = keys[-1]
+        src = inst.tile_moment or keys[0]    # the tiles: the keyframe the picture stands on
+        snap, scores, test_err = src.snap, src.scores, src.test
+        frame = batch([m.frame if m.frame.get("mode") == mode else {**m.frame, "mode": mode}
+                       for m in keys], live.BATCH_S / live.BATCH_KEYS, "nearest", live.BUFFER_S)
     else:
-        src = run
+        src = last = run
         snap, scores, test_err = model(state.models[0], paused=not playing)
         frame = run_frame(run, state.view, RES_PLAYING if playing else RES_PAUSED, snap,
                           scores, mode=mode, height=height, font=font, fit=present, marks=marks)
-    if frame.get("mode") != mode:            # a shared frame, drawn for the view mode
-        frame = {**frame, "mode": mode}
+        if playing:                          # one keyframe, blended in from the last one
+            frame = batch([frame], live.FRAME_S, "last")
     tiles(src, snap, test_err, one_row=present)
     with slot():
         line = run.solver.state_line(snap)
@@ -195,6 +200,8 @@ def draw_run(inst: Instance, state: LiveState, layout: str = "side", height: int
         left = right = st.container()
     with left:
         result = canvas_view(inst.key("field", keep=False), frame)
+        if keys:
+            batch_sent(inst)
         _field_clicks(inst, result, mode, state.view.P_train.shape[0])
         if scores is None and src.t > 0:
             st.caption("Misclassified marks are drawn when paused (large model).")
@@ -209,17 +216,23 @@ def draw_run(inst: Instance, state: LiveState, layout: str = "side", height: int
             inst.setdefault("logy", False)
             log_y = c3.toggle("log y", key=inst.key("logy"),
                               help="Log scale for the objective (the gap is always log).")
-        cols = src.trace_columns()
+        cols = last.trace_columns()
         groups, _ = curve_panels(cols)
         logs = [True if g == ("gap",) else (log_y if k == 0 else False)
                 for k, g in enumerate(groups)]
-        names = {k: v for k, v in src.column_labels().items() if v}
+        names = {k: v for k, v in last.column_labels().items() if v}
         if "n_margin_sv" in snap.extra:     # ASSET: the trace counts its landmarks (the rings)
             names["n_sv"] = "landmarks (the rings), not the # SV tile"
-        canvas_view(inst.key("curves", keep=False), curves_frame(
+        curves = curves_frame(
             run_panels(cols, x_axis or "iteration", groups, logs, names),
             x=x_axis or "iteration", log_x=log_x, font=font, fit=present,
-            height=height + 60, marks=src.curve_marks(x_axis or "iteration")))
+            height=height + 60, marks=last.curve_marks(x_axis or "iteration"))
+        if keys:                             # the trace as far as each keyframe had it
+            curves = batch([{**curves, "t": m.t, "n": m.trace_len} for m in keys],
+                           live.BATCH_S / live.BATCH_KEYS, "nearest", live.BUFFER_S)
+        elif playing:
+            curves = batch([{**curves, "t": run.t, "n": len(run.trace)}], live.FRAME_S, "last")
+        canvas_view(inst.key("curves", keep=False), curves)
     inspector.inspect_view(inst, state, font=font)
 
 
@@ -345,11 +358,12 @@ def draw_race(inst: Instance, state: LiveState) -> None:
             run = race.runs[k]
             title = (f"<span style='color:{ENTRANT_COLORS[k]}'>■</span> {race.labels[k]}"
                      f" — t = {run.t:,}")
-            result = canvas_view(
-                inst.key(f"field{k}", keep=False),
-                run_frame(run, view, res, models[k][0], models[k][1], title=title,
-                          height=FIELD_HEIGHT.get(K, 320), font=font, mode=mode, marks=marks,
-                          fit=present, shared_legend=True))
+            frame = run_frame(run, view, res, models[k][0], models[k][1], title=title,
+                              height=FIELD_HEIGHT.get(K, 320), font=font, mode=mode,
+                              marks=marks, fit=present, shared_legend=True)
+            if playing:                      # one keyframe, blended in from the last one
+                frame = batch([frame], live.FRAME_S, "last")
+            result = canvas_view(inst.key(f"field{k}", keep=False), frame)
             _field_clicks(inst, result, mode, view.P_train.shape[0])
     st.caption(FIELD_LEGEND + (" — " + view.plane.describe() if not view.plane.exact else ""))
     with slot():

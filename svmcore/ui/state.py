@@ -78,6 +78,10 @@ class Instance:
     notice: str | None = None         # one line to say once (a run started again at t = 0)
     want_cfg: Any = None              # a link's configuration with mid-run changes, to build
     timer_loop: bool = False          # play resumed by a full rerun: frames paced by run_every
+    keyframes: list | None = None     # the shared moments this fragment run sends as one batch
+    tile_moment: Any = None           # the moment the tiles show while a batch plays
+    sched: list = field(default_factory=list)   # (when the browser reaches it, moment)
+    play_until: float | None = None   # when the browser reaches the newest keyframe sent
 
     def key(self, name: str, keep: bool = True) -> str:
         """The widget key of ``name`` in this instance; ``keep`` declares a value widget whose

@@ -7,8 +7,10 @@ field went blank between frames and a page spent about a core redrawing. The liv
 instead drawn by a small canvas renderer (``svmcore/ui/canvas.js``) that Streamlit keeps in
 place and hands each new frame. A frame holds:
 
-* the field as a PNG of at most 100 × 100 pixels (:func:`~svmcore.viz.raster.field_png`) and
-  the lines f = 0 and f = ±1 traced on the server (:func:`~svmcore.viz.raster.level_lines`);
+* the field's values on its grid, one byte each (:func:`quantize_field`): the browser colours
+  them, traces the lines f = 0 and f = ±1 by marching squares, and blends two frames' values
+  while it animates from one to the next (the level lines of a blend are those of the blended
+  field, not a blend of lines);
 * the points as float32 coordinates, and one byte per point for its state (support vector,
   misclassified) and size (∝ √|coefficient|);
 * for curves, float32 series per panel.
@@ -23,7 +25,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from ._base import CLASS_COLORS, FIELD_COLORSCALE
-from .raster import data_uri, field_png, level_lines
+from .raster import level_lines
 
 #: what the curve panels of a run call their columns
 CURVE_NAMES = {"iteration": "iteration t", "time": "solver time [s]",
@@ -67,6 +69,24 @@ def dequantize_xy(text: str, xr, yr) -> np.ndarray:
         out[:, k] = lo + (q[:, k] + _Q) / (2 * _Q) * (hi - lo)
     out[q == -_Q - 1] = np.nan
     return out
+
+
+_ZQ = 126.0                        # field bytes: 127 + round(126 f / clip), so f = 0 is 127
+
+
+def quantize_field(z, clip: float) -> str:
+    """The field ``z`` (rows = increasing y, already clipped to [−clip, clip]) as one byte per
+    grid node, ``127 + round(126 f / clip)`` (with clip = 2, f = 0 and f = ±1 are exact), base64.
+    A step is clip/126 (0.016 of f for clip 2): far below what the colours or the level lines'
+    positions show."""
+    q = np.rint(127.0 + np.asarray(z, dtype=np.float64) * (_ZQ / clip))
+    return b64(np.clip(q, 1, 253), np.uint8)
+
+
+def dequantize_field(text: str, nx: int, ny: int, clip: float) -> np.ndarray:
+    """The inverse of :func:`quantize_field`: the (ny, nx) field."""
+    q = np.frombuffer(base64.b64decode(text), dtype=np.uint8).astype(np.float64)
+    return ((q - 127.0) * (clip / _ZQ)).reshape(ny, nx)
 
 
 def clipped_field(field, xs, ys, clip: float = 2.0):
@@ -136,13 +156,7 @@ def field_frame(P_train, y_train, field, xs, ys, *, P_test=None, y_test=None, su
     Race: :data:`svmcore.viz.race.FIELD_LEGEND`), so this field's legend keeps only what is
     its own (the last iterate, pinned points, segments)."""
     xs, ys, z = clipped_field(field, xs, ys, clip)
-    step = max(1, -(-len(xs) // 100))
-    xi, yi = xs[::step], ys[::step]
-    dx = (xi[1] - xi[0]) / 2 if len(xi) > 1 else 0.5
-    dy = (yi[1] - yi[0]) / 2 if len(yi) > 1 else 0.5
     ring, size = point_states(len(y_train), support, sv_size, misclassified)
-    mx, my = margin_lines(z, xs, ys)
-    bx, by = level_lines(z, xs, ys, 0.0)
     P_train = np.asarray(P_train, dtype=np.float64)
     xr, yr = (float(xs[0]), float(xs[-1])), (float(ys[0]), float(ys[-1]))
 
@@ -180,9 +194,7 @@ def field_frame(P_train, y_train, field, xs, ys, *, P_test=None, y_test=None, su
         "height": int(height), "font": int(font), "mode": mode, "clip": float(clip),
         "fit": bool(fit),
         "x": list(xr), "y": list(yr),
-        "img": data_uri(field_png(z[::step, ::step], clip)),
-        "img_x": [float(xi[0] - dx), float(xi[-1] + dx)],
-        "img_y": [float(yi[0] - dy), float(yi[-1] + dy)],
+        "z": quantize_field(z, clip),
         "scale": [[float(t), c] for t, c in FIELD_COLORSCALE],
         "colors": {"pos": CLASS_COLORS[1], "neg": CLASS_COLORS[-1]},
         "train": _xy(P_train[:, 0], P_train[:, 1]),
@@ -190,8 +202,6 @@ def field_frame(P_train, y_train, field, xs, ys, *, P_test=None, y_test=None, su
         "ring": b64(ring, np.uint8), "size": b64(size, np.uint8),
         "test": _xy(np.asarray(P_test)[:, 0], np.asarray(P_test)[:, 1]) if has_test else "",
         "tlabels": b64(np.sign(np.asarray(y_test)), np.int8) if has_test else "",
-        "boundary": _xy(bx, by) if bx.size else "",
-        "margins": _xy(mx, my) if mx.size else "",
         "marks": [dict(m) for m in marks], "legend": legend,
         **({"segments": [dict(g) for g in segments]} if segments else {}),
         **({"last": _xy(*last)} if has_last else {}),
@@ -237,4 +247,32 @@ def run_panels(cols: Mapping[str, np.ndarray], x: str, groups: Sequence[Sequence
         title = ", ".join(labels.get(c, CURVE_NAMES.get(c, c)) for c in group)
         out.append({"title": title, "log_y": bool(log_y), "series": ss,
                     "percent": all(c in PERCENT for c in group)})
+    return out
+
+
+def batch(frames: Sequence[Mapping], dt: float, snap: str = "nearest",
+          buffer_s: float = 0.0) -> dict:
+    """Keyframes for the browser to play one after the other, ``dt`` seconds apart, blending
+    each into the next (svmcore/ui/canvas.js): the first frame whole, each later one only with
+    the entries that changed (``t`` always). ``snap``: where Pause stops the motion at once —
+    on the keyframe the view is nearest to (``"nearest"``: the server rewinds to the same one)
+    or on the newest (``"last"``: the server's run is there). ``buffer_s``: see
+    :func:`svmcore.live.playback_times`."""
+    if not frames:
+        raise ValueError("a batch needs at least one frame")
+    keys = [dict(frames[0])]
+    for before, now in zip(frames, frames[1:]):
+        keys.append({k: v for k, v in now.items() if k == "t" or before.get(k) != v})
+    return {"kind": frames[0]["kind"], "keys": keys, "dt": float(dt), "snap": snap,
+            "buffer": float(buffer_s)}
+
+
+def unbatch(message: Mapping) -> list[dict]:
+    """The whole frames of a :func:`batch` (or ``[message]`` for a single frame)."""
+    if "keys" not in message:
+        return [dict(message)]
+    out, full = [], {}
+    for k in message["keys"]:
+        full = {**full, **k}
+        out.append(full)
     return out
