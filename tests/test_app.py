@@ -519,6 +519,39 @@ def test_click_edits_add_and_remove_points():
     assert at.session_state["ed"].removed == [3, n_tr + 1]
 
 
+_MOVE_SCRIPT = """
+from svmcore import ui
+from svmcore.config import RunConfig
+ed = ui.instance("ed")
+ui.ensure_live(ed, RunConfig(**CFG))
+ed.live.run.advance_iters(10)
+for index, x, y in MOVES:
+    ed.edited = False
+    assert ui.handle_move(ed, index, x, y)
+    ui.ensure_live(ed, RunConfig(**CFG, added=tuple(ed.added), removed=tuple(ed.removed)))
+"""
+
+
+def test_a_dragged_point_moves_with_its_class_and_the_run_starts_again():
+    cfg = dict(dataset="gaussians", n=40, solver="pegasos")
+    data = build_data(RunConfig(**cfg))
+    n_tr = data.X_train.shape[0]
+    label = 1 if data.y_train[3] > 0 else -1
+    # a point of the data, then the point it became (the last training row: added points
+    # come after the kept training points), moved again
+    moves = [(3, 0.5, -0.25), (n_tr - 1, 1.0, 1.5)]
+    head = f"CFG = {cfg!r}\nMOVES = {moves!r}\n"
+    at = AppTest.from_string(head + _MOVE_SCRIPT, default_timeout=TIMEOUT).run()
+    _ok(at)
+    ed = at.session_state["ed"]
+    assert ed.removed == [3] and ed.added == [(1.0, 1.5, label)]     # one point, moved twice
+    run = ed.live.run
+    assert run.t == 0 and run.solver.n == n_tr                       # the same count, a new run
+    X = ed.live.data.X_train
+    assert np.allclose(X[-1], [1.0, 1.5]) and ed.live.data.y_train[-1] == label
+    assert not np.any(np.all(np.isclose(X, data.X_train[3]), axis=1))  # gone from its place
+
+
 def test_edits_rebuild_the_run_and_go_into_the_link():
     at = _page()
     at.session_state["pg"].added = [(0.25, 0.5, 1), (-0.3, 0.1, -1)]

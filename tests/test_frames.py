@@ -1,4 +1,4 @@
-"""Live frames (svmcore.viz.raster, svmcore.viz.frame): the field image, the traced level lines,
+"""Live frames (svmcore.viz.raster, svmcore.viz.frame): the field bytes, the level lines (server and browser),
 the quantised points and the curve panels, checked against the arrays they come from."""
 from __future__ import annotations
 
@@ -148,3 +148,97 @@ def test_level_lines_are_exactly_the_marching_squares_segments_on_rough_fields()
             n_pieces = np.isnan(lx).sum() + (lx.size > 0)
             assert np.isfinite(lx).sum() == len(pairs) + n_pieces
     assert level_lines(np.zeros((1, 5)), xs[:5], ys[:1])[0].size == 0
+
+
+# ----------------------------------------------------------------------------- browser side
+
+
+def test_field_bytes_keep_the_level_values_exact_and_every_value_within_a_step():
+    from svmcore.viz.frame import dequantize_field, quantize_field
+    rng = np.random.default_rng(0)
+    z = np.clip(rng.normal(size=(7, 9)) * 2, -2, 2)
+    z[0, :3] = [0.0, 1.0, -1.0]
+    back = dequantize_field(quantize_field(z, 2.0), 9, 7, 2.0)
+    assert back[0, :3].tolist() == [0.0, 1.0, -1.0]      # f = 0 and f = ±1 are exact bytes
+    assert np.abs(back - z).max() <= 2.0 / 252 + 1e-12     # half a step of clip / 126
+    q = base64.b64decode(quantize_field(np.array([[-2.0, 2.0]]), 2.0))
+    assert list(q) == [1, 253]
+
+
+def test_a_batch_sends_each_keyframe_as_its_changes_and_unbatches_to_the_frames():
+    from svmcore.viz.frame import batch, unbatch
+    frames = [{"kind": "field", "t": t, "z": z, "train": "same", "title": f"t = {t}"}
+              for t, z in ((1, "a"), (2, "b"), (3, "b"))]
+    msg = batch(frames, 0.2, "nearest", 0.25)
+    assert msg["keys"][0] == frames[0]
+    assert msg["keys"][1] == {"t": 2, "z": "b", "title": "t = 2"}       # "train" unchanged
+    assert msg["keys"][2] == {"t": 3, "title": "t = 3"}
+    assert unbatch(msg) == frames and unbatch(frames[0]) == [frames[0]]
+    assert (msg["dt"], msg["snap"], msg["buffer"]) == (0.2, "nearest", 0.25)
+    with pytest.raises(ValueError):
+        batch([], 0.2)
+
+
+def test_playback_keeps_a_small_queue_when_batches_come_on_time_and_drops_a_long_one():
+    from svmcore.live import playback_times
+    dt, K = 0.2, 5
+    until, lags = None, []
+    for n in range(6):                                   # a batch every K·dt seconds
+        now = n * K * dt
+        times = playback_times(now, until, K, dt, buffer_s=0.25)
+        assert all(b > a for a, b in zip([now] + times, times))
+        steps = np.diff([now if until is None else max(now, until)] + times)
+        assert np.all(steps >= 0.75 * dt - 1e-12) and np.all(steps <= 1.25 * dt + 1e-12)
+        until = times[-1]
+        lags.append(until - (now + K * dt))
+    assert lags[0] == pytest.approx(0.25) and lags[-1] == pytest.approx(0.25)
+    late = playback_times(10.0, 10.0 + 3 * K * dt, K, dt)  # two batches behind: start afresh
+    assert late[0] == pytest.approx(10.0 + (K * dt + 0.25) / K)
+
+
+_ISOLINE_JS = """
+const fs = require("fs");
+const src = fs.readFileSync(process.argv[1], "utf8");
+const start = src.indexOf("function isoline(");
+const body = src.slice(start, src.indexOf("\\n}\\n", start) + 2);
+const isoline = new Function(body + "; return isoline;")();
+const inp = JSON.parse(fs.readFileSync(0, "utf8"));
+const out = [];
+let pen = null;
+const ctx = {beginPath() {}, moveTo(x, y) { pen = [x, y]; },
+             lineTo(x, y) { out.push([pen, [x, y]]); pen = [x, y]; }};
+const [x0, dx, y0, dy] = inp.grid;
+isoline(ctx, Float32Array.from(inp.z), inp.nx, inp.ny, inp.level, i => x0 + i * dx, j => y0 + j * dy);
+process.stdout.write(JSON.stringify(out));
+"""
+
+
+def test_the_browsers_marching_squares_draw_the_segments_of_the_servers():
+    """canvas.js's isoline (run in node) against svmcore.viz.plane.zero_contour: the same
+    segments on fields with several pieces, loops and saddles (the same rule at a saddle)."""
+    import shutil
+    import subprocess
+    from collections import Counter
+    from pathlib import Path
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node is not installed")
+    js = Path(__file__).resolve().parents[1] / "svmcore" / "ui" / "canvas.js"
+    rng = np.random.default_rng(3)
+    xs, ys = np.linspace(0, 39, 40), np.linspace(0, 29, 30)    # one unit a node
+    X, Y = np.meshgrid(xs, ys)
+    for trial in range(6):
+        c, w = rng.uniform(0, 35, size=(8, 2)), rng.normal(size=8)
+        Z = sum(wk * np.exp(-0.02 * ((X - a) ** 2 + (Y - b) ** 2)) for wk, (a, b) in zip(w, c))
+        Z = Z.astype(np.float32).astype(np.float64)
+        for level in (0.0, 0.3):
+            inp = {"z": Z.ravel().tolist(), "nx": 40, "ny": 30, "level": level,
+                   "grid": [0, 1, 0, 1]}
+            out = subprocess.run([node, "-e", _ISOLINE_JS, str(js)], input=json.dumps(inp),
+                                 capture_output=True, text=True, check=True).stdout
+            got = Counter(frozenset((round(a[0], 6), round(a[1], 6)) for a in s)
+                          for s in json.loads(out))
+            sx, sy = zero_contour(Z, xs, ys, level)
+            want = Counter(frozenset((round(p[0], 6), round(p[1], 6)) for p in s[:2])
+                           for s in np.c_[sx, sy].reshape(-1, 3, 2))
+            assert got == want and len(want) > 10, (trial, level)

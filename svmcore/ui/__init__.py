@@ -17,7 +17,7 @@ from .data import apply_data_config, data_panel
 from .export import export_panel
 from .inspect import inspect_toggle
 from .kernel_approx import kernel_approx_panel, kernel_approx_view
-from .live import controls, ensure_live, handle_click, live_panel, tick
+from .live import controls, ensure_live, handle_click, handle_move, live_panel, tick
 from .panels import draw_race, draw_run
 from .papers import load_report, papers_view
 from .params import (entrants_panel, schedule_preview, solver_info, solver_info_panel,
@@ -39,7 +39,7 @@ from .sweep import (RUN_CAP_S, grid_panel, start_sweep, stop_sweep, sweep_solver
 from .urls import apply_config, race_config, run_config, start, sync_url
 
 __all__ = ["apply_data_config", "data_panel", "export_panel", "controls", "ensure_live",
-           "handle_click", "live_panel", "tick", "draw_race", "draw_run", "entrants_panel",
+           "handle_click", "handle_move", "live_panel", "tick", "draw_race", "draw_run", "entrants_panel",
            "schedule_preview", "solver_info", "solver_info_panel", "solver_panel", "load_first", "page_messages",
            "RegressionConfig", "draw_regression", "ensure_regression", "regression_data_panel",
            "regression_solver_panel", "regression_start",

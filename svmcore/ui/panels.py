@@ -15,7 +15,7 @@ from ..viz.frame import batch, curves_frame, run_panels
 from ..viz.race import ENTRANT_COLORS, FIELD_LEGEND, race_curves_frame
 from . import inspect as inspector
 from .canvas import canvas_view, slot
-from .live import _in_fragment_run, batch_sent, handle_click, model, unshare
+from .live import _in_fragment_run, batch_sent, handle_click, handle_move, model, unshare
 from .present import FONT as PRESENT_FONT, VIEW_HEIGHT as PRESENT_HEIGHT
 from .state import Instance, LiveState
 
@@ -153,8 +153,12 @@ def _field_clicks(inst: Instance, result, mode: str, n_train: int = 0) -> None:
         return
     inst.last_click = click.get("n")
     index = click.get("index")
-    if handle_click(inst, mode, click.get("x"), click.get("y"),
-                    None if index is None else [index]):
+    if click.get("move") is not None:        # a training point dragged to a new place
+        changed = handle_move(inst, click["move"], click.get("x"), click.get("y"))
+    else:
+        changed = handle_click(inst, mode, click.get("x"), click.get("y"),
+                               None if index is None else [index])
+    if changed:
         st.rerun()                         # the configuration changed: rebuild in a full run
 
 
