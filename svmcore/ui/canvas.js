@@ -65,6 +65,7 @@ function setup(parent, cls) {
   st = {root, title, canvas, legend, frames: 0, paints: 0, keyframes: 0, queue: [], mix: 0,
         shown: null};
   STATE.set(parent, st);
+  root.__svmc = st;                         // what the view shows, for tests and probes
   new ResizeObserver(() => { if (st.draw) st.draw(); }).observe(root);
   window.addEventListener("resize", () => { if (st.draw) st.draw(); });
   return st;
@@ -477,7 +478,9 @@ function animate(st) {
   const step = (now) => {
     st.raf = 0;
     if (!st.root.isConnected) { VIEWS.delete(st); return; }
-    while (st.queue.length && st.queue[0].at <= now) {
+    // one keyframe reached per animation frame at most: a browser that falls behind draws
+    // every keyframe and skips blends, and catches up (keyframes come a few per second)
+    if (st.queue.length && st.queue[0].at <= now) {
       const q = st.queue.shift();
       st.from = q.at;
       st.shown = q.k;

@@ -509,15 +509,20 @@ def handle_click(inst: Instance, mode: str, x, y, customdata=None) -> bool:
 
 
 def handle_move(inst: Instance, index, x, y) -> bool:
-    """A training point dragged to (x, y) in an edit mode: an added point moves; a point of the
-    data is removed and a point of its class added where it was dropped (one edit each way, so
-    the link and "clear edits" treat it like clicks). True if the data changed. Only on an exact
-    2-D view: on a slice a dropped point has no place in the other features."""
+    """A training point of the live run dragged to (x, y): :func:`move_point`."""
     state = inst.live
-    if state is None or index is None or x is None or y is None or not state.view.plane.exact:
+    return state is not None and move_point(inst, state.data, state.view, index, x, y)
+
+
+def move_point(inst: Instance, data, view, index, x, y) -> bool:
+    """A training point dragged to (x, y) in an edit mode: an added point moves; a point of the
+    data is removed and a point of its class added where it was dropped (so the link and
+    "clear edits" treat it like clicks). True if the data changed. Only on an exact 2-D view:
+    on a slice a dropped point has no place in the other features."""
+    if index is None or x is None or y is None or not view.plane.exact:
         return False
-    j, origin = int(index), state.data.origin
-    if origin is None or not 0 <= j < min(len(origin), len(state.data.y_train)):
+    j, origin = int(index), data.origin
+    if origin is None or not 0 <= j < min(len(origin), len(data.y_train)):
         return False
     o, point = int(origin[j]), (round_coord(x), round_coord(y))
     if o < 0:
@@ -527,7 +532,7 @@ def handle_move(inst: Instance, index, x, y) -> bool:
         added[-o - 1] = point + (added[-o - 1][2],)
         inst.added = added
     else:
-        label = 1 if state.data.y_train[j] > 0 else -1
+        label = 1 if data.y_train[j] > 0 else -1
         inst.removed = sorted(set(inst.removed) | {o})
         inst.added = list(inst.added) + [point + (label,)]
     inst.edited = True

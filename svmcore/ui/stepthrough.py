@@ -29,6 +29,7 @@ from ..viz import decision_field, make_view
 from ..viz.frame import field_frame
 from ..viz.landscape import landscape_figure
 from .canvas import canvas_view
+from .live import move_point
 from .state import Instance, describe, ss
 
 MAX_POINTS = 300          # a field a student can read point by point
@@ -308,6 +309,10 @@ def step_field(inst: Instance, stp: Stepper) -> None:
     if not click or mode in (None, "view") or click.get("n") == inst.last_click:
         return
     inst.last_click = click.get("n")
+    if click.get("move") is not None:   # a training point dragged: one edit, a new solver
+        if move_point(inst, stp.data, stp.view, click["move"], click.get("x"), click.get("y")):
+            st.rerun()
+        return
     if click.get("x") is None or click.get("y") is None:
         return
     label = 1 if mode == "add +1" else -1
@@ -316,7 +321,7 @@ def step_field(inst: Instance, stp: Stepper) -> None:
 
 
 def _clear_added(inst: Instance) -> None:
-    inst.added = []
+    inst.added, inst.removed = [], []
 
 
 def pseudocode_html(solver, rec) -> str:
