@@ -23,9 +23,16 @@ FRAME_SLOTS = threading.BoundedSemaphore(max(1, int(os.environ.get("SVMCORE_FRAM
 #: While playing a shared run, one fragment run a second sends that second's keyframes: the
 #: browser blends them at the display's rate (svmcore/ui/canvas.js), and thirty sessions cost the
 #: server thirty fragment runs a second instead of a hundred and fifty.
-BATCH_S = 1.0            # seconds between two batches of keyframes
-BATCH_KEYS = 5           # keyframes in a batch: one every BATCH_S / BATCH_KEYS seconds
+BATCH_S = 1.0            # seconds between two batches of keyframes (fewest sessions)
+BATCH_KEYS = 5           # keyframes in such a batch: one every KEY_S seconds
+KEY_S = BATCH_S / BATCH_KEYS
 BUFFER_S = 0.25          # how far the browser's playback trails its newest keyframe (jitter)
+#: Batches played by the whole server per second before they grow longer: with more sessions
+#: playing, each batch covers more seconds (more keyframes, at the same KEY_S), so the server
+#: makes about this many fragment runs a second whatever the class's size, and every session
+#: keeps its keyframe rate while the picture trails the server a little more.
+SERVER_BATCHES_PER_S = 25.0
+MAX_BATCH_S = 4.0
 MAX_RUN_S = 300.0        # solver time a run of the app may take (TrainingRun cap)
 # How far one tick moves t. The curves use a log iteration axis, so growing t by a constant
 # factor per tick gives an even animation; "max" spends the whole budget.
@@ -100,6 +107,37 @@ def advance_tick(run, pace: float | None, budget_s: float) -> int:
     if run.end_t is not None:
         target = min(target, run.end_t)
     return run.advance(budget_s, max_iters=max(1, target - run.t))
+
+
+class Players:
+    """The sessions playing on this server (their last batch's time), to size the batches."""
+
+    def __init__(self, forget_s: float = 3 * MAX_BATCH_S):
+        self._seen: dict = {}
+        self._lock = threading.Lock()
+        self.forget_s = forget_s
+
+    def seen(self, who, now: float) -> int:
+        """Note that ``who`` plays at ``now``; returns how many sessions play."""
+        with self._lock:
+            self._seen[who] = now
+            for k in [k for k, t in self._seen.items() if now - t > self.forget_s]:
+                del self._seen[k]
+            return len(self._seen)
+
+    def left(self, who) -> None:
+        with self._lock:
+            self._seen.pop(who, None)
+
+
+PLAYERS = Players()
+
+
+def batch_keys(playing: int) -> int:
+    """Keyframes in a batch when ``playing`` sessions play on the server: BATCH_KEYS for a few,
+    more (up to MAX_BATCH_S of play) when their batches would exceed SERVER_BATCHES_PER_S."""
+    seconds = min(MAX_BATCH_S, max(BATCH_S, playing / SERVER_BATCHES_PER_S))
+    return int(round(seconds / KEY_S))
 
 
 def playback_times(now: float, queued_until: float | None, keys: int, dt: float,

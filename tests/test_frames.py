@@ -242,3 +242,16 @@ def test_the_browsers_marching_squares_draw_the_segments_of_the_servers():
             want = Counter(frozenset((round(p[0], 6), round(p[1], 6)) for p in s[:2])
                            for s in np.c_[sx, sy].reshape(-1, 3, 2))
             assert got == want and len(want) > 10, (trial, level)
+
+
+def test_batches_grow_with_the_class_so_the_server_makes_as_many_runs_and_keyframes_keep_their_rate():
+    from svmcore import live
+    assert live.batch_keys(1) == live.BATCH_KEYS == live.batch_keys(25)
+    for playing in (30, 60, 100):
+        keys = live.batch_keys(playing)
+        assert keys * live.KEY_S == pytest.approx(playing / live.SERVER_BATCHES_PER_S, abs=0.1)
+    assert live.batch_keys(10_000) * live.KEY_S == pytest.approx(live.MAX_BATCH_S)
+    players = live.Players(forget_s=5.0)
+    assert [players.seen(k, 0.0) for k in "abc"] == [1, 2, 3]
+    players.left("b")
+    assert players.seen("a", 4.0) == 2 and players.seen("d", 9.5) == 1   # 5 s unseen: gone

@@ -348,6 +348,7 @@ def _stop_on_shown(inst) -> None:
     if m is not None:
         inst.moment = m
     inst.playing = False
+    live.PLAYERS.left(id(inst))
     unshare(inst)
 
 
@@ -571,8 +572,9 @@ def live_panel(inst: Instance, draw, footer=None, **control_kw) -> None:
 
     The controls fragment holds Play, Pause, +1, Step and the speed; their callbacks rerun both
     fragments by key (not the page). While playing a shared timeline, each run of the frames
-    fragment sends the next :data:`~svmcore.live.BATCH_KEYS` keyframes in one message and waits
-    until :data:`~svmcore.live.BATCH_S` has passed since the previous one; the browser plays them
+    fragment sends the next keyframes in one message (:func:`~svmcore.live.batch_keys`: a
+    second's, more when many sessions play) and waits as long as they play, :data:`~svmcore.live.KEY_S`
+    each, since the previous message; the browser plays them
     back, blending each into the next at the display's rate. Playing alone (a race, the "max"
     pace), a run advances the driver by one tick (unless the last tick was never drawn: a run
     cut short by a click draws it first), sends it as one keyframe and waits
@@ -624,6 +626,7 @@ def live_panel(inst: Instance, draw, footer=None, **control_kw) -> None:
                 tl, pos, drawn, factor, frame_of = shared
                 if inst.moment is not None and inst.moment.done and drawn == pos:
                     inst.playing = False     # the batch that ended the run has been played
+                    live.PLAYERS.left(id(inst))
                     unshare(inst)
                     st.rerun()               # the run ended: the page shows how
                 _next_batch(inst, shared)
@@ -643,7 +646,7 @@ def live_panel(inst: Instance, draw, footer=None, **control_kw) -> None:
         if not inst.playing and inst.live is not None:
             _sync_paused_url(inst)
         if inst.playing and not inst.timer_loop:
-            every = live.BATCH_S if inst.keyframes else live.FRAME_S
+            every = len(inst.keyframes) * live.KEY_S if inst.keyframes else live.FRAME_S
             time.sleep(max(every / 4, every - (time.monotonic() - inst.frame_at)))
             inst.frame_at = time.monotonic()
             if _in_fragment_run():
@@ -657,13 +660,16 @@ def live_panel(inst: Instance, draw, footer=None, **control_kw) -> None:
 
 
 def _next_batch(inst, shared) -> None:
-    """The next keyframes of a shared timeline for one message (:data:`~svmcore.live.BATCH_KEYS`
+    """The next keyframes of a shared timeline for one message (:func:`~svmcore.live.batch_keys`
     moments after the last one drawn, fewer where the run ends): ``inst.keyframes``, with
     ``inst.tile_moment`` the moment the browser stands on when the batch arrives (the tiles
     show it: real numbers of the picture, never ahead of it) and ``inst.moment`` the newest."""
     tl, _, drawn, factor, frame_of = shared
+    keys = live.batch_keys(live.PLAYERS.seen(id(inst), time.monotonic()))
+    if inst.timer_loop:                      # paced by the fragment's timer: BATCH_S apart
+        keys = live.BATCH_KEYS
     moments = []
-    for i in range(drawn + 1, drawn + 1 + live.BATCH_KEYS):
+    for i in range(drawn + 1, drawn + 1 + keys):
         m = tl.moment(i, factor, frame_of)
         if moments and m is moments[-1]:
             break                            # the run stopped, or the server is busy
@@ -681,9 +687,8 @@ def batch_sent(inst) -> None:
     :func:`svmcore.live.playback_times`), so that Pause can stop on the one it shows."""
     now = time.monotonic()
     moments = inst.keyframes or []
-    times = live.playback_times(now, inst.play_until, len(moments),
-                                live.BATCH_S / live.BATCH_KEYS)
-    inst.sched = [p for p in inst.sched if p[0] >= now - 2 * live.BATCH_S] + list(
+    times = live.playback_times(now, inst.play_until, len(moments), live.KEY_S)
+    inst.sched = [p for p in inst.sched if p[0] >= now - 2 * live.MAX_BATCH_S] + list(
         zip(times, moments))
     inst.play_until = times[-1] if times else inst.play_until
 

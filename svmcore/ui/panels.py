@@ -184,7 +184,7 @@ def draw_run(inst: Instance, state: LiveState, layout: str = "side", height: int
         src = inst.tile_moment or keys[0]    # the tiles: the keyframe the picture stands on
         snap, scores, test_err = src.snap, src.scores, src.test
         frame = batch([m.frame if m.frame.get("mode") == mode else {**m.frame, "mode": mode}
-                       for m in keys], live.BATCH_S / live.BATCH_KEYS, "nearest", live.BUFFER_S)
+                       for m in keys], live.KEY_S, "nearest", live.BUFFER_S)
     else:
         src = last = run
         snap, scores, test_err = model(state.models[0], paused=not playing)
@@ -233,7 +233,7 @@ def draw_run(inst: Instance, state: LiveState, layout: str = "side", height: int
             height=height + 60, marks=last.curve_marks(x_axis or "iteration"))
         if keys:                             # the trace as far as each keyframe had it
             curves = batch([{**curves, "t": m.t, "n": m.trace_len} for m in keys],
-                           live.BATCH_S / live.BATCH_KEYS, "nearest", live.BUFFER_S)
+                           live.KEY_S, "nearest", live.BUFFER_S)
         elif playing:
             curves = batch([{**curves, "t": run.t, "n": len(run.trace)}], live.FRAME_S, "last")
         canvas_view(inst.key("curves", keep=False), curves)
