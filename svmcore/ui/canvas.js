@@ -540,7 +540,8 @@ function receive(st, data, decode, show) {
       st.keyframes = (st.keyframes || 0) + 1;
       if (!st.shown) { st.shown = k; st.show(k); continue; }
       st.queue.push({k, at: base + (i + 1) * step,
-                     same: prev && prev.d.z === d.z && prev.d.size === d.size && prev.d.n === d.n});
+                     same: prev && (d.kind === "field" ? prev.d.z === d.z && prev.d.size === d.size
+                                    : !d.blend && prev.d.n === d.n)});
       prev = k;
     }
     st.snap = data.snap || "nearest";
@@ -599,11 +600,24 @@ function fitText(ctx, text, maxw) {          // cut with "…" to maxw px (the c
 function drawCurves(st) {
   const A = st.shown;
   if (!A) return;
-  const d = A.d;
-  // while playing, the points up to the keyframe reached, and the segment towards the next
-  // keyframe's points drawn as far as the blend has come (its dots appear when reached)
+  // A trace while playing: the points up to the keyframe reached, and the segment towards the
+  // next keyframe's points drawn as far as the blend has come (its dots appear when reached);
+  // the next keyframe's trace holds the reached one's as its beginning. A frame marked "blend"
+  // (a fitted function) moves each value from one keyframe to the next instead.
   const B = st.queue.length ? st.queue[0].k : null;
-  const shown = A.n === undefined ? Infinity : A.n + (B && B.n !== undefined ? st.mix * (B.n - A.n) : 0);
+  const grows = B && A.n !== undefined && B.n !== undefined;
+  const d = grows ? B.d : A.d;
+  const shown = grows ? A.n + st.mix * (B.n - A.n) : A.n === undefined ? Infinity : A.n;
+  const mixY = (p, k, s) => {               // the series' y values, blended when both have them
+    if (!(B && d.blend && st.mix > 0)) return s._y;
+    const o = B.d.panels[p] && B.d.panels[p].series[k];
+    if (!o) return s._y;
+    if (!o._y) { o._x = b64(o.x, Float32Array); o._y = b64(o.y, Float32Array); }
+    if (o._y.length !== s._y.length) return s._y;
+    const out = new Float32Array(s._y.length);
+    for (let i = 0; i < out.length; i++) out[i] = s._y[i] + st.mix * (o._y[i] - s._y[i]);
+    return out;
+  };
   const font = d.font || 12;
   const [ctx, W, H] = sizeCanvas(st, d.height);
   ctx.clearRect(0, 0, W, H);
@@ -619,7 +633,8 @@ function drawCurves(st) {
     let xs = [], ys = [];
     for (const s of p.series) {
       if (!s._x) { s._x = b64(s.x, Float32Array); s._y = b64(s.y, Float32Array); }
-      const X = s._x, Y = s._y;
+      const X = s._x, Y = mixY(k, p.series.indexOf(s), s);
+      s._ym = Y;
       for (let i = 0; i < Math.min(X.length, Math.ceil(shown)); i++) {
         if (!isFinite(X[i]) || !isFinite(Y[i])) continue;
         if (d.log_x && !(X[i] > 0)) continue;
@@ -682,7 +697,7 @@ function drawCurves(st) {
       ctx.setLineDash(s.dash ? [6, 4] : []);
       ctx.beginPath();
       let pen = false;
-      const X = s._x, Y = s._y, pts = [];
+      const X = s._x, Y = s._ym || s._y, pts = [];
       const whole = Math.min(X.length, Math.floor(shown)), part = shown - Math.floor(shown);
       let tip = null;
       for (let i = 0; i < Math.min(X.length, whole + 1); i++) {

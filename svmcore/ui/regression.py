@@ -20,6 +20,7 @@ from ..data.toy_regression import (REG_DEFAULTS, REG_GENERATORS, REGRESSION_SETS
                                    regression_problem, svr_reference)
 from ..run import TrainingRun
 from ..solvers import REGISTRY
+from ..viz.frame import batch
 from ..viz.regression import fit_frame, regression_curves_frame, regression_view
 from .canvas import canvas_view, slot
 from .state import Instance, LiveState, describe
@@ -226,10 +227,16 @@ def draw_regression(inst: Instance, state: LiveState) -> None:
     left, right = st.columns([3, 2])
     title = ("fitted f(x) and the ε-tube" if v.grid is not None
              else f"{data.X_train.shape[1]} features: prediction against target")
-    with left:                   # canvas views, kept in place and repainted frame by frame
-        canvas_view(inst.key("fit", keep=False), fit_frame(v, title=title))
+    fit = fit_frame(v, title=title)
     cols_t = run.trace_columns()
+    curves = regression_curves_frame(
+        cols_t.get("iteration", []), cols_t.get("objective", []),
+        cols_t.get("test_error", []), refs.get("svr"), refs.get("constant"), height=420)
+    if inst.playing:             # keyframes: the fit moves from one to the next, the trace grows
+        fit = batch([{**fit, "t": run.t, "blend": True}], live.FRAME_S, "last")
+        curves = batch([{**curves, "t": run.t, "n": len(cols_t.get("iteration", []))}],
+                       live.FRAME_S, "last")
+    with left:                   # canvas views, kept in place and repainted frame by frame
+        canvas_view(inst.key("fit", keep=False), fit)
     with right:
-        canvas_view(inst.key("curves", keep=False), regression_curves_frame(
-            cols_t.get("iteration", []), cols_t.get("objective", []),
-            cols_t.get("test_error", []), refs.get("svr"), refs.get("constant"), height=420))
+        canvas_view(inst.key("curves", keep=False), curves)
