@@ -1,16 +1,26 @@
 """A class of N students on one server (or on k replicas behind nginx): a load benchmark.
 
-``python -m svmcore.bench classroom --sessions 30 --mode same|distinct [--seconds 10]
+``python -m svmcore.bench classroom --sessions 30[,60,...] --mode same|distinct [--seconds 10]
 [--query Q] [--url URL | --replicas K] [--browser K]``
+
+The class's goals, checked and printed as a last table (and as ``goals`` in the JSON):
+``--mode same --sessions 30,60`` — 30 sessions on one link receive ≥ 4 keyframes a second each,
+the server spends ≤ 1 core, and 60 sessions keep ≥ 40 % of the 30 sessions' keyframe rate
+(median per session); ``--mode distinct --sessions 30`` — ≥ 2 keyframes a second each, ≤ 1 core.
+A list of counts runs each class in turn, each on a server of its own started for it (a second
+class on the first's server would replay the first's cached moments of the same link); with
+``--url`` every class runs on that one server.
 
 Starts ``streamlit run app.py`` on a free 127.0.0.1 port (headless, no usage statistics) — or k
 replicas behind nginx (``--replicas``, :mod:`svmcore.deploy`), or takes a running server
 (``--url``, with ``--server-pid`` for its CPU) — opens one warm-up session (the first visitor
-compiles or loads the solvers; its time is reported apart), then N sessions at once at the
-protocol level (:class:`svmcore.bench.stclient.Session`: Streamlit's websocket protocol with its
-own protobuf classes, so no browser cost is counted; each session first GETs the page like a
-browser, which also gives it a load balancer's cookie). ``same``: every session opens the same
-link (the default Playground, or ``--query``); ``distinct``: session k adds ``seed=k``.
+compiles or loads the solvers; its time is reported apart) and waits until the server is idle
+(its background warm-up of the other solvers done, as on a server started before the lesson),
+then N sessions at once at the protocol level (:class:`svmcore.bench.stclient.Session`:
+Streamlit's websocket protocol with its own protobuf classes, so no browser cost is counted;
+each session first GETs the page like a browser, which also gives it a load balancer's cookie).
+``same``: every session opens the same link (the default Playground, or ``--query``);
+``distinct``: session k adds ``seed=k``.
 
 Measured, in this order:
 
@@ -18,19 +28,26 @@ Measured, in this order:
 2. **"+1"**: every session presses "+1" at the same moment (``--plus-rounds`` times); the time
    from the press until the "iteration t" tile's delta carries a new value;
 3. **play**: every session presses Play at the same moment and the sessions play for
-   ``--seconds``: frames per session per second (a frame is a delta that replaces the field
-   chart), bytes per frame and per second, the server's CPU in cores (user + system time of its
-   process tree from /proc over the interval) and its peak resident memory (sampled every 0.5 s,
-   and the kernel's high-water mark), the client's own CPU; then every session presses Pause;
+   ``--seconds``: per session per second the keyframes (what the browser plays back: a field
+   message that is a batch counts its keyframes, a single frame one), the field messages (a
+   delta that replaces the field view) and the fragment runs; bytes per message and per second,
+   the server's CPU in cores (user + system time of its process tree from /proc over the
+   interval; the machine's core count beside it) and its peak resident memory (sampled every
+   0.5 s, and the kernel's high-water mark), the client's own CPU; then every session presses
+   Pause;
 4. ``--browser K``: K chromium pages (Debian's /usr/bin/chromium through Playwright) open the same
    link and press Play; chromium's CPU in cores over ``--seconds`` (all its processes, from
-   /proc), and per page the redraws per second: changes of the "iteration t" tile's text and of
-   what the field chart shows (its raster layers' data, else its paths), checked by a
-   MutationObserver after every DOM update — a page busy drawing runs its timers late, so no
-   polling — and the DOM updates after which the field had no drawn plot ("blank").
+   /proc), and per page per second: changes of the "iteration t" tile's text and the field
+   messages the view received (its data-frames; a Plotly chart's raster layers' data, else its
+   paths), checked by a MutationObserver after every DOM update — a page busy drawing runs its
+   timers late, so no polling — the DOM updates after which the field had no drawn plot
+   ("blank"), and the view's own counts of keyframes received and images painted
+   (data-keyframes, data-paints). (Once per animation frame at 1280 × 720: ``live-probe``.)
 
-Prints a markdown table and, last, one JSON line (``{"benchmark": "classroom", ...}``) that
-tests and reports parse; ``--json FILE`` writes the same with each session's numbers. Numbers on a shared machine are noisy: compare runs made together.
+Prints a markdown table per class and, last, one JSON line (``{"benchmark": "classroom", ...}``:
+the class's figures, or for a list ``series`` and ``goals``) that tests and reports parse;
+``--json FILE`` writes the same with each session's numbers. Numbers on a shared machine are
+noisy: compare runs made together.
 """
 from __future__ import annotations
 
@@ -327,13 +344,18 @@ async def run_class(url: str, n: int, mode: str = "same", query: str = "", secon
         start = presses[k] if presses[k] is not None else float("inf")
         frames = [(t, b) for t, b in s.frames if start < t <= start + window]
         msgs = [b for t, b in s.messages if start < t <= start + window]
+        keys = sum(c for t, c in s.keyframes if start < t <= start + window)
+        runs = sum(frag for t, frag in s.run_starts if start < t <= start + window)
         per.append({
             "query": s.query,
             "first_page_s": first[k], "plus1_s": plus[k],
             "played": presses[k] is not None, "frames": len(frames),
-            "fps": len(frames) / window, "frame_bytes": float(np.mean([b for _, b in frames]))
+            "fps": len(frames) / window, "keyframes": keys, "kps": keys / window,
+            "fragment_runs_per_s": runs / window,
+            "frame_bytes": float(np.mean([b for _, b in frames]))
             if frames else float("nan"), "bytes_per_s": sum(msgs) / window,
             "t_before": t_before[k], "t_after": t_after[k],
+            "last_key_t": s.key_ts[-1] if s.key_ts else None,
             "fragment_runs": s.fragment_runs, "auto_rerun_requests": s.auto_rerun_requests,
             "errors": s.errors[:5], "closed": s.closed_reason,
             "replicas": s.replicas, "session_id": s.session_id,
@@ -346,10 +368,14 @@ async def run_class(url: str, n: int, mode: str = "same", query: str = "", secon
         "plus1_s": stats([v for p in plus for v in p]),
         "fps": stats([p["fps"] for p in per]),
         "frames_per_s_total": sum(p["fps"] for p in per),
+        "kps": stats([p["kps"] for p in per]),
+        "keyframes_per_s_total": sum(p["kps"] for p in per),
+        "fragment_runs_per_s": stats([p["fragment_runs_per_s"] for p in per]),
         "frame_kB": float(np.mean(frame_bytes)) / 1e3 if frame_bytes else float("nan"),
         "kB_per_s": stats([p["bytes_per_s"] / 1e3 for p in per]),
         "MB_per_s_total": sum(p["bytes_per_s"] for p in per) / 1e6,
         "server_cores": server_cores, "client_cores": client_cores,
+        "machine_cores": os.cpu_count(),
         "server_peak_rss_MB": max(meter.peak_rss, meter.high_water()) / 1e6
         if meter.roots else float("nan"),
         "errors": sum(len(p["errors"]) for p in per),
@@ -400,6 +426,10 @@ _OBSERVER_JS = """([field, label]) => {
                                      characterData: true});
 }"""
 
+# the canvas view's counters (svmcore/ui/canvas.js): images painted, keyframes received
+_VIEW_JS = """(field) => { const v = document.querySelector(field + ' .svmc');
+  return {paints: +((v && v.getAttribute('data-paints')) || 0),
+          keyframes: +((v && v.getAttribute('data-keyframes')) || 0)}; }"""
 _READ_JS = """() => { const W = window.__svmbench;
   return {tile: W.tile, field: W.field, blank: W.blank, missing: W.missing, checks: W.checks,
           last: W.last}; }"""
@@ -437,6 +467,7 @@ def run_browser(url: str, k: int, query: str = "", seconds: float = 10.0,
             pages[-1].wait_for_timeout(1000)
             for page in pages:
                 page.evaluate(_RESET_JS)
+            views0 = [page.evaluate(_VIEW_JS, field) for page in pages]
             server_pids = process_tree(roots) if roots else []
             for page in pages:
                 _button(page, "Play").click()
@@ -448,6 +479,7 @@ def run_browser(url: str, k: int, query: str = "", seconds: float = 10.0,
             c1, s1 = cpu_ticks(chrome), cpu_ticks(process_tree(roots) if roots else [])
             dt = time.monotonic() - t0
             counts = [page.evaluate(_READ_JS) for page in pages]
+            views = [page.evaluate(_VIEW_JS, field) for page in pages]
             for page in pages:
                 pause = _button(page, "Pause")
                 if pause.is_enabled():
@@ -461,6 +493,9 @@ def run_browser(url: str, k: int, query: str = "", seconds: float = 10.0,
         "server_cores": cpu_seconds_between(s0, s1) / dt if roots else float("nan"),
         "tile_changes_per_s": [c["tile"] / dt for c in counts],
         "field_redraws_per_s": [c["field"] / dt for c in counts],
+        "paints_per_s": [(v["paints"] - v0["paints"]) / dt for v, v0 in zip(views, views0)],
+        "keyframes_per_s": [(v["keyframes"] - v0["keyframes"]) / dt
+                            for v, v0 in zip(views, views0)],
         "blank_checks": [c["blank"] for c in counts],
         "field_missing_checks": [c["missing"] for c in counts],
         "checks": [c["checks"] for c in counts],
@@ -478,12 +513,16 @@ def table(res: dict) -> str:
     rows = [
         row("first page: request → field chart (s)", res["first_page_s"]),
         row('"+1" → "iteration t" tile changes (s)', res["plus1_s"]),
-        row("frames per second per session, all playing", res["fps"]),
+        row("keyframes per second per session, all playing", res["kps"]),
+        row("field messages (frames) per second per session", res["fps"]),
+        row("fragment runs per second per session", res["fragment_runs_per_s"]),
         row("kB per second per session", res["kB_per_s"]),
-        ["kB per field frame (mean)", "–", res["frame_kB"], "–", "–"],
-        ["frames per second, all sessions", "–", res["frames_per_s_total"], "–", "–"],
+        ["kB per field message (mean)", "–", res["frame_kB"], "–", "–"],
+        ["keyframes per second, all sessions", "–", res["keyframes_per_s_total"], "–", "–"],
+        ["field messages per second, all sessions", "–", res["frames_per_s_total"], "–", "–"],
         ["MB per second, all sessions", "–", res["MB_per_s_total"], "–", "–"],
-        ["server CPU while all play (cores)", "–", res["server_cores"], "–", "–"],
+        [f"server CPU while all play (cores, of {res.get('machine_cores')})", "–",
+         res["server_cores"], "–", "–"],
         ["server peak memory (MB)", "–", "–", "–", res["server_peak_rss_MB"]],
         ["this client's CPU while all play (cores)", "–", res["client_cores"], "–", "–"],
         ["errors shown / sessions closed", "–", f"{res['errors']} / {res['sessions_closed']}",
@@ -496,14 +535,65 @@ def table(res: dict) -> str:
              "–", "–"],
             ["browser: tile changes per second", min(b["tile_changes_per_s"]),
              float(np.median(b["tile_changes_per_s"])), "–", max(b["tile_changes_per_s"])],
-            ["browser: field redraws per second", min(b["field_redraws_per_s"]),
+            ["browser: field messages per second", min(b["field_redraws_per_s"]),
              float(np.median(b["field_redraws_per_s"])), "–", max(b["field_redraws_per_s"])],
+            ["browser: keyframes per second", min(b["keyframes_per_s"]),
+             float(np.median(b["keyframes_per_s"])), "–", max(b["keyframes_per_s"])],
+            ["browser: field images painted per second", min(b["paints_per_s"]),
+             float(np.median(b["paints_per_s"])), "–", max(b["paints_per_s"])],
             ["browser: DOM updates with no drawn field", min(b["blank_checks"]), "–", "–",
              max(b["blank_checks"])],
         ]
     elif b:
         rows.append(["browser", b["error"], "–", "–", "–"])
     return markdown_table(["measure", "min", "median", "p90", "max"], rows)
+
+
+#: What a class needs (keyframes a second that every session receives while all play, and the
+#: server's CPU then), by (mode, sessions); and the share of the smaller class's keyframe rate
+#: (the sessions' median) a larger class on the same link keeps: load slows everybody a little
+#: instead of stopping everybody.
+KEYFRAME_GOALS = {("same", 30): 4.0, ("distinct", 30): 2.0}
+SERVER_CORES_GOAL = 1.0
+NO_CLIFF = (30, 60, 0.4)           # sessions, larger class's sessions, the least share kept
+
+
+def goals(results) -> list[dict]:
+    """The goals that ``results`` (run_class dicts) measure: one row each, with what was
+    measured, the target, and whether it was met. A goal whose runs are missing is left out."""
+    out = []
+    for r in results:
+        key = (r["mode"], r["sessions"])
+        if key in KEYFRAME_GOALS:
+            k = r["kps"]
+            out.append({"goal": f"{r['sessions']} sessions, {_link(r['mode'])}: keyframes per "
+                        "second, every session", "measured": k["min"], "op": ">=",
+                        "target": KEYFRAME_GOALS[key], "median": k["median"],
+                        "met": bool(k["min"] >= KEYFRAME_GOALS[key])})
+            out.append({"goal": f"{r['sessions']} sessions, {_link(r['mode'])}: server CPU "
+                        "(cores)", "measured": r["server_cores"], "op": "<=",
+                        "target": SERVER_CORES_GOAL,
+                        "met": bool(r["server_cores"] <= SERVER_CORES_GOAL)})
+    small, large, share = NO_CLIFF
+    by = {(r["mode"], r["sessions"]): r for r in results}
+    if ("same", small) in by and ("same", large) in by:
+        a, b = by[("same", small)]["kps"]["median"], by[("same", large)]["kps"]["median"]
+        ratio = b / a if a > 0 else float("nan")
+        out.append({"goal": f"{large} sessions, {_link('same')}: keyframes per second kept, "
+                    f"of the {small}-session rate (medians {b:.2f} / {a:.2f})",
+                    "measured": ratio, "op": ">=", "target": share,
+                    "met": bool(math.isfinite(ratio) and ratio >= share)})
+    return out
+
+
+def _link(mode: str) -> str:
+    return "one link" if mode == "same" else "distinct runs"
+
+
+def goals_table(rows) -> str:
+    return markdown_table(["goal", "measured", "target", "met"],
+                          [[g["goal"], g["measured"], f"{'≥' if g['op'] == '>=' else '≤'} "
+                            f"{g['target']:g}", "✓" if g["met"] else "✗"] for g in rows])
 
 
 def _clean(obj):
@@ -517,9 +607,34 @@ def _clean(obj):
     return obj
 
 
-def run(args) -> dict:
+def wait_idle(roots, idle_cores: float = 0.1, limit_s: float = 120.0) -> float:
+    """Wait until the server is idle — its process tree spent under ``idle_cores`` over a
+    second — at most ``limit_s``; returns the seconds waited (nan without a pid to watch).
+    A server compiles or loads every solver in the background after its first page
+    (svmcore.warm); a class meets a server started before the lesson, so that start-up is
+    not counted as the class's load."""
+    if not roots:
+        return float("nan")
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < limit_s:
+        before, t = cpu_ticks(process_tree(roots)), time.monotonic()
+        time.sleep(1.0)
+        if cpu_seconds_between(before, cpu_ticks(process_tree(roots))) / (
+                time.monotonic() - t) < idle_cores:
+            break
+    return time.monotonic() - t0
+
+
+async def settle(roots, idle_cores: float = 0.1, limit_s: float = 120.0) -> float:
+    """:func:`wait_idle` inside an event loop."""
+    return await asyncio.to_thread(wait_idle, roots, idle_cores, limit_s)
+
+
+def run(args, sessions: int | None = None) -> dict:
     """Start what ``args`` asks for (a server, replicas, or nothing with ``--url``), run the
-    class and the browser, stop everything; the result dict."""
+    class of ``sessions`` (default: the first of ``args.sessions``) and the browser, stop
+    everything; the result dict."""
+    n = sessions if sessions is not None else parse_sessions(args.sessions)[0]
     from ..deploy import AppServer, Replicas
 
     server = replicas = None
@@ -537,13 +652,15 @@ def run(args) -> dict:
 
         async def go():
             warmed = [await warm(u, args.query, args.timeout * 5) for u in warm_urls]
+            settled = await settle(roots)
             query = args.query
             if args.mode == "distinct" and not {"src", "solver"} & dict(parse_qsl(query)).keys():
                 query = warmed[0][1]            # the default Playground's link, as it wrote it
-            res = await run_class(url, args.sessions, args.mode, query, args.seconds,
+            res = await run_class(url, n, args.mode, query, args.seconds,
                                   args.plus_rounds, args.timeout, roots, args.field_key,
                                   args.tile)
             res["warm_up_s"] = [w for w, _ in warmed]
+            res["settle_s"] = settled
             return res
 
         res = asyncio.run(go())
@@ -564,7 +681,8 @@ def run(args) -> dict:
 def parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="python -m svmcore.bench classroom", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--sessions", type=int, default=10, help="students (default 10)")
+    ap.add_argument("--sessions", default="10", help="students (default 10); a list such as "
+                    "30,60 runs each class in turn, each on a server of its own")
     ap.add_argument("--mode", choices=("same", "distinct"), default="same",
                     help="same: one link for all; distinct: session k adds seed=k")
     ap.add_argument("--query", default="", help="the link's query string (default: the "
@@ -586,24 +704,57 @@ def parser() -> argparse.ArgumentParser:
     return ap
 
 
-def main(argv=None) -> dict:
-    args = parser().parse_args(argv)
-    if args.sessions < 1:
+def parse_sessions(text) -> list[int]:
+    """``--sessions``: one count or a comma-separated list of counts."""
+    try:
+        counts = [int(x) for x in str(text).split(",") if x.strip()]
+    except ValueError:
+        raise SystemExit(f"--sessions takes counts such as 30 or 30,60, not {text!r}") from None
+    if not counts or min(counts) < 1:
         raise SystemExit("--sessions must be at least 1")
-    res = run(args)
+    return counts
+
+
+def _summary(res: dict) -> dict:
+    return _clean({k: v for k, v in res.items() if k != "per_session"})
+
+
+def main(argv=None):
+    """One class (the result dict) or, for a list of counts, the list of result dicts."""
+    args = parser().parse_args(argv)
+    counts = parse_sessions(args.sessions)
     where = (f"{args.replicas} replicas behind nginx" if args.replicas else
              args.url or "one server")
-    print(f"## classroom: {args.sessions} sessions, mode {args.mode}, {res['seconds']:.1f} s of "
-          f"play ({where})\n")
-    print(table(res))
-    warmed = ", ".join(f"{w:.1f}" for w in res["warm_up_s"])
-    print(f"\n{res['machine']}; warm-up (the server's first visitor): {warmed} s")
+    results = []
+    for n in counts:
+        res = run(args, n)
+        results.append(res)
+        print(f"## classroom: {n} sessions, mode {args.mode}, {res['seconds']:.1f} s of "
+              f"play ({where})\n")
+        print(table(res))
+        warmed = ", ".join(f"{w:.1f}" for w in res["warm_up_s"])
+        idle = (f"; then {res['settle_s']:.1f} s until the server was idle"
+                if math.isfinite(res["settle_s"]) else "")
+        print(f"\n{res['machine']}; warm-up (the server's first visitor): {warmed} s{idle}\n")
+        res["goals"] = goals([res])
+        if len(counts) > 1:
+            print(json.dumps(_summary(res), separators=(",", ":")) + "\n")
+    rows = goals(results)
+    if rows:
+        print("### goals\n")
+        print(goals_table(rows) + "\n")
     if args.json:                       # everything, each session's numbers included
-        args.json.write_text(json.dumps(_clean(res), separators=(",", ":")) + "\n")
-    print(json.dumps(_clean({k: v for k, v in res.items() if k != "per_session"}),
-                     separators=(",", ":")))
+        doc = results[0] if len(counts) == 1 else {"benchmark": "classroom",
+                                                   "series": results, "goals": rows}
+        args.json.write_text(json.dumps(_clean(doc), separators=(",", ":")) + "\n")
+    if len(counts) == 1:
+        print(json.dumps(_summary(results[0]), separators=(",", ":")))
+    else:
+        print(json.dumps({"benchmark": "classroom", "mode": args.mode, "sessions": counts,
+                          "series": [_summary(r) for r in results], "goals": _clean(rows)},
+                         separators=(",", ":")))
     sys.stdout.flush()
-    return res
+    return results[0] if len(counts) == 1 else results
 
 
 if __name__ == "__main__":

@@ -29,14 +29,19 @@ own protobuf classes, as the frontend does (its sources are the minified bundle 
   are counted the same way.
 
 What is recorded, with ``time.monotonic()`` stamps: every message's size, the frames (a delta
-that replaces the element whose user key is ``field_key``), the values of the metric tiles (by
-label) and when the watched tile changed, exceptions and error alerts shown in the page.
+that replaces the element whose user key is ``field_key``), the keyframes each frame carries (a
+canvas view's data ``{"frame": "<json>"}`` holds either one exact frame or a batch
+``{"keys": [...], "dt", "snap"}`` that the browser plays back: a batch counts ``len(keys)``,
+anything else one), the start of every script run and whether it was a fragment's, the values of
+the metric tiles (by label) and when the watched tile changed, exceptions and error alerts shown
+in the page.
 
 The module imports only ``streamlit.proto`` (the protocol's message classes) and ``websockets``.
 """
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
@@ -58,6 +63,22 @@ def user_key(element_id: str) -> str | None:
     if len(parts) < 3 or parts[2] == "None":
         return None
     return parts[2]
+
+
+def frame_keys(data_json: str) -> list:
+    """The ``t`` of each keyframe in a canvas view's data (``{"frame": "<json>"}``): one entry
+    for a single frame, one per entry of a batch's ``keys``; [] for data that is not a frame
+    (None for a keyframe without ``t``)."""
+    try:
+        frame = json.loads(json.loads(data_json)["frame"])
+    except (ValueError, TypeError, KeyError):
+        return []
+    if not isinstance(frame, dict):
+        return []
+    keys = frame.get("keys")
+    if isinstance(keys, list):
+        return [k.get("t") if isinstance(k, dict) else None for k in keys]
+    return [frame.get("t")]
 
 
 @dataclass
@@ -88,6 +109,9 @@ class Session:
     bytes_in: int = 0
     messages: list = field(default_factory=list)       # (t, bytes) of every message
     frames: list = field(default_factory=list)         # (t, bytes) of every field delta
+    keyframes: list = field(default_factory=list)      # (t, keyframes) of every field delta
+    key_ts: list = field(default_factory=list)         # the "t" of every keyframe, in order
+    run_starts: list = field(default_factory=list)     # (t, fragment run?) of every script run
     tile_values: dict = field(default_factory=dict)    # label -> body of every metric seen
     tile_changes: list = field(default_factory=list)   # (t, body) when the watched tile changed
     errors: list = field(default_factory=list)         # exception / error texts in the page
@@ -149,7 +173,7 @@ class Session:
         if kind == "delta":
             self._delta(msg, len(data), now)
         elif kind == "new_session":
-            self._new_session(msg)
+            self._new_session(msg, now)
         elif kind == "navigation":
             nav = msg.navigation
             self.page_hash = nav.page_script_hash
@@ -174,7 +198,7 @@ class Session:
             self._changed.set()
         return msg
 
-    def _new_session(self, msg: ForwardMsg) -> None:
+    def _new_session(self, msg: ForwardMsg, now: float | None = None) -> None:
         ns = msg.new_session
         if ns.HasField("initialize") and ns.initialize.session_id:
             self.session_id = ns.initialize.session_id
@@ -182,6 +206,8 @@ class Session:
             self.max_cache_age = int(ns.config.max_cached_message_age)
         self._run_fragments = list(msg.metadata.run.fragment_ids)
         self.runs_started += 1
+        self.run_starts.append((time.monotonic() if now is None else now,
+                                bool(self._run_fragments)))
         self.running = True
         if self._run_fragments:
             self.fragment_runs += 1
@@ -212,6 +238,7 @@ class Session:
         kind = delta.WhichOneof("type")
         path = tuple(msg.metadata.delta_path)
         key = None
+        data_json = ""                        # a canvas view's data
         if kind == "new_element":
             el = delta.new_element
             etype = el.WhichOneof("type")
@@ -221,6 +248,8 @@ class Session:
             if key is not None:
                 self.widgets[key] = (eid, bool(getattr(sub, "disabled", False)))
                 self.widget_fragments[key] = delta.fragment_id
+            if etype == "bidi_component":
+                data_json = sub.mixed.json if sub.WhichOneof("data") == "mixed" else sub.json
             if etype == "download_button" and key is not None:
                 self.downloads[key] = sub.url
             if etype == "metric":
@@ -244,9 +273,12 @@ class Session:
             return
         if key == self.field_key:
             self._field_path = path
-            self.frames.append((now, nbytes))
-        elif key is None and path and path == self._field_path:
-            self.frames.append((now, nbytes))
+        elif not (key is None and path and path == self._field_path):
+            return
+        self.frames.append((now, nbytes))
+        ts = frame_keys(data_json)
+        self.keyframes.append((now, len(ts) if ts else 1))
+        self.key_ts.extend(t for t in ts if t is not None)
 
     # ------------------------------------------------------------------ what to send
 
