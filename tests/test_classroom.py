@@ -2,8 +2,10 @@
 (svmcore.deploy).
 
 Fast: the protocol client's parsing and the messages it sends, built from Streamlit's own
-protobuf classes (what the frontend does is in svmcore/bench/stclient.py's docstring); the
-session queries; the nginx configuration (checked by ``nginx -t`` where nginx is installed).
+protobuf classes (what the frontend does is in svmcore/bench/stclient.py's docstring), the
+keyframes it counts in the field view's messages; the session queries; the class's goals; the
+live probe's figures from a page's samples and the report's live suite from given
+measurements; the nginx configuration (checked by ``nginx -t`` where nginx is installed).
 
 Slow (a real server): five sessions open the default Playground at once, each presses "+1",
 all press Play — every session must receive frames while all play and see each "+1". Counts,
@@ -14,6 +16,7 @@ replica (the nginx test is skipped where nginx is missing; CI installs it).
 from __future__ import annotations
 
 import asyncio
+import json
 import math
 import subprocess
 from urllib.parse import parse_qsl
@@ -21,8 +24,8 @@ from urllib.parse import parse_qsl
 import pytest
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
-from svmcore.bench.classroom import run_class, session_queries, stats
-from svmcore.bench.stclient import Session, user_key, warm
+from svmcore.bench.classroom import goals, parse_sessions, run_class, session_queries, stats
+from svmcore.bench.stclient import Session, frame_keys, user_key, warm
 from svmcore.deploy import NO_NGINX, AppServer, Replicas, find_nginx, nginx_config
 
 FIELD_ID = "$$ID-0f0f-pg_field"
@@ -146,6 +149,41 @@ def test_session_parses_a_run_like_the_frontend():
     img.metadata.delta_path.extend([0, 5, 2, 1, 0])
     s.handle(img.SerializeToString(), now=3.1)
     assert [t for t, _ in s.frames] == [1.3, 3.0]
+
+
+def _view(frame: dict, eid: str = "$$ID-0f0f-pg_field") -> bytes:
+    """The field view's delta as the server sends it: a components-v2 element whose data is
+    ``{"frame": "<json>"}``."""
+    m = ForwardMsg()
+    m.delta.new_element.bidi_component.id = eid
+    m.delta.new_element.bidi_component.component_name = "svmcore_live"
+    m.delta.new_element.bidi_component.json = json.dumps({"frame": json.dumps(frame)})
+    m.metadata.delta_path.extend([0, 5, 2, 0, 0])
+    return m.SerializeToString()
+
+
+def test_keyframes_counted_per_message():
+    """A single exact frame is one keyframe, a batch is as many as its keys; the t of each is
+    kept; script runs are stamped with whether they were a fragment's."""
+    s = Session("http://127.0.0.1:1")
+    s.handle(_new_session(), now=1.0)
+    s.handle(_view({"kind": "field", "t": 0, "z": "A"}), now=1.1)
+    s.handle(_new_session(fragments=["F"]), now=2.0)
+    batch = {"kind": "field", "keys": [{"kind": "field", "t": 1, "z": "B"}, {"t": 2, "z": "C"},
+                                       {"t": 3}], "dt": 0.2, "snap": "nearest"}
+    s.handle(_view(batch), now=2.1)
+    s.handle(_view({"kind": "curves", "t": 3}, eid="$$ID-0f0f-pg_curves"), now=2.2)
+    assert s.keyframes == [(1.1, 1), (2.1, 3)] and s.key_ts == [0, 1, 2, 3]
+    assert [t for t, _ in s.frames] == [1.1, 2.1]
+    assert s.run_starts == [(1.0, False), (2.0, True)]
+    # what is not a frame still counts as one keyframe of its message
+    assert frame_keys("not json") == [] and frame_keys(json.dumps({"frame": "[1]"})) == []
+    assert frame_keys(json.dumps({"frame": json.dumps({"kind": "field"})})) == [None]
+    img = ForwardMsg()
+    img.delta.new_element.imgs.imgs.add().url = "/media/field.png"
+    img.metadata.delta_path.extend([0, 5, 2, 0, 0])
+    s.handle(img.SerializeToString(), now=3.0)
+    assert s.keyframes[-1] == (3.0, 1) and s.key_ts == [0, 1, 2, 3]
 
 
 def test_value_widgets_are_sent_again_and_downloads_found():
@@ -287,6 +325,106 @@ def test_session_queries_and_stats():
     assert math.isnan(stats([])["median"])
 
 
+def _result(mode, n, kps, server=0.5):
+    return {"mode": mode, "sessions": n, "kps": stats(kps), "server_cores": server}
+
+
+def test_class_goals():
+    """Each class its goal (the slowest session's keyframes a second, the server's cores); 60
+    sessions on one link against 30 by the sessions' median rate."""
+    rows = goals([_result("same", 30, [4.5, 5.0, 5.5], 0.9),
+                  _result("distinct", 30, [1.5, 3.0], 1.2),
+                  _result("same", 60, [1.9, 2.0, 2.1]), _result("same", 10, [5.0])])
+    got = {r["goal"].split(":")[0] + ": " + r["goal"].split(": ")[1].split(" ")[0]:
+           (r["measured"], r["target"], r["met"]) for r in rows}
+    assert got == {"30 sessions, one link: keyframes": (4.5, 4.0, True),
+                   "30 sessions, one link: server": (0.9, 1.0, True),
+                   "30 sessions, distinct runs: keyframes": (1.5, 2.0, False),
+                   "30 sessions, distinct runs: server": (1.2, 1.0, False),
+                   "60 sessions, one link: keyframes": (pytest.approx(0.4), 0.4, True)}
+    assert goals([_result("same", 60, [3.0])]) == []          # no 30-session class to compare
+    cliff = goals([_result("same", 30, [5.0]), _result("same", 60, [0.2])])[-1]
+    assert cliff["measured"] == pytest.approx(0.04) and not cliff["met"]
+    assert parse_sessions("30") == [30] and parse_sessions("30, 60") == [30, 60]
+    for bad in ("0", "x", ""):
+        with pytest.raises(SystemExit):
+            parse_sessions(bad)
+
+
+def test_live_probe_figures():
+    """The probe's figures from the page's samples: rates over the sampled span, the share of
+    animation frames with a new image, the goals."""
+    from svmcore.bench.live_probe import summarize, table
+    page = {"samples": 601, "changed": 540, "blank": 0, "tiles": ["0", "3", "9"],
+            "t0": 1000.0, "t1": 11000.0, "frames0": 4, "frames1": 14, "keys0": 5, "keys1": 55}
+    res = summarize(page, wall=10.2, cpu_s=3.06, nbytes=1_020_000)
+    assert res["distinct_images_per_s"] == 54.0 and res["new_image_share"] == 0.9
+    assert res["animation_frames_per_s"] == 60.1 and res["keyframes_per_s"] == 5.0
+    assert res["messages_per_s"] == 1.0 and res["field_frames"] == 10
+    assert res["chromium_cores"] == 0.3 and res["bytes_per_s"] == 100_000
+    assert res["tile_changes"] == 2 and res["last_t"] == ["9"] and res["missing_samples"] == 0
+    assert all(g["met"] for g in res["goals"].values())
+    slow = summarize(dict(page, changed=100, blank=3), wall=10.0, cpu_s=8.0, nbytes=0)
+    assert {k for k, g in slow["goals"].items() if not g["met"]} == {
+        "distinct_images_per_s", "blank_frames", "chromium_cores"}
+    assert "| distinct field images per second | 10 | ≥ 25 | ✗ |" in table(slow)
+    # a page whose view never drew: every sample blank, no rates from the view
+    empty = summarize({"samples": 5, "changed": 0, "blank": 5, "tiles": [], "t0": None,
+                       "t1": None, "frames0": None, "frames1": None, "keys0": None,
+                       "keys1": None}, wall=2.0, cpu_s=0.0, nbytes=0)
+    assert empty["blank_frames"] == 5 and empty["keyframes_per_s"] == 0.0
+
+
+def test_live_suite_records(monkeypatch):
+    """The report's live suite records each figure with its goal, from the measurements it is
+    given (the real ones need a server and chromium: ``python -m svmcore.bench live-probe``,
+    ``classroom``)."""
+    from svmcore import deploy
+    from svmcore.bench import classroom, live_probe, report
+    from svmcore.bench.live_probe import summarize
+
+    class FakeServer:
+        url, pid = "http://127.0.0.1:1", 1
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return None
+    page = {"samples": 601, "changed": 540, "blank": 0, "tiles": ["0"], "t0": 0.0,
+            "t1": 10000.0, "frames0": 0, "frames1": 10, "keys0": 0, "keys1": 50}
+    monkeypatch.setattr(deploy, "AppServer", FakeServer)
+    monkeypatch.setattr(live_probe, "CHROMIUM", __file__)           # "installed"
+    monkeypatch.setattr(live_probe, "probe", lambda *a, **k: summarize(page, 10.0, 6.0, 0))
+    rates = {("same", 30): [4.2, 4.8], ("distinct", 30): [1.0, 2.5], ("same", 60): [2.0, 2.4]}
+
+    def fake_run(args, n):
+        r = _result(args.mode, n, rates[(args.mode, n)], 0.8)
+        return dict(r, seconds=10.0, fps=stats([1.0]), errors=0, sessions_closed=0,
+                    machine_cores=2)
+    monkeypatch.setattr(classroom, "run", fake_run)
+    ctx = report.Context(repeats=1, log=lambda m: None)
+    report.suite_live(ctx, dict(seconds=10.0, classes=tuple(rates)))
+    by = {(r["dataset"], r["metric"]): r for r in ctx.records}
+    assert all(r["suite"] == "live" for r in ctx.records)
+    probe = "default Playground, chromium 1280×720"
+    assert by[(probe, "distinct field images per s")]["within"] is True
+    assert by[(probe, "chromium CPU cores")]["within"] is False          # 0.6 > 0.5
+    slow = by[("classroom: 30 sessions, distinct runs", "keyframes per s, slowest session")]
+    assert (slow["value"], slow["goal"], slow["within"]) == (1.0, 2.0, False)
+    big = by[("classroom: 60 sessions, one link", "keyframes per s, median session")]
+    assert big["ratio"] == pytest.approx(2.2 / 4.5) and big["within"] is True
+    assert big["goal_of"] == "ratio" and big["peer_value"] == pytest.approx(4.5)
+    table = report.live_table(ctx.records)
+    assert "| default Playground, chromium 1280×720 | blank animation frames | 0 | ≤ 0 | ✓ |" \
+        in table
+    assert "of 30 sessions, one link | ✓ |" in table
+    assert "## The live view and a class" in report.render_markdown(
+        {"environment": dict.fromkeys(("date", "cpu", "cores", "python", "numpy", "numba",
+                                       "sklearn", "libsvm"), "x"),
+         "command": "c", "mode": "full", "seconds": 1.0, "records": ctx.records})
+
+
 def test_nginx_config(tmp_path):
     conf = nginx_config([9001, 9002], "127.0.0.1:9000", tmp_path)
     assert "least_conn;" in conf and "listen 127.0.0.1:9000;" in conf
@@ -318,6 +456,7 @@ def _check_class(res: dict, n: int) -> None:
         assert all(math.isfinite(v) for v in p["plus1_s"]), f'session {k}: "+1" unanswered'
         assert p["played"], f"session {k} could not press Play"
         assert p["frames"] >= 2, f"session {k} received {p['frames']} frames while all played"
+        assert p["keyframes"] >= max(2, p["frames"]), (k, p["keyframes"], p["frames"])
         assert p["t_after"] != p["t_before"], f"session {k}: t did not move while playing"
 
 

@@ -21,6 +21,13 @@ medians of ``--repeats`` interleaved runs, compile time excluded by a warm-up):
 ``memory``  every solver's peak RSS on covtype (all 435,759 training rows) in a fresh process,
             against a 2 GB budget (:mod:`svmcore.bench.memory`): within it, or refused before
             allocating with the approximate alternative named.
+``live``    the live view and a class: the default Playground playing 10 s in chromium at
+            1280 × 720, sampled once per animation frame (:mod:`svmcore.bench.live_probe`:
+            distinct field images per second, goal ≥ 25; blank frames, goal 0; chromium's CPU,
+            goal ≤ 0.5 core), and classes at the protocol level (:mod:`svmcore.bench.classroom`:
+            30 sessions on one link ≥ 4 keyframes a second each, 30 distinct runs ≥ 2, the server
+            ≤ 1 core; the full report adds 60 sessions on one link, which keep ≥ 40 % of the
+            30 sessions' rate).
 
 ``--quick`` (< 5 minutes) uses the small data sets (svmguide1, w3a, a9a for the linear and
 approximate suites) and short budgets; the full report adds ijcnn1 (35,000 rows), covtype
@@ -47,7 +54,7 @@ import numpy as np
 from ..data import load_dataset
 from .common import machine_line, markdown_table
 
-SUITES = ("smo", "linear", "approx", "tta", "papers", "startup", "memory")
+SUITES = ("smo", "linear", "approx", "tta", "papers", "startup", "memory", "live")
 
 # name: (load_dataset arguments, dense?)
 DATA = {
@@ -71,7 +78,8 @@ MODES = {
                   papers=dict(sfw=["svmguide1", "w3a"], cpsp_exact="svmguide1", cpsp=[],
                               olsvm=True), s=512,
                   startup=dict(repeat=1, modes=("warm",)),
-                  memory=dict(dataset="a9a", seconds=2.0, budget_mb=2048)),
+                  memory=dict(dataset="a9a", seconds=2.0, budget_mb=2048),
+                  live=dict(seconds=10.0, classes=(("same", 30),), plus_rounds=1)),
     "full": dict(smo=["svmguide1", "w3a", "ijcnn1"], linear=["a9a", "covtype"],
                  approx=["a9a", "ijcnn1"], tta=["ijcnn1", "a9a", "covtype50k"],
                  tta_budget=40.0, tta_budget_factor=0.8, tta_eval=5000,
@@ -79,7 +87,9 @@ MODES = {
                              cpsp=["a9a"], olsvm=True),
                  s=512, svc_repeats={"covtype50k": 1},
                  startup=dict(repeat=5, modes=("cold", "warm")),
-                 memory=dict(dataset="covtype.binary", seconds=15.0, budget_mb=2048)),
+                 memory=dict(dataset="covtype.binary", seconds=15.0, budget_mb=2048),
+                 live=dict(seconds=10.0, classes=(("same", 30), ("distinct", 30),
+                                                  ("same", 60)), plus_rounds=3)),
 }
 
 
@@ -426,6 +436,81 @@ def suite_memory(ctx: Context, cfg: dict) -> None:
                 f"MB above the data")
 
 
+def _goal(value, op, target) -> bool | None:
+    if value is None or not np.isfinite(value):
+        return None
+    return bool(value >= target if op == ">=" else value <= target)
+
+
+def suite_live(ctx: Context, cfg: dict) -> None:
+    """The live view in chromium (live-probe) and classes at the protocol level (classroom),
+    each figure with its goal."""
+    from ..deploy import AppServer
+    from . import classroom, live_probe
+    seconds = float(cfg.get("seconds", 10.0))
+    if not Path(live_probe.CHROMIUM).exists():
+        ctx.log(f"  live probe: skipped ({live_probe.CHROMIUM} not found)")
+    else:
+        with AppServer() as server:
+            res = live_probe.probe(server.url, seconds=seconds, server_pid=server.pid)
+        where = "default Playground, chromium 1280×720"
+        extra = dict(seconds=res["seconds"], samples=res["samples"],
+                     settle_s=res.get("settle_s"))
+        for metric, key in (("distinct field images per s", "distinct_images_per_s"),
+                            ("blank animation frames", "blank_frames"),
+                            ("chromium CPU cores", "chromium_cores"),
+                            ("animation frames per s", "animation_frames_per_s"),
+                            ("share of animation frames with a new image", "new_image_share"),
+                            ("keyframes per s", "keyframes_per_s"),
+                            ("field messages per s", "messages_per_s"),
+                            ("kB received per s", "bytes_per_s")):
+            value = res[key] / 1e3 if key == "bytes_per_s" else res[key]
+            g = res["goals"].get(key)
+            goal = dict(goal=g["target"], goal_op=g["op"], within=_goal(value, g["op"],
+                                                                        g["target"])) if g else {}
+            ctx.record("live", where, "live view", metric, value, repeats=1, **goal, **extra)
+        ctx.log(f"  live probe: {res['distinct_images_per_s']} images/s, "
+                f"{res['blank_frames']} blank, {res['chromium_cores']} chromium cores")
+    results = []
+    for mode, n in cfg.get("classes", ()):
+        args = classroom.parser().parse_args(["--mode", mode, "--sessions", str(n),
+                                              "--seconds", str(seconds), "--plus-rounds",
+                                              str(cfg.get("plus_rounds", 3))])
+        res = classroom.run(args, n)
+        results.append(res)
+        where = f"classroom: {n} sessions, {classroom._link(mode)}"
+        extra = dict(seconds=res["seconds"], sessions=n, mode=mode,
+                     settle_s=res.get("settle_s"), errors=res["errors"],
+                     sessions_closed=res["sessions_closed"])
+        target = classroom.KEYFRAME_GOALS.get((mode, n))
+        goal = dict(goal=target, goal_op=">=", within=_goal(res["kps"]["min"], ">=", target)) \
+            if target is not None else {}
+        ctx.record("live", where, "every session", "keyframes per s, slowest session",
+                   res["kps"]["min"], repeats=1, **goal, **extra)
+        small, large, share = classroom.NO_CLIFF
+        base = next((r for r in results if (r["mode"], r["sessions"]) == ("same", small)),
+                    None)
+        peer = {}
+        goal = {}
+        if (mode, n) == ("same", large) and base is not None:
+            peer = dict(peer=f"{small} sessions, one link", peer_value=base["kps"]["median"])
+            ratio = res["kps"]["median"] / base["kps"]["median"] \
+                if base["kps"]["median"] > 0 else float("nan")
+            goal = dict(goal=share, goal_op=">=", goal_of="ratio",
+                        within=_goal(ratio, ">=", share))
+        ctx.record("live", where, "every session", "keyframes per s, median session",
+                   res["kps"]["median"], repeats=1, **peer, **goal, **extra)
+        ctx.record("live", where, "every session", "field messages per s, median session",
+                   res["fps"]["median"], repeats=1, **extra)
+        goal = dict(goal=classroom.SERVER_CORES_GOAL, goal_op="<=",
+                    within=_goal(res["server_cores"], "<=", classroom.SERVER_CORES_GOAL)) \
+            if target is not None else {}
+        ctx.record("live", where, "server", "server CPU cores", res["server_cores"],
+                   repeats=1, machine_cores=res.get("machine_cores"), **goal, **extra)
+        ctx.log(f"  classroom {n} {mode}: keyframes/s min {res['kps']['min']:.2f}, median "
+                f"{res['kps']['median']:.2f}; server {res['server_cores']:.2f} cores")
+
+
 def environment() -> dict:
     import numba
     import sklearn
@@ -564,6 +649,8 @@ def render_markdown(doc: dict) -> str:
                   "the same way in the same run.", "", startup_table(recs), ""]
     if any(r["suite"] == "memory" for r in recs):
         lines += ["## Peak memory", "", memory_caption(recs), "", memory_table(recs), ""]
+    if any(r["suite"] == "live" for r in recs):
+        lines += ["## The live view and a class", "", LIVE_CAPTION, "", live_table(recs), ""]
     if any(r["suite"] == "papers" for r in recs):
         lines += ["## The papers' tables", "",
                   "Each row: what the paper reports, our number, SVC's in the same run, and "
@@ -626,6 +713,31 @@ def startup_table(recs) -> str:
             for r in recs if r["suite"] == "startup"]
     return markdown_table(["app", "first drawn frame s", "goal s", "within", "floor s",
                            "above the floor s", "health check s", "starts"], rows)
+
+
+LIVE_CAPTION = ("The default Playground playing 10 s in chromium at 1280 × 720, sampled once "
+                "per animation frame (`python -m svmcore.bench live-probe`), and classes of "
+                "sessions at the protocol level pressing Play together for 10 s, each class on a "
+                "server of its own (`python -m svmcore.bench classroom`); a keyframe is a real "
+                "state of the run, which the browser blends into the next at the display's rate.")
+
+
+def live_table(recs) -> str:
+    """The live suite's figures, each beside its goal (a goal on the ratio to the peer — the
+    larger class's keyframe rate as a share of the smaller's — says so)."""
+    rows = []
+    for r in recs:
+        if r["suite"] != "live":
+            continue
+        sign = {">=": "≥ ", "<=": "≤ "}.get(r.get("goal_op"), "")
+        goal = "–" if r.get("goal") is None else sign + _f(r["goal"], 3)
+        value = _f(r["value"], 3)
+        if r.get("goal_of") == "ratio":
+            goal += f" of {r['peer']}"
+            value += f" ({_f(r['ratio'], 3)} of {r['peer']}'s {_f(r['peer_value'], 3)})"
+        within = {True: "✓", False: "✗"}.get(r.get("within"), "–")
+        rows.append([r["dataset"], r["metric"], value, goal, within])
+    return markdown_table(["where", "measure", "value", "goal", "within"], rows)
 
 
 def memory_caption(recs) -> str:
@@ -734,6 +846,8 @@ def readme_section(doc: dict) -> str:
                 "app started the same way in the same run:", "", startup_table(recs), ""]
     if any(r["suite"] == "memory" for r in recs):
         out += [memory_caption(recs), "", memory_table(recs), ""]
+    if any(r["suite"] == "live" for r in recs):
+        out += ["**The live view and a class**: " + LIVE_CAPTION, "", live_table(recs), ""]
     if any(r["suite"] == "papers" for r in recs):
         by = {}
         for p in paper_rows(recs):
@@ -807,6 +921,9 @@ def run(mode="quick", out="docs", suites=SUITES, repeats=None, command=None, log
     if "memory" in suites and "memory" in cfg:
         log("# memory")
         suite_memory(ctx, cfg["memory"])
+    if "live" in suites and "live" in cfg:
+        log("# live")
+        suite_live(ctx, cfg["live"])
     return write_outputs(ctx, out, mode, time.perf_counter() - t0)
 
 
