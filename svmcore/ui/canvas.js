@@ -508,9 +508,11 @@ function freeze(st) {
   else if (st.mix >= 0.5) st.shown = next.k;
   st.queue = [];
   st.mix = 0;
-  st.frozen = true;
+  st.frozen = performance.now();
   st.show(st.shown);
   paint(st);
+  // the server stops the run on this keyframe (a field view says which; the press follows)
+  if (st.setTrigger && st.shown.t !== undefined) st.setTrigger("stop", {t: st.shown.t, n: Date.now()});
 }
 
 function receive(st, data, decode, show) {
@@ -518,6 +520,7 @@ function receive(st, data, decode, show) {
   VIEWS.add(st);
   st.root.setAttribute("data-frames", ++st.frames);
   const now = performance.now();
+  if (data.keys && st.frozen && now - st.frozen < 2000) return;   // sent before the stop
   if (data.keys) {                          // a batch: play it after what is queued
     // the rule of svmcore.live.playback_times: after what is queued, the spacing stretched or
     // shrunk by at most a quarter so that about `buffer` seconds stay queued at the batch's end
@@ -545,7 +548,7 @@ function receive(st, data, decode, show) {
       prev = k;
     }
     st.snap = data.snap || "nearest";
-    st.frozen = false;
+    st.frozen = 0;
     st.root.setAttribute("data-keyframes", st.keyframes);
     animate(st);
     return;
@@ -560,7 +563,7 @@ function receive(st, data, decode, show) {
   }
   st.queue = [];
   st.mix = 0;
-  st.frozen = false;
+  st.frozen = 0;
   st.shown = k;
   show(st, k);
   paint(st);

@@ -44,11 +44,24 @@ _CSS = """
 _LIVE = st.components.v2.component("svmcore_live", js=_JS, css=_CSS, isolate_styles=False)
 
 
-def canvas_view(key: str, frame: dict, on_click=None):
+def canvas_view(key: str, frame: dict, on_click=None, on_stop=None):
     """Draw a frame (a field or curves frame of :mod:`svmcore.viz.frame`) in the keyed view;
-    returns the component's result (``.click`` after a click on the field)."""
+    returns the component's result (``.click`` after a click on the field). ``on_stop`` is
+    called (before the next run) when the browser stopped playing keyframes on one, as Pause,
+    +1, Step or their keys are pressed: ``stopped(key)`` is its t."""
     return _LIVE(key=key, data={"frame": json.dumps(frame, separators=(",", ":"))},
-                 on_click_change=on_click or (lambda: None))
+                 on_click_change=on_click or (lambda: None),
+                 on_stop_change=on_stop or (lambda: None))
+
+
+def stopped(key: str) -> int | None:
+    """The t of the keyframe the keyed view stopped on (in an ``on_stop`` callback), or None."""
+    value = st.session_state.get(key)
+    stop = value.get("stop") if hasattr(value, "get") else getattr(value, "stop", None)
+    try:
+        return int(stop["t"])
+    except (TypeError, KeyError, ValueError):
+        return None
 
 
 def slot():

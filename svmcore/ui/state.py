@@ -82,6 +82,7 @@ class Instance:
     tile_moment: Any = None           # the moment the tiles show while a batch plays
     sched: list = field(default_factory=list)   # (when the browser reaches it, moment)
     play_until: float | None = None   # when the browser reaches the newest keyframe sent
+    stop_keys: tuple = ()             # the field views that say where the browser stopped
 
     def key(self, name: str, keep: bool = True) -> str:
         """The widget key of ``name`` in this instance; ``keep`` declares a value widget whose
