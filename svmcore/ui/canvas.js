@@ -216,6 +216,50 @@ function isoline(ctx, Z, nx, ny, lev, gx, gy) {
   }
 }
 
+function drawAxes(g, d, {W, H, X, Y, ox, oy, pw, ph, padB, font, x0, x1, y0, y1}) {
+  g.strokeStyle = "#888";
+  g.lineWidth = 1;
+  g.strokeRect(ox, oy, pw, ph);
+  g.fillStyle = "#333";
+  g.font = `${font}px sans-serif`;
+  g.textAlign = "center";
+  g.textBaseline = "top";
+  for (const v of niceTicks(x0, x1, Math.max(4, Math.floor(pw / (4 * font))), false)) {
+    g.fillText(fmt(v), X(v), oy + ph + 4);
+    g.beginPath(); g.moveTo(X(v), oy + ph); g.lineTo(X(v), oy + ph + 3); g.stroke();
+  }
+  g.textAlign = "right";
+  g.textBaseline = "middle";
+  for (const v of niceTicks(y0, y1, Math.max(3, Math.floor(ph / (3 * font))), false)) {
+    g.fillText(fmt(v), ox - 5, Y(v));
+    g.beginPath(); g.moveTo(ox - 3, Y(v)); g.lineTo(ox, Y(v)); g.stroke();
+  }
+  g.textAlign = "center";
+  g.textBaseline = "bottom";
+  if (d.xlabel) g.fillText(d.xlabel, ox + pw / 2, Math.min(H, oy + ph + padB));  // under its ticks
+  if (d.ylabel) {
+    g.save(); g.translate(font * 0.9, oy + ph / 2); g.rotate(-Math.PI / 2);
+    g.textBaseline = "middle"; g.fillText(d.ylabel, 0, 0); g.restore();
+  }
+  // colour bar
+  const cbx = ox + pw + 0.8 * font, cbw = 0.8 * font, cbh = Math.min(ph, 14 * font);
+  const cby = oy + (ph - cbh) / 2;
+  const grad = g.createLinearGradient(0, cby + cbh, 0, cby);
+  for (const [t, c] of d.scale) grad.addColorStop(t, c);
+  g.fillStyle = grad;
+  g.fillRect(cbx, cby, cbw, cbh);
+  g.strokeRect(cbx, cby, cbw, cbh);
+  g.fillStyle = "#333";
+  g.textAlign = "left";
+  g.textBaseline = "middle";
+  for (const v of [-d.clip, -1, 0, 1, d.clip]) {
+    const yy = cby + cbh * (1 - (v + d.clip) / (2 * d.clip));
+    g.fillText(fmt(v), cbx + cbw + 3, yy);
+  }
+  g.textBaseline = "bottom";
+  g.fillText("f(x)", cbx - 2, cby - 3);
+}
+
 function drawField(st) {
   const A = st.shown;
   if (!A) return;
@@ -328,48 +372,22 @@ function drawField(st) {
     }
   }
   ctx.restore();
-  // axes
-  ctx.strokeStyle = "#888";
-  ctx.lineWidth = 1;
-  ctx.strokeRect(ox, oy, pw, ph);
-  ctx.fillStyle = "#333";
-  ctx.font = `${font}px sans-serif`;
-  ctx.textAlign = "center";
-  ctx.textBaseline = "top";
-  for (const v of niceTicks(x0, x1, Math.max(4, Math.floor(pw / (4 * font))), false)) {
-    ctx.fillText(fmt(v), X(v), oy + ph + 4);
-    ctx.beginPath(); ctx.moveTo(X(v), oy + ph); ctx.lineTo(X(v), oy + ph + 3); ctx.stroke();
+  // the axes, ticks, labels and colour bar: drawn once per size and range, then copied
+  const dpr = window.devicePixelRatio || 1;
+  const sig = [W, H, dpr, x0, x1, y0, y1, font, d.xlabel, d.ylabel, d.clip, ox, oy, pw, ph,
+               JSON.stringify(d.scale)].join("|");
+  if (st.axesSig !== sig) {
+    st.axesSig = sig;
+    if (!st.axes) st.axes = document.createElement("canvas");
+    st.axes.width = Math.round(W * dpr); st.axes.height = Math.round(H * dpr);
+    const g = st.axes.getContext("2d");
+    g.setTransform(dpr, 0, 0, dpr, 0, 0);
+    drawAxes(g, d, {W, H, X, Y, ox, oy, pw, ph, padB, font, x0, x1, y0, y1});
   }
-  ctx.textAlign = "right";
-  ctx.textBaseline = "middle";
-  for (const v of niceTicks(y0, y1, Math.max(3, Math.floor(ph / (3 * font))), false)) {
-    ctx.fillText(fmt(v), ox - 5, Y(v));
-    ctx.beginPath(); ctx.moveTo(ox - 3, Y(v)); ctx.lineTo(ox, Y(v)); ctx.stroke();
-  }
-  ctx.textAlign = "center";
-  ctx.textBaseline = "bottom";
-  if (d.xlabel) ctx.fillText(d.xlabel, ox + pw / 2, Math.min(H, oy + ph + padB));  // under its ticks
-  if (d.ylabel) {
-    ctx.save(); ctx.translate(font * 0.9, oy + ph / 2); ctx.rotate(-Math.PI / 2);
-    ctx.textBaseline = "middle"; ctx.fillText(d.ylabel, 0, 0); ctx.restore();
-  }
-  // colour bar
-  const cbx = ox + pw + 0.8 * font, cbw = 0.8 * font, cbh = Math.min(ph, 14 * font);
-  const cby = oy + (ph - cbh) / 2;
-  const g = ctx.createLinearGradient(0, cby + cbh, 0, cby);
-  for (const [t, c] of d.scale) g.addColorStop(t, c);
-  ctx.fillStyle = g;
-  ctx.fillRect(cbx, cby, cbw, cbh);
-  ctx.strokeRect(cbx, cby, cbw, cbh);
-  ctx.fillStyle = "#333";
-  ctx.textAlign = "left";
-  ctx.textBaseline = "middle";
-  for (const v of [-d.clip, -1, 0, 1, d.clip]) {
-    const yy = cby + cbh * (1 - (v + d.clip) / (2 * d.clip));
-    ctx.fillText(fmt(v), cbx + cbw + 3, yy);
-  }
-  ctx.textBaseline = "bottom";
-  ctx.fillText("f(x)", cbx - 2, cby - 3);
+  ctx.save();
+  ctx.setTransform(1, 0, 0, 1, 0, 0);
+  ctx.drawImage(st.axes, 0, 0);
+  ctx.restore();
   st.root.setAttribute("data-drawn", "1");
 }
 
@@ -438,7 +456,7 @@ function bindPointer(st) {
       st.setTrigger("click", {x: g.down.x, y: g.down.y, index: g.down.index, n: Date.now()});
     }
   };
-  c.onpointercancel = () => { st.drag = null; paint(st); };
+  c.onpointercancel = () => { st.drag = null; st.painted = null; paint(st); };
 }
 
 function renderField(component) {
@@ -462,14 +480,23 @@ function renderField(component) {
 
 const VIEWS = new Set();
 
-function paint(st) {
+// Draw the view when what it shows changed (a new keyframe, or the blend moved on); a trace's
+// curves, whose blend only moves the tips, at most every CURVE_MS while they blend.
+const CURVE_MS = 50;
+
+function paint(st, now) {
   if (!st.shown) return;
+  const next = st.queue.length ? st.queue[0] : null;
+  const moving = next && !next.same && st.mix > 0;
+  const sig = st.frames + ":" + st.shown.t + ":" + (moving ? next.k.t + ":" + st.mix.toFixed(4) : "");
+  if (sig === st.painted && !st.drag) return;
+  const curves = st.root.classList.contains("svmc-curves");
+  if (curves && moving && now !== undefined && st.paintedAt && now - st.paintedAt < CURVE_MS
+      && st.painted.startsWith(st.frames + ":" + st.shown.t + ":")) return;
+  st.painted = sig;
+  st.paintedAt = now;
   st.draw();
-  const sig = st.queue.length ? st.shown.t + ":" + st.queue[0].k.t + ":" + st.mix.toFixed(4) : st.shown.t + ":" + (st.frames);
-  if (sig !== st.painted || st.drag) {
-    st.painted = sig;
-    st.root.setAttribute("data-paints", ++st.paints);
-  }
+  st.root.setAttribute("data-paints", ++st.paints);
 }
 
 function animate(st) {
@@ -490,11 +517,11 @@ function animate(st) {
       const next = st.queue[0];
       st.mix = Math.min(1, Math.max(0, (now - st.from) / Math.max(1, next.at - st.from)));
       if (next.same) st.mix = 0;
-      paint(st);
+      paint(st, now);
       st.raf = requestAnimationFrame(step);
     } else {
       st.mix = 0;
-      paint(st);
+      paint(st, now);
       st.root.setAttribute("data-playing", "0");
     }
   };
