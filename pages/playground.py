@@ -25,29 +25,25 @@ def main() -> None:
 
     cfg = ui.run_config(pg, data, solver_name, params)
     state = ui.ensure_live(pg, cfg, data["upload"], data["digest"])
-    present = ui.present_toggle(pg)
-    ui.sync_url(state.cfg if state is not None else cfg, state.run.t if state else None, present)
-
     cls = get_solver(solver_name)
-    if not present:
-        st.title("Playground")
-        st.caption(f"{cls.title or solver_name} — {cls.paper}")
-    ui.page_messages(pg, cfg, data, "run", compact=present)
-
-    if not present:
-        ui.solver_info_panel(pg, solver_name)
+    head = ui.page_head(pg, "Playground", f"{cls.title or solver_name} — {cls.paper}",
+                        projector=True)
+    ui.sync_url(state.cfg if state is not None else cfg, state.run.t if state else None,
+                head.present)
+    with head.tools:
+        if not head.present:
+            ui.solver_info_panel(pg, solver_name)
+        if state is not None and not pg.error:
+            ui.inspect_toggle(pg)
+    ui.page_messages(pg, cfg, data, "run")
 
     if pg.error:
         st.error(f"Cannot build this run: {pg.error}")
     elif state is not None:
         with eta_slot:
             ui.schedule_preview(pg, state.run)
-        for note in ([] if present else state.data.notes) + state.data.warnings:
-            st.caption(note)
-        if not state.view.plane.exact and not present:
-            st.caption(state.view.plane.describe())
-        ui.inspect_toggle(pg)
-        ui.live_panel(pg, ui.draw_run, footer=ui.export_panel)
+        with ui.live_box(pg):
+            ui.live_panel(pg, ui.draw_run, share=ui.export_panel)
 
 
 ui.guarded(main)

@@ -32,6 +32,12 @@ SPEED_HELP = (f"Each tick ({TICK_S:g} s) multiplies the race clock (solver time,
               "spends that whole budget.")
 
 
+CAPTION = ("2–4 solvers on the same data with one seed, advanced in lockstep by equal budgets. "
+           "Every solver draws its samples from the same seeded stream, so two entrants that "
+           "sample the same way (i.i.d. or by epoch-wise permutation) see the same points in the "
+           "same order: the differences come from the algorithms.")
+
+
 def main() -> None:
     race = ui.instance("race")
     ui.start(race, "race", first=lambda: ui.load_first(race, "race"))
@@ -40,21 +46,21 @@ def main() -> None:
         st.header("Entrants")
         entrants = ui.entrants_panel(race)
 
-    present = ui.present_toggle(race)
-    if not present:
-        st.title("Race")
-        st.caption("2–4 solvers on the same data with one seed, advanced in lockstep by equal "
-                   "budgets. Every solver draws its samples from the same seeded stream, so two "
-                   "entrants that sample the same way (i.i.d. or by epoch-wise permutation) see the "
-                   "same points in the same order: the differences come from the algorithms.")
+    head = ui.page_head(race, "Race", CAPTION, projector=True)
+    present = head.present
     race.setdefault("budget", "time")
     if present:                 # the fields near the top: the race clock's caption names it
         budget = race.get("budget")     # kept while its widget is not drawn (keep_widgets)
+        budget_line = None
     else:
-        budget = st.segmented_control("lockstep budget per tick", list(RACE_BUDGETS),
-                                      key=race.key("budget"), required=True,
-                                      format_func=BUDGET_LABELS.get,
-                                      help=" ".join(BUDGET_HELP.values()))
+        with st.container(horizontal=True, vertical_alignment="center", gap="small"):
+            st.markdown("lockstep budget per tick", width="content",
+                        help=" ".join(BUDGET_HELP.values()))
+            budget = st.segmented_control("lockstep budget per tick", list(RACE_BUDGETS),
+                                          key=race.key("budget"), required=True,
+                                          format_func=BUDGET_LABELS.get,
+                                          label_visibility="collapsed")
+        budget_line = st.container()
     try:
         cfg = ui.race_config(race, data, entrants, budget)
     except ValueError as exc:
@@ -62,19 +68,23 @@ def main() -> None:
         return
     state = ui.ensure_live(race, cfg, data["upload"], data["digest"])
     ui.sync_url(state.cfg if state is not None else cfg)   # with its mid-run changes
-    ui.page_messages(race, cfg, data, "race", compact=present)
-    if not present:
-        st.caption(BUDGET_HELP[cfg.budget])
+    if budget_line is not None:
+        with budget_line:
+            ui.line(race, BUDGET_HELP[cfg.budget], "budget")
+    with head.tools:
+        if state is not None and not race.error:
+            ui.inspect_toggle(race)
+    ui.page_messages(race, cfg, data, "race")
     if race.error:
         st.error(f"Cannot build this race: {race.error}")
         return
     if state is None:
         return
-    for note in state.data.notes + state.data.warnings:
-        st.caption(note)
-    ui.inspect_toggle(race)
-    ui.live_panel(race, ui.draw_race, footer=ui.export_panel, allow_edit=False,
-                  speed_label="speed: the race clock grows per tick", speed_help=SPEED_HELP)
+    for n, note in enumerate(state.data.notes + state.data.warnings):
+        ui.line(race, note, f"data{n}")
+    with ui.live_box(race):
+        ui.live_panel(race, ui.draw_race, share=ui.export_panel,
+                      speed_label="speed: the race clock grows per tick", speed_help=SPEED_HELP)
 
 
 ui.guarded(main)

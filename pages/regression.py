@@ -12,6 +12,11 @@ import streamlit as st
 from svmcore import ui
 
 
+CAPTION = ("Support vector regression: minimise ½‖w‖² + C Σ max(0, |y − f(x)| − ε). Residuals "
+           "inside the ε-tube cost nothing; the points on or outside it (red) are the support "
+           "vectors.")
+
+
 def main() -> None:
     rg = ui.instance("rg")
     ui.regression_start(rg)
@@ -19,15 +24,14 @@ def main() -> None:
         data = ui.regression_data_panel(rg)
         solver, params = ui.regression_solver_panel(rg)
 
-    st.title("Regression")
-    st.caption("Support vector regression: minimise ½‖w‖² + C Σ max(0, |y − f(x)| − ε). "
-               "Residuals inside the ε-tube cost nothing; the points on or outside it "
-               "(red) are the support vectors.")
+    head = ui.page_head(rg, "Regression", CAPTION)
     if not solver:
         return
     cfg = ui.RegressionConfig(data["dataset"], data["n"], data["noise"], data["seed"],
                               solver, tuple(sorted(params.items())))
     state = ui.ensure_regression(rg, cfg)
+    with head.tools:
+        ui.solver_info_panel(rg, solver)
     for problem in rg.url_problems:
         st.warning(f"Link: {problem}; the page's default is used.")
     if rg.notice:
@@ -36,9 +40,9 @@ def main() -> None:
     if rg.error:
         st.error(f"Cannot build this run: {rg.error}")
         return
-    st.caption(state.data.description)
-    ui.solver_info_panel(rg, solver)
-    ui.live_panel(rg, ui.draw_regression, allow_edit=False)
+    ui.line(rg, state.data.description, "data")
+    with ui.live_box(rg):
+        ui.live_panel(rg, ui.draw_regression)
 
 
 ui.guarded(main)

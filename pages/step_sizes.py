@@ -45,8 +45,7 @@ def main() -> None:
     ui.switch_panel(inst, state)
     for note in state.data.notes + state.data.warnings:
         st.caption(note)
-    ui.live_panel(inst, ui.draw_lockstep, allow_edit=False,
-                  speed_label="speed: t grows per tick")
+    ui.live_panel(inst, ui.draw_lockstep, speed_label="speed: t grows per tick")
 
 
 ui.guarded(main)

@@ -28,9 +28,8 @@ def main() -> None:
     ui.sync_url(cfg)
 
     cls = get_solver(solver_name)
-    st.title("Step through")
-    st.caption(f"{cls.title or solver_name} — {cls.paper} · one iteration per press: "
-               "Step (→), Back (←), Reset (Home)")
+    ui.page_head(inst, "Step through", f"{cls.title or solver_name} — {cls.paper} · one "
+                 "iteration per press: Step (→), Back (←), Reset (Home)")
     ui.page_messages(inst, cfg, data, "run")
 
     stp = ui.step_session(inst, cfg, data)

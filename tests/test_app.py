@@ -408,7 +408,9 @@ def test_presets_load_and_run():
         assert cfg.solver == preset.config.solver and cfg.dataset == preset.config.dataset
         for k, v in preset.config.params:
             assert cfg.param_dict[k] == v, (preset.key, k)
-        assert any(preset.title in i.value for i in at.info)
+        # its title on one line above the run, its paragraph folded under it
+        assert any(preset.title in e.label and preset.text in e.markdown[0].value
+                   for e in at.expander)
         _step(at, 1)
         assert _t(at) > 0 and not at.error, preset.key
 

@@ -10,14 +10,18 @@ A page composes these parts (see pages/playground.py and pages/race.py):
 * :mod:`~svmcore.ui.urls` — configuration ↔ widgets ↔ URL;
 * :mod:`~svmcore.ui.live` — one builder for a run or a race, the controls, the live fragment,
   click editing; :mod:`~svmcore.ui.panels` — what a live frame draws;
+* :mod:`~svmcore.ui.layout` — the live pages' layout: the header line, one-line explanations,
+  the toolbar, the counter and the tiles' line, the picture on the first screen;
 * :mod:`~svmcore.ui.presets` — curated runs and races; :mod:`~svmcore.ui.export` — share/export;
 * :mod:`~svmcore.ui.stepthrough` — the step-through page: history, Step / Back, pseudocode.
 """
 from .data import apply_data_config, data_panel
 from .export import export_panel
 from .inspect import inspect_toggle
+from .layout import line, live_box, page_head
 from .kernel_approx import kernel_approx_panel, kernel_approx_view
-from .live import controls, ensure_live, handle_click, handle_move, live_panel, tick
+from .live import (controls, edit_modes, ensure_live, handle_click, handle_move, live_panel,
+                   tick)
 from .panels import draw_race, draw_run
 from .papers import load_report, papers_view
 from .params import (entrants_panel, schedule_preview, solver_info, solver_info_panel,
@@ -38,7 +42,8 @@ from .sweep import (RUN_CAP_S, grid_panel, start_sweep, stop_sweep, sweep_solver
                     sweep_state, sweep_view)
 from .urls import apply_config, race_config, run_config, start, sync_url
 
-__all__ = ["apply_data_config", "data_panel", "export_panel", "controls", "ensure_live",
+__all__ = ["apply_data_config", "data_panel", "export_panel", "controls", "edit_modes",
+           "ensure_live", "line", "live_box", "page_head",
            "handle_click", "handle_move", "live_panel", "tick", "draw_race", "draw_run", "entrants_panel",
            "schedule_preview", "solver_info", "solver_info_panel", "solver_panel", "load_first", "page_messages",
            "RegressionConfig", "draw_regression", "ensure_regression", "regression_data_panel",

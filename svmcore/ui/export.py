@@ -46,12 +46,13 @@ def _files(state: LiveState) -> tuple[list, str]:
 
 
 def export_key(inst: Instance) -> str:
-    """The session-state key of the export panel's expander (True while it is open)."""
+    """The session-state key of the export panel's popover (True while it is open)."""
     return inst.key("export_open", keep=False)
 
 
 def export_panel(inst: Instance) -> None:
-    """Share link, traces as CSV / JSON, and the reproduction script, in one expander."""
+    """Share link, traces as CSV / JSON, and the reproduction script, in one popover (a
+    button on the toolbar's line)."""
     state = inst.live
     if state is None:
         return
@@ -62,8 +63,8 @@ def export_panel(inst: Instance) -> None:
         # t is the run's t when it is read. Its content is built only while it is open: its
         # code blocks load the browser's syntax highlighter and code fonts, which held back a
         # page's first paint by ~1 s.
-        with st.expander("Share and export", icon=":material/ios_share:",
-                         key=export_key(inst), on_change="rerun") as panel:
+        with st.popover("Share and export", icon=":material/ios_share:",
+                        key=export_key(inst), on_change="rerun") as panel:
             if not panel.open:
                 return
             catch_up(inst)                 # playing on a shared timeline: the run on screen

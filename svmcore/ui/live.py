@@ -402,57 +402,68 @@ def _clear_edits(inst):
     st.rerun()                            # the configuration changed: a full rerun rebuilds
 
 
-def controls(inst: Instance, allow_edit: bool = True, speed_label: str = "speed: t grows per tick",
-             speed_help: str | None = None) -> None:
-    """Play / Pause / +1 / Step / Reset, the speed, and the click-edit mode — for a run or a
-    whole race (+1: one iteration for every entrant). Drawn inside the live fragment, so a
-    press reruns only the fragment. Keys: Space plays and pauses, → is +1, Home resets (R and C
-    are Streamlit's own: R reruns the app)."""
+def controls(inst: Instance, speed_label: str = "speed: t grows per tick",
+             speed_help: str | None = None, share=None) -> None:
+    """Play / Pause / +1 / Step / Reset, the speed and ``share(inst)`` (the export popover) on
+    one toolbar line — for a run or a whole race (+1: one iteration for every entrant). Drawn
+    inside the live fragment, so a press reruns only the fragment. Keys: Space plays and
+    pauses, → is +1, Home resets (R and C are Streamlit's own: R reruns the app)."""
+    from .layout import toolbar
     state = inst.live
     drv = state.driver if state is not None else None
     can_run = drv is not None and not drv.done
     is_race = state is not None and state.is_race
     playing = inst.playing
-    cols = st.columns([1.35, 1.35, 1.0, 0.9, 1.35, 2.3], vertical_alignment="bottom")
-    cols[0].button("Play", on_click=_on_play, args=(inst,),
-                   key=inst.key("play", keep=False), disabled=not can_run or playing,
-                   type="primary", width="stretch", shortcut=None if playing else "Space",
-                   help="Train live (Space).")
-    cols[1].button("Pause", on_click=_on_pause, args=(inst,),
-                   key=inst.key("pause", keep=False), disabled=not playing, width="stretch",
-                   shortcut="Space" if playing else None, help="Stop after this frame (Space).")
-    cols[2].button("+1", on_click=_on_step1, args=(inst,), key=inst.key("step1", keep=False),
-                   disabled=not can_run, width="stretch", shortcut="Right",
-                   help="Exactly one iteration" + (" of every entrant" if is_race else "")
-                   + " (→).")
-    cols[3].button("Step", on_click=_on_step, args=(inst,),
-                   key=inst.key("step", keep=False), disabled=not can_run, width="stretch",
-                   help="One chunk: a tick, as while playing.")
-    cols[4].button("Reset", on_click=_on_reset, args=(inst,),
-                   key=inst.key("reset_btn", keep=False), width="stretch", shortcut="Home",
-                   help="Back to t = 0 with the same configuration and seed (Home).")
-    inst.setdefault("pace", live.DEFAULT_PACE)
-    cols[5].select_slider(speed_label, list(live.PACES), key=inst.key("pace"),
-                          help=speed_help or
-                          "Each frame multiplies t by this factor, with "
-                          f"about {live.LIVE_BUDGET_S * 1e3:.0f} ms of solver time at most; 'max' "
-                          "spends the whole budget. Between two trace checkpoints the "
-                          "tiles show the last checkpoint's numbers.")
-    if allow_edit and state is not None and not is_race and not inst.get("present"):
-        modes = list(EDIT_MODES) if state.view.plane.exact else ["view", "remove"]
-        inst.setdefault("edit", "view")
-        if inst.get("edit") not in modes:
-            inst.set("edit", "view")
-        c1, c2 = st.columns([4, 1], vertical_alignment="center")
-        with c1:
-            st.segmented_control(
-                "click on the field to", modes, key=inst.key("edit"), required=True,
-                on_change=_on_edit_mode, args=(inst,),
-                help="Add a point of a class where you click, or remove the point you click "
-                     "on. Editing the data starts the run again at t = 0.")
+    with toolbar(inst):
+        st.button("Play", on_click=_on_play, args=(inst,),
+                  key=inst.key("play", keep=False), disabled=not can_run or playing,
+                  type="primary", shortcut=None if playing else "Space",
+                  help="Train live (Space).")
+        st.button("Pause", on_click=_on_pause, args=(inst,),
+                  key=inst.key("pause", keep=False), disabled=not playing,
+                  shortcut="Space" if playing else None, help="Stop after this frame (Space).")
+        st.button("+1", on_click=_on_step1, args=(inst,), key=inst.key("step1", keep=False),
+                  disabled=not can_run, shortcut="Right",
+                  help="Exactly one iteration" + (" of every entrant" if is_race else "")
+                  + " (→).")
+        st.button("Step", on_click=_on_step, args=(inst,), key=inst.key("step", keep=False),
+                  disabled=not can_run, help="One chunk: a tick, as while playing.")
+        st.button("Reset", on_click=_on_reset, args=(inst,),
+                  key=inst.key("reset_btn", keep=False), shortcut="Home",
+                  help="Back to t = 0 with the same configuration and seed (Home).")
+        inst.setdefault("pace", live.DEFAULT_PACE)
+        # the label in the tooltip of the word before the slider: a label above it would make
+        # the toolbar two lines high
+        st.markdown("speed", width="content", help=f"**{speed_label}** — " + (
+            speed_help or "Each frame multiplies t by this factor, with about "
+            f"{live.LIVE_BUDGET_S * 1e3:.0f} ms of solver time at most; 'max' spends the "
+            "whole budget. Between two trace checkpoints the tiles show the last checkpoint's "
+            "numbers."))
+        st.select_slider(speed_label, list(live.PACES), key=inst.key("pace"),
+                         label_visibility="collapsed", width=130)
+        if share is not None and not inst.get("present"):
+            share(inst)
+
+
+def edit_modes(inst: Instance, state: LiveState) -> None:
+    """The click-edit mode of the field (add a point of a class, remove one) and the button
+    that clears the edits, on one line; the field is only viewed while playing."""
+    modes = list(EDIT_MODES) if state.view.plane.exact else ["view", "remove"]
+    inst.setdefault("edit", "view")
+    if inst.get("edit") not in modes:
+        inst.set("edit", "view")
+    with st.container(horizontal=True, vertical_alignment="center", gap="small"):
+        st.markdown("click on the field to", width="content",
+                    help="Add a point of a class where you click, or remove the point you "
+                         "click on; drag a point to move it. Editing the data starts the run "
+                         "again at t = 0.")
+        st.segmented_control("click on the field to", modes, key=inst.key("edit"),
+                             required=True, on_change=_on_edit_mode, args=(inst,),
+                             label_visibility="collapsed")
         n_ed = len(inst.added) + len(inst.removed)
-        c2.button(f"clear {n_ed} edit{'s' if n_ed != 1 else ''}", key=inst.key("clear", False),
-                  on_click=_clear_edits, args=(inst,), disabled=n_ed == 0, width="stretch")
+        st.button(f"clear {n_ed} edit{'s' if n_ed != 1 else ''}", key=inst.key("clear", False),
+                  on_click=_clear_edits, args=(inst,), disabled=n_ed == 0,
+                  icon=":material/undo:")
 
 
 # ------------------------------------------------------------------------------ click editing

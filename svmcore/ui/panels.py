@@ -14,8 +14,10 @@ from ..viz import run_frame
 from ..viz.frame import batch, curves_frame, run_panels
 from ..viz.race import ENTRANT_COLORS, FIELD_LEGEND, race_curves_frame
 from . import inspect as inspector
+from . import layout as layout_
 from .canvas import canvas_view, slot
-from .live import _in_fragment_run, batch_sent, handle_click, handle_move, model, unshare
+from .live import (_in_fragment_run, batch_sent, edit_modes, handle_click, handle_move, model,
+                   unshare)
 from .present import FONT as PRESENT_FONT, VIEW_HEIGHT as PRESENT_HEIGHT
 from .state import Instance, LiveState
 
@@ -68,11 +70,12 @@ def sv_count(snap) -> tuple[int, str]:
     return int(snap.n_sv), "support vectors"
 
 
-def tiles(run, snap, test_err, one_row: bool = False) -> None:
-    """The numbers of the current model, in rows of four (no value is cut off at 1024 px). The
-    second curve's tile is labelled by what it is (a dual bound, or a model that is no bound)
-    and shown only when it is another function than the objective; a gap only when it is one;
-    at t = 0 the status is "ready"."""
+def tiles(run, snap, test_err, per_row: int | None = None, counter=None) -> None:
+    """The numbers of the current model on one line (``per_row`` to a line where it is given).
+    With ``counter`` (a container: :func:`svmcore.ui.layout.counter`) the "iteration t" tile
+    goes there, at the end of the toolbar's line. The second curve's tile is labelled by what
+    it is (a dual bound, or a model that is no bound) and shown only when it is another
+    function than the objective; a gap only when it is one; at t = 0 the status is "ready"."""
     train_err = snap.extra.get("train_error", float("nan"))
     status = run.status + (" ✓" if run.status == "converged" else "")
     if run.t == 0 and run.status == "running":
@@ -94,7 +97,10 @@ def tiles(run, snap, test_err, one_row: bool = False) -> None:
         ("kernel evals", _compact(run.kernel_evals), f"{run.kernel_evals:,}"),
         ("status", status, run.message or None),
     ]
-    per_row = len(items) if one_row else 4 if len(items) <= 8 else 5
+    if counter is not None:
+        label, value, help_text = items.pop(0)
+        counter.metric(label, value, help=help_text)
+    per_row = per_row or len(items)
     for start in range(0, len(items), per_row):
         row = items[start:start + per_row]
         for col, (label, value, help_text) in zip(st.columns(per_row), row):
@@ -162,15 +168,25 @@ def _field_clicks(inst: Instance, result, mode: str, n_train: int = 0) -> None:
         st.rerun()                         # the configuration changed: rebuild in a full run
 
 
-def frame_params(inst: Instance, height: int = 520) -> tuple[int, int, bool]:
+#: px of the Playground's field: with the header, the toolbar and the tiles above it, the
+#: field and its legend fit a 1280 × 720 window
+RUN_FIELD_HEIGHT = 440
+
+
+def frame_params(inst: Instance, height: int = RUN_FIELD_HEIGHT) -> tuple[int, int, bool]:
     """(field height, font px, projector mode) of the instance's live view."""
     present = bool(inst.get("present"))
     return (PRESENT_HEIGHT if present else height), (PRESENT_FONT if present else 12), present
 
 
-def draw_run(inst: Instance, state: LiveState, layout: str = "side", height: int = 520) -> None:
+def draw_run(inst: Instance, state: LiveState, layout: str = "side",
+             height: int = RUN_FIELD_HEIGHT) -> None:
     """Tiles, status, field and curves of the current model (inside the live fragment): of the
-    session's own run, or of the shared moment it plays (``inst.moment``, svmcore.live.SHARED)."""
+    session's own run, or of the shared moment it plays (``inst.moment``, svmcore.live.SHARED).
+    The "iteration t" tile joins the toolbar's line, the other tiles make one line above the
+    field (in projector mode, beside it, above the curves); what comes and goes (the status,
+    the solver's state line, the edit modes, the data's notes) is beside the field, so that
+    the field never moves."""
     run = state.run
     playing = inst.playing
     height, font, present = frame_params(inst, height)
@@ -192,14 +208,12 @@ def draw_run(inst: Instance, state: LiveState, layout: str = "side", height: int
                           scores, mode=mode, height=height, font=font, fit=present, marks=marks)
         if playing:                          # one keyframe, blended in from the last one
             frame = batch([frame], live.FRAME_S, "last")
-    tiles(src, snap, test_err, one_row=present)
-    with slot():
-        line = run.solver.state_line(snap)
-        if line and not present:
-            st.caption(f"**{run.solver.title}** — {line}")
-        status_message(inst, src)
+    count = layout_.counter(inst)
+    if not present:
+        with layout_.tiles_row(inst):
+            tiles(src, snap, test_err, counter=count)
     if layout == "side":
-        left, right = st.columns([3, 2])
+        left, right = st.columns([3, 2] if present else [5, 4])   # the field fills its column
     else:
         left = right = st.container()
     with left:
@@ -210,6 +224,14 @@ def draw_run(inst: Instance, state: LiveState, layout: str = "side", height: int
         if scores is None and src.t > 0:
             st.caption("Misclassified marks are drawn when paused (large model).")
     with right:
+        if present:
+            with layout_.tiles_row(inst):
+                tiles(src, snap, test_err, per_row=3, counter=count)
+        with slot():
+            status_message(inst, src)
+        if not present:
+            edit_modes(inst, state)
+        notes(inst, state, run.solver, snap, present)
         if present:                          # the axes as last chosen, no controls on screen
             x_axis = inst.get("curve_x", "iteration") or "iteration"
             log_x, log_y = bool(inst.get("logx", True)), bool(inst.get("logy", False))
@@ -236,8 +258,27 @@ def draw_run(inst: Instance, state: LiveState, layout: str = "side", height: int
                            live.KEY_S, "nearest", live.BUFFER_S)
         elif playing:
             curves = batch([{**curves, "t": run.t, "n": len(run.trace)}], live.FRAME_S, "last")
+        with slot():
+            if src.t == 0 and not playing:
+                st.caption(":material/play_arrow: The curves start with the run: press Play "
+                           "(Space), +1 (→) or Step.")
         canvas_view(inst.key("curves", keep=False), curves)
     inspector.inspect_view(inst, state, font=font)
+
+
+def notes(inst: Instance, state: LiveState, solver, snap, present: bool = False) -> None:
+    """One line each, beside the field: the solver's own quantities, the data's notes and
+    warnings, and how the plane shows data of more than two features (each line's whole text
+    in its tooltip); in projector mode only the warnings."""
+    line = solver.state_line(snap)
+    texts = [] if present else ([f"**{solver.title}** — {line}"] if line else []) \
+        + list(state.data.notes)
+    texts += list(state.data.warnings)
+    if not state.view.plane.exact and not present:
+        texts.append(state.view.plane.describe())
+    with slot():
+        for n, text in enumerate(texts):
+            layout_.line(inst, text, f"note{n}")
 
 
 def curve_axis_controls(inst: Instance, left, right, time_label: str) -> tuple[str, bool]:
@@ -346,14 +387,15 @@ FIELD_HEIGHT = {2: 440, 3: 340, 4: 280}
 
 
 def draw_race(inst: Instance, state: LiveState) -> None:
+    """The race clock (the counter of the toolbar's line), one field per entrant side by side,
+    then the status, the notes, the curves and the results table (inside the live fragment)."""
     race, view = state.race, state.view
     playing = inst.playing
     present = bool(inst.get("present"))
     font = PRESENT_FONT if present else 12
     models = [model(e, paused=not playing) for e in state.models]
-    with slot():
-        status_lines(inst, race)
-    clock_caption(race)
+    with layout_.counter(inst):              # at the end of the toolbar's line when it fits
+        clock_caption(race)
     K = len(race.runs)
     res = RES_PLAYING if playing else RES_PAUSED
     mode, marks = inspector.field_mode(inst, "view"), inspector.pin_marks(inst, state)
@@ -370,9 +412,11 @@ def draw_race(inst: Instance, state: LiveState) -> None:
             result = canvas_view(inst.key(f"field{k}", keep=False), frame)
             _field_clicks(inst, result, mode, view.P_train.shape[0])
     st.caption(FIELD_LEGEND + (" — " + view.plane.describe() if not view.plane.exact else ""))
+    with slot():                         # below the fields: they never move when it changes
+        status_lines(inst, race)
     with slot():
-        for note in race.notes():
-            st.caption(note)
+        for n, note in enumerate(race.notes()):
+            layout_.line(inst, note, f"race{n}")
     with slot():                         # the pinned point's view, whatever the notes above
         inspector.inspect_view(inst, state, labels=race.labels, font=font)
     c1, c2, _ = st.columns([3, 1, 3], vertical_alignment="bottom")

@@ -285,14 +285,17 @@ def schedule_preview(inst: Instance, run) -> None:
 
 
 def solver_info_panel(inst: Instance, name: str) -> None:
-    """"What is minimised, and one iteration" in an expander whose formulas are built only while
-    it is open (they load the browser's KaTeX and its fonts, which held back a page's first paint
-    by ~1 s); opening or closing it does not pause a playing run."""
+    """"What is minimised, and one iteration" in a popover (a button on the page's header line)
+    whose formulas are built only while it is open (they load the browser's KaTeX and its
+    fonts, which held back a page's first paint by ~1 s); opening or closing it does not pause
+    a playing run."""
     def keep_playing():
         inst.pressed = True
 
-    with st.expander("What is minimised, and one iteration", key=inst.key("info_open", keep=False),
-                     on_change=keep_playing) as box:
+    with st.popover("What is minimised", icon=":material/functions:",
+                    help="What is minimised, and one iteration: the problem, the update rule "
+                         "and the paper.",
+                    key=inst.key("info_open", keep=False), on_change=keep_playing) as box:
         if box.open:
             solver_info(name)
 

@@ -1,9 +1,10 @@
 """Projector mode: everything a class must read, large, and the field and the curves on one
-screen at 1280 × 720 without scrolling (``?present=1`` or the toggle at the top of a page).
+screen at 1280 × 720 without scrolling (``?present=1`` or the toggle on a page's header line).
 
 It hides the sidebar (the toggle brings it back), the page's title and captions, draws tiles,
-axes, legends and ticks at 18 px or more, puts the tiles in one row and sizes the field and the
-curves to the viewport.
+axes, legends and ticks at 18 px or more and sizes the field and the curves to the viewport.
+The toolbar takes the first line, the toggles at its right end; the field starts below it, with
+the tiles beside it, above the curves (:func:`svmcore.ui.panels.draw_run`).
 """
 from __future__ import annotations
 
@@ -14,17 +15,26 @@ from .state import Instance
 FONT = 18                  # px: tick labels, legends, axis titles, tile labels
 VIEW_HEIGHT = 420          # px of the field and of the curves in projector mode
 
+# the header line (only the toggles here) is taken out of the flow to the top right corner,
+# and the toolbar's line keeps its place free: a line of its own took 50 px of the field's
+# height at 720 px
 _CSS = """<style>
 section[data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"] {display: none;}
-.block-container {padding-top: 0.6rem !important; padding-bottom: 0 !important;
-                  max-width: 100% !important; padding-left: 1.2rem !important;
-                  padding-right: 1.2rem !important;}
+.block-container, [data-testid=stMainBlockContainer] {
+  padding-top: 0.25rem !important; padding-bottom: 0 !important; max-width: 100% !important;
+  padding-left: 1.2rem !important; padding-right: 1.2rem !important; position: relative;}
 header[data-testid="stHeader"] {display: none;}
 .svmc-present-hide {display: none;}
+[class*='_svmc_head'] {position: absolute; top: 0.25rem; right: 1.2rem; z-index: 5;
+                       width: auto !important; min-height: 40px;}
+[class*='_svmc_count'] {margin-right: 330px;}
+[data-testid=stMainBlockContainer] [data-testid=stVerticalBlock] {gap: 0.3rem;}
+[class*='_svmc_live'] {row-gap: 0.3rem !important;}
+.stButton button {min-height: 36px; padding-top: 0; padding-bottom: 0;}
 [data-testid="stMetricValue"] {font-size: 26px !important; line-height: 1.15 !important;}
 [data-testid="stMetricValue"] > div {overflow: visible !important;}
 [data-testid="stMetricLabel"] p {font-size: 18px !important;}
-[data-testid="stMetric"] {padding: 4px 8px !important;}
+[data-testid="stMetric"] > div {padding: 4px 8px !important;}
 [data-testid="stCaptionContainer"] {font-size: 18px !important;}
 .stButton button p {font-size: 18px !important;}
 </style>"""
@@ -38,5 +48,5 @@ def present_toggle(inst: Instance) -> bool:
                    help="Large type, no sidebar, field and curves on one screen (the link "
                         "keeps it: present=1). Switch it off to change the settings.")
     if on:
-        st.markdown(_CSS, unsafe_allow_html=True)
+        st.html(_CSS)
     return bool(on)

@@ -51,10 +51,9 @@ def preset_panel(inst: Instance, kind: str = "run") -> None:
         st.markdown(presets.get(key, kind).text)
 
 
-def commentary(inst: Instance, cfg, kind: str = "run", compact: bool = False) -> None:
-    """The loaded preset's paragraph, shown while the configuration built from the widgets is
-    still the one it loaded (``compact``, in projector mode: its title, the paragraph one click
-    away, so that the live views start near the top of the screen)."""
+def commentary(inst: Instance, cfg, kind: str = "run") -> None:
+    """The loaded preset's title, its paragraph one click away (an expander: one line above the
+    live views), while the configuration built from the widgets is still the one it loaded."""
     key = inst.preset_active
     if not key or cfg is None:
         return
@@ -64,20 +63,17 @@ def commentary(inst: Instance, cfg, kind: str = "run", compact: bool = False) ->
         inst.preset_active = None
         return
     p = presets.get(key, kind)
-    if compact:
-        with st.expander(p.title, icon=ICONS[kind]):
-            st.markdown(p.text)
-    else:
-        st.info(f"**{p.title}** — {p.text}", icon=ICONS[kind])
+    with st.expander(p.title, icon=ICONS[kind]):
+        st.markdown(p.text)
 
 
-def page_messages(inst: Instance, cfg, data: dict, kind: str = "run",
-                  compact: bool = False) -> None:
+def page_messages(inst: Instance, cfg, data: dict, kind: str = "run") -> None:
     """What a page says above its run, in one order on every page: problems of the link it was
-    opened with, the loaded preset's commentary, the data panel's errors, warnings and notes.
-    They are one place on the page (:func:`~svmcore.ui.canvas.slot`): the link's problems are
-    said once, and their going must not move the live views below. ``compact`` (projector
-    mode): the preset's paragraph folded under its title."""
+    opened with, the loaded preset's commentary (one line: its paragraph folded under its
+    title), the data panel's errors, warnings and notes (one line each). They are one place on
+    the page (:func:`~svmcore.ui.canvas.slot`): the link's problems are said once, and their
+    going must not move the live views below."""
+    from .layout import line
     with slot():
         for msg in inst.url_problems:
             st.warning(msg)
@@ -85,13 +81,13 @@ def page_messages(inst: Instance, cfg, data: dict, kind: str = "run",
         if inst.notice:
             st.info(inst.notice, icon=":material/restart_alt:")
             inst.notice = None
-        commentary(inst, cfg, kind, compact)
+        commentary(inst, cfg, kind)
         for msg in data["errors"]:
             st.error(msg)
         for msg in data["warnings"]:
             st.warning(msg)
-        for msg in data["info"]:
-            st.caption(msg)
+        for n, msg in enumerate(data["info"]):
+            line(inst, msg, f"info{n}")
 
 
 def sidebar_start(inst: Instance, kind: str = "run") -> dict:

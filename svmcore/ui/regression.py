@@ -23,6 +23,7 @@ from ..solvers import REGISTRY
 from ..viz.frame import batch
 from ..viz.regression import fit_frame, regression_curves_frame, regression_view
 from .canvas import canvas_view, slot
+from .layout import counter, tiles_row
 from .state import Instance, LiveState, describe
 
 #: the classification toys, offered so that the page can say why they do not fit
@@ -198,8 +199,9 @@ def ensure_regression(inst: Instance, cfg: RegressionConfig) -> LiveState | None
 
 
 def draw_regression(inst: Instance, state: LiveState) -> None:
-    """Tiles, the fitted function with its ε-tube and support vectors, and the curves of the
-    objective and the test RMSE (inside the live fragment)."""
+    """Tiles (the "iteration t" tile at the end of the toolbar's line), the fitted function with
+    its ε-tube and support vectors, and the solver's state line and the curves of the objective
+    and the test RMSE beside it (inside the live fragment)."""
     run, data = state.run, state.data
     eps = float(state.cfg.param_dict.get("epsilon", 0.1))
     v = regression_view(run.solver, data.X_train, data.y_train, eps,
@@ -208,22 +210,17 @@ def draw_regression(inst: Instance, state: LiveState) -> None:
                                  ** 2)))
     train = float(np.sqrt(np.mean((v.f_train - v.y_train) ** 2)))
     refs = getattr(state, "refs", {})
-    cols = st.columns(5)
-    cols[0].metric("iteration t", f"{run.t:,}")
-    cols[1].metric("train RMSE", f"{train:.4f}")
-    cols[2].metric("test RMSE", f"{test:.4f}",
-                   help="Root mean squared error on the held-out 30 % of the data.")
-    cols[3].metric("SVR test RMSE", f"{refs.get('svr', float('nan')):.4f}",
-                   help="scikit-learn's SVR (exact kernel) at the same C, γ, ε.")
-    cols[4].metric("outside the tube", f"{int(v.outside.sum())} / {v.outside.size}",
-                   help="Points with |y − f(x)| ≥ ε: they carry the loss (SVR's support "
-                        "vectors).")
-    with slot():
-        line = run.solver.state_line(run.solver.snapshot()) if run.t > 0 else ""
-        if line:
-            st.caption(f"**{run.solver.title or run.solver.name}** — {line}")
-        if run.done and run.message:
-            st.caption(run.message)
+    counter(inst).metric("iteration t", f"{run.t:,}")   # at the end of the toolbar's line
+    with tiles_row(inst):
+        cols = st.columns(4)
+        cols[0].metric("train RMSE", f"{train:.4f}", border=True)
+        cols[1].metric("test RMSE", f"{test:.4f}", border=True,
+                       help="Root mean squared error on the held-out 30 % of the data.")
+        cols[2].metric("SVR test RMSE", f"{refs.get('svr', float('nan')):.4f}", border=True,
+                       help="scikit-learn's SVR (exact kernel) at the same C, γ, ε.")
+        cols[3].metric("outside the tube", f"{int(v.outside.sum())} / {v.outside.size}",
+                       border=True, help="Points with |y − f(x)| ≥ ε: they carry the loss "
+                                         "(SVR's support vectors).")
     left, right = st.columns([3, 2])
     title = ("fitted f(x) and the ε-tube" if v.grid is not None
              else f"{data.X_train.shape[1]} features: prediction against target")
@@ -239,4 +236,10 @@ def draw_regression(inst: Instance, state: LiveState) -> None:
     with left:                   # canvas views, kept in place and repainted frame by frame
         canvas_view(inst.key("fit", keep=False), fit)
     with right:
+        with slot():                # beside the plot: it never moves when they come or go
+            line = run.solver.state_line(run.solver.snapshot()) if run.t > 0 else ""
+            if line:
+                st.caption(f"**{run.solver.title or run.solver.name}** — {line}")
+            if run.done and run.message:
+                st.caption(run.message)
         canvas_view(inst.key("curves", keep=False), curves)

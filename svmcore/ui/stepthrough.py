@@ -29,6 +29,7 @@ from ..viz import decision_field, make_view
 from ..viz.frame import field_frame
 from ..viz.landscape import landscape_figure
 from .canvas import canvas_view
+from .layout import toolbar
 from .live import move_point
 from .state import Instance, describe, ss
 
@@ -220,20 +221,22 @@ def _on_run_to(inst: Instance) -> None:
 
 
 def step_controls(inst: Instance, stp: Stepper) -> None:
-    """Step (→), Back (←), Reset (Home) and Run to t (R and C are Streamlit's own keys)."""
-    cols = st.columns([1, 1, 1, 1.4, 1.2], vertical_alignment="bottom")
-    cols[0].button("Step", on_click=_guard, args=(inst, step), key=inst.key("step", False),
-                   type="primary", shortcut="Right", disabled=stp.stopped, width="stretch",
-                   help="Exactly one iteration, explained (→).")
-    cols[1].button("Back", on_click=_guard, args=(inst, back), key=inst.key("back", False),
-                   shortcut="Left", disabled=len(stp.frames) <= 1, width="stretch",
-                   help=f"The state before the last step (←); the last {HISTORY - 1} are kept.")
-    cols[2].button("Reset", on_click=_guard, args=(inst, reset), key=inst.key("reset", False),
-                   shortcut="Home", width="stretch", help="Back to t = 0, same seed (Home).")
-    inst.setdefault("to_t", 10)
-    cols[3].number_input("t", 0, MAX_RUN_TO, step=1, key=inst.key("to_t"))
-    cols[4].button("Run to t", on_click=_on_run_to, args=(inst,), key=inst.key("run_to", False),
-                   width="stretch", help="Forward (or back) to iteration t.")
+    """Step (→), Back (←), Reset (Home) and Run to t on one toolbar line (R and C are
+    Streamlit's own keys)."""
+    with toolbar(inst):
+        st.button("Step", on_click=_guard, args=(inst, step), key=inst.key("step", False),
+                  type="primary", shortcut="Right", disabled=stp.stopped,
+                  help="Exactly one iteration, explained (→).")
+        st.button("Back", on_click=_guard, args=(inst, back), key=inst.key("back", False),
+                  shortcut="Left", disabled=len(stp.frames) <= 1,
+                  help=f"The state before the last step (←); the last {HISTORY - 1} are kept.")
+        st.button("Reset", on_click=_guard, args=(inst, reset), key=inst.key("reset", False),
+                  shortcut="Home", help="Back to t = 0, same seed (Home).")
+        inst.setdefault("to_t", 10)
+        st.number_input("t", 0, MAX_RUN_TO, step=1, key=inst.key("to_t"), width=130,
+                        label_visibility="collapsed")
+        st.button("Run to t", on_click=_on_run_to, args=(inst,),
+                  key=inst.key("run_to", False), help="Forward (or back) to iteration t.")
     if stp.error:
         st.error(f"The step failed: {stp.error}")
     if stp.stopped:
@@ -274,7 +277,7 @@ def overlay(solver, rec) -> tuple[list, list, str]:
     return marks, segments, fm.note
 
 
-def step_frame(stp: Stepper, height: int = 500, mode: str = "view") -> dict:
+def step_frame(stp: Stepper, height: int = 440, mode: str = "view") -> dict:
     """The field frame of the current state with the record's marks."""
     solver, view = stp.solver, stp.view
     xs, ys = view.grid(RESOLUTION)
@@ -294,16 +297,20 @@ def step_frame(stp: Stepper, height: int = 500, mode: str = "view") -> dict:
 
 
 def step_field(inst: Instance, stp: Stepper) -> None:
-    """The field, and clicks that add a point of a class (the solver starts again at t = 0)."""
+    """The field, and clicks that add a point of a class (the solver starts again at t = 0);
+    the click mode and the button that clears the added points on one line above it."""
     inst.setdefault("edit", "view")
     if inst.get("edit") not in EDIT_MODES:
         inst.set("edit", "view")
-    c1, c2 = st.columns([4, 1], vertical_alignment="bottom")
-    mode = c1.segmented_control("click on the field to", EDIT_MODES, key=inst.key("edit"),
-                                required=True, help="Add a point of a class where you click: "
-                                "the data change, so the solver starts again at t = 0.")
-    c2.button(f"clear {len(inst.added)} added", key=inst.key("clear", keep=False),
-              on_click=_clear_added, args=(inst,), disabled=not inst.added, width="stretch")
+    with st.container(horizontal=True, vertical_alignment="center", gap="small"):
+        st.markdown("click on the field to", width="content",
+                    help="Add a point of a class where you click, or drag a point to move it: "
+                         "the data change, so the solver starts again at t = 0.")
+        mode = st.segmented_control("click on the field to", EDIT_MODES, key=inst.key("edit"),
+                                    required=True, label_visibility="collapsed")
+        st.button(f"clear {len(inst.added)} added", key=inst.key("clear", keep=False),
+                  on_click=_clear_added, args=(inst,), disabled=not inst.added,
+                  icon=":material/undo:", type="tertiary")
     result = canvas_view(inst.key("field", keep=False), step_frame(stp, mode=mode or "view"))
     click = getattr(result, "click", None)
     if not click or mode in (None, "view") or click.get("n") == inst.last_click:
