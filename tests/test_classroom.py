@@ -356,8 +356,10 @@ def test_live_probe_figures():
     animation frames with a new image, the goals."""
     from svmcore.bench.live_probe import summarize, table
     page = {"samples": 601, "changed": 540, "blank": 0, "tiles": ["0", "3", "9"],
-            "t0": 1000.0, "t1": 11000.0, "frames0": 4, "frames1": 14, "keys0": 5, "keys1": 55}
+            "t0": 1000.0, "t1": 11000.0, "frames0": 4, "frames1": 14, "keys0": 5, "keys1": 55,
+            "ahead": 60}
     res = summarize(page, wall=10.2, cpu_s=3.06, nbytes=1_020_000)
+    assert res["tile_ahead_share"] == 0.1
     assert res["distinct_images_per_s"] == 54.0 and res["new_image_share"] == 0.9
     assert res["animation_frames_per_s"] == 60.1 and res["keyframes_per_s"] == 5.0
     assert res["messages_per_s"] == 1.0 and res["field_frames"] == 10

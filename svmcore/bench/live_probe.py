@@ -15,7 +15,9 @@ frame) and whether the field was blank (no view, no canvas, or nothing drawn: no
   ``data-frames``: one message carries a batch of keyframes);
 * chromium's CPU in cores over the window (all processes of the browser this probe drives,
   from /proc; goal ≤ 0.5 core);
-* the "iteration t" tile's changes, the bytes the page received over the websocket.
+* the "iteration t" tile's changes, the share of animation frames on which the tile named a
+  later keyframe than the one the picture had reached, the bytes the page received over the
+  websocket.
 
     python -m svmcore.bench live-probe [--url URL] [--query "n=2000&..."] [--seconds 10]
 
@@ -49,20 +51,33 @@ GOALS = {"distinct_images_per_s": (">=", 25.0), "blank_frames": ("<=", 0),
          "chromium_cores": ("<=", 0.5)}
 
 # Once per animation frame: a requestAnimationFrame loop sees every frame the browser draws
-# (timers run late on a busy page and would sample some frames twice, others never). The tile
-# is read with textContent, which needs no layout.
+# (timers run late on a busy page and would sample some frames twice, others never). The view
+# and the tile's value are looked up again only when Streamlit replaced them, and read with
+# getAttribute and textContent, which need no layout: the probe's own cost stays small beside
+# the page's.
 _SAMPLE = """([field, label]) => {
   const P = window.__probe = {samples: 0, changed: 0, blank: 0, last: null, tiles: [],
                               t0: null, t1: null, frames0: null, frames1: null,
-                              keys0: null, keys1: null, run: true};
+                              keys0: null, keys1: null, ahead: 0, run: true};
   const count = (v, name) => +(v.getAttribute(name) || 0);
+  const findTile = () => {
+    for (const m of document.querySelectorAll('[data-testid="stMetric"]')) {
+      const l = m.querySelector('[data-testid="stMetricLabel"]');
+      if (l && l.textContent.trim() === label) {
+        return m.querySelector('[data-testid="stMetricValue"]');
+      }
+    }
+    return null;
+  };
+  let v = null, c = null, tv = null;
   const step = (now) => {
     if (!P.run) return;
     P.samples += 1;
     if (P.t0 === null) P.t0 = now;
     P.t1 = now;
-    const v = document.querySelector(field + ' .svmc');
-    if (!v || !v.querySelector('canvas') || v.getAttribute('data-drawn') !== '1') {
+    if (!v || !v.isConnected) v = document.querySelector(field + ' .svmc');
+    if (v && (!c || !c.isConnected)) c = v.querySelector('canvas');
+    if (!v || !c || !c.isConnected || v.getAttribute('data-drawn') !== '1') {
       P.blank += 1;
     } else {
       const n = v.getAttribute('data-paints');
@@ -71,14 +86,13 @@ _SAMPLE = """([field, label]) => {
       P.frames1 = count(v, 'data-frames'); P.keys1 = count(v, 'data-keyframes');
       if (P.frames0 === null) { P.frames0 = P.frames1; P.keys0 = P.keys1; }
     }
-    for (const m of document.querySelectorAll('[data-testid="stMetric"]')) {
-      const l = m.querySelector('[data-testid="stMetricLabel"]');
-      if (l && l.textContent.trim() === label) {
-        const e = m.querySelector('[data-testid="stMetricValue"]');
-        const t = e ? e.textContent.trim() : null;
-        if (t !== null && (!P.tiles.length || P.tiles[P.tiles.length - 1] !== t)) P.tiles.push(t);
-        break;
-      }
+    if (!tv || !tv.isConnected) tv = findTile();
+    const t = tv ? tv.textContent.trim() : null;
+    if (t !== null) {
+      if (!P.tiles.length || P.tiles[P.tiles.length - 1] !== t) P.tiles.push(t);
+      // the tile names a later keyframe than the one the picture has reached
+      const shown = v && v.isConnected ? parseInt(v.getAttribute('data-t'), 10) : NaN;
+      if (+t.replace(/,/g, '') > shown) P.ahead += 1;
     }
     requestAnimationFrame(step);
   };
@@ -193,7 +207,8 @@ def summarize(res: dict, wall: float, cpu_s: float, nbytes: int) -> dict:
            "new_image_share": round(res["changed"] / max(1, samples - 1), 3),
            "blank_frames": res["blank"],
            "keyframes_per_s": round(keys / span, 2),
-           "messages_per_s": round(frames / span, 2)}
+           "messages_per_s": round(frames / span, 2),
+           "tile_ahead_share": round(res.get("ahead", 0) / max(1, samples), 3)}
     out["goals"] = {name: {"op": op, "target": target, "measured": out[name],
                            "met": bool(out[name] >= target if op == ">=" else
                                        out[name] <= target)}
@@ -212,6 +227,8 @@ def table(res: dict) -> str:
              ("field messages per second", "messages_per_s"),
              ("chromium CPU (cores)", "chromium_cores"),
              ('"iteration t" tile changes', "tile_changes"),
+             ("share of animation frames whose tile is ahead of the picture",
+              "tile_ahead_share"),
              ("kB received per second", "bytes_per_s")]
     rows = []
     for label, key in names:

@@ -463,6 +463,8 @@ def suite_live(ctx: Context, cfg: dict) -> None:
                             ("share of animation frames with a new image", "new_image_share"),
                             ("keyframes per s", "keyframes_per_s"),
                             ("field messages per s", "messages_per_s"),
+                            ("share of animation frames whose tile is ahead of the picture",
+                             "tile_ahead_share"),
                             ("kB received per s", "bytes_per_s")):
             value = res[key] / 1e3 if key == "bytes_per_s" else res[key]
             g = res["goals"].get(key)
