@@ -105,12 +105,12 @@ def test_playground_in_browser(server, browser):
         page.wait_for_timeout(100)
     # the export panel opened while playing describes the run on screen, not the run
     # as it was when Play was pressed (a shared timeline plays it; the trace had t1)
-    page.get_by_text("Share and export", exact=True).first.click()
+    page.get_by_text("Share", exact=True).first.click()          # the toolbar's popover
     with page.expect_download(timeout=60_000) as info:
         page.get_by_role("button", name="trace.json").click()
     doc = json.loads(Path(info.value.path()).read_text())
     assert doc["t"] >= t2 > t1 and len(doc["trace"]) > 1, (doc["t"], t1, t2)
-    page.get_by_text("Share and export", exact=True).first.click()      # closed again
+    page.get_by_text("Share", exact=True).first.click()      # closed again
     _pause(page)            # (the run may end, and Pause turn disabled, at any moment)
 
     # 3. the field: one canvas view, updated in place (never re-mounted) with its legend
@@ -301,9 +301,10 @@ def test_race_in_browser(server, browser):
 @pytest.mark.exclusive           # counts frames in 10 s: the other workers at the lowest priority
 @pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=NO_CHROMIUM)
 def test_classroom_play_is_smooth_and_keys_drive_it(quiet_app, browser, quiet_moment):
-    """A teacher at a projector (1280 × 720) presses Play on the default Playground: in 10 s the
-    "iteration t" tile and the field change at least 40 times each, and the field is never
-    missing (sampled every 20 ms in the page). Then the keys, on the same page: Home resets to
+    """A teacher at a projector (1280 × 720) presses Play on the default Playground: in 10 s at
+    least 20 keyframes arrive, the "iteration t" tile changes with their batches (at least 5
+    times), most animation frames show a new field image, and the field is never blank
+    (sampled once per animation frame in the page). Then the keys, on the same page: Home resets to
     t = 0, → is +1 (answered within 0.3 s of the key press on an idle page), Space plays and
     Space pauses. (The projector layout and a link to a moment:
     test_projector_layout_and_a_link_to_a_moment, beside other tests.) On the exclusive tests'
@@ -315,7 +316,8 @@ def test_classroom_play_is_smooth_and_keys_drive_it(quiet_app, browser, quiet_mo
     with quiet_moment(limit_s=20):         # ~13 s with the other workers' tours stopped
         res = probe(server, seconds=10.0, page=page)
     print(res)
-    assert res["tile_changes"] >= 40 and res["field_frames"] >= 40, res
+    assert res["tile_changes"] >= 5 and res["keyframes_per_s"] * res["sampled_s"] >= 20, res
+    assert res["new_image_share"] > 0.5, res
     assert res["missing_samples"] == 0 and res["samples"] > 100, res
     # paused by the probe (or the run ended): back to t = 0 with Home
     page.locator("h1").first.click()                   # focus the page, not a widget
