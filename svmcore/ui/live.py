@@ -341,11 +341,24 @@ def _on_play(inst):
     _rerun_panel(inst)
 
 
+def view_stopped(inst, key: str) -> None:
+    """The browser stopped playing on a keyframe (Pause, +1, Step or their keys): when its
+    message comes before the press itself, stop there (:func:`_stop_on_shown`)."""
+    if inst.playing:
+        _stop_on_shown(inst)
+
+
 def _stop_on_shown(inst) -> None:
     """Stop playing where the browser stopped: it froze on a keyframe when the press came (no
-    round trip), and the session's own run replays to that moment of the shared timeline."""
-    m = shown_moment(inst)
-    if m is not None:
+    round trip) and its field view says which (its "stop" event, sent with the press); without
+    one, the keyframe its playback schedule had reached (:func:`shown_moment`). On a shared
+    timeline the session's own run replays to that moment; playing alone, the run is at its
+    newest keyframe, where the browser stops."""
+    from .canvas import stopped
+    t = next((t for k in inst.stop_keys if (t := stopped(k)) is not None), None)
+    m = next((m for _, m in reversed(inst.sched) if m.t == t), None) if t is not None else None
+    m = m or shown_moment(inst)
+    if m is not None and inst.shared is not None:
         inst.moment = m
     inst.playing = False
     live.PLAYERS.left(id(inst))
@@ -658,7 +671,7 @@ def live_panel(inst: Instance, draw, footer=None, **control_kw) -> None:
             _sync_paused_url(inst)
         if inst.playing and not inst.timer_loop:
             every = len(inst.keyframes) * live.KEY_S if inst.keyframes else live.FRAME_S
-            time.sleep(max(every / 4, every - (time.monotonic() - inst.frame_at)))
+            _wait(max(every / 4, every - (time.monotonic() - inst.frame_at)))
             inst.frame_at = time.monotonic()
             if _in_fragment_run():
                 st.rerun(scope="fragment")
@@ -668,6 +681,26 @@ def live_panel(inst: Instance, draw, footer=None, **control_kw) -> None:
 
     _controls()
     _frames()
+
+
+def _wait(seconds: float, slice_s: float = 0.03) -> None:
+    """Sleep ``seconds`` in the frames fragment between two batches, but no longer than until
+    the session asks for something (a press, a changed widget): Streamlit lets a running
+    script finish before a fragment's rerun, and the press's callback must run while the
+    browser still shows the keyframe it stopped on (:func:`shown_moment`). The pending request
+    is read from the script runner's request state (a private name; a Streamlit without it
+    sleeps the whole time)."""
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+    try:
+        from streamlit.runtime.scriptrunner_utils.script_requests import ScriptRequestType
+        requests = get_script_run_ctx().script_requests
+        pending = lambda: getattr(requests, "_state", None) not in (  # noqa: E731
+            None, ScriptRequestType.CONTINUE)
+    except (ImportError, AttributeError):
+        pending = lambda: False  # noqa: E731
+    end = time.monotonic() + seconds
+    while (left := end - time.monotonic()) > 0 and not pending():
+        time.sleep(min(slice_s, left))
 
 
 def _next_batch(inst, shared) -> None:

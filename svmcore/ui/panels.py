@@ -3,6 +3,7 @@ or of a race (inside :func:`svmcore.ui.live.live_panel`'s fragment)."""
 from __future__ import annotations
 
 import math
+from functools import partial
 
 import numpy as np
 import streamlit as st
@@ -17,7 +18,7 @@ from . import inspect as inspector
 from . import layout as layout_
 from .canvas import canvas_view, slot
 from .live import (_in_fragment_run, batch_sent, edit_modes, handle_click, handle_move, model,
-                   unshare)
+                   unshare, view_stopped)
 from .present import FONT as PRESENT_FONT, VIEW_HEIGHT as PRESENT_HEIGHT
 from .state import Instance, LiveState
 
@@ -217,7 +218,9 @@ def draw_run(inst: Instance, state: LiveState, layout: str = "side",
     else:
         left = right = st.container()
     with left:
-        result = canvas_view(inst.key("field", keep=False), frame)
+        key = inst.key("field", keep=False)
+        inst.stop_keys = (key,)
+        result = canvas_view(key, frame, on_stop=partial(view_stopped, inst, key))
         if keys:
             batch_sent(inst)
         _field_clicks(inst, result, mode, state.view.P_train.shape[0])
@@ -409,7 +412,9 @@ def draw_race(inst: Instance, state: LiveState) -> None:
                               marks=marks, fit=present, shared_legend=True)
             if playing:                      # one keyframe, blended in from the last one
                 frame = batch([frame], live.FRAME_S, "last")
-            result = canvas_view(inst.key(f"field{k}", keep=False), frame)
+            key = inst.key(f"field{k}", keep=False)
+            inst.stop_keys = tuple(inst.key(f"field{j}", keep=False) for j in range(K))
+            result = canvas_view(key, frame, on_stop=partial(view_stopped, inst, key))
             _field_clicks(inst, result, mode, view.P_train.shape[0])
     st.caption(FIELD_LEGEND + (" — " + view.plane.describe() if not view.plane.exact else ""))
     with slot():                         # below the fields: they never move when it changes
