@@ -709,7 +709,11 @@ def _next_batch(inst, shared) -> None:
     ``inst.tile_moment`` the moment the browser stands on when the batch arrives (the tiles
     show it: real numbers of the picture, never ahead of it) and ``inst.moment`` the newest."""
     tl, _, drawn, factor, frame_of = shared
-    keys = live.batch_keys(live.PLAYERS.seen(id(inst), time.monotonic()))
+    now = time.monotonic()
+    keys = live.batch_keys(live.PLAYERS.seen(id(inst), now))
+    if inst.sched:                           # a late batch covers the time since the last one
+        late = round((now - inst.batch_at) / live.KEY_S)
+        keys = min(max(keys, late), int(round(live.MAX_BATCH_S / live.KEY_S)))
     if inst.timer_loop:                      # paced by the fragment's timer: BATCH_S apart
         keys = live.BATCH_KEYS
     moments = []
@@ -731,6 +735,7 @@ def batch_sent(inst) -> None:
     :func:`svmcore.live.playback_times`), so that Pause can stop on the one it shows."""
     now = time.monotonic()
     moments = inst.keyframes or []
+    inst.batch_at = now
     times = live.playback_times(now, inst.play_until, len(moments), live.KEY_S)
     inst.sched = [p for p in inst.sched if p[0] >= now - 2 * live.MAX_BATCH_S] + list(
         zip(times, moments))

@@ -83,6 +83,7 @@ class Instance:
     sched: list = field(default_factory=list)   # (when the browser reaches it, moment)
     play_until: float | None = None   # when the browser reaches the newest keyframe sent
     stop_keys: tuple = ()             # the field views that say where the browser stopped
+    batch_at: float = 0.0             # when the last batch was sent (monotonic seconds)
 
     def key(self, name: str, keep: bool = True) -> str:
         """The widget key of ``name`` in this instance; ``keep`` declares a value widget whose
