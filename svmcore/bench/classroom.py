@@ -137,11 +137,14 @@ def rss_bytes(pids) -> int:
 
 
 def _is_chromium(pid: int) -> bool:
+    """A chromium process: its executable's name, or its command name, says so (a renderer
+    rewrites its command line as one string of the program and its flags)."""
     try:
-        cmd = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")[0]
+        cmd = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")[0].split(b" ")[0]
+        comm = Path(f"/proc/{pid}/comm").read_text()
     except OSError:
         return False
-    return b"chrom" in Path(cmd.decode(errors="replace")).name.encode()
+    return "chrom" in comm or "chrom" in Path(cmd.decode(errors="replace")).name
 
 
 class Meter:
