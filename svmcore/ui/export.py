@@ -63,8 +63,10 @@ def export_panel(inst: Instance) -> None:
         # t is the run's t when it is read. Its content is built only while it is open: its
         # code blocks load the browser's syntax highlighter and code fonts, which held back a
         # page's first paint by ~1 s.
-        with st.popover("Share and export", icon=":material/ios_share:",
-                        key=export_key(inst), on_change="rerun") as panel:
+        with st.popover("Share", icon=":material/ios_share:", key=export_key(inst),
+                        on_change="rerun", help="Share and export: the link to this moment "
+                        "of the run, the traces as CSV / JSON, the script that reproduces "
+                        "it.") as panel:
             if not panel.open:
                 return
             catch_up(inst)                 # playing on a shared timeline: the run on screen

@@ -43,7 +43,7 @@ _CSS = """
   display: inline-block; max-width: 100%; vertical-align: top; white-space: nowrap;
   overflow: hidden; text-overflow: ellipsis; position: relative; padding-right: 22px;}
 .svmc-line [data-testid=stCaptionContainer] p > span:last-child {position: absolute; right: 0; top: 0;}
-.svmc-live {row-gap: 0.5rem;}
+.svmc-live {row-gap: 0.5rem !important; column-gap: 0.3rem !important;}
 .svmc-live > [data-testid=stLayoutWrapper],
 .svmc-live > [data-testid=stLayoutWrapper] > [data-testid=stVerticalBlock] {display: contents;}
 .svmc-live > [data-testid=stLayoutWrapper] > [data-testid=stVerticalBlock] > * {flex: 1 1 100%; min-width: 0;}
@@ -51,14 +51,20 @@ _CSS = """
 .svmc-live .svmc-bar {display: contents;}
 .svmc-live > [data-testid=stLayoutWrapper] > [data-testid=stVerticalBlock] > *:has(> .svmc-count) {flex: 0 0 auto; align-self: center;}
 .svmc-count [data-testid=stMetric] {border: none;}
+.svmc-bar [class*='_play'] button, .svmc-bar [class*='_pause'] button {min-width: 7rem;}
 .svmc-count [data-testid=stMetric] > div {display: flex; flex-direction: row; align-items: baseline; gap: 8px; padding: 0 4px;}
 @media (max-width: 640px) {
   .svmc-head h1 {font-size: 1.5rem;}
   .svmc-head .svmc-line > :has([data-testid=stCaptionContainer]) {display: none;}
+  [data-testid=stMainBlockContainer] {padding-top: 3.75rem;}
   .svmc-tiles [data-testid=stHorizontalBlock] {flex-wrap: wrap; gap: 4px;}
-  .svmc-tiles [data-testid=stColumn] {flex: 1 1 calc(25% - 4px); min-width: calc(25% - 4px);}
+  .svmc-tiles [data-testid=stColumn] {flex: 1 1 auto; width: auto; min-width: 0;}
 }
 """
+
+
+#: px of one line of explanation (a caption)
+LINE_PX = 28
 
 
 def _classes(inst: Instance) -> str:
@@ -123,7 +129,7 @@ def line(inst: Instance, text: str, name: str, help: str | None = None) -> None:
 
 def live_box(inst: Instance):
     """The container of a live panel: the controls' toolbar and the counter share a line."""
-    return st.container(horizontal=True, key=key(inst, "live"), gap="xsmall")
+    return st.container(horizontal=True, key=key(inst, "live"), gap="xxsmall")
 
 
 def counter(inst: Instance):
@@ -134,7 +140,7 @@ def counter(inst: Instance):
 
 def toolbar(inst: Instance):
     """The toolbar: one line of controls, wrapped on a narrow screen."""
-    return st.container(horizontal=True, vertical_alignment="center", gap="xsmall",
+    return st.container(horizontal=True, vertical_alignment="center", gap="xxsmall",
                         key=key(inst, "bar"))
 
 

@@ -453,7 +453,7 @@ def controls(inst: Instance, speed_label: str = "speed: t grows per tick",
             "whole budget. Between two trace checkpoints the tiles show the last checkpoint's "
             "numbers."))
         st.select_slider(speed_label, list(live.PACES), key=inst.key("pace"),
-                         label_visibility="collapsed", width=130)
+                         label_visibility="collapsed", width=110)
         if share is not None and not inst.get("present"):
             share(inst)
 

@@ -261,10 +261,11 @@ def draw_run(inst: Instance, state: LiveState, layout: str = "side",
                            live.KEY_S, "nearest", live.BUFFER_S)
         elif playing:
             curves = batch([{**curves, "t": run.t, "n": len(run.trace)}], live.FRAME_S, "last")
-        with slot():
+        # one line kept whether it says something or not: the curves never move
+        with st.container(height=layout_.LINE_PX, border=False, gap=None):
             if src.t == 0 and not playing:
-                st.caption(":material/play_arrow: The curves start with the run: press Play "
-                           "(Space), +1 (→) or Step.")
+                st.caption(":material/play_arrow: Press Play (Space): the curves start with "
+                           "the run.")
         canvas_view(inst.key("curves", keep=False), curves)
     inspector.inspect_view(inst, state, font=font)
 

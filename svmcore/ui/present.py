@@ -27,10 +27,12 @@ header[data-testid="stHeader"] {display: none;}
 .svmc-present-hide {display: none;}
 [class*='_svmc_head'] {position: absolute; top: 0.25rem; right: 1.2rem; z-index: 5;
                        width: auto !important; min-height: 40px;}
-[class*='_svmc_count'] {margin-right: 330px;}
+[class*='_svmc_count'], [class*='_svmc_msgs'] {margin-right: 330px;}
 [data-testid=stMainBlockContainer] [data-testid=stVerticalBlock] {gap: 0.3rem;}
 [class*='_svmc_live'] {row-gap: 0.3rem !important;}
 .stButton button {min-height: 36px; padding-top: 0; padding-bottom: 0;}
+[class*='_svmc_bar'] [class*='_play'] button, [class*='_svmc_bar'] [class*='_pause'] button {
+  min-width: 7.5rem;}
 [data-testid="stMetricValue"] {font-size: 26px !important; line-height: 1.15 !important;}
 [data-testid="stMetricValue"] > div {overflow: visible !important;}
 [data-testid="stMetricLabel"] p {font-size: 18px !important;}

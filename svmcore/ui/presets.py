@@ -5,7 +5,6 @@ from __future__ import annotations
 import streamlit as st
 
 from .. import presets
-from .canvas import slot
 from .state import Instance
 from .urls import apply_config
 
@@ -73,8 +72,8 @@ def page_messages(inst: Instance, cfg, data: dict, kind: str = "run") -> None:
     title), the data panel's errors, warnings and notes (one line each). They are one place on
     the page (:func:`~svmcore.ui.canvas.slot`): the link's problems are said once, and their
     going must not move the live views below."""
-    from .layout import line
-    with slot():
+    from .layout import key, line
+    with st.container(key=key(inst, "msgs")):      # a slot (canvas.slot), named for the styles
         for msg in inst.url_problems:
             st.warning(msg)
         inst.url_problems = []

@@ -23,7 +23,7 @@ from ..solvers import REGISTRY
 from ..viz.frame import batch
 from ..viz.regression import fit_frame, regression_curves_frame, regression_view
 from .canvas import canvas_view, slot
-from .layout import counter, tiles_row
+from .layout import LINE_PX, counter, line, tiles_row
 from .state import Instance, LiveState, describe
 
 #: the classification toys, offered so that the page can say why they do not fit
@@ -236,10 +236,13 @@ def draw_regression(inst: Instance, state: LiveState) -> None:
     with left:                   # canvas views, kept in place and repainted frame by frame
         canvas_view(inst.key("fit", keep=False), fit)
     with right:
-        with slot():                # beside the plot: it never moves when they come or go
-            line = run.solver.state_line(run.solver.snapshot()) if run.t > 0 else ""
-            if line:
-                st.caption(f"**{run.solver.title or run.solver.name}** — {line}")
+        # beside the plot, one line kept whether it says something or not: the curves move
+        # only when the run ends
+        with st.container(height=LINE_PX, border=False, gap=None):
+            state_line = run.solver.state_line(run.solver.snapshot()) if run.t > 0 else ""
+            if state_line:
+                line(inst, f"**{run.solver.title or run.solver.name}** — {state_line}", "state")
+        with slot():
             if run.done and run.message:
                 st.caption(run.message)
         canvas_view(inst.key("curves", keep=False), curves)
