@@ -18,9 +18,15 @@ import streamlit as st
 
 from .state import Instance
 
-# The spacing of a live page. Streamlit's defaults (6 rem above the content, 5 rem at the sides,
-# 1 rem between elements, a 2.75 rem title) pushed the field below the fold; the tiles' large
-# type and padding took two rows of 108 px each.
+# The spacing of a live page: Streamlit's own (6 rem above the content, 5 rem at the sides, 1 rem
+# between elements, a 2.75 rem title, tiles padded by 1 rem) is made for a document; here the
+# field must fit the first screen under the header, the toolbar and the tiles.
+# The live box: in Streamlit's page a fragment and a keyed container each sit in a
+# stLayoutWrapper. The box's fragments, their blocks and the toolbar are "display: contents", so
+# the toolbar's controls and the counter (drawn by the frames fragment) are items of one wrapping
+# flex line, and everything else in the frames fragment takes a line of its own (flex-basis
+# 100 %). The header's tools are flattened the same way, so that on a phone they wrap as one
+# line. tests/test_browser_layout.py checks the result from the boxes in chromium.
 _CSS = """
 [data-testid=stMainBlockContainer] {padding-top: 3.25rem; padding-bottom: 3rem;}
 @media (min-width: 640px) {
@@ -145,5 +151,5 @@ def toolbar(inst: Instance):
 
 
 def tiles_row(inst: Instance):
-    """The tiles' line (four to a line on a phone)."""
+    """The tiles' line (wrapped to as many lines as they need on a phone)."""
     return st.container(key=key(inst, "tiles"))

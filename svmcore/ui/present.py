@@ -15,9 +15,9 @@ from .state import Instance
 FONT = 18                  # px: tick labels, legends, axis titles, tile labels
 VIEW_HEIGHT = 420          # px of the field and of the curves in projector mode
 
-# the header line (only the toggles here) is taken out of the flow to the top right corner,
-# and the toolbar's line keeps its place free: a line of its own took 50 px of the field's
-# height at 720 px
+# the header line (only the toggles here) is taken out of the flow to the top right corner, and
+# the toolbar's line (and the page's messages) keep its place free: the field starts right below
+# the toolbar
 _CSS = """<style>
 section[data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"] {display: none;}
 .block-container, [data-testid=stMainBlockContainer] {
