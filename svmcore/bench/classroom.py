@@ -14,8 +14,9 @@ class on the first's server would replay the first's cached moments of the same 
 Starts ``streamlit run app.py`` on a free 127.0.0.1 port (headless, no usage statistics) — or k
 replicas behind nginx (``--replicas``, :mod:`svmcore.deploy`), or takes a running server
 (``--url``, with ``--server-pid`` for its CPU) — opens one warm-up session (the first visitor
-compiles or loads the solvers; its time is reported apart) and waits until the server is idle
-(its background warm-up of the other solvers done, as on a server started before the lesson),
+compiles or loads the solvers; its time is reported apart) and waits until the server's
+start is over — its background warm-up of the other solvers finished (a new page shows no
+warm-up note) and the server idle — as on a server started before the lesson,
 then N sessions at once at the protocol level (:class:`svmcore.bench.stclient.Session`:
 Streamlit's websocket protocol with its own protobuf classes, so no browser cost is counted;
 each session first GETs the page like a browser, which also gives it a load balancer's cookie).
@@ -628,9 +629,44 @@ def wait_idle(roots, idle_cores: float = 0.1, limit_s: float = 120.0) -> float:
     return time.monotonic() - t0
 
 
-async def settle(roots, idle_cores: float = 0.1, limit_s: float = 120.0) -> float:
-    """:func:`wait_idle` inside an event loop."""
-    return await asyncio.to_thread(wait_idle, roots, idle_cores, limit_s)
+#: The note a page shows while the server's background warm-up runs (svmcore.warm.status).
+WARM_UP_NOTE = "Compiling the solvers in the background"
+
+
+async def warm_up_over(url: str, query: str = "", limit_s: float = 120.0,
+                       timeout: float = 60.0) -> float:
+    """Wait until a new page of ``url`` shows no warm-up note (checked every 2 s), at most
+    ``limit_s``; returns the seconds waited. The warm-up yields to pages and may sit idle
+    for a while before it goes on, so an idle server is not yet a warmed one; a warm-up
+    that ends while a class plays reruns every page of the class."""
+    t0 = time.monotonic()
+    while True:
+        s = Session(url, query=query, name="warm-up check")
+        try:
+            await s.open(timeout)
+            await s.wait(lambda: bool(s.frames) or bool(s.errors), timeout)
+            await s.idle(timeout)
+        finally:
+            await s.close()
+        shown = any(WARM_UP_NOTE in text for text in s.texts.values())
+        if not shown or time.monotonic() - t0 > limit_s:
+            return time.monotonic() - t0
+        await asyncio.sleep(2.0)
+
+
+async def settle(roots, urls=(), query: str = "", idle_cores: float = 0.1,
+                 limit_s: float = 120.0) -> float:
+    """Wait until the servers' start is over: the warm-up of each of ``urls`` finished (no note
+    on a new page) and the processes ``roots`` idle (:func:`wait_idle`); returns the seconds
+    waited (nan when nothing can be watched)."""
+    if not urls and not roots:
+        return float("nan")
+    t0 = time.monotonic()
+    for url in urls:
+        await warm_up_over(url, query, limit_s)
+    if roots:
+        await asyncio.to_thread(wait_idle, roots, idle_cores, limit_s)
+    return time.monotonic() - t0
 
 
 def run(args, sessions: int | None = None) -> dict:
@@ -655,7 +691,7 @@ def run(args, sessions: int | None = None) -> dict:
 
         async def go():
             warmed = [await warm(u, args.query, args.timeout * 5) for u in warm_urls]
-            settled = await settle(roots)
+            settled = await settle(roots, warm_urls, args.query)
             query = args.query
             if args.mode == "distinct" and not {"src", "solver"} & dict(parse_qsl(query)).keys():
                 query = warmed[0][1]            # the default Playground's link, as it wrote it
@@ -736,7 +772,7 @@ def main(argv=None):
               f"play ({where})\n")
         print(table(res))
         warmed = ", ".join(f"{w:.1f}" for w in res["warm_up_s"])
-        idle = (f"; then {res['settle_s']:.1f} s until the server was idle"
+        idle = (f"; then {res['settle_s']:.1f} s until its warm-up was over"
                 if math.isfinite(res["settle_s"]) else "")
         print(f"\n{res['machine']}; warm-up (the server's first visitor): {warmed} s{idle}\n")
         res["goals"] = goals([res])

@@ -22,7 +22,8 @@ frame) and whether the field was blank (no view, no canvas, or nothing drawn: no
     python -m svmcore.bench live-probe [--url URL] [--query "n=2000&..."] [--seconds 10]
 
 Without ``--url`` it starts ``streamlit run app.py`` on a free local port and, after the first
-page, waits until that server is idle (its background warm-up done) before pressing Play.
+page, waits until that server's start is over (the page's warm-up note gone, the server idle)
+before pressing Play.
 Prints a table of the figures and their goals, then one JSON line.
 """
 from __future__ import annotations
@@ -37,7 +38,8 @@ import time
 import urllib.request
 from pathlib import Path
 
-from .classroom import _is_chromium, cpu_seconds_between, cpu_ticks, process_tree, wait_idle
+from .classroom import (WARM_UP_NOTE, _is_chromium, cpu_seconds_between, cpu_ticks,
+                        process_tree, wait_idle)
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = "/usr/bin/chromium"
@@ -138,8 +140,8 @@ def probe(url: str, query: str = "", seconds: float = 10.0, width: int = 1280,
     ``page`` (a Playwright page the caller owns) the probe opens the Playground in it and leaves
     it there, paused; with ``browser`` (a Playwright Browser the caller runs, e.g. the test
     suite's shared one) the page opens in a new context of it; otherwise Debian's chromium is
-    started for the probe. With ``server_pid`` Play waits until that server is idle (its
-    background warm-up after the first page done: a lesson's server started before it)."""
+    started for the probe. With ``server_pid`` Play waits until that server's start is over
+    (the page's warm-up note gone, the server idle: a lesson's server started before it)."""
     if page is not None:
         return _probe_page(page, url, query, seconds, server_pid)
     if browser is not None:
@@ -166,7 +168,13 @@ def _probe_page(page, url: str, query: str, seconds: float, server_pid=None) -> 
     page.goto(url + "/" + (("?" + query) if query else ""), wait_until="domcontentloaded")
     page.wait_for_selector(f"{FIELD} .svmc[data-drawn='1']", timeout=180_000)
     page.wait_for_timeout(1500)
-    settled = wait_idle([server_pid]) if server_pid else None
+    settled = None
+    if server_pid:
+        t0 = time.monotonic()
+        page.wait_for_function("(note) => !document.body.innerText.includes(note)",
+                               arg=WARM_UP_NOTE, timeout=180_000)
+        wait_idle([server_pid])
+        settled = time.monotonic() - t0
     play = page.locator(".st-key-pg_play button").first
     play.wait_for(state="visible", timeout=60_000)
     page.evaluate(_SAMPLE, [FIELD, TILE])
