@@ -21,7 +21,7 @@ VIEW_HEIGHT = 420          # px of the field and of the curves in projector mode
 _CSS = """<style>
 section[data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"] {display: none;}
 .block-container, [data-testid=stMainBlockContainer] {
-  padding-top: 0.25rem !important; padding-bottom: 0 !important; max-width: 100% !important;
+  padding-top: 0.1rem !important; padding-bottom: 0 !important; max-width: 100% !important;
   padding-left: 1.2rem !important; padding-right: 1.2rem !important; position: relative;}
 header[data-testid="stHeader"] {display: none;}
 .svmc-present-hide {display: none;}
@@ -29,7 +29,7 @@ header[data-testid="stHeader"] {display: none;}
                        width: auto !important; min-height: 40px;}
 [class*='_svmc_count'], [class*='_svmc_msgs'] {margin-right: 330px;}
 [data-testid=stMainBlockContainer] [data-testid=stVerticalBlock] {gap: 0.3rem;}
-[class*='_svmc_live'] {row-gap: 0.3rem !important;}
+[class*='_svmc_live'] {row-gap: 0.15rem !important;}
 .stButton button {min-height: 36px; padding-top: 0; padding-bottom: 0;}
 [class*='_svmc_bar'] [class*='_play'] button, [class*='_svmc_bar'] [class*='_pause'] button {
   min-width: 7.5rem;}
