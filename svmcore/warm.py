@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import os
 import sys
 import threading
 import time
@@ -130,7 +131,10 @@ def _work(freeze: bool, max_delay: float, preload: tuple[str, ...],
             importlib.import_module(module)
         except Exception as exc:  # noqa: BLE001 - reported by problems(), the app goes on
             _state["problems"].append(f"import {module}: {type(exc).__name__}: {exc}")
-    if not preload:                # started by a page: let it finish first
+    if preload:                    # started with the app server: BLAS on one thread for good
+        from ._blas import limit_process
+        limit_process()
+    else:                          # started by a page: let it finish first
         _yield_to_pages(max_delay)
     try:
         from .run import warmup
@@ -220,6 +224,9 @@ async def lifespan(_app):
     first page's modules first, while a browser is still fetching Streamlit's frontend. Until
     they are loaded Python's thread switch interval is 0.5 ms, so the server's answers to that
     browser get the GIL sooner."""
+    from ._blas import THREAD_VARIABLES
+    for name in THREAD_VARIABLES:  # BLAS on one thread for the server's whole process: the
+        os.environ.setdefault(name, "1")   # limit itself is set by the warm-up, after numpy
     switch = sys.getswitchinterval()
     sys.setswitchinterval(0.0005)
     try:                           # start() only starts the warm-up thread: the server goes on
