@@ -680,7 +680,11 @@ function drawCurves(st) {
     ctx.strokeStyle = "#bbb";
     ctx.lineWidth = 1;
     ctx.strokeRect(ox, oy, cw, ch);
-    if (!xs.length) return;
+    if (!xs.length) {                      // nothing yet: say what starts the curves
+      ctx.fillStyle = "#777"; ctx.textAlign = "center"; ctx.textBaseline = "middle";
+      ctx.fillText(fitText(ctx, d.empty || "press Play (Space)", cw - font), ox + cw / 2, oy + ch / 2);
+      return;
+    }
     let [xa, xb] = [Math.min(...xs), Math.max(...xs)], [ya, yb] = [Math.min(...ys), Math.max(...ys)];
     if (d.x_range) { xa = d.log_x ? lx(Math.max(d.x_range[0], 1e-12)) : d.x_range[0]; xb = Math.max(xb, d.log_x ? lx(d.x_range[1]) : d.x_range[1]); }
     if (xb - xa < 1e-12) { xa -= 0.5; xb += 0.5; }

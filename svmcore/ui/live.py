@@ -683,6 +683,11 @@ def live_panel(inst: Instance, draw, footer=None, **control_kw) -> None:
     _frames()
 
 
+#: how much later than the server's schedule a browser plays a batch (the message's way and its
+#: drawing): the tiles lag the picture by this much rather than lead it
+LATENCY_S = 0.15
+
+
 def _wait(seconds: float, slice_s: float = 0.03) -> None:
     """Sleep ``seconds`` in the frames fragment between two batches, but no longer than until
     the session asks for something (a press, a changed widget): Streamlit lets a running
@@ -725,7 +730,10 @@ def _next_batch(inst, shared) -> None:
         if m.done:
             break
     shared[1] = min(drawn + len(moments), len(tl.moments) - 1)
-    inst.tile_moment = tl.moment(drawn, factor, frame_of)
+    # the tiles: the newest keyframe the browser has surely reached when this batch arrives
+    # (its playback trails the schedule by the buffer and the message's way), never ahead
+    reached = [m for at, m in inst.sched if at <= now - live.BUFFER_S - LATENCY_S]
+    inst.tile_moment = reached[-1] if reached else tl.moment(drawn, factor, frame_of)
     inst.moment = moments[-1]
     inst.keyframes = moments
 
