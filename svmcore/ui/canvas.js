@@ -481,8 +481,27 @@ function renderField(component) {
 const VIEWS = new Set();
 
 // Draw the view when what it shows changed (a new keyframe, or the blend moved on); a trace's
-// curves, whose blend only moves the tips, at most every CURVE_MS while they blend.
+// curves, whose blend only moves the tips, at most every CURVE_MS while they blend. A browser
+// that renders in software (no GPU: its compositor copies every changed canvas on the CPU)
+// blends on two animation frames of three; a new keyframe is always drawn at once.
 const CURVE_MS = 50;
+let SOFTWARE = null;
+
+function softwareRendering() {
+  if (SOFTWARE === null) {
+    try {
+      const gl = document.createElement("canvas").getContext("webgl");
+      const info = gl && gl.getExtension("WEBGL_debug_renderer_info");
+      const name = gl ? String(gl.getParameter(info ? info.UNMASKED_RENDERER_WEBGL : gl.RENDERER)) : "";
+      SOFTWARE = !gl || /swiftshader|llvmpipe|softpipe|software/i.test(name);
+      const lose = gl && gl.getExtension("WEBGL_lose_context");
+      if (lose) lose.loseContext();
+    } catch (e) {
+      SOFTWARE = true;
+    }
+  }
+  return SOFTWARE;
+}
 
 function paint(st, now) {
   if (!st.shown) return;
@@ -490,9 +509,15 @@ function paint(st, now) {
   const moving = next && !next.same && st.mix > 0;
   const sig = st.frames + ":" + st.shown.t + ":" + (moving ? next.k.t + ":" + st.mix.toFixed(4) : "");
   if (sig === st.painted && !st.drag) return;
+  const sameKey = st.painted && st.painted.startsWith(st.frames + ":" + st.shown.t + ":");
   const curves = st.root.classList.contains("svmc-curves");
   if (curves && moving && now !== undefined && st.paintedAt && now - st.paintedAt < CURVE_MS
-      && st.painted.startsWith(st.frames + ":" + st.shown.t + ":")) return;
+      && sameKey) return;
+  if (moving && sameKey && !st.drag && st.streak >= 2 && softwareRendering()) {
+    st.streak = 0;                          // (software) this animation frame is skipped
+    return;
+  }
+  st.streak = moving ? (st.streak || 0) + 1 : 0;
   st.painted = sig;
   st.paintedAt = now;
   st.draw();
