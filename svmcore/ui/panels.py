@@ -263,9 +263,10 @@ def draw_run(inst: Instance, state: LiveState, layout: str = "side",
             curves = batch([{**curves, "t": run.t, "n": len(run.trace)}], live.FRAME_S, "last")
         # one line kept whether it says something or not: the curves never move
         with st.container(height=layout_.LINE_PX, border=False, gap=None):
-            if src.t == 0 and not playing:
-                st.caption(":material/play_arrow: Press Play (Space): the curves start with "
-                           "the run.")
+            # written on every run, empty once the run has started: a fragment's run that ends
+            # in its next run leaves what it did not write on the page
+            st.caption(":material/play_arrow: Press Play (Space): the curves start with the run."
+                       if src.t == 0 and not playing else "\u00a0")
         canvas_view(inst.key("curves", keep=False), curves)
     inspector.inspect_view(inst, state, font=font)
 
