@@ -36,8 +36,9 @@ PLAYING_FRAMES = 90          # animation frames sampled while the view plays key
 AFTER_PAUSE_FRAMES = 30      # ... and after Pause, over at least AFTER_PAUSE_MS
 AFTER_PAUSE_MS = 500
 
-# Every animation frame: the view's counters, the tile, and the canvas's pixels on two
-# consecutive frames out of every 15 (on every frame after Pause). The Pause press is noted by
+# Every animation frame: the view's counters, the tile, and the canvas's pixels on three
+# consecutive frames out of every 15 (a browser that renders in software blends on two frames
+# of three, so each window holds a pair with a new image) (on every frame after Pause). The Pause press is noted by
 # a listener on the window, which runs after the view's own (on the document, capturing):
 # what it reads is the state the view froze on.
 _SAMPLER = """([field, label]) => {
@@ -71,7 +72,7 @@ _SAMPLER = """([field, label]) => {
                blank: !v || !c || v.getAttribute('data-drawn') !== '1'};
     if (!s.blank) {
       Object.assign(s, read(v));
-      if (s.after || M.samples.length % 15 < 2) s.hash = hash(c);
+      if (s.after || M.samples.length % 15 < 3) s.hash = hash(c);
     }
     M.samples.push(s);
     requestAnimationFrame(step);

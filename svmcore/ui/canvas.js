@@ -511,8 +511,8 @@ function paint(st, now) {
   if (sig === st.painted && !st.drag) return;
   const sameKey = st.painted && st.painted.startsWith(st.frames + ":" + st.shown.t + ":");
   const curves = st.root.classList.contains("svmc-curves");
-  if (curves && moving && now !== undefined && st.paintedAt && now - st.paintedAt < CURVE_MS
-      && sameKey) return;
+  if (curves && moving && now !== undefined && st.paintedAt && sameKey
+      && now - st.paintedAt < (softwareRendering() ? 2 : 1) * CURVE_MS) return;
   if (moving && sameKey && !st.drag && st.streak >= 2 && softwareRendering()) {
     st.streak = 0;                          // (software) this animation frame is skipped
     return;
