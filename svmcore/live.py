@@ -224,8 +224,8 @@ class Timeline:
     A session that is ahead of all others computes the next moment (under the lock); the others
     read it. Its moments are the run's at the iterations the leading session's ticks reached."""
 
-    def __init__(self, run):
-        self.run = run
+    def __init__(self, run, start: int = 0):
+        self.run, self.start = run, start
         self.lock = threading.Lock()
         self.moments: list[Moment] = []
         self.nbytes = 0
@@ -234,6 +234,8 @@ class Timeline:
         """The i-th moment (0: the run as built), computing the missing ones."""
         with self.lock:
             while len(self.moments) <= i:
+                if not self.moments and self.start > self.run.t:
+                    self.run.advance_iters(self.start - self.run.t)   # the same seeded run
                 if self.moments:
                     if self.run.done:
                         return self.moments[-1]
@@ -275,11 +277,13 @@ class SharedRuns:
         self._lock = threading.Lock()
         self._timelines: dict = {}
 
-    def timeline(self, key, make_run) -> Timeline:
+    def timeline(self, key, make_run, start: int = 0) -> Timeline:
+        """The timeline of ``key`` (made with ``make_run()``, a run at t = 0, on first use);
+        ``start``: its first moment is the run at that t (replayed when first needed)."""
         with self._lock:
             tl = self._timelines.pop(key, None)
             if tl is None:
-                tl = Timeline(make_run())
+                tl = Timeline(make_run(), start)
             self._timelines[key] = tl                       # most recently used last
             while len(self._timelines) > self.max_runs or (
                     len(self._timelines) > 1 and

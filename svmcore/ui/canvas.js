@@ -460,9 +460,10 @@ function bindPointer(st) {
 }
 
 function renderField(component) {
-  const {data, parentElement, setTriggerValue} = component;
+  const {data, parentElement, setTriggerValue, setStateValue} = component;
   const st = setup(parentElement, "svmc-field");
   st.setTrigger = setTriggerValue;
+  st.setState = setStateValue;
   st.draw = () => drawField(st);
   if (!st.bound) { bindPointer(st); st.bound = true; }
   receive(st, data, keyframe, showField);
@@ -564,7 +565,9 @@ function freeze(st) {
   st.show(st.shown);
   paint(st);
   // the server stops the run on this keyframe (a field view says which; the press follows)
-  if (st.setTrigger && st.shown.t !== undefined) st.setTrigger("stop", {t: st.shown.t, n: Date.now()});
+  // (a state value, not a trigger: it stays in the session until the next stop, so the press's
+  // callback reads it whichever of the two messages the server handles first)
+  if (st.setState && st.shown.t !== undefined) st.setState("stop", {t: st.shown.t, n: Date.now()});
 }
 
 function receive(st, data, decode, show) {

@@ -48,18 +48,19 @@ def canvas_view(key: str, frame: dict, on_click=None, on_stop=None):
     """Draw a frame (a field or curves frame of :mod:`svmcore.viz.frame`) in the keyed view;
     returns the component's result (``.click`` after a click on the field). ``on_stop`` is
     called (before the next run) when the browser stopped playing keyframes on one, as Pause,
-    +1, Step or their keys are pressed: ``stopped(key)`` is its t."""
+    +1, Step or their keys are pressed: ``stopped(key)`` says which."""
     return _LIVE(key=key, data={"frame": json.dumps(frame, separators=(",", ":"))},
                  on_click_change=on_click or (lambda: None),
                  on_stop_change=on_stop or (lambda: None))
 
 
-def stopped(key: str) -> int | None:
-    """The t of the keyframe the keyed view stopped on (in an ``on_stop`` callback), or None."""
+def stopped(key: str) -> tuple[int, float] | None:
+    """Where the keyed view last stopped playing: (the keyframe's t, the browser's stamp of the
+    stop, which grows with every stop), or None."""
     value = st.session_state.get(key)
     stop = value.get("stop") if hasattr(value, "get") else getattr(value, "stop", None)
     try:
-        return int(stop["t"])
+        return int(stop["t"]), float(stop["n"])
     except (TypeError, KeyError, ValueError):
         return None
 

@@ -258,8 +258,9 @@ def tick(inst: Instance, pace: str | None = None) -> None:
 
 def _share(inst) -> None:
     """Play on the process-wide timeline of this configuration (svmcore.live.SHARED) when the
-    pace is a factor and the timeline stops at the run's t: the sessions on one link then
-    compute each frame once. "max" pace, races and runs moved elsewhere by hand play alone."""
+    pace is a factor: the sessions on one link then compute each frame once. A run that left
+    the timeline's moments (+1, Step, a mid-run change) plays on a timeline that starts at its
+    t, shared with the sessions that stand at the same t. "max" pace and races play alone."""
     state = inst.live
     if state is None or state.is_race or inst.tick_error or state.view is None:
         return                     # view None: a run without the 2-D field (the regression page)
@@ -276,8 +277,12 @@ def _share(inst) -> None:
         return run_frame(run, view, live.RES_PLAYING, snap, scores, height=height, font=font,
                          fit=present)
 
-    timeline = live.SHARED.timeline(key, lambda: _build(state.cfg, state.data)[0])
+    make = lambda: _build(state.cfg, state.data)[0]  # noqa: E731
+    timeline = live.SHARED.timeline(key, make)
     at = live.join_index(timeline, state.run.t, factor, frame_of)
+    if at is None:                 # moved off the timeline (+1, Step): one that starts here
+        timeline = live.SHARED.timeline(key + (state.run.t,), make, start=state.run.t)
+        at = live.join_index(timeline, state.run.t, factor, frame_of)
     if at is not None:
         inst.shared = [timeline, at, at, factor, frame_of]   # [timeline, position, drawn, …]
 
@@ -323,41 +328,63 @@ def _rerun_panel(inst, frames_only: bool = False) -> None:
         st.rerun(scope=[frames] if frames_only else [inst.key("controls_fragment", False), frames])
 
 
-def _controls_unchanged(inst, was_playing: bool) -> bool:
-    """After a +1 or a Step: does the controls fragment look as before the press — Play /
-    Pause / +1 / Step, and the export panel closed (open, it shows this t)?"""
+def _controls_unchanged(inst) -> bool:
+    """After a +1 or a Step: does the controls fragment look as before the press — drawn for a
+    paused run (Play / Pause / +1 / Step), the run going on, and the export panel closed (open,
+    it shows this t)?"""
     from .export import export_key
     drv = inst.live.driver if inst.live is not None else None
-    return (not was_playing and drv is not None and not drv.done and not inst.tick_error
-            and not ss.get(export_key(inst)))
+    return (not inst.controls_playing and drv is not None and not drv.done
+            and not inst.tick_error and not ss.get(export_key(inst)))
 
 
 def _on_play(inst):
     inst.tick_error = None
     inst.playing = True
-    inst.sched, inst.play_until = [], None
+    inst.sched, inst.play_until, inst.guess = [], None, None
     inst.set("edit", "view")
     _share(inst)
     _rerun_panel(inst)
 
 
+def _new_stop(inst) -> int | None:
+    """The t of the keyframe the browser stopped on with the press being handled: a stop of
+    the field view newer than the last one used, or None (not arrived yet)."""
+    from .canvas import stopped
+    for k in inst.stop_keys:
+        s = stopped(k)
+        if s is not None and s[1] > inst.stop_n:
+            inst.stop_n = s[1]
+            return s[0]
+    return None
+
+
 def view_stopped(inst, key: str) -> None:
-    """The browser stopped playing on a keyframe (Pause, +1, Step or their keys): when its
-    message comes before the press itself, stop there (:func:`_stop_on_shown`)."""
+    """The browser stopped playing on a keyframe (Pause, +1, Step or their keys). Its message
+    and the press's come in either order: first, the run stops there (:func:`_stop_on_shown`);
+    after a press that had to guess where the browser was, the run moves on to where it
+    really stopped (:func:`_correct_guess`)."""
     if inst.playing:
         _stop_on_shown(inst)
+    elif inst.guess is not None:
+        _correct_guess(inst)
 
 
 def _stop_on_shown(inst) -> None:
     """Stop playing where the browser stopped: it froze on a keyframe when the press came (no
-    round trip) and its field view says which (its "stop" event, sent with the press); without
-    one, the keyframe its playback schedule had reached (:func:`shown_moment`). On a shared
-    timeline the session's own run replays to that moment; playing alone, the run is at its
-    newest keyframe, where the browser stops."""
-    from .canvas import stopped
-    t = next((t for k in inst.stop_keys if (t := stopped(k)) is not None), None)
+    round trip) and its field view says which (its "stop", sent with the press). When that
+    message has not come yet, the guess is the newest keyframe the browser has surely reached
+    (:func:`reached_moment`), never one it may not have shown: the stop, when it comes, can
+    only move the run on (:func:`_correct_guess`). On a shared timeline the session's own run
+    replays to that moment; playing alone, the run is at its newest keyframe, where the
+    browser stops."""
+    t = _new_stop(inst)
     m = next((m for _, m in reversed(inst.sched) if m.t == t), None) if t is not None else None
-    m = m or shown_moment(inst)
+    inst.guess = None
+    if m is None and t is None and inst.shared is not None:
+        m = reached_moment(inst) or inst.tile_moment
+        if m is not None:
+            inst.guess = (m.t, None)
     if m is not None and inst.shared is not None:
         inst.moment = m
     inst.playing = False
@@ -365,8 +392,35 @@ def _stop_on_shown(inst) -> None:
     unshare(inst)
 
 
+def _guessed(inst) -> None:
+    """After a press's action: note the run's t, which a late stop moves on from."""
+    if inst.guess is not None and inst.live is not None and not inst.live.is_race:
+        inst.guess = (inst.guess[0], inst.live.run.t)
+    else:
+        inst.guess = None
+
+
+def _correct_guess(inst) -> None:
+    """The browser's stop came after the press, which stopped on a guess: when the browser was
+    further on, the run moves on by the same difference (the seeded run is the same from there
+    on, so the page ends where the browser stopped, plus the press's step)."""
+    guessed, after = inst.guess
+    t = _new_stop(inst)
+    inst.guess = None
+    run = inst.live.run if inst.live is not None and not inst.live.is_race else None
+    if t is None or run is None or after is None or run.t != after or t <= guessed:
+        return
+    try:
+        with live.heavy_work(what="this press"):
+            run.advance_iters(t - guessed)
+    except Exception as exc:  # noqa: BLE001 - shown, the session goes on
+        inst.tick_error = describe(exc)
+    inst.drawn = _position(inst.live)
+
+
 def _on_pause(inst):
     _stop_on_shown(inst)
+    _guessed(inst)
     _rerun_panel(inst)
 
 
@@ -378,14 +432,13 @@ def _pause_for_a_press(inst):
 
 
 def _on_step(inst):
-    was_playing = inst.playing
     _pause_for_a_press(inst)
     tick(inst)
-    _rerun_panel(inst, frames_only=_controls_unchanged(inst, was_playing))
+    _guessed(inst)
+    _rerun_panel(inst, frames_only=_controls_unchanged(inst))
 
 
 def _on_step1(inst):
-    was_playing = inst.playing
     _pause_for_a_press(inst)
     drv = inst.live.driver if inst.live is not None else None
     if drv is not None and not drv.done:
@@ -393,7 +446,8 @@ def _on_step1(inst):
             drv.advance_iters(1)
         except Exception as exc:  # noqa: BLE001
             inst.tick_error = describe(exc)
-    _rerun_panel(inst, frames_only=_controls_unchanged(inst, was_playing))
+    _guessed(inst)
+    _rerun_panel(inst, frames_only=_controls_unchanged(inst))
 
 
 def _on_reset(inst):
@@ -630,6 +684,7 @@ def live_panel(inst: Instance, draw, footer=None, **control_kw) -> None:
         if inst.live is None:
             return
         controls(inst, **control_kw)
+        inst.controls_playing = inst.playing
         if footer is not None and not inst.get("present"):
             footer(inst)
 
@@ -692,7 +747,7 @@ def _wait(seconds: float, slice_s: float = 0.03) -> None:
     """Sleep ``seconds`` in the frames fragment between two batches, but no longer than until
     the session asks for something (a press, a changed widget): Streamlit lets a running
     script finish before a fragment's rerun, and the press's callback must run while the
-    browser still shows the keyframe it stopped on (:func:`shown_moment`). The pending request
+    browser still shows the keyframe it stopped on (:func:`_stop_on_shown`). The pending request
     is read from the script runner's request state (a private name; a Streamlit without it
     sleeps the whole time)."""
     from streamlit.runtime.scriptrunner import get_script_run_ctx
@@ -731,9 +786,7 @@ def _next_batch(inst, shared) -> None:
             break
     shared[1] = min(drawn + len(moments), len(tl.moments) - 1)
     # the tiles: the newest keyframe the browser has surely reached when this batch arrives
-    # (its playback trails the schedule by the buffer and the message's way), never ahead
-    reached = [m for at, m in inst.sched if at <= now - live.BUFFER_S - LATENCY_S]
-    inst.tile_moment = reached[-1] if reached else tl.moment(drawn, factor, frame_of)
+    inst.tile_moment = reached_moment(inst, now) or tl.moment(drawn, factor, frame_of)
     inst.moment = moments[-1]
     inst.keyframes = moments
 
@@ -750,13 +803,12 @@ def batch_sent(inst) -> None:
     inst.play_until = times[-1] if times else inst.play_until
 
 
-def shown_moment(inst):
-    """The keyframe of the shared timeline the browser shows now (the nearest in its playback
-    schedule: it stops there when Pause is pressed), or None."""
-    if inst.shared is None or not inst.sched:
-        return None
-    now = time.monotonic()
-    return min(inst.sched, key=lambda p: abs(p[0] - now))[1]
+def reached_moment(inst, now: float | None = None):
+    """The newest keyframe of the shared timeline the browser has surely reached (its playback
+    trails the schedule by the buffer and the message's way), or None."""
+    now = time.monotonic() if now is None else now
+    reached = [m for at, m in inst.sched if at <= now - live.BUFFER_S - LATENCY_S]
+    return reached[-1] if reached else None
 
 
 def _sync_paused_url(inst) -> None:

@@ -83,6 +83,9 @@ class Instance:
     sched: list = field(default_factory=list)   # (when the browser reaches it, moment)
     play_until: float | None = None   # when the browser reaches the newest keyframe sent
     stop_keys: tuple = ()             # the field views that say where the browser stopped
+    stop_n: float = 0.0               # the newest of their stops already used (its stamp)
+    guess: tuple | None = None        # a press stopped on a guess: (its t, the run's t after it)
+    controls_playing: bool = False    # the controls fragment was drawn for a playing run
     batch_at: float = 0.0             # when the last batch was sent (monotonic seconds)
 
     def key(self, name: str, keep: bool = True) -> str:
