@@ -114,6 +114,29 @@ def test_smo_shrinking_computes_each_kernel_value_once():
     assert partial_seen and s.t > n          # shrinking ran and some rows were partial
 
 
+@pytest.mark.parametrize("shrinking", [False, True])
+def test_smo_counts_the_gradient_rebuilt_by_a_mid_run_c_change(shrinking):
+    """A mid-run change of C rescales α and rebuilds G = Qα − e from scratch: n kernel values per
+    α_j > 0 (after the rescale, the same set as before), and with shrinking also Ḡ, n per α_j at
+    the new bound. Counted by hand from α, with the gradient checked against the dense Q."""
+    X, y = _moons(60)
+    n = len(y)
+    s = SMOSolver(C=1.0, kernel="rbf", gamma=GAMMA, shrinking=shrinking)
+    s.init(X, y, seed=0)
+    s.step(40)
+    assert not s.converged
+    before, alpha = s.kernel_evals, s.alpha.copy()
+    positive = int(np.count_nonzero(alpha > 0.0))
+    at_bound = int(np.count_nonzero(alpha >= 1.0))        # α_j = C_old lands on C_new
+    assert positive > at_bound > 0
+    assert s.retune(C=2.5) == {"C": (1.0, 2.5)}
+    expected = n * positive + (n * at_bound if shrinking else 0)
+    assert s.kernel_evals - before == expected
+    assert s.snapshot().kernel_evals == before + expected
+    Q = np.outer(y, y) * rbf_kernel(X, gamma=GAMMA)
+    np.testing.assert_allclose(s.G, Q @ s.alpha - 1.0, rtol=1e-10, atol=1e-10)
+
+
 # --------------------------------------------------------------------------- Pegasos
 
 
