@@ -15,7 +15,6 @@ from svmcore import ui
 
 def main() -> None:
     sw = ui.instance("sw")
-    state = ui.sweep_state(sw)
     with st.sidebar:
         st.header("Data")
         data = ui.data_panel(sw)
@@ -30,18 +29,7 @@ def main() -> None:
                "heatmaps fill in as cells finish. Validation accuracy is measured on the data "
                "panel's held-out part.")
     ui.page_messages(sw, None, data)
-    c1, c2, _ = st.columns([1, 1, 4])
-    c1.button("Start", key=sw.key("start", keep=False), type="primary", width="stretch",
-              on_click=ui.start_sweep, args=(sw, data, solver, fixed, n_C, n_g, n_seeds),
-              icon=":material/play_arrow:")
-    running = state.sweep is not None and not state.sweep.done
-    c2.button("Stop", key=sw.key("stop", keep=False), on_click=ui.stop_sweep, args=(sw,),
-              disabled=not running, icon=":material/stop:", width="stretch")
-    if state.error:
-        st.error(state.error)
-    elif state.sweep is None:
-        st.info("Choose the data, a solver and the grid, then press Start.")
-    ui.sweep_view(sw)
+    ui.sweep_view(sw, start=(data, solver, fixed, n_C, n_g, n_seeds))
 
 
 ui.guarded(main)

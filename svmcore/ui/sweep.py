@@ -130,6 +130,13 @@ def start_sweep(inst: Instance, data: dict, solver: str, fixed: dict, n_C: int, 
         dict(fixed)
 
 
+def _on_start(inst: Instance, *args) -> None:
+    """Start (a button of the view's fragment): a run of the whole page follows, which gives
+    the fragment its polling timer."""
+    start_sweep(inst, *args)
+    st.rerun()
+
+
 def stop_sweep(inst: Instance) -> None:
     """Cancel what has not finished; the finished cells stay."""
     state = sweep_state(inst)
@@ -206,9 +213,13 @@ def _draw(inst: Instance, state: SweepState) -> None:
         st.warning(f"{k} run(s) {status}: {bad[bad.status == status]['message'].iloc[0]}")
 
 
-def sweep_view(inst: Instance) -> None:
-    """The progress bar and the heatmaps, in a fragment that polls the sweep every 0.5 s while
-    it runs (a poll never blocks); a clicked cell opens on the Playground."""
+def sweep_view(inst: Instance, start: tuple) -> None:
+    """Start and Stop, the progress bar and the heatmaps, in a fragment that polls the sweep
+    every 0.5 s while it runs (a poll never blocks); a clicked cell opens on the Playground.
+    ``start``: the arguments of :func:`start_sweep` after ``inst`` (the widgets' values). The
+    buttons are drawn in the fragment, after its poll, so Stop is live exactly while the sweep
+    runs: a page run cut short by the fragment's next poll would leave a Stop drawn before the
+    sweep ended."""
     state = sweep_state(inst)
     running = state.sweep is not None and not state.sweep.done
 
@@ -218,11 +229,21 @@ def sweep_view(inst: Instance) -> None:
             C, gamma = state.clicked
             state.clicked = None
             open_on("pages/playground.py", cell_config(state, C, gamma), "pg")
-        if state.sweep is None:
-            return
-        state.sweep.poll()
-        if running and state.sweep.done and _in_fragment_run():
-            st.rerun()                        # finished: redraw the page without the timer
-        _draw(inst, state)
+        if state.sweep is not None:
+            state.sweep.poll()
+            if running and state.sweep.done and _in_fragment_run():
+                st.rerun()                    # finished: redraw the page without the timer
+        now_running = state.sweep is not None and not state.sweep.done
+        c1, c2, _ = st.columns([1, 1, 4])
+        c1.button("Start", key=inst.key("start", keep=False), type="primary", width="stretch",
+                  on_click=_on_start, args=(inst, *start), icon=":material/play_arrow:")
+        c2.button("Stop", key=inst.key("stop", keep=False), on_click=stop_sweep, args=(inst,),
+                  disabled=not now_running, icon=":material/stop:", width="stretch")
+        if state.error:
+            st.error(state.error)
+        elif state.sweep is None:
+            st.info("Choose the data, a solver and the grid, then press Start.")
+        if state.sweep is not None:
+            _draw(inst, state)
 
     _view()
