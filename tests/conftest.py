@@ -46,8 +46,8 @@ _scan_installed_components_once()
 # app's warm-up list that no other process has claimed (a file created with O_EXCL claims it).
 _WARM_PART = """
 import os, sys
-from svmcore import warm
-from svmcore.run import warmup
+from svmcore.server import warm
+from svmcore.runs.run import warmup
 from svmcore.solvers import get_solver
 claims = sys.argv[1]
 todo = [(name, params) for name, params in warm.plan()] + [("level lines", None)]
@@ -66,7 +66,7 @@ assert not warm.problems(), warm.problems()
 
 def pytest_sessionstart(session):
     """Fill numba's disk cache once, before any test worker starts (in the xdist controller, or
-    in the one process of a serial run): the app's warm-up list (svmcore.warm, the same list
+    in the one process of a serial run): the app's warm-up list (svmcore.server.warm, the same list
     every app server loads at its start), compiled by one process per core, each taking the
     next solver no other has taken. On a fresh machine that is ~40 s of compilation, SMO's the
     largest part: ~50 s in one process, the workers waiting; without it every worker and every

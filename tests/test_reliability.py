@@ -21,8 +21,8 @@ from sklearn.exceptions import ConvergenceWarning
 
 from svmcore.data import make_toy
 from svmcore.estimators import SVMClassifier, SVMRegressor, _SVMBase
-from svmcore.objectives import lam_from_C
-from svmcore.run import TrainingRun
+from svmcore.solvers.objectives import lam_from_C
+from svmcore.runs.run import TrainingRun
 from svmcore.solvers import REGISTRY, estimate_memory, memory_plan
 from svmcore.solvers.base import MemoryBudgetError, Solver
 

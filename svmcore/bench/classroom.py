@@ -12,12 +12,12 @@ class on the first's server would replay the first's cached moments of the same 
 ``--url`` every class runs on that one server.
 
 Starts ``streamlit run app.py`` on a free 127.0.0.1 port (headless, no usage statistics) — or k
-replicas behind nginx (``--replicas``, :mod:`svmcore.deploy`), or takes a running server
+replicas behind nginx (``--replicas``, :mod:`svmcore.server.replicas`), or takes a running server
 (``--url``, with ``--server-pid`` for its CPU) — opens one warm-up session (the first visitor
 compiles or loads the solvers; its time is reported apart) and waits until the server's
 start is over — its background warm-up of the other solvers finished (a new page shows no
 warm-up note) and the server idle — as on a server started before the lesson,
-then N sessions at once at the protocol level (:class:`svmcore.bench.stclient.Session`:
+then N sessions at once at the protocol level (:class:`svmcore.server.protocol_client.Session`:
 Streamlit's websocket protocol with its own protobuf classes, so no browser cost is counted;
 each session first GETs the page like a browser, which also gives it a load balancer's cookie).
 ``same``: every session opens the same link (the default Playground, or ``--query``);
@@ -67,7 +67,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit
 import numpy as np
 
 from .common import machine_line, markdown_table
-from .stclient import FIELD_KEY, TILE, Session, warm
+from ..server.protocol_client import FIELD_KEY, TILE, Session, warm
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -615,7 +615,7 @@ def wait_idle(roots, idle_cores: float = 0.1, limit_s: float = 120.0) -> float:
     """Wait until the server is idle — its process tree spent under ``idle_cores`` over a
     second — at most ``limit_s``; returns the seconds waited (nan without a pid to watch).
     A server compiles or loads every solver in the background after its first page
-    (svmcore.warm); a class meets a server started before the lesson, so that start-up is
+    (svmcore.server.warm); a class meets a server started before the lesson, so that start-up is
     not counted as the class's load."""
     if not roots:
         return float("nan")
@@ -629,7 +629,7 @@ def wait_idle(roots, idle_cores: float = 0.1, limit_s: float = 120.0) -> float:
     return time.monotonic() - t0
 
 
-#: The note a page shows while the server's background warm-up runs (svmcore.warm.status).
+#: The note a page shows while the server's background warm-up runs (svmcore.server.warm.status).
 WARM_UP_NOTE = "Compiling the solvers in the background"
 
 
@@ -674,7 +674,7 @@ def run(args, sessions: int | None = None) -> dict:
     class of ``sessions`` (default: the first of ``args.sessions``) and the browser, stop
     everything; the result dict."""
     n = sessions if sessions is not None else parse_sessions(args.sessions)[0]
-    from ..deploy import AppServer, Replicas
+    from ..server.replicas import AppServer, Replicas
 
     server = replicas = None
     try:
@@ -732,7 +732,7 @@ def parser() -> argparse.ArgumentParser:
     ap.add_argument("--server-pid", type=int, default=None,
                     help="with --url: the server's pid, for its CPU and memory")
     ap.add_argument("--replicas", type=int, default=0,
-                    help="start this many replicas behind nginx (svmcore.deploy) instead")
+                    help="start this many replicas behind nginx (svmcore.server.replicas) instead")
     ap.add_argument("--browser", type=int, default=0,
                     help="also open this many chromium pages and measure them while playing")
     ap.add_argument("--timeout", type=float, default=60.0, help="seconds to wait for a page, "

@@ -40,7 +40,7 @@ import scipy.sparse as sp
 
 from ..data import load_dataset
 from ..estimators import SVMClassifier
-from ..run import warmup
+from ..runs.run import warmup
 from ..solvers import REGISTRY
 from .common import machine_line, markdown_table
 

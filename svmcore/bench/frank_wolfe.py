@@ -47,7 +47,7 @@ import time
 import numpy as np
 
 from ..data import load_dataset
-from ..run import warmup
+from ..runs.run import warmup
 from ..solvers.cutting_plane import CuttingPlaneSolver
 from ..solvers.frank_wolfe import MSFWSolver, SFWSolver
 from .common import machine_line, markdown_table

@@ -28,8 +28,8 @@ CHILD = r"""
 import json, resource, sys, time
 import numpy as np
 from svmcore.data import load_dataset
-from svmcore.kernels import as_rows
-from svmcore.run import warmup
+from svmcore.solvers.kernels import as_rows
+from svmcore.runs.run import warmup
 from svmcore.solvers import get_solver
 from svmcore.solvers.base import MemoryBudgetError
 

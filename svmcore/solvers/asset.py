@@ -1,6 +1,6 @@
 r"""ASSET: approximate stochastic subgradient estimation training (Lee & Wright, ICPRAM 2012).
 
-Minimises the reduced primal (PL) on approximate kernel features V_i· ∈ R^d (svmcore.approx):
+Minimises the reduced primal (PL) on approximate kernel features V_i· ∈ R^d (svmcore.solvers.feature_maps):
 
     P(γ, b) = λ/2 ‖γ‖² + (1/n) Σ_i ℓ(y_i, V_i·γ + b),        λ = 1 / (C n),
 
@@ -90,12 +90,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._jit import njit, njit_reduce
-from ..approx import (NystroemFeatures, RandomFourierFeatures, iter_blocks, kernel_diag_max)
-from ..kernels import KERNEL_CODES, dense_dot
-from ..objectives import error_rate, hinge_losses, lam_from_C
-from ..schedules import Schedule, StepRule, step_size
+from .feature_maps import (NystroemFeatures, RandomFourierFeatures, iter_blocks, kernel_diag_max)
+from .kernels import KERNEL_CODES, dense_dot
+from .objectives import error_rate, hinge_losses, lam_from_C
+from .step_sizes import Schedule, StepRule, step_size
 from .base import (COEF0_SPEC, C_SPEC, DEGREE_SPEC, EPOCHS_SPEC, GAMMA_SPEC, Line, Listing,
-                   ParamSpec, SampleStream, Snapshot, Solver, StepRecord, averaging_start,
+                   ParamSpec, SampleStream, Snapshot, Solver, StepThroughRecord, averaging_start,
                    data_bytes, join_state, state_changes, state_part)
 
 # scalar state slots (float64 array `sc`): r̄ = largest ‖(γ_j, b_j)‖ so far, η of the last step
@@ -732,7 +732,7 @@ class ASSETSolver(Solver):
         travelled = self.p["dx"] == "travelled" or (self.p["dx"] == "auto" and self.regression)
         return asset_listing(self.regression, self.p["variant"] == "star", travelled)
 
-    def explain_state(self) -> dict:
+    def step_through_state(self) -> dict:
         """γ and b of the last iterate; with averaging (not ASSET*) also the averages
         ``γ_avg``, ``b_avg``."""
         out = {"γ": self.g.copy(), "b": float(self.sc[_B])}
@@ -740,7 +740,7 @@ class ASSETSolver(Solver):
             out["γ_avg"], out["b_avg"] = self.gavg.copy(), float(self.sc[_BAVG])
         return out
 
-    def _explain_one(self) -> StepRecord:
+    def _step_through_one(self) -> StepThroughRecord:
         """One iteration of Algorithm 1 on the next sample of the stream-aligned block: the
         feature row, d_j, the step and the projection computed in NumPy from the state before,
         then the compiled step on the same row."""
@@ -754,7 +754,7 @@ class ASSETSolver(Solver):
         j = self.t + 1
         eta = float(self.step_rule().values([j])[0])
         lam, yi = self.lam, float(self.y[i])
-        s0 = self.explain_state()
+        s0 = self.step_through_state()
         f = float(V @ s0["γ"] + s0["b"])
         if self.regression:
             d = -1.0 if yi > f + self.eps else (1.0 if yi < f - self.eps else 0.0)
@@ -766,7 +766,7 @@ class ASSETSolver(Solver):
         factor = min(1.0, self.gmax / norm_half) if norm_half > 0 else 1.0
         es0 = float(self.sc[_ETASUM])
         self.step(1)                           # the compiled step on row i
-        s1 = self.explain_state()
+        s1 = self.step_through_state()
         avg = j >= self.t_avg0
         keys = ["loop", "eta", "sample", "features", "grad", "viol" if d != 0.0 else "ok",
                 "step"] + (["avg_if", "avg"] if avg else [])
@@ -791,7 +791,7 @@ class ASSETSolver(Solver):
             text += f"; ‖γ‖ > Γ = {self.gmax:.3g}: projected back"
         if avg:
             text += f"; the average takes it with weight {q['avg_weight']:.3g}"
-        return StepRecord(t_before=j - 1, t=self.t, lines=L.no(*keys), text=text + ".",
+        return StepThroughRecord(t_before=j - 1, t=self.t, lines=L.no(*keys), text=text + ".",
                           picked=(i,), changes=state_changes(s0, s1), quantities=q,
                           roles={"sample": (i,)})
 

@@ -15,17 +15,17 @@ widgets of the app and the documentation. Randomness is drawn in Python from
 run does not depend on how it is chunked, and two solvers with the same seed see the same
 sample order.
 
-Step through ("why did this update happen?"). ``rec = s.step_explained()`` runs ONE iteration —
+Step through ("why did this update happen?"). ``rec = s.step_through()`` runs ONE iteration —
 the solver's own compiled step, so k explained steps leave the solver exactly where ``step(1)``
-k times leaves it — and returns a :class:`StepRecord`: the pseudocode lines that ran, the
+k times leaves it — and returns a :class:`StepThroughRecord`: the pseudocode lines that ran, the
 training indices it picked (by role), the before/after values of the named state of
-:meth:`Solver.explain_state` it changed (:func:`apply_changes` replays them), the paper's
+:meth:`Solver.step_through_state` it changed (:func:`apply_changes` replays them), the paper's
 quantities of the iteration and one sentence. The pseudocode is a :class:`Listing` kept beside
 the solver (``listing_default``, and ``listing()`` for the variant the options select): numbered
 :class:`Line` s in the paper's notation, each with a ``note`` for a student (what the line does
 and why) and the record quantities that belong beside it. A solver without a record of its own
 gets the generic one (the difference of two snapshots), so the page needs no edit for a new
-solver. ``svmcore.explain`` turns records into what the page draws.
+solver. ``svmcore.lessons.step_through`` turns records into what the page draws.
 """
 from __future__ import annotations
 
@@ -39,9 +39,9 @@ from typing import Any, ClassVar
 import numpy as np
 import scipy.sparse as sp
 
-from ..kernels import KERNEL_CODES, Rows, as_rows, expansion, kernel_block, kernel_params, rows_args
-from ..objectives import lam_from_C
-from ..schedules import SCHEDULE_CODES, Schedule, StepRule
+from .kernels import KERNEL_CODES, Rows, as_rows, expansion, kernel_block, kernel_params, rows_args
+from .objectives import lam_from_C
+from .step_sizes import SCHEDULE_CODES, Schedule, StepRule
 
 
 # --------------------------------------------------------------------------- parameters
@@ -251,7 +251,7 @@ class Snapshot:
     """What a solver reports about its current model.
 
     ``objective`` is the value of the function named by ``objective_name`` (for the L1-SVM:
-    λ-form with λ = 1/(C n), see svmcore.objectives). That name is the label of the objective
+    λ-form with λ = 1/(C n), see svmcore.solvers.objectives). That name is the label of the objective
     curve: it says which function is plotted, and says so when the solver minimises none.
     ``support`` are training indices with a non-zero coefficient (kernel solvers) or with
     y_i f(x_i) ≤ 1 (linear primal solvers, whose optimal dual variables can only be non-zero there).
@@ -271,7 +271,7 @@ class Snapshot:
       every registered solver). ``gap_name`` says which gap it is. A solver whose second curve is
       not a bound reports no gap: the difference to a non-bound is not called a gap.
 
-    :meth:`labels` gives the three names by column, as :class:`svmcore.run.TraceRow` carries them.
+    :meth:`labels` gives the three names by column, as :class:`svmcore.runs.run.TraceRow` carries them.
     """
 
     t: int
@@ -316,8 +316,8 @@ class Snapshot:
 
 
 @dataclass
-class StepRecord:
-    """What one iteration did and why: the answer of :meth:`Solver.step_explained`.
+class StepThroughRecord:
+    """What one iteration did and why: the answer of :meth:`Solver.step_through`.
 
     ``lines`` are the numbers (1-based) of the lines of the solver's pseudocode (its
     :meth:`Solver.listing`) that ran, never empty; ``picked`` the training indices the iteration
@@ -325,7 +325,7 @@ class StepRecord:
     ``roles`` the same indices by role (``{"sample": (i,)}``, ``{"i": (i,), "j": (j,)}``,
     ``{"toward": (p,)}``, ``{"cut sample": (…)}``, ``{"updated": (…)}`` …).
 
-    ``changes`` maps a name of the solver's :meth:`Solver.explain_state` to its ``(before,
+    ``changes`` maps a name of the solver's :meth:`Solver.step_through_state` to its ``(before,
     after)`` values; for a vector of which only some entries changed, ``index[name]`` holds those
     entries' positions and the pair holds the values there. :func:`apply_changes` applies a
     record to a state, so a record can be checked against the state change.
@@ -351,8 +351,8 @@ class StepRecord:
     model_w: tuple | None = None
 
 
-def apply_changes(state: dict, rec: StepRecord) -> dict:
-    """The state after ``rec``: ``state`` (from :meth:`Solver.explain_state` before the step)
+def apply_changes(state: dict, rec: StepThroughRecord) -> dict:
+    """The state after ``rec``: ``state`` (from :meth:`Solver.step_through_state` before the step)
     with the recorded changes applied. Raises ValueError when a recorded "before" value is not
     what the state holds (the record does not describe this state)."""
     out = dict(state)
@@ -593,7 +593,7 @@ class Solver:
     #: what the solver can learn: "classification" (labels ±1) and/or "regression"
     tasks: ClassVar[tuple[str, ...]] = ("classification",)
     #: the solver's algorithm, one line per entry, in the paper's notation (the step-through
-    #: page highlights the lines a :class:`StepRecord` names); empty: a generic one-liner
+    #: page highlights the lines a :class:`StepThroughRecord` names); empty: a generic one-liner
     pseudocode: ClassVar[tuple[str, ...]] = ()
     #: where the pseudocode comes from ("Pegasos, Fig. 1")
     pseudocode_source: ClassVar[str] = ""
@@ -1019,15 +1019,15 @@ class Solver:
         S = self.X.take(support).to_scipy()
         return np.asarray(coef @ S, dtype=np.float64).ravel(), float(b)
 
-    def step_explained(self) -> StepRecord:
+    def step_through(self) -> StepThroughRecord:
         """Run ONE iteration (the same compiled step as ``step(1)``) and say what it did.
 
-        The record comes from the solver's ``_explain_one`` (its own, or the default: the
+        The record comes from the solver's ``_step_through_one`` (its own, or the default: the
         difference of two snapshots); ``model_w`` is filled here for models linear in x.
-        Stepping with ``step_explained()`` leaves the solver exactly where ``step(1)`` does."""
+        Stepping with ``step_through()`` leaves the solver exactly where ``step(1)`` does."""
         self._require_ready()
         lin0 = self.linear_weights()
-        rec = self._explain_one()
+        rec = self._step_through_one()
         lin1 = self.linear_weights()
         if lin0 is not None and lin1 is not None:
             rec.model_w = (lin0, lin1)
@@ -1039,8 +1039,8 @@ class Solver:
         A, B = self.X.take(rows), self.X.take(cols)
         return kernel_block(self.kcode, self.kp, *rows_args(A), *rows_args(B)[:5])
 
-    def explain_state(self) -> dict:
-        """The named state a :class:`StepRecord`'s ``changes`` refer to (copies): the default
+    def step_through_state(self) -> dict:
+        """The named state a :class:`StepThroughRecord`'s ``changes`` refer to (copies): the default
         has the objective, n_sv and the model (``coef`` over all n training points and ``b``
         for a kernel expansion, ``w`` and ``b`` for a primal linear model)."""
         snap = self.snapshot()
@@ -1055,13 +1055,13 @@ class Solver:
             out["coef"], out["b"] = coef, float(exp[2])
         return out
 
-    def _explain_one(self) -> StepRecord:
+    def _step_through_one(self) -> StepThroughRecord:
         """The generic record: one ``step(1)`` and the difference of two snapshots."""
         before = self.snapshot()
-        s0 = self.explain_state()
+        s0 = self.step_through_state()
         self.step(1)
         after = self.snapshot()
-        s1 = self.explain_state()
+        s1 = self.step_through_state()
         a0, a1 = set(np.asarray(before.support).tolist()), set(np.asarray(after.support).tolist())
         entered, left = sorted(a1 - a0), sorted(a0 - a1)
         changes = state_changes(s0, s1)
@@ -1076,14 +1076,14 @@ class Solver:
             parts.append(f"objective {before.objective:.4g} → {after.objective:.4g}")
         text = parts[0] + (": " + ", ".join(parts[1:]) if len(parts) > 1 else "")
         roles = {k: tuple(v) for k, v in (("entered", entered), ("left", left)) if v}
-        return StepRecord(t_before=before.t, t=after.t, lines=(1,), text=text + ".",
+        return StepThroughRecord(t_before=before.t, t=after.t, lines=(1,), text=text + ".",
                           picked=tuple(entered + left), changes=changes,
                           quantities={"entered": entered, "left": left}, generic=True,
                           roles=roles)
 
-    def _idle_record(self, lines: tuple[int, ...], why: str) -> StepRecord:
+    def _idle_record(self, lines: tuple[int, ...], why: str) -> StepThroughRecord:
         """The record of a call that ran nothing (the solver has stopped or diverged)."""
-        return StepRecord(t_before=self.t, t=self.t, lines=lines,
+        return StepThroughRecord(t_before=self.t, t=self.t, lines=lines,
                           text=f"Nothing ran: {why}.", quantities={"stopped": True})
 
     def listing(self) -> Listing:

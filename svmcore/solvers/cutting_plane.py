@@ -95,10 +95,10 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._jit import njit
-from ..kernels import expansion_by_matmul, kernel_block, kernel_row, rows_args
-from ..objectives import error_rate, lam_from_C
+from .kernels import expansion_by_matmul, kernel_block, kernel_row, rows_args
+from .objectives import error_rate, lam_from_C
 from .base import (C_SPEC, COEF0_SPEC, DEGREE_SPEC, GAMMA_SPEC, KERNEL_SPEC, Line, Listing,
-                   ParamSpec, Snapshot, Solver, StepRecord, join_state, state_changes,
+                   ParamSpec, Snapshot, Solver, StepThroughRecord, join_state, state_changes,
                    state_part)
 
 #: the label of the snapshot's second curve: what the cutting-plane method minimises, over cuts
@@ -725,7 +725,7 @@ class CuttingPlaneSolver(Solver):
             return 0.0
         return float(self.c @ self.alpha - 0.5 * self.alpha @ self.G @ self.alpha)
 
-    def explain_state(self) -> dict:
+    def step_through_state(self) -> dict:
         """The cuts (offsets ``c``, the iteration that added each: ``born``), their QP
         weights α, ξ, and the model's expansion ``coef`` over all n points (and ``b``)."""
         support, coef, b = self.support_coef()
@@ -734,7 +734,7 @@ class CuttingPlaneSolver(Solver):
         return {"c": self.c.copy(), "born": np.array(self.born, dtype=np.int64),
                 "α": self.alpha.copy(), "ξ": self._xi(), "coef": full, "b": b}
 
-    def _explain_one(self) -> StepRecord:
+    def _step_through_one(self) -> StepThroughRecord:
         """One call of FindCuttingPlane and, if its cut is violated, the cut added and the QP
         re-solved: ``step(1)`` itself; the margins and the exact loss before come from the
         stored model (no kernel evaluation in linear mode)."""
@@ -744,12 +744,12 @@ class CuttingPlaneSolver(Solver):
                                      "the cut model is within ε of the objective")
         if self.diverged or self.t >= self.horizon:
             return self._idle_record(L.no("while"), "the run stopped (diverged or max_iter)")
-        s0 = self.explain_state()
+        s0 = self.step_through_state()
         m0 = self.y * self.f if self.linear else None       # constant: no pass over the data
         qp0, added0, removed0 = self.qp_dual(), self.n_cuts_added, self.n_removed
         t0 = self.t
         self.step(1)
-        s1 = self.explain_state()
+        s1 = self.step_through_state()
         added = self.n_cuts_added > added0
         removed = self.n_removed - removed0
         sample = np.asarray(self.last_sample, dtype=np.int64)
@@ -794,6 +794,6 @@ class CuttingPlaneSolver(Solver):
             text += "; the stopping test holds: done"
         if self.diverged:
             text += f"; {self.message}"
-        return StepRecord(t_before=t0, t=self.t,
+        return StepThroughRecord(t_before=t0, t=self.t,
                           lines=L.no(*keys), text=text + ".", picked=roles["cut sample"],
                           changes=state_changes(s0, s1), quantities=q, roles=roles)

@@ -87,12 +87,12 @@ import math
 import numpy as np
 
 from .._jit import njit
-from ..approx import kernel_diag_max
-from ..kernels import (MATMUL_MIN_EVALS, expansion_by_matmul, gathered_row, kernel_expansion,
+from .feature_maps import kernel_diag_max
+from .kernels import (MATMUL_MIN_EVALS, expansion_by_matmul, gathered_row, kernel_expansion,
                        kernel_row, kernel_value, rows_args)
-from ..objectives import error_rate
+from .objectives import error_rate
 from .base import (AVERAGING_SPEC, COEF0_SPEC, DEGREE_SPEC, GAMMA_SPEC, KERNEL_SPEC, Line,
-                   Listing, ParamSpec, SampleStream, Snapshot, Solver, StepRecord,
+                   Listing, ParamSpec, SampleStream, Snapshot, Solver, StepThroughRecord,
                    averaging_start, data_bytes, join_state, state_changes, state_part)
 
 # float state slots (`sc`)
@@ -148,7 +148,7 @@ def _fw_chunk(code, kp, Xd, Xdata, Xind, Xptr, Xsq, sparse, Bd, Bdata, Bind, Bpt
     B holds the rows of the working set in the order they joined (slot m = training row
     Sidx[m]), so a kernel row against S reads memory sequentially; for CSR rows BT (d × n,
     or 0 × 0 when not kept) holds the same rows as columns of a dense block, and a kernel row
-    against S is :func:`~svmcore.kernels.gathered_row` (~5× faster on a9a). If ``flog`` has n_steps
+    against S is :func:`~svmcore.solvers.kernels.gathered_row` (~5× faster on a9a). If ``flog`` has n_steps
     entries, flog[s] receives f(α) = −q after step s. From iteration t_avg0 on, the sum of the
     iterates Σ_t α_t is kept as Uavg + B·β (B = Σ_t c_t in sc[_BSUM]): a change δ of one β entry
     costs Uavg[m] −= B·δ, so averaging stays O(1) per step. Gsum[m] keeps Σ_t g_m(t) over
@@ -733,7 +733,7 @@ class SFWSolver(Solver):
     def listing(self) -> Listing:
         return self.listing_default
 
-    def explain_state(self) -> dict:
+    def step_through_state(self) -> dict:
         """α over all n points (the last iterate), the gradient g on the working set (NaN
         elsewhere: not kept), q = αᵀAα, the working set S in joining order; with averaging
         also the reported average ``α_avg``."""
@@ -745,7 +745,7 @@ class SFWSolver(Solver):
             out["α_avg"] = self.model_alpha
         return out
 
-    def _explain_one(self) -> StepRecord:
+    def _step_through_one(self) -> StepThroughRecord:
         """One iteration of Algorithm 1: the new sample's g_k, the working-set test, the
         vertex and the line search, recomputed in NumPy from the state before the compiled
         step (which then runs on the same sample)."""
@@ -755,7 +755,7 @@ class SFWSolver(Solver):
         t = self.t + 1
         idx = self.stream.take(1)
         i = int(idx[0])
-        s0 = self.explain_state()
+        s0 = self.step_through_state()
         a0, g0, q0, S0 = s0["α"], s0["g"], s0["q"], s0["S"]
         inv2C, y = self.inv2C, self.y
         new = self.pos[i] < 0
@@ -775,7 +775,7 @@ class SFWSolver(Solver):
         da = float(-2.0 * q0 - g0[p_a]) if p_a >= 0 else float("nan")
         ndrop0 = int(self.ic[_NDROP])
         self._advance(idx, 1)                              # the compiled step on x_k
-        s1 = self.explain_state()
+        s1 = self.step_through_state()
         added, away = bool(self.ic[_ADDED]), bool(self.ic[_AWAY])
         drop = int(self.ic[_NDROP]) > ndrop0
         p = int(self.ic[_VERTEX])
@@ -817,7 +817,7 @@ class SFWSolver(Solver):
             text += (f"TOWARD x_{p} with the line-search step λ* = {lam:.3g}"
                      + ("" if 0.0 <= lam_raw <= lam_max else " (clamped)"))
         text += f"; f(α) = −q: {-q0:.4g} → {-s1['q']:.4g}."
-        return StepRecord(t_before=t - 1, t=self.t, lines=L.no(*keys), text=text,
+        return StepThroughRecord(t_before=t - 1, t=self.t, lines=L.no(*keys), text=text,
                           picked=tuple(dict.fromkeys((i, p))), changes=state_changes(s0, s1),
                           quantities=q, roles=roles)
 

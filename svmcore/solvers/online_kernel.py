@@ -138,11 +138,11 @@ import math
 import numpy as np
 
 from .._jit import njit
-from ..kernels import kernel_row, rows_args
-from ..objectives import error_rate, hinge_losses
-from ..schedules import SCHEDULE_CODES, step_size
+from .kernels import kernel_row, rows_args
+from .objectives import error_rate, hinge_losses
+from .step_sizes import SCHEDULE_CODES, step_size
 from .base import (AVERAGING_SPEC, C_SPEC, COEF0_SPEC, DEGREE_SPEC, ETA0_SPEC, GAMMA_SPEC,
-                   KERNEL_SPEC, Line, Listing, ParamSpec, SampleStream, Snapshot, Solver, StepRecord,
+                   KERNEL_SPEC, Line, Listing, ParamSpec, SampleStream, Snapshot, Solver, StepThroughRecord,
                    averaging_start, join_state, state_changes, state_part)
 
 # algorithm codes
@@ -485,7 +485,7 @@ class _OnlineKernelMixin:
                               add=p.get("update") == "add", strict=strict,
                               eta=self.schedule.text)
 
-    def explain_state(self) -> dict:
+    def step_through_state(self) -> dict:
         """The last iterate α (over all n points) and b; Pegaz also β (α = η β); with
         averaging also the reported average ``α_avg``, ``b_avg``."""
         out = {"α": self.sc[_A] * self.gam, "b": float(self.sc[_B])}
@@ -496,7 +496,7 @@ class _OnlineKernelMixin:
             out["α_avg"], out["b_avg"] = np.array(avg, copy=True), bavg
         return out
 
-    def _explain_one(self) -> StepRecord:
+    def _step_through_one(self) -> StepThroughRecord:
         """One visit: the margin viol of the visited point computed in NumPy from the state
         before (with the η of this step for Pegaz), then the compiled step on that point."""
         L = self.listing()
@@ -506,7 +506,7 @@ class _OnlineKernelMixin:
         idx = self._indices(1)
         i = int(idx[0])
         eta = float(self.sched.values([t], self.lam, self.C_run)[0])
-        s0 = self.explain_state()
+        s0 = self.step_through_state()
         coef = eta * s0["β"] if self.alg == PEGAZ else s0["α"]
         sup = np.flatnonzero(coef != 0.0)
         o_i = float(self.kernel_block([i], sup)[0] @ coef[sup]) if sup.size else 0.0
@@ -514,7 +514,7 @@ class _OnlineKernelMixin:
         nviol0 = int(self.ic[_NVIOL])
         self._advance(idx, 1)                              # the compiled step on x_i
         hit = int(self.ic[_NVIOL]) > nviol0
-        s1 = self.explain_state()
+        s1 = self.step_through_state()
         own = "β" if self.alg == PEGAZ else "α"       # the coefficient the visit sets
         moved = bool(s0[own][i] != s1[own][i])
         # NORMA's decay moves every α_j: recorded whole; otherwise only entry i changes
@@ -545,7 +545,7 @@ class _OnlineKernelMixin:
         text = self._visit_text(t, i, viol, hit, eta, shrink, q["alpha_i"])
         if self.diverged:
             text += " The coefficients became NaN or infinite: the run diverged."
-        return StepRecord(t_before=t - 1, t=self.t, lines=L.no(*keys), text=text, picked=(i,),
+        return StepThroughRecord(t_before=t - 1, t=self.t, lines=L.no(*keys), text=text, picked=(i,),
                           changes=changes, quantities=q, index=index,
                           roles={"sample": (i,), **({"updated": (i,)} if moved else {})})
 

@@ -71,10 +71,10 @@ import math
 import numpy as np
 
 from .._jit import njit
-from ..kernels import expansion, kernel_row, kernel_value, rows_args
-from ..objectives import error_rate, lam_from_C, primal_objective
+from .kernels import expansion, kernel_row, kernel_value, rows_args
+from .objectives import error_rate, lam_from_C, primal_objective
 from .base import (C_SPEC, COEF0_SPEC, DEGREE_SPEC, GAMMA_SPEC, KERNEL_SPEC, Line, Listing,
-                   ParamSpec, Snapshot, Solver, StepRecord, join_state, state_changes, state_part)
+                   ParamSpec, Snapshot, Solver, StepThroughRecord, join_state, state_changes, state_part)
 
 TAU = 1e-12
 
@@ -789,12 +789,12 @@ class SMOSolver(Solver):
     def listing(self) -> Listing:
         return SMO_LISTING.select("shrinking") if self.p["shrinking"] else self.listing_default
 
-    def explain_state(self) -> dict:
+    def step_through_state(self) -> dict:
         """α, the gradient G = Qα − e at every index, and the bias b."""
         return {"α": self.alpha.copy(), "G": self.full_gradient().copy(),
                 "b": float(self.intercept_)}
 
-    def _explain_one(self) -> StepRecord:
+    def _step_through_one(self) -> StepThroughRecord:
         """One SMO iteration: the compiled chunk chooses the pair and updates it; the record
         recomputes WSS 2's quantities for that pair in NumPy from the state before."""
         L = self.listing()
@@ -803,7 +803,7 @@ class SMOSolver(Solver):
                                      "fired: α is optimal within tol")
         if self.t >= self.horizon:
             return self._idle_record(L.no("loop"), f"max_iter = {self.horizon:,} reached")
-        s0 = self.explain_state()
+        s0 = self.step_through_state()
         a0, G0 = s0["α"], s0["G"]
         y, C, tol = self.y, self.C, self.p["tol"]
         v = -y * G0
@@ -815,7 +815,7 @@ class SMOSolver(Solver):
         gen0 = int(self.ic[_GEN])
         t_next = self.t + 1
         done = self.step(1)
-        s1 = self.explain_state()
+        s1 = self.step_through_state()
         q = {"t": t_next, "m": m0, "M": M0, "gap": m0 - M0, "tol": tol,
              "n_up": int(up.sum()), "n_low": int(low.sum()), "active": self.active_size,
              "C": C, "b": s1["b"]}
@@ -828,7 +828,7 @@ class SMOSolver(Solver):
             keys.append("bias")
             text = (f"m(α) − M(α) = {m0 - M0:.3g} ≤ tol = {tol:g}: the KKT conditions hold "
                     "within tol, SMO stops.")
-            return StepRecord(t_before=self.t, t=self.t, lines=L.no(*keys), text=text,
+            return StepThroughRecord(t_before=self.t, t=self.t, lines=L.no(*keys), text=text,
                               changes=state_changes(s0, s1), quantities=q)
         i, j = int(self.ic[_PI]), int(self.ic[_PJ])
         Kij = self.kernel_block([i, j], [i, j])
@@ -858,7 +858,7 @@ class SMOSolver(Solver):
                 f"α_{j}: {a0[j]:.3g} → {a1[j]:.3g}"
                 + (" (clipped at the box)" if clipped else "")
                 + f", the dual objective falls by {f0 - f1:.3g}.")
-        return StepRecord(t_before=self.t - 1, t=self.t, lines=L.no(*keys), text=text,
+        return StepThroughRecord(t_before=self.t - 1, t=self.t, lines=L.no(*keys), text=text,
                           picked=(i, j), changes=changes, quantities=q,
                           roles={"i": (i,), "j": (j,), "updated": (i, j)},
                           index={"α": np.array([i, j])})

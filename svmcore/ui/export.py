@@ -1,12 +1,12 @@
 """Share and export: the link, the traces as CSV / JSON, and the script that reproduces the run
-or the race (the same panel for both; the contents come from :mod:`svmcore.export`)."""
+or the race (the same panel for both; the contents come from :mod:`svmcore.runs.export`)."""
 from __future__ import annotations
 
 from urllib.parse import urlencode
 
 import streamlit as st
 
-from .. import export
+from ..runs import export
 from .live import catch_up
 from .state import Instance, LiveState, describe
 from .urls import link_query

@@ -1,8 +1,8 @@
 """Live training on a page: one builder for a single run or a race, the controls, the tick.
 
 :func:`ensure_live` builds (or keeps) the :class:`~svmcore.ui.state.LiveState` of a
-configuration — a :class:`~svmcore.config.RunConfig` becomes a TrainingRun, a
-:class:`~svmcore.config.RaceConfig` a Race — and a changed configuration starts again at t = 0,
+configuration — a :class:`~svmcore.runs.config.RunConfig` becomes a TrainingRun, a
+:class:`~svmcore.runs.config.RaceConfig` a Race — and a changed configuration starts again at t = 0,
 unless only settings the solver can take mid-run changed: then the run goes on at its t.
 Play / Pause / +1 / Step / Reset are callbacks that change the instance's state; while playing,
 :func:`live_panel`'s fragment (``run_every``) advances the driver by one tick and redraws.
@@ -14,12 +14,12 @@ from dataclasses import replace
 
 import streamlit as st
 
-from .. import live
-from ..config import RaceConfig, RunConfig, round_coord, soft_change
-from ..objectives import error_rate
-from ..race import Race
-from ..run import TrainingRun, change_label
-from ..rundata import build_data, check_memory, solver_notes
+from ..server import pacing
+from ..runs.config import RaceConfig, RunConfig, round_coord, soft_change
+from ..solvers.objectives import error_rate
+from ..runs.race import Race
+from ..runs.run import TrainingRun, change_label
+from ..runs.rundata import build_data, check_memory, solver_notes
 from ..solvers import get_solver
 from ..viz import make_view
 from .state import Instance, LiveState, describe, ss
@@ -45,8 +45,8 @@ def _build(cfg, data):
     (computed once per dataset and problem, cached across sessions)."""
     if isinstance(cfg, RaceConfig):
         race = Race(cfg.entrants, data.X_train, data.y_train, data.X_test, data.y_test,
-                    seed=cfg.seed, budget=cfg.budget, per_decade=live.LIVE_PER_DECADE,
-                    max_seconds=live.MAX_RUN_S)
+                    seed=cfg.seed, budget=cfg.budget, per_decade=pacing.LIVE_PER_DECADE,
+                    max_seconds=pacing.MAX_RUN_S)
         race.schedule_changes(cfg.changes)
         if race.main_group is not None:
             with st.spinner("Computing the reference optimum P* (SMO to tol 1e-6, once per "
@@ -54,8 +54,8 @@ def _build(cfg, data):
                 race.reference(wait=REF_WAIT_S)  # else it arrives in a later frame
         return race, list(race.runs)
     run = TrainingRun(cfg.solver, data.X_train, data.y_train, data.X_test, data.y_test,
-                      seed=int(cfg.seed), per_decade=live.LIVE_PER_DECADE,
-                      max_seconds=live.MAX_RUN_S, **cfg.param_dict)
+                      seed=int(cfg.seed), per_decade=pacing.LIVE_PER_DECADE,
+                      max_seconds=pacing.MAX_RUN_S, **cfg.param_dict)
     run.schedule_changes((t, dict(c)) for t, c in cfg.changes)
     return run, [run]
 
@@ -154,7 +154,7 @@ def ensure_live(inst: Instance, cfg: RunConfig | RaceConfig, upload=None,
         inst.notice = ("The settings changed: this is a new run from t = 0 (the data, the solver "
                        "or a parameter decide a run; a link with t replays one).")
     if inst.live is not None:               # its solver time still counts (Reset: same key)
-        live.record_spent(inst.cap_spent, inst.live.key, [m["run"] for m in inst.live.models])
+        pacing.record_spent(inst.cap_spent, inst.live.key, [m["run"] for m in inst.live.models])
     inst.shared = inst.moment = None        # a shared timeline belongs to the old configuration
     inst.reset = inst.playing = False
     inst.tick_error = None
@@ -170,7 +170,7 @@ def ensure_live(inst: Instance, cfg: RunConfig | RaceConfig, upload=None,
         inst.error = describe(exc)
         return None
     inst.error = None
-    live.cap_left(inst.cap_spent, key, runs)  # the cap counts per configuration and session
+    pacing.cap_left(inst.cap_spent, key, runs)  # the cap counts per configuration and session
     inst.url_problems = list(inst.url_problems) + solver_notes(runs)   # adjusted: said once
     inst.live = LiveState(key, cfg, data, view, driver, [{"run": r, "cache": {}} for r in runs],
                           is_race=isinstance(cfg, RaceConfig))
@@ -179,7 +179,7 @@ def ensure_live(inst: Instance, cfg: RunConfig | RaceConfig, upload=None,
         want, inst.want_t = inst.want_t, None
         try:
             with st.spinner(f"Replaying the run to t = {want:,} …"), \
-                    live.heavy_work(what="the replay of this link"):
+                    pacing.heavy_work(what="the replay of this link"):
                 driver.advance_iters(want)
         except Exception as exc:  # noqa: BLE001 - shown, the session goes on
             inst.tick_error = describe(exc)
@@ -206,12 +206,12 @@ WARM_NOTE_S = 2.0
 
 
 def warm_up_note() -> None:
-    """The server's background warm-up (:mod:`svmcore.warm`), noted above every page while it
+    """The server's background warm-up (:mod:`svmcore.server.warm`), noted above every page while it
     runs — refreshed every ``WARM_NOTE_S`` by a fragment timer, and taken away by one full rerun
     when it has finished (the timer goes with it: a fragment a run does not draw stops). Drawn
     once per run, the note said "1 of 18 done, now pegasos" until the user's next click, also
     while a run played (a tick reruns only its own fragment). A failed warm-up stays an error."""
-    from .. import warm
+    from ..server import warm
     if not warm.ready():
         _warm_up_progress()
     elif warm.problems():
@@ -221,7 +221,7 @@ def warm_up_note() -> None:
 
 @st.fragment(run_every=WARM_NOTE_S)
 def _warm_up_progress() -> None:
-    from .. import warm
+    from ..server import warm
     if warm.ready():
         st.rerun(scope="app")                # the page without the note, and without this timer
     # Streamlit's icon font, not the ⏳ emoji: a box on machines without an emoji font
@@ -237,16 +237,16 @@ def tick(inst: Instance, pace: str | None = None) -> None:
     if drv is None or drv.done:
         inst.playing = False
         return
-    factor = live.PACES.get(pace or inst.get("pace", live.DEFAULT_PACE))
-    from .. import warm
+    factor = pacing.PACES.get(pace or inst.get("pace", pacing.DEFAULT_PACE))
+    from ..server import warm
     warm.wait()                          # the server's background warm-up finishes first
     try:
-        with live.heavy_work():              # a server-wide limit on concurrent training
+        with pacing.heavy_work():              # a server-wide limit on concurrent training
             if inst.live.is_race:
-                drv.tick(factor)             # svmcore.race.LIVE_TICK_S shared by the entrants
+                drv.tick(factor)             # svmcore.runs.race.LIVE_TICK_S shared by the entrants
             else:
-                live.advance_tick(drv, factor, live.LIVE_BUDGET_S)
-    except live.ServerBusy as exc:           # playing: the next frame tries again (a queue)
+                pacing.advance_tick(drv, factor, pacing.LIVE_BUDGET_S)
+    except pacing.ServerBusy as exc:           # playing: the next frame tries again (a queue)
         if not inst.playing:
             inst.tick_error = str(exc)
     except Exception as exc:  # noqa: BLE001 - shown with st.error, the session goes on
@@ -257,14 +257,14 @@ def tick(inst: Instance, pace: str | None = None) -> None:
 
 
 def _share(inst) -> None:
-    """Play on the process-wide timeline of this configuration (svmcore.live.SHARED) when the
+    """Play on the process-wide timeline of this configuration (svmcore.server.pacing.SHARED) when the
     pace is a factor: the sessions on one link then compute each frame once. A run that left
     the timeline's moments (+1, Step, a mid-run change) plays on a timeline that starts at its
     t, shared with the sessions that stand at the same t. "max" pace and races play alone."""
     state = inst.live
     if state is None or state.is_race or inst.tick_error or state.view is None:
         return                     # view None: a run without the 2-D field (the regression page)
-    factor = live.PACES.get(inst.get("pace", live.DEFAULT_PACE))
+    factor = pacing.PACES.get(inst.get("pace", pacing.DEFAULT_PACE))
     if factor is None:
         return
     from .panels import frame_params
@@ -274,15 +274,15 @@ def _share(inst) -> None:
 
     def frame_of(run, snap, scores):
         from ..viz import run_frame
-        return run_frame(run, view, live.RES_PLAYING, snap, scores, height=height, font=font,
+        return run_frame(run, view, pacing.RES_PLAYING, snap, scores, height=height, font=font,
                          fit=present)
 
     make = lambda: _build(state.cfg, state.data)[0]  # noqa: E731
-    timeline = live.SHARED.timeline(key, make)
-    at = live.join_index(timeline, state.run.t, factor, frame_of)
+    timeline = pacing.SHARED.timeline(key, make)
+    at = pacing.join_index(timeline, state.run.t, factor, frame_of)
     if at is None:                 # moved off the timeline (+1, Step): one that starts here
-        timeline = live.SHARED.timeline(key + (state.run.t,), make, start=state.run.t)
-        at = live.join_index(timeline, state.run.t, factor, frame_of)
+        timeline = pacing.SHARED.timeline(key + (state.run.t,), make, start=state.run.t)
+        at = pacing.join_index(timeline, state.run.t, factor, frame_of)
     if at is not None:
         inst.shared = [timeline, at, at, factor, frame_of]   # [timeline, position, drawn, …]
 
@@ -388,7 +388,7 @@ def _stop_on_shown(inst) -> None:
     if m is not None and inst.shared is not None:
         inst.moment = m
     inst.playing = False
-    live.PLAYERS.left(id(inst))
+    pacing.PLAYERS.left(id(inst))
     unshare(inst)
 
 
@@ -411,7 +411,7 @@ def _correct_guess(inst) -> None:
     if t is None or run is None or after is None or run.t != after or t <= guessed:
         return
     try:
-        with live.heavy_work(what="this press"):
+        with pacing.heavy_work(what="this press"):
             run.advance_iters(t - guessed)
     except Exception as exc:  # noqa: BLE001 - shown, the session goes on
         inst.tick_error = describe(exc)
@@ -498,15 +498,15 @@ def controls(inst: Instance, speed_label: str = "speed: t grows per tick",
         st.button("Reset", on_click=_on_reset, args=(inst,),
                   key=inst.key("reset_btn", keep=False), shortcut="Home",
                   help="Back to t = 0 with the same configuration and seed (Home).")
-        inst.setdefault("pace", live.DEFAULT_PACE)
+        inst.setdefault("pace", pacing.DEFAULT_PACE)
         # the label in the tooltip of the word before the slider: a label above it would make
         # the toolbar two lines high
         st.markdown("speed", width="content", help=f"**{speed_label}** — " + (
             speed_help or "Each frame multiplies t by this factor, with about "
-            f"{live.LIVE_BUDGET_S * 1e3:.0f} ms of solver time at most; 'max' spends the "
+            f"{pacing.LIVE_BUDGET_S * 1e3:.0f} ms of solver time at most; 'max' spends the "
             "whole budget. Between two trace checkpoints the tiles show the last checkpoint's "
             "numbers."))
-        st.select_slider(speed_label, list(live.PACES), key=inst.key("pace"),
+        st.select_slider(speed_label, list(pacing.PACES), key=inst.key("pace"),
                          label_visibility="collapsed", width=110)
         if share is not None and not inst.get("present"):
             share(inst)
@@ -628,7 +628,7 @@ def model(entry: dict, paused: bool):
     cache = entry["cache"]
     if cache.get("t") == run.t and (cache.get("exact") or not paused):
         return cache["snap"], cache["scores"], cache["test"]
-    snap, scores = live.model_state(run, fresh=paused, scores=True if paused else "auto")
+    snap, scores = pacing.model_state(run, fresh=paused, scores=True if paused else "auto")
     exact = snap.t == run.t
     if run.trace and run.trace[-1].iteration == snap.t:
         test = run.trace[-1].test_error
@@ -650,13 +650,13 @@ def live_panel(inst: Instance, draw, footer=None, **control_kw) -> None:
 
     The controls fragment holds Play, Pause, +1, Step and the speed; their callbacks rerun both
     fragments by key (not the page). While playing a shared timeline, each run of the frames
-    fragment sends the next keyframes in one message (:func:`~svmcore.live.batch_keys`: a
-    second's, more when many sessions play) and waits as long as they play, :data:`~svmcore.live.KEY_S`
+    fragment sends the next keyframes in one message (:func:`~svmcore.server.pacing.batch_keys`: a
+    second's, more when many sessions play) and waits as long as they play, :data:`~svmcore.server.pacing.KEY_S`
     each, since the previous message; the browser plays them
     back, blending each into the next at the display's rate. Playing alone (a race, the "max"
     pace), a run advances the driver by one tick (unless the last tick was never drawn: a run
     cut short by a click draws it first), sends it as one keyframe and waits
-    :data:`~svmcore.live.FRAME_S`. Then it asks for its own next run
+    :data:`~svmcore.server.pacing.FRAME_S`. Then it asks for its own next run
     (``st.rerun(scope="fragment")``). A frame is thus
     requested only after the previous one was sent, and no browser timer fires into a run in
     progress: a loaded server slows every session down evenly instead of collapsing. A full
@@ -689,7 +689,7 @@ def live_panel(inst: Instance, draw, footer=None, **control_kw) -> None:
             footer(inst)
 
     @st.fragment(key=inst.key("frames_fragment", False),
-                 run_every=(live.BATCH_S if inst.shared is not None else live.FRAME_S)
+                 run_every=(pacing.BATCH_S if inst.shared is not None else pacing.FRAME_S)
                  if inst.timer_loop else None)
     def _frames():
         state = inst.live
@@ -698,14 +698,14 @@ def live_panel(inst: Instance, draw, footer=None, **control_kw) -> None:
         if inst.edited:
             inst.edited = False
             st.rerun()
-        with live.FRAME_SLOTS:               # a few sessions at a time build their frame
+        with pacing.FRAME_SLOTS:               # a few sessions at a time build their frame
             shared = inst.shared             # a local reference: a rerun that starts while
             inst.keyframes = None            # this one ends may unshare meanwhile
             if inst.playing and shared is not None:
                 tl, pos, drawn, factor, frame_of = shared
                 if inst.moment is not None and inst.moment.done and drawn == pos:
                     inst.playing = False     # the batch that ended the run has been played
-                    live.PLAYERS.left(id(inst))
+                    pacing.PLAYERS.left(id(inst))
                     unshare(inst)
                     st.rerun()               # the run ended: the page shows how
                 _next_batch(inst, shared)
@@ -725,7 +725,7 @@ def live_panel(inst: Instance, draw, footer=None, **control_kw) -> None:
         if not inst.playing and inst.live is not None:
             _sync_paused_url(inst)
         if inst.playing and not inst.timer_loop:
-            every = len(inst.keyframes) * live.KEY_S if inst.keyframes else live.FRAME_S
+            every = len(inst.keyframes) * pacing.KEY_S if inst.keyframes else pacing.FRAME_S
             _wait(max(every / 4, every - (time.monotonic() - inst.frame_at)))
             inst.frame_at = time.monotonic()
             if _in_fragment_run():
@@ -764,18 +764,18 @@ def _wait(seconds: float, slice_s: float = 0.03) -> None:
 
 
 def _next_batch(inst, shared) -> None:
-    """The next keyframes of a shared timeline for one message (:func:`~svmcore.live.batch_keys`
+    """The next keyframes of a shared timeline for one message (:func:`~svmcore.server.pacing.batch_keys`
     moments after the last one drawn, fewer where the run ends): ``inst.keyframes``, with
     ``inst.tile_moment`` the moment the browser stands on when the batch arrives (the tiles
     show it: real numbers of the picture, never ahead of it) and ``inst.moment`` the newest."""
     tl, _, drawn, factor, frame_of = shared
     now = time.monotonic()
-    keys = live.batch_keys(live.PLAYERS.seen(id(inst), now))
+    keys = pacing.batch_keys(pacing.PLAYERS.seen(id(inst), now))
     if inst.sched:                           # a late batch covers the time since the last one
-        late = round((now - inst.batch_at) / live.KEY_S)
-        keys = min(max(keys, late), int(round(live.MAX_BATCH_S / live.KEY_S)))
+        late = round((now - inst.batch_at) / pacing.KEY_S)
+        keys = min(max(keys, late), int(round(pacing.MAX_BATCH_S / pacing.KEY_S)))
     if inst.timer_loop:                      # paced by the fragment's timer: BATCH_S apart
-        keys = live.BATCH_KEYS
+        keys = pacing.BATCH_KEYS
     moments = []
     for i in range(drawn + 1, drawn + 1 + keys):
         m = tl.moment(i, factor, frame_of)
@@ -793,12 +793,12 @@ def _next_batch(inst, shared) -> None:
 
 def batch_sent(inst) -> None:
     """Note when the browser will reach each keyframe just sent (the rule the browser follows,
-    :func:`svmcore.live.playback_times`), so that Pause can stop on the one it shows."""
+    :func:`svmcore.server.pacing.playback_times`), so that Pause can stop on the one it shows."""
     now = time.monotonic()
     moments = inst.keyframes or []
     inst.batch_at = now
-    times = live.playback_times(now, inst.play_until, len(moments), live.KEY_S)
-    inst.sched = [p for p in inst.sched if p[0] >= now - 2 * live.MAX_BATCH_S] + list(
+    times = pacing.playback_times(now, inst.play_until, len(moments), pacing.KEY_S)
+    inst.sched = [p for p in inst.sched if p[0] >= now - 2 * pacing.MAX_BATCH_S] + list(
         zip(times, moments))
     inst.play_until = times[-1] if times else inst.play_until
 
@@ -807,7 +807,7 @@ def reached_moment(inst, now: float | None = None):
     """The newest keyframe of the shared timeline the browser has surely reached (its playback
     trails the schedule by the buffer and the message's way), or None."""
     now = time.monotonic() if now is None else now
-    reached = [m for at, m in inst.sched if at <= now - live.BUFFER_S - LATENCY_S]
+    reached = [m for at, m in inst.sched if at <= now - pacing.BUFFER_S - LATENCY_S]
     return reached[-1] if reached else None
 
 

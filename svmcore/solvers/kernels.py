@@ -31,7 +31,7 @@ from typing import NamedTuple
 import numpy as np
 import scipy.sparse as sp
 
-from ._jit import njit, njit_reduce
+from .._jit import njit, njit_reduce
 
 LINEAR, RBF, POLY = 0, 1, 2
 KERNEL_CODES = {"linear": LINEAR, "rbf": RBF, "poly": POLY}

@@ -3,7 +3,7 @@ or a Dask cluster, returned as a tidy table with one row per run.
 
 ::
 
-    from svmcore.sweep import Grid, Sweep, SweepData, default_axes, heatmap, best_cell
+    from svmcore.runs.sweep import Grid, Sweep, SweepData, default_axes, heatmap, best_cell
 
     data = SweepData.toy("moons", n=2000)         # or SweepData.load("a9a", max_train=5000)
     C, gamma = default_axes(data.X_train)                       # 8 × 8 log-spaced values
@@ -25,7 +25,7 @@ loopback ``LocalCluster`` of N worker processes (``Dask(n_workers=N)``). Either 
 * the data reach each worker process once: the pool's initializer receives them when the worker
   starts (local), or they are scattered to every worker with ``broadcast=True`` (Dask); a task
   carries only its :class:`Run` (solver name, parameters, seed);
-* numba's warm-up happens once per worker process (:func:`svmcore.run.warmup` is cached per
+* numba's warm-up happens once per worker process (:func:`svmcore.runs.run.warmup` is cached per
   process), before the first measured step, so ``solver_time`` never includes compilation;
 * BLAS uses one thread per worker (numba code is single-threaded anyway), and every number in a
   row except ``solver_time``, ``wall_time`` and ``worker`` is identical whichever backend ran it;
@@ -38,7 +38,7 @@ restarts it); the local pool is restarted and the unfinished runs resubmitted (a
 ``max_restarts`` times, then they are reported as rows with ``status="lost"``). Finished rows are
 never lost: they are in :attr:`Sweep.rows` whatever happens next.
 
-The engine under each run is :class:`svmcore.run.TrainingRun` (the app's and benchmarks' run
+The engine under each run is :class:`svmcore.runs.run.TrainingRun` (the app's and benchmarks' run
 object), advanced to the solver's own end (its stopping rule or planned horizon) or
 ``max_seconds`` of solver time; train and test accuracy are measured once, on the final model.
 """

@@ -1,6 +1,6 @@
 r"""Races: 2–4 solvers on the same data, advanced in lockstep by equal budgets (no streamlit here).
 
-A :class:`Race` holds one :class:`svmcore.run.TrainingRun` per entrant, all built on the same
+A :class:`Race` holds one :class:`svmcore.runs.run.TrainingRun` per entrant, all built on the same
 training and test arrays with the same seed: every solver draws its samples from
 ``SampleStream(n, seed)``, so two stochastic entrants with the same sampling mode see the same
 sample order, and the same solver entered twice with the same parameters produces the same trace.
@@ -70,12 +70,12 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from ._blas import one_blas_thread
+from .._blas import one_blas_thread
 from .config import BUDGET_LABELS, RACE_BUDGETS, RACE_SIZE, Entrant, RaceConfig
 from .rundata import RunData, build_data
 from .run import TrainingRun, warmup
-from .solvers import REGISTRY, get_solver
-from .solvers.base import Solver
+from ..solvers import REGISTRY, get_solver
+from ..solvers.base import Solver
 
 __all__ = ["Race", "Reference", "Entrant", "RaceConfig", "RACE_BUDGETS", "BUDGET_LABELS",
            "L1_NAME", "REF_TOL", "reference_optimum", "objective_group", "entrant_labels",
@@ -269,12 +269,12 @@ def reference_in_background(X, y, lam: float, kernel: tuple, tol: float = REF_TO
                             max_seconds: float = REF_MAX_SECONDS):
     """A ``concurrent.futures.Future`` of :func:`reference_optimum`, computed in a worker thread
     (SMO releases the GIL) that holds one of the server's heavy-work slots
-    (:func:`svmcore.live.heavy_work`, queued while all are busy). Sessions asking for the same
+    (:func:`svmcore.server.pacing.heavy_work`, queued while all are busy). Sessions asking for the same
     reference share one computation; a session that stops waiting abandons nothing but its
     wait — the worker ends at its wall-time cap."""
     import concurrent.futures as cf
 
-    from .live import HEAVY_QUEUE_S, heavy_work
+    from ..server.pacing import HEAVY_QUEUE_S, heavy_work
     y = np.asarray(y, dtype=np.float64)
     key = (data_fingerprint(X, y), float(lam), tuple(kernel), float(tol))
     with _REF_LOCK:
@@ -359,12 +359,12 @@ class Race:
 
     Parameters
     ----------
-    entrants : each an :class:`~svmcore.config.Entrant`, a ``(solver name, params dict)`` pair,
+    entrants : each an :class:`~svmcore.runs.config.Entrant`, a ``(solver name, params dict)`` pair,
         a solver name, or a :class:`~svmcore.solvers.base.Solver` instance (not yet initialised).
     X, y, X_test, y_test : the data (labels ±1), shared by every entrant.
     seed : one seed for every entrant (its sample order).
     budget : ``"time"``, ``"iterations"`` or ``"kernel_evals"`` (see the module docstring).
-    per_decade, max_seconds : passed to every :class:`~svmcore.run.TrainingRun` (trace density;
+    per_decade, max_seconds : passed to every :class:`~svmcore.runs.run.TrainingRun` (trace density;
         a cap on each run's solver time).
 
     A bad entrant raises ValueError naming it (``"entrant B (smo): C must be …"``).
@@ -801,7 +801,7 @@ def _acc(err) -> float:
 
 def build_race(cfg: RaceConfig, upload=None, *, per_decade: int = 20,
                max_seconds: float | None = None) -> tuple[Race, RunData]:
-    """The data of ``cfg`` (:func:`svmcore.rundata.build_data`) and a fresh :class:`Race`."""
+    """The data of ``cfg`` (:func:`svmcore.runs.rundata.build_data`) and a fresh :class:`Race`."""
     data = build_data(cfg.data, upload)
     race = Race(cfg.entrants, data.X_train, data.y_train, data.X_test, data.y_test,
                 seed=cfg.seed, budget=cfg.budget, per_decade=per_decade,

@@ -53,7 +53,7 @@ RES_PLAYING, RES_PAUSED = 100, 150
 
 
 def model_state(run, fresh: bool = False, scores: bool | str = "auto", max_cost: float = 4e5):
-    """``(snapshot, train_scores or None)`` of a :class:`~svmcore.run.TrainingRun` for drawing.
+    """``(snapshot, train_scores or None)`` of a :class:`~svmcore.runs.run.TrainingRun` for drawing.
 
     * The run stands on its last trace checkpoint: the run's own snapshot (no second one).
     * ``fresh`` (paused, a step): ``solver.snapshot()`` — exact numbers for the tiles.
@@ -163,7 +163,7 @@ def playback_times(now: float, queued_until: float | None, keys: int, dt: float,
 def test_error(run, snap) -> float:
     """The test error of the model a frame shows: the trace row's when the snapshot is the last
     checkpoint, else computed (NaN without a test set)."""
-    from .objectives import error_rate
+    from ..solvers.objectives import error_rate
     if run.trace and run.trace[-1].iteration == snap.t:
         return run.trace[-1].test_error
     if run.X_test is not None and run.X_test.n > 0:
@@ -209,7 +209,7 @@ class Moment:
         return {k: v[:self.trace_len] for k, v in cols.items()}
 
     def curve_marks(self, x: str = "iteration") -> list[dict]:
-        from .run import curve_marks
+        from ..runs.run import curve_marks
         return curve_marks(self.marks, self.trace_columns() if x != "iteration" else {}, x)
 
     def column_labels(self) -> dict:
