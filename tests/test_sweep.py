@@ -409,8 +409,9 @@ def test_cli_interrupted_writes_the_finished_rows(tmp_path, monkeypatch, local_t
 
 def test_parquet_without_pyarrow_falls_back_to_csv(tmp_path, monkeypatch):
     from svmcore.runs import sweep
+    from svmcore.runs.sweep import table as sweep_table
     assert sweep.output_path(tmp_path / "r.parquet") == (str(tmp_path / "r.parquet"), "")
-    monkeypatch.setattr(sweep, "_has_pyarrow", lambda: False)
+    monkeypatch.setattr(sweep_table, "_has_pyarrow", lambda: False)
     path, note = sweep.output_path(tmp_path / "r.parquet")
     assert path == str(tmp_path / "r.csv") and "pyarrow is not installed" in note
     with pytest.raises(ValueError, match="folder .* does not exist"):
