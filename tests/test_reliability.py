@@ -281,7 +281,7 @@ def test_pegasos_step_draws_its_sample_indices_in_bounded_chunks(monkeypatch):
 
 
 def test_estimators_check_the_machine_memory_not_the_app_budget(monkeypatch):
-    import svmcore.solvers.base as base
+    import svmcore.solvers.memory as base
     X, y = _moons(300)
     monkeypatch.delenv("SVMCORE_MEMORY_MB", raising=False)
     monkeypatch.setattr(base, "available_memory_bytes", lambda: 3 * 2**20)
