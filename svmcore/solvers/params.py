@@ -13,6 +13,7 @@ import numpy as np
 from .kernels import KERNEL_CODES
 from .step_sizes import SCHEDULE_CODES
 
+
 # --------------------------------------------------------------------------- parameters
 
 

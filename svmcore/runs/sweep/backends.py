@@ -13,6 +13,7 @@ from typing import Any
 
 from .grid import _PROCESS, _THREAD_ENV, JOBS_ENV, SCHEDULER_ENV, Run, SweepData
 
+
 # --------------------------------------------------------------------------------- one run
 
 

@@ -11,6 +11,7 @@ from typing import Any, Iterable
 import numpy as np
 import scipy.sparse as sp
 
+
 MAX_CELLS = 64
 # What this process has done for sweeps (each worker reports it with every row).
 _PROCESS = {"data_loads": 0, "warmed": set()}

@@ -7,6 +7,7 @@ import os
 import numpy as np
 from .grid import HEAD_COLUMNS, RESULT_COLUMNS
 
+
 # --------------------------------------------------------------------------------- tables
 
 
