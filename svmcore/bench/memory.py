@@ -1,4 +1,4 @@
-"""Peak memory of every solver on covtype full (issue 20's goal: ≤ 2 GB, or a refusal that names
+"""Peak memory of every solver on covtype full (goal: ≤ 2 GB, or a refusal that names
 the approximate alternative before anything is allocated).
 
 ``python -m svmcore.bench memory [--dataset covtype.binary] [--seconds 15] [--budget-mb 2048]``

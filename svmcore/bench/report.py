@@ -388,7 +388,7 @@ def suite_tta(ctx: Context, datasets, solvers, budget, eval_rows, out: Path | No
 # ------------------------------------------------------------------------------------ output
 
 
-STARTUP_GOALS = {"warm": 3.0, "cold": 15.0}      # issue 20: seconds to the first drawn page
+STARTUP_GOALS = {"warm": 3.0, "cold": 15.0}      # goals: seconds to the first drawn page
 
 
 def suite_startup(ctx: Context, cfg: dict) -> None:

@@ -9,7 +9,7 @@
 * :class:`Entrant` / :class:`RaceConfig` — a race: 2–4 solvers (each with its own parameters) on
   one dataset with one seed, advanced in lockstep by a budget (:mod:`svmcore.runs.race` runs it), and
   its URL format (:meth:`RaceConfig.to_query` / :func:`race_config_from_query`).
-* Mid-run changes (issue 22): ``RunConfig.changes`` / ``RaceConfig.changes`` list the soft
+* Mid-run changes: ``RunConfig.changes`` / ``RaceConfig.changes`` list the soft
   parameters changed while the run played, with the iteration t of each change (URL key ``ch``,
   e.g. ``300:p.eta0=0.5;800:p.C=2.0``, a race's ``300:e1.C=2.0``); a run built from such a
   configuration applies them at their t (:meth:`svmcore.runs.run.TrainingRun.schedule_changes`), so

@@ -188,7 +188,7 @@ def check_memory(cfg, data: RunData, budget: int | None = None,
     budget (:func:`svmcore.solvers.memory_plan`, ``SVMCORE_MEMORY_MB``), for training on the
     data and for drawing it — a solver that evaluates its model in blocks of ``block_rows``
     rows (ASSET: feature rows of n_components numbers) does so on the ``eval_points`` grid
-    points of the field too (the worst link of issue 23, RFF with 200,000 components, fits for
+    points of the field too (the worst case, RFF with 200,000 components, fits for
     training on 150 rows but needs 6 GB per field block of 4,096 points). Raises ValueError
     with what it would need and what would fit, so nothing is allocated for a run that cannot
     fit."""

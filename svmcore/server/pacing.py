@@ -40,8 +40,8 @@ PACES = {"×1.1": 1.1, "×1.25": 1.25, "×1.5": 1.5, "×2": 2.0, "×4": 4.0, "ma
 # ×1.1 by default: the live loop draws 5 frames a second (FRAME_S), so 10 s of Play are 50
 # ticks: the default Playground run (Pegasos, 1,500 planned iterations) is past t = 400 — more
 # than two decades of the log axis, the 1/(λt) descent and the noise floor — and still running,
-# so a 10-s look sees 50 different moments (issue 22's browser check counts ≥ 40); a curated
-# race of Pegasos twice is at t ≈ 660. ×1.5 (tried) ends the default run after 20 ticks, 4 s:
+# so a 10-s look sees 50 different moments (the browser test counts ≥ 40); a curated
+# race of Pegasos twice is at t ≈ 660. ×1.5 would end the default run after 20 ticks, 4 s:
 # the picture then stands still for the rest of a class's first look. Past a few hundred
 # iterations every pace is limited by LIVE_BUDGET_S, so a tick costs the same.
 DEFAULT_PACE = "×1.1"

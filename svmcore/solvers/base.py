@@ -424,7 +424,7 @@ class Solver:
             f = self._expansion_rows(self.X.take(support[uniq])) - b
             return total / m * float((count * np.sign(coef[uniq])) @ f)
 
-    # ---- mid-run changes (issue 22 item 2) --------------------------------------------------
+    # ---- mid-run changes ----------------------------------------------------------------------
     #: the parameters this solver can take while it runs (:meth:`retune`); the default: none.
     #: A parameter is listed only when the run can continue faithfully from its current state
     #: with the new value (every derived quantity recomputed); the others restart the run.
