@@ -14,7 +14,7 @@ import streamlit as st
 if __name__ != "__main__":                  # imported by `streamlit run`: the server
     from streamlit import delta_generator
 
-    from svmcore import warm                 # (stdlib only: the server starts at once)
+    from svmcore.server import warm          # (stdlib only: the server starts at once)
 
     # The first element a Streamlit process draws checks whether it runs outside `streamlit
     # run` (to warn once) with inspect.stack(): a realpath of every loaded module's file, 0.35 s

@@ -75,7 +75,7 @@ def fill_cache(root: Path, cache_dir: str) -> float:
     svmcore.server.warm gets the same list compiled by its app.py's loop (every solver, linear + rbf)."""
     code = ("import sys; sys.path.insert(0, '.')\n"
             "try:\n"
-            "    from svmcore import warm\n"
+            "    from svmcore.server import warm\n"
             "    warm.start(freeze=False); warm.wait(None)\n"
             "except ImportError:\n"
             "    from svmcore.runs.run import warmup\n"

@@ -44,7 +44,7 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]          # the repository: app.py, pages/
+ROOT = Path(__file__).resolve().parents[2]          # the repository: app.py, pages/
 COOKIE = "svmcore_replica"
 REPLICA_HEADER = "X-Svmcore-Replica"
 
