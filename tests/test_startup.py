@@ -116,11 +116,11 @@ def test_a_changed_source_starts_the_cache_afresh(tmp_path):
 
 
 def test_the_suites_warm_up_note_holds_only_for_the_cache_it_describes(tmp_path, monkeypatch):
-    """tests/conftest.py skips its numba warm-up processes when a note says an earlier session
+    """tests/warm_cache.py skips its numba warm-up processes when a note says an earlier session
     filled this cache: no note, no skip; a note written after a warm-up, a skip; a note for other
     sources (or numba, Python, processor), no skip; and a changed source empties the folder, the
     note with it."""
-    import conftest
+    import warm_cache as conftest
     from svmcore import _cachedir
     root = tmp_path / "cache"
     monkeypatch.setenv("NUMBA_CACHE_DIR", str(root))

@@ -310,6 +310,7 @@ def test_on_a_real_server_the_timer_polls_and_a_click_opens_the_playground(tmp_p
     from streamlit.proto.WidgetStates_pb2 import WidgetState
     from streamlit_server import streamlit_server
 
+    from svmcore.bench.classroom import warm_up_over
     from svmcore.server.protocol_client import Session
     from svmcore.runs.sweep import default_axes
 
@@ -317,6 +318,9 @@ def test_on_a_real_server_the_timer_polls_and_a_click_opens_the_playground(tmp_p
     C, gamma = Cs[2], gs[5]
 
     async def drive(url):
+        # the server's warm-up over first: its end reruns every page, and a full run that meets
+        # the fragment's timer tick can drop the timer (the tick finds no fragment to run)
+        await warm_up_over(url)
         s = Session(url, page="sweep", name="sweep")
         await s.open()
         assert await s.wait(lambda: "sw_start" in s.widgets, 120), s.errors

@@ -217,9 +217,8 @@ def sweep_view(inst: Instance, start: tuple) -> None:
     """Start and Stop, the progress bar and the heatmaps, in a fragment that polls the sweep
     every 0.5 s while it runs (a poll never blocks); a clicked cell opens on the Playground.
     ``start``: the arguments of :func:`start_sweep` after ``inst`` (the widgets' values). The
-    buttons are drawn in the fragment, after its poll, so Stop is live exactly while the sweep
-    runs: a page run cut short by the fragment's next poll would leave a Stop drawn before the
-    sweep ended."""
+    buttons are drawn in the fragment, after its poll, so every poll redraws Stop as live
+    exactly while the sweep runs."""
     state = sweep_state(inst)
     running = state.sweep is not None and not state.sweep.done
 
