@@ -33,7 +33,7 @@ def _texts(elements) -> str:
 def test_worst_memory_link_is_refused_before_any_run_is_built(monkeypatch):
     """``?solver=asset&p.approx=rff&p.n_components=200000``: the page says what would fit and
     never constructs the run (before: the TrainingRun was built and its solver's init refused)."""
-    import svmcore.ui.live as kit_live
+    import svmcore.ui.live_controls as kit_live
 
     def no_run(*a, **k):
         raise AssertionError("a TrainingRun was built")

@@ -8,6 +8,8 @@ The class's goals, checked and printed as a last table (and as ``goals`` in the 
 the server spends ≤ 1 core, and 60 sessions keep ≥ 40 % of the 30 sessions' keyframe rate
 (median per session); ``--mode distinct --sessions 30`` — ≥ 2 keyframes a second each, ≤ 1 core.
 A list of counts runs each class in turn, each on a server of its own started for it (a second
+
+
 class on the first's server would replay the first's cached moments of the same link); with
 ``--url`` every class runs on that one server.
 
@@ -73,6 +75,8 @@ CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update",
                  "--disable-sync", "--disable-dev-shm-usage"]
+
+
 # ------------------------------------------------------------------------------ helpers
 
 

@@ -8,7 +8,6 @@ import os
 from dataclasses import dataclass
 
 
-
 # --------------------------------------------------------------------------- resources
 
 
@@ -79,6 +78,7 @@ def data_bytes(n: int, d: int, X) -> int:
         per_row = nnz / max(X.n, 1)
         return int(12 * per_row * n) + 4 * (n + 1) + 8 * n
     return 8 * n * d + 8 * n
+
 
 def _largest_fitting(need, lo, hi, budget: int, integer: bool):
     """The largest v in [lo, hi] with need(v) ≤ budget (need grows with v), or None."""

@@ -20,8 +20,9 @@ from .export import export_panel
 from .point_history import inspect_toggle
 from .layout import line, live_box, page_head
 from .kernel_approx import kernel_approx_panel, kernel_approx_view
-from .live import (controls, edit_modes, ensure_live, handle_click, handle_move, live_panel,
-                   tick)
+from .live import ensure_live, live_panel
+from .live_controls import controls, edit_modes, tick
+from .live_edits import handle_click, handle_move
 from .panels import draw_race, draw_run
 from .papers import load_report, papers_view
 from .params import (entrants_panel, schedule_preview, solver_info, solver_info_panel,

@@ -17,8 +17,9 @@ from ..viz.race import ENTRANT_COLORS, FIELD_LEGEND, race_curves_frame
 from . import point_history as inspector
 from . import layout as layout_
 from .canvas import canvas_view, slot
-from .live import (_in_fragment_run, batch_sent, edit_modes, handle_click, handle_move, model,
-                   unshare, view_stopped)
+from .live import batch_sent, model
+from .live_controls import _in_fragment_run, edit_modes, unshare, view_stopped
+from .live_edits import handle_click, handle_move
 from .present import FONT as PRESENT_FONT, VIEW_HEIGHT as PRESENT_HEIGHT
 from .state import Instance, LiveState
 

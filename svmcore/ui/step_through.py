@@ -30,7 +30,7 @@ from ..viz.frame import field_frame
 from ..viz.landscape import landscape_figure
 from .canvas import canvas_view
 from .layout import toolbar
-from .live import move_point
+from .live_edits import move_point
 from .state import Instance, describe, ss
 
 MAX_POINTS = 300          # a field a student can read point by point

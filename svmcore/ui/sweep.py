@@ -26,7 +26,7 @@ from ..solvers import get_solver, list_solvers
 from ..runs.sweep import (Grid, Sweep, SweepData, best_cell, default_axes, default_backend,
                      heatmap)
 from ..viz.heatmaps import sweep_heatmap
-from .live import _in_fragment_run
+from .live_controls import _in_fragment_run
 from .params import _current_value, param_key, param_widget
 from .state import Instance, describe, open_on, ss
 

@@ -57,6 +57,7 @@ from .grid import (HEAD_COLUMNS, JOBS_ENV, MAX_CELLS, RESULT_COLUMNS, SCHEDULER_
 from .table import (best_cell, cell_config, heatmap, output_path, param_columns, summarize,
                     to_frame, write_table)
 
+
 # -------------------------------------------------------------------------------------- sweep
 
 

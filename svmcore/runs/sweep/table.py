@@ -83,7 +83,6 @@ def summarize(table, metric: str = "test_accuracy"):
     return out.drop(columns="cell")
 
 
-
 def _one_setting(table):
     combos = table[["solver", "dataset"]].drop_duplicates()
     if len(combos) > 1:
