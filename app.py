@@ -14,7 +14,7 @@ import streamlit as st
 if __name__ != "__main__":                  # imported by `streamlit run`: the server
     from streamlit import delta_generator
 
-    from svmcore import warm                 # (stdlib only: the server starts at once)
+    from svmcore.server import warm          # (stdlib only: the server starts at once)
 
     # The first element a Streamlit process draws checks whether it runs outside `streamlit
     # run` (to warn once) with inspect.stack(): a realpath of every loaded module's file, 0.35 s
@@ -39,13 +39,13 @@ if __name__ != "__main__":                  # imported by `streamlit run`: the s
 else:                                        # every session's script run: the router
     st.set_page_config(page_title="svmcore", page_icon=":material/scatter_plot:", layout="wide")
 
-    # The solvers compile in a background thread, once per server process (svmcore.warm),
+    # The solvers compile in a background thread, once per server process (svmcore.server.warm),
     # started with the server; it lets the first script run finish before it goes on, so the
     # first page is built and drawn meanwhile, with a note while it runs that follows its
     # progress and goes when it ends; a tick waits for it (svmcore.ui.live).
     import threading
 
-    from svmcore import warm
+    from svmcore.server import warm
 
     warm.start(after=threading.current_thread())
 

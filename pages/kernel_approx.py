@@ -6,7 +6,7 @@ kernel matrix beside its Nyström (s landmarks) and random-Fourier (d features) 
 the relative error and ASSET's test error against s and d over several seeds (the ASSET paper's
 Fig. 1 at small scale, scikit-learn's maps as the reference), the spectrum of the sampled block
 with the threshold ε_d, and the time of each map. The numbers come from
-:mod:`svmcore.kernel_approx`, the figures from :mod:`svmcore.viz.kernel_approx`.
+:mod:`svmcore.lessons.kernel_approx`, the figures from :mod:`svmcore.viz.kernel_approx`.
 """
 from __future__ import annotations
 

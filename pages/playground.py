@@ -1,7 +1,7 @@
 """Playground: train any registered solver live on any dataset — a page for a classroom.
 
 A composition of the kit (:mod:`svmcore.ui`, instance ``"pg"``): the data and solver panels
-build a :class:`~svmcore.config.RunConfig`, :func:`~svmcore.ui.ensure_live` keeps its run, the
+build a :class:`~svmcore.runs.config.RunConfig`, :func:`~svmcore.ui.ensure_live` keeps its run, the
 controls and the live fragment train and draw it, and the configuration round-trips through the
 URL's query string.
 """

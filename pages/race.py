@@ -3,7 +3,7 @@
 A composition of the kit (:mod:`svmcore.ui`, instance ``"race"``): the same data panel, solver
 panels (one per entrant), builder, controls, live fragment and export as the Playground. One
 dataset and one seed for all entrants; every tick advances them in lockstep by an equal budget
-(solver time, iterations or kernel evaluations; :mod:`svmcore.race`). The race is written into
+(solver time, iterations or kernel evaluations; :mod:`svmcore.runs.race`). The race is written into
 the URL, and a session opened on such a link starts with that race instead of the first curated
 one.
 """
@@ -12,9 +12,9 @@ from __future__ import annotations
 import streamlit as st
 
 from svmcore import ui
-from svmcore.config import BUDGET_LABELS, RACE_BUDGETS
-from svmcore.live import TICK_S
-from svmcore.race import LIVE_TICK_S
+from svmcore.runs.config import BUDGET_LABELS, RACE_BUDGETS
+from svmcore.server.pacing import TICK_S
+from svmcore.runs.race import LIVE_TICK_S
 
 BUDGET_HELP = {
     "time": "Every tick gives each entrant the same solver time: the CPU time of its own steps "

@@ -1,10 +1,10 @@
 """Step sizes: what η_t does — every schedule on one plot, then one solver on one data set run
-with 2–4 schedules in lockstep (a race of :mod:`svmcore.race`: the same seed gives the same
+with 2–4 schedules in lockstep (a race of :mod:`svmcore.runs.race`: the same seed gives the same
 curves as on the Race page), the last iterate beside the averaged one, and what theory predicts
 against the slopes the curves show.
 
 A composition of the kit (:mod:`svmcore.ui`, instance ``"steps"``); the numbers come from
-:mod:`svmcore.step_sizes`.
+:mod:`svmcore.lessons.step_sizes`.
 """
 from __future__ import annotations
 

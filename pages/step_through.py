@@ -2,7 +2,7 @@
 algorithm ran, and what it changed — for every registered solver.
 
 A composition of the kit (:mod:`svmcore.ui`, instance ``"st"``): the data and solver panels build
-a :class:`~svmcore.config.RunConfig` (round-tripped through the URL, ``?solver=NAME``),
+a :class:`~svmcore.runs.config.RunConfig` (round-tripped through the URL, ``?solver=NAME``),
 :func:`~svmcore.ui.step_session` keeps the solver and its last states (Back), and the field, the
 pseudocode and (linear models without bias) the (w1, w2) landscape draw the current record.
 """

@@ -2,7 +2,7 @@
 
 A composition of the kit (:mod:`svmcore.ui`, instance ``"sw"``): the data panel, a solver with a
 ``C`` parameter and its other parameters, the grid size and seeds; Start runs the grid on
-:mod:`svmcore.sweep` (local processes, or the Dask scheduler named by ``SVMCORE_DASK_SCHEDULER``),
+:mod:`svmcore.runs.sweep` (local processes, or the Dask scheduler named by ``SVMCORE_DASK_SCHEDULER``),
 Stop cancels what has not finished (finished cells stay). Validation / train accuracy and #SV
 are heatmaps with the best cell starred; clicking a cell opens it on the Playground.
 """

@@ -1,11 +1,11 @@
 """svmcore: modern SVM training algorithms, exact and visible.
 
 The numba solver core (``svmcore.solvers``), scikit-learn estimators (``svmcore.estimators``),
-training runs with traces (``svmcore.run``) and data (``svmcore.data``). Never imports streamlit.
+training runs with traces (``svmcore.runs.run``) and data (``svmcore.data``). Never imports streamlit.
 
 ``import svmcore`` itself imports nothing heavy: it only makes numba's cache folder explicit
 (:mod:`svmcore._cachedir`), and the names below load their modules when first used (the app
-server imports :mod:`svmcore.warm` before numpy, numba or scikit-learn).
+server imports :mod:`svmcore.server.warm` before numpy, numba or scikit-learn).
 """
 from . import _cachedir
 

@@ -4,7 +4,7 @@ OpenBLAS starts as many threads as there are cores. On the app's 2-core server t
 spin against the solvers and the other sessions: a Kernel-approximation sweep of breast_cancer
 ran 8× slower with two BLAS threads than with one, and the field's small matrix product ~20×.
 A race counts each entrant's solver time as the CPU time of its own stepping thread
-(:mod:`svmcore.race`), which is the whole of its work only when BLAS runs in that thread.
+(:mod:`svmcore.runs.race`), which is the whole of its work only when BLAS runs in that thread.
 
 threadpoolctl's limits are process-wide, so a limit entered and left by each session's thread
 races with the others' (A enters, B enters, A leaves: B runs on two threads). The app server

@@ -31,8 +31,8 @@ njit = partial(numba.njit, cache=True, nogil=True)
 # For pure inner-product helpers only (a sum of products, no branches, no NaN tests): allow
 # LLVM to reassociate the sum so it vectorises. "reassoc" and "contract" do NOT let the compiler
 # assume finite values (that would be "nnan"/"ninf"), so a NaN or inf still propagates to the
-# caller's checks. Measured on covtype rows (54 features, random order): 100 ms → 30 ms per
-# 435k dot products, because the short dependency chains let the CPU overlap the row loads.
+# caller's checks. Short dependency chains let the CPU overlap the row loads (about 3× faster
+# dot products on covtype's 54-feature rows in random order).
 # The helpers are inlined into their callers by LLVM and keep their flags there.
 njit_reduce = partial(numba.njit, cache=True, nogil=True, fastmath={"reassoc", "contract"})
 

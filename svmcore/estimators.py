@@ -44,7 +44,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .run import TrainingRun, eval_rows
+from .runs.run import TrainingRun, eval_rows
 from .solvers import REGISTRY, get_solver
 from .solvers.base import estimator_memory_budget
 
@@ -140,7 +140,7 @@ _PARAMS_DOC = """
     batch_size : int or None, default=None
         Mini-batch size k (None: the solver's default, 1).
     schedule : str or None, default=None
-        Step-size schedule (see ``svmcore.schedules``); None takes the solver's own (Pegasos
+        Step-size schedule (see ``svmcore.solvers.step_sizes``); None takes the solver's own (Pegasos
         1/(λt), NORMA / Pegaz / OL SVM C√(2/t)). ``eta0`` is its η0 where it has one.
     fit_intercept : bool, default=True
         Learn a bias b.

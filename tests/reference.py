@@ -848,7 +848,7 @@ def cpsp_constant_reference(K, y, C, r, eps, seed, qp, max_iter=1000, add_one=0.
 
 
 # ============================================================================ step-through records
-# Begin step-through section (tests/test_step_explained.py): the quantities a StepRecord names,
+# Begin step-through section (tests/test_step_explained.py): the quantities a StepThroughRecord names,
 # written from the papers on dense arrays, independent of the solvers' code.
 
 

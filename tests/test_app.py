@@ -15,12 +15,13 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from svmcore import live, viz
+from svmcore.server import pacing
+from svmcore import viz
 from svmcore.data import TOY_GENERATORS, make_toy, scale, train_test_split
-from svmcore.presets import available_presets
-from svmcore.config import RunConfig
-from svmcore.rundata import build_data
-from svmcore.run import TrainingRun, checkpoints_after, warmup
+from svmcore.runs.presets import available_presets
+from svmcore.runs.config import RunConfig
+from svmcore.runs.rundata import build_data
+from svmcore.runs.run import TrainingRun, checkpoints_after, warmup
 from svmcore.solvers import get_solver, list_solvers
 from svmcore.ui.canvas import decode
 from svmcore.viz.frame import dequantize_field
@@ -224,7 +225,7 @@ def test_play_ticks_and_pause_stops():
     keys = [decode(c.proto.json, every=True) for c in at.get("bidi_component")
             if c.proto.id.endswith("pg_field")][0]
     ts = [f["t"] for f in keys]
-    assert len(ts) == live.BATCH_KEYS and ts == sorted(ts) and ts[0] >= 1
+    assert len(ts) == pacing.BATCH_KEYS and ts == sorted(ts) and ts[0] >= 1
     assert _t(at) == 0
     assert _field_shape(at) == "100, 100"       # coarser field while playing
     at.button(key="pg_pause").click().run()
@@ -308,7 +309,7 @@ def test_same_configuration_gives_the_same_trace():
     X, y = make_toy("gaussians", n=200, noise=0.35, imbalance=0.5, seed=0)
     X_tr, X_te, y_tr, y_te = train_test_split(X, y, test_size=0.25, seed=0)
     X_tr, X_te, _ = scale("standard", X_tr, X_te)   # a new session standardises (issue 23)
-    direct = TrainingRun("pegasos", X_tr, y_tr, X_te, y_te, seed=0, per_decade=live.LIVE_PER_DECADE)
+    direct = TrainingRun("pegasos", X_tr, y_tr, X_te, y_te, seed=0, per_decade=pacing.LIVE_PER_DECADE)
     direct.advance_iters(_run(a).t)
     _trace_equal(direct.trace_columns(), ca)
 
@@ -500,7 +501,7 @@ def test_upload_warnings_are_shown():
 
 _EDIT_SCRIPT = """
 from svmcore import ui
-from svmcore.config import RunConfig
+from svmcore.runs.config import RunConfig
 ed = ui.instance("ed")
 ui.ensure_live(ed, RunConfig(**CFG))
 for mode, x, y, cd in CLICKS:
@@ -523,7 +524,7 @@ def test_click_edits_add_and_remove_points():
 
 _MOVE_SCRIPT = """
 from svmcore import ui
-from svmcore.config import RunConfig
+from svmcore.runs.config import RunConfig
 ed = ui.instance("ed")
 ui.ensure_live(ed, RunConfig(**CFG))
 ed.live.run.advance_iters(10)
@@ -751,24 +752,24 @@ def test_schedule_figure():
 
 def test_advance_tick_and_model_state():
     X, y = make_toy("gaussians", n=200, seed=0)
-    run = TrainingRun("pegasos", X, y, seed=0, kernel="rbf", per_decade=live.LIVE_PER_DECADE)
+    run = TrainingRun("pegasos", X, y, seed=0, kernel="rbf", per_decade=pacing.LIVE_PER_DECADE)
     ts = [run.t]
     for _ in range(40):
-        live.advance_tick(run, 1.1, budget_s=10.0)
+        pacing.advance_tick(run, 1.1, budget_s=10.0)
         ts.append(run.t)
     assert all(b == max(a + 1, math.ceil(a * 1.1)) for a, b in zip(ts, ts[1:]))
     # between checkpoints: the last checkpoint's numbers, the current support vectors
     if run.trace[-1].iteration != run.t:
-        snap, _ = live.model_state(run, fresh=False, scores=False)
+        snap, _ = pacing.model_state(run, fresh=False, scores=False)
         assert snap.t == run.trace[-1].iteration
         support, coef, _ = run.solver.support_coef()
         np.testing.assert_array_equal(snap.support, support)
         np.testing.assert_array_equal(snap.coef, coef)
-    exact, scores = live.model_state(run, fresh=True, scores=True)
+    exact, scores = pacing.model_state(run, fresh=True, scores=True)
     assert exact.t == run.t
     np.testing.assert_allclose(scores, run.solver.decision_function(X))
     run.advance_iters(checkpoints_after(run.t, run.per_decade) - run.t)
-    on, _ = live.model_state(run, fresh=True, scores=False)
+    on, _ = pacing.model_state(run, fresh=True, scores=False)
     assert on is run.last_snapshot                      # the run's own: no second snapshot
 
 

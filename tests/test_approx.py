@@ -7,9 +7,9 @@ import scipy.sparse as sp
 from sklearn.kernel_approximation import Nystroem, RBFSampler
 
 from reference import nystroem_reference, rff_reference
-from svmcore.approx import NystroemFeatures, RandomFourierFeatures, kernel_block
+from svmcore.solvers.feature_maps import NystroemFeatures, RandomFourierFeatures, kernel_block
 from svmcore.data import load_dataset
-from svmcore.kernels import kernel_matrix
+from svmcore.solvers.kernels import kernel_matrix
 
 
 @pytest.fixture(scope="module")

@@ -18,9 +18,9 @@ import svmcore.solvers as solvers_pkg
 from reference import asset_reference, nystroem_reference, rff_reference
 from svmcore.estimators import SVMClassifier
 from svmcore.estimators_regression import SVMRegressor
-from svmcore.kernels import kernel_matrix
-from svmcore.objectives import lam_from_C
-from svmcore.run import TrainingRun
+from svmcore.solvers.kernels import kernel_matrix
+from svmcore.solvers.objectives import lam_from_C
+from svmcore.runs.run import TrainingRun
 from svmcore.solvers.asset import ASSETSolver
 from svmcore.solvers.base import SampleStream, averaging_start
 from svmcore.solvers.pegasos import PegasosSolver
@@ -46,7 +46,7 @@ def _regression(n=120, seed=0):
 
 
 def _reference_features(s, X, Xt):
-    """V (train) and V (test) built independently of svmcore.approx: Nyström from svmcore's
+    """V (train) and V (test) built independently of svmcore.solvers.feature_maps: Nyström from svmcore's
     compiled kernel matrix and eq. 7, RFF from eq. 8 with the solver's ν and ω."""
     p = s.p
     if p["approx"] == "nystroem":

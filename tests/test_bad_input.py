@@ -23,7 +23,7 @@ from streamlit.testing.v1 import AppTest
 from svmcore.data import make_toy
 from svmcore.data.upload import MAX_BYTES, UploadError, binary_task, parse_upload
 from svmcore.estimators import SVMClassifier
-from svmcore.run import TrainingRun, warmup
+from svmcore.runs.run import TrainingRun, warmup
 from svmcore.solvers import REGISTRY, get_solver
 from svmcore.solvers.base import memory_budget_bytes
 
@@ -441,7 +441,7 @@ def test_smo_kernel_cache_over_the_budget_is_refused(monkeypatch):
 def test_every_solver_refuses_what_does_not_fit(solver, monkeypatch):
     X, y = _toy(400)
     s = REGISTRY[solver]()
-    from svmcore.kernels import as_rows
+    from svmcore.solvers.kernels import as_rows
     need = s.memory_bytes(X.shape[0], X.shape[1], as_rows(X))
     assert need > 0
     monkeypatch.setenv("SVMCORE_MEMORY_MB", repr(need / 2 / 2**20))

@@ -92,7 +92,7 @@ def _field_keyframes(payload, into: list) -> None:
     """The t of every keyframe in a websocket message that draws the field view."""
     from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
-    from svmcore.bench.stclient import frame_keys, user_key
+    from svmcore.server.protocol_client import frame_keys, user_key
     if not isinstance(payload, bytes):
         return
     msg = ForwardMsg()

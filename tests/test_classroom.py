@@ -1,8 +1,8 @@
 """The classroom load benchmark (svmcore.bench.classroom) and the replicas behind nginx
-(svmcore.deploy).
+(svmcore.server.replicas).
 
 Fast: the protocol client's parsing and the messages it sends, built from Streamlit's own
-protobuf classes (what the frontend does is in svmcore/bench/stclient.py's docstring), the
+protobuf classes (what the frontend does is in svmcore/server/protocol_client.py's docstring), the
 keyframes it counts in the field view's messages; the session queries; the class's goals; the
 live probe's figures from a page's samples and the report's live suite from given
 measurements; the nginx configuration (checked by ``nginx -t`` where nginx is installed).
@@ -25,8 +25,8 @@ import pytest
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
 from svmcore.bench.classroom import goals, parse_sessions, run_class, session_queries, stats
-from svmcore.bench.stclient import Session, frame_keys, user_key, warm
-from svmcore.deploy import NO_NGINX, AppServer, Replicas, find_nginx, nginx_config
+from svmcore.server.protocol_client import Session, frame_keys, user_key, warm
+from svmcore.server.replicas import NO_NGINX, AppServer, Replicas, find_nginx, nginx_config
 
 FIELD_ID = "$$ID-0f0f-pg_field"
 PLAY_ID = "$$ID-1234-pg_play"
@@ -381,7 +381,7 @@ def test_live_suite_records(monkeypatch):
     """The report's live suite records each figure with its goal, from the measurements it is
     given (the real ones need a server and chromium: ``python -m svmcore.bench live-probe``,
     ``classroom``)."""
-    from svmcore import deploy
+    from svmcore.server import replicas
     from svmcore.bench import classroom, live_probe, report
     from svmcore.bench.live_probe import summarize
 
@@ -395,7 +395,7 @@ def test_live_suite_records(monkeypatch):
             return None
     page = {"samples": 601, "changed": 540, "blank": 0, "tiles": ["0"], "t0": 0.0,
             "t1": 10000.0, "frames0": 0, "frames1": 10, "keys0": 0, "keys1": 50}
-    monkeypatch.setattr(deploy, "AppServer", FakeServer)
+    monkeypatch.setattr(replicas, "AppServer", FakeServer)
     monkeypatch.setattr(live_probe, "CHROMIUM", __file__)           # "installed"
     monkeypatch.setattr(live_probe, "probe", lambda *a, **k: summarize(page, 10.0, 6.0, 0))
     rates = {("same", 30): [4.2, 4.8], ("distinct", 30): [1.0, 2.5], ("same", 60): [2.0, 2.4]}

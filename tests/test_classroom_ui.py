@@ -12,10 +12,10 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from svmcore.config import RunConfig
+from svmcore.runs.config import RunConfig
 from svmcore.data.upload import parse_upload
-from svmcore.rundata import build_data
-from svmcore.run import TrainingRun, warmup
+from svmcore.runs.rundata import build_data
+from svmcore.runs.run import TrainingRun, warmup
 from svmcore.solvers import REGISTRY, get_solver
 from svmcore.ui import panels
 from svmcore.ui.params import INHERITED, PAGE_DEFAULTS, page_specs
@@ -302,23 +302,23 @@ def test_default_pace_shows_the_default_run_for_ten_seconds():
     run (Pegasos, 1,500 planned) is past t = 400 — two decades and more of its log axis — and
     still running, every tick a new t (a 10-s look sees 50 moments); the curated Pegasos race
     is past t = 400 too. Counted in ticks, not timed."""
-    from svmcore import live
-    from svmcore.presets import get_race
-    from svmcore.race import build_race
-    ticks = round(10 / live.FRAME_S)
+    from svmcore.server import pacing
+    from svmcore.runs.presets import get_race
+    from svmcore.runs.race import build_race
+    ticks = round(10 / pacing.FRAME_S)
     cfg = RunConfig()
     data = build_data(cfg)
     params = {k: s.default for k, s in page_specs(cfg.solver).items()}
     run = TrainingRun(cfg.solver, data.X_train, data.y_train, seed=0,
-                      per_decade=live.LIVE_PER_DECADE, **params)
+                      per_decade=pacing.LIVE_PER_DECADE, **params)
     seen = []
     for _ in range(ticks):
-        live.advance_tick(run, live.PACES[live.DEFAULT_PACE], live.LIVE_BUDGET_S)
+        pacing.advance_tick(run, pacing.PACES[pacing.DEFAULT_PACE], pacing.LIVE_BUDGET_S)
         seen.append(run.t)
     assert seen[:12] == [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 13]
     assert len(set(seen)) == ticks and 400 <= run.t < run.max_iter == 1500
     assert run.status == "running"
-    race, _ = build_race(get_race("pegasos-two-steps").config, per_decade=live.LIVE_PER_DECADE)
+    race, _ = build_race(get_race("pegasos-two-steps").config, per_decade=pacing.LIVE_PER_DECADE)
     for _ in range(ticks):
-        race.tick(live.PACES[live.DEFAULT_PACE])
+        race.tick(pacing.PACES[pacing.DEFAULT_PACE])
     assert min(r.t for r in race.runs) >= 400

@@ -2,7 +2,7 @@
 side, and a health probe that must keep answering.
 
 ``streamlit run app.py`` (the worker's shared app server, conftest.shared_app). The sessions are protocol-level clients
-(:class:`svmcore.bench.stclient.Session`: one browser tab without the browser — the websocket
+(:class:`svmcore.server.protocol_client.Session`: one browser tab without the browser — the websocket
 messages the frontend sends and the ones it reads, with Streamlit's own protobuf classes), so that
 what is measured is the server: eight chromium renderers took about three times the server's CPU
 on this 2-core machine, and the probe measured the test rig (the pages' drawing is checked by the
@@ -18,7 +18,7 @@ classroom``, not assertions of a test on a shared machine).
 Then every session's numbers must equal a run of the same configuration alone in this process:
 the configuration comes from the session's own exported trace.json (the export panel opened and
 its file fetched as a click on its button does; so a session that saw another one's data or
-parameters fails), the run is rebuilt with svmcore.presets.build_data and TrainingRun exactly as
+parameters fails), the run is rebuilt with svmcore.runs.presets.build_data and TrainingRun exactly as
 the page builds it, and it is advanced press by press to the iterations the page reached (a Step
 is a time-budgeted tick, so under load a tick may stop short of its target: the page's t after
 each press is read from its tile and replayed). The whole trace (iteration, objective, errors,
@@ -38,11 +38,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from svmcore import live
-from svmcore.bench.stclient import Session, warm_up
-from svmcore.rundata import build_data
-from svmcore.config import config_from_query
-from svmcore.run import TrainingRun
+from svmcore.server import pacing
+from svmcore.server.protocol_client import Session, warm_up
+from svmcore.runs.rundata import build_data
+from svmcore.runs.config import config_from_query
+from svmcore.runs.run import TrainingRun
 from svmcore.solvers import REGISTRY
 
 pytestmark = [pytest.mark.slow]
@@ -70,7 +70,7 @@ def _build(cfg) -> TrainingRun:
     """The run of a page configuration, built as pages/_ui.py ensure_run builds it."""
     data = build_data(cfg)
     return TrainingRun(cfg.solver, data.X_train, data.y_train, data.X_test, data.y_test,
-                       seed=int(cfg.seed), per_decade=live.LIVE_PER_DECADE, **cfg.param_dict)
+                       seed=int(cfg.seed), per_decade=pacing.LIVE_PER_DECADE, **cfg.param_dict)
 
 
 # ------------------------------------------------------------------------------------- server
@@ -285,7 +285,7 @@ def test_eight_sessions_at_once(server, tmp_path):
         assert len(page_rows) == len(alone_rows) >= min(5, run.t + 1), k
         for a, b in zip(page_rows, alone_rows):
             assert a == b, f"session {k} ({q['solver']}): the page's row {a} != alone {b}"
-        snap, _ = live.model_state(run, fresh=True, scores=False)
+        snap, _ = pacing.model_state(run, fresh=True, scores=False)
         assert tile["iteration t"] == f"{run.t:,}"
         assert tile["objective"] == f"{snap.objective:.4g}", k
         from svmcore.ui.panels import sv_count         # ASSET: margin points, not landmarks

@@ -11,8 +11,8 @@ from sklearn.svm import SVC
 
 from reference import cpsp_constant_reference, cpsp_linear_reference, cut_dual_bruteforce
 from svmcore import solvers
-from svmcore.objectives import primal_objective
-from svmcore.run import TrainingRun
+from svmcore.solvers.objectives import primal_objective
+from svmcore.runs.run import TrainingRun
 from svmcore.solvers.cutting_plane import CuttingPlaneSolver, solve_cut_dual
 
 

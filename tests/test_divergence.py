@@ -22,8 +22,8 @@ from streamlit.testing.v1 import AppTest
 
 from svmcore.data import make_toy
 from svmcore.estimators import SVMClassifier
-from svmcore.config import encode_value
-from svmcore.run import TrainingRun
+from svmcore.runs.config import encode_value
+from svmcore.runs.run import TrainingRun
 from svmcore.solvers import REGISTRY
 from svmcore.ui.canvas import decode
 
@@ -116,7 +116,7 @@ _CRASH_SCRIPT = textwrap.dedent("""
     import json, sys
     import numpy as np
     from svmcore.data import make_toy
-    from svmcore.run import TrainingRun
+    from svmcore.runs.run import TrainingRun
     from svmcore.solvers import REGISTRY
     X, y = make_toy("moons", n=150, noise=0.2, imbalance=0.5, seed=0)
     for name, kernel, schedule, eta0, extra in json.loads(sys.argv[1]):

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 from sklearn.datasets import make_classification, make_moons
 
-from svmcore.field import decision_on_plane, plane_points
+from svmcore.solvers.decision_plane import decision_on_plane, plane_points
 from svmcore.solvers.pegasos import PegasosSolver
 
 

@@ -180,7 +180,7 @@ def test_a_batch_sends_each_keyframe_as_its_changes_and_unbatches_to_the_frames(
 
 
 def test_playback_keeps_a_small_queue_when_batches_come_on_time_and_drops_a_long_one():
-    from svmcore.live import playback_times
+    from svmcore.server.pacing import playback_times
     dt, K = 0.2, 5
     until, lags = None, []
     for n in range(6):                                   # a batch every K·dt seconds
@@ -245,13 +245,13 @@ def test_the_browsers_marching_squares_draw_the_segments_of_the_servers():
 
 
 def test_batches_grow_with_the_class_so_the_server_makes_as_many_runs_and_keyframes_keep_their_rate():
-    from svmcore import live
-    assert live.batch_keys(1) == live.BATCH_KEYS == live.batch_keys(25)
+    from svmcore.server import pacing
+    assert pacing.batch_keys(1) == pacing.BATCH_KEYS == pacing.batch_keys(25)
     for playing in (30, 60, 100):
-        keys = live.batch_keys(playing)
-        assert keys * live.KEY_S == pytest.approx(playing / live.SERVER_BATCHES_PER_S, abs=0.1)
-    assert live.batch_keys(10_000) * live.KEY_S == pytest.approx(live.MAX_BATCH_S)
-    players = live.Players(forget_s=5.0)
+        keys = pacing.batch_keys(playing)
+        assert keys * pacing.KEY_S == pytest.approx(playing / pacing.SERVER_BATCHES_PER_S, abs=0.1)
+    assert pacing.batch_keys(10_000) * pacing.KEY_S == pytest.approx(pacing.MAX_BATCH_S)
+    players = pacing.Players(forget_s=5.0)
     assert [players.seen(k, 0.0) for k in "abc"] == [1, 2, 3]
     players.left("b")
     assert players.seen("a", 4.0) == 2 and players.seen("d", 9.5) == 1   # 5 s unseen: gone

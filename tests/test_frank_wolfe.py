@@ -11,7 +11,7 @@ from sklearn.svm import LinearSVC
 
 from reference import sfw_reference, simplex_qp_optimum
 from svmcore import solvers
-from svmcore.run import TrainingRun
+from svmcore.runs.run import TrainingRun
 from svmcore.solvers.base import SampleStream
 from svmcore.solvers.frank_wolfe import MSFWSolver, SFWSolver
 

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from svmcore.run import TrainingRun
+from svmcore.runs.run import TrainingRun
 from svmcore.solvers import REGISTRY
 
 SETTINGS = settings(max_examples=15, deadline=None, derandomize=True,

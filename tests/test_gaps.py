@@ -19,8 +19,8 @@ from sklearn.metrics.pairwise import rbf_kernel
 from sklearn.svm import SVC
 
 from reference import nobias_svm_optimum, simplex_qp_optimum
-from svmcore.objectives import primal_objective
-from svmcore.run import TrainingRun, TraceRow
+from svmcore.solvers.objectives import primal_objective
+from svmcore.runs.run import TrainingRun, TraceRow
 from svmcore.solvers import get_solver, list_solvers
 from svmcore.solvers.base import Snapshot
 

@@ -1,4 +1,4 @@
-"""The point inspector (issue 22 item 6): svmcore.inspect and its page part svmcore.ui.inspect.
+"""The point inspector (issue 22 item 6): svmcore.lessons.point_history and its page part svmcore.ui.point_history.
 
 A pinned point's margin y·f(x), coefficient and hinge loss are recorded at the run's trace
 checkpoints; they are checked against the same seeded run replayed to each t, and at SMO's
@@ -14,10 +14,10 @@ import pytest
 from sklearn.svm import SVC
 from streamlit.testing.v1 import AppTest
 
-from svmcore.config import RunConfig
-from svmcore.inspect import PointHistory, backfill, pin, point_values
-from svmcore.run import TrainingRun, warmup
-from svmcore.rundata import build_data
+from svmcore.runs.config import RunConfig
+from svmcore.lessons.point_history import PointHistory, backfill, pin, point_values
+from svmcore.runs.run import TrainingRun, warmup
+from svmcore.runs.rundata import build_data
 from svmcore.solvers import get_solver
 from svmcore.ui.canvas import decode
 

@@ -1,4 +1,4 @@
-"""The Kernel approximation page: its numbers (svmcore.kernel_approx) against independent
+"""The Kernel approximation page: its numbers (svmcore.lessons.kernel_approx) against independent
 references (scikit-learn's rbf_kernel, numpy's eigvalsh, the ASSET solver's own maps, SVC), the
 acceptance checks of issue 17 item 2 (Nyström at s = n reproduces K to 1e-8; the RFF error falls
 like 1/√d), the figures, and the page through AppTest (defaults, s / d and γ changed, bad input).
@@ -14,9 +14,9 @@ import scipy.sparse as sp
 from sklearn.metrics.pairwise import rbf_kernel
 from streamlit.testing.v1 import AppTest
 
-from svmcore import kernel_approx as ka
+from svmcore.lessons import kernel_approx as ka
 from svmcore.data import load_dataset, make_toy
-from svmcore.objectives import error_rate
+from svmcore.solvers.objectives import error_rate
 from svmcore.solvers.asset import ASSETSolver
 from svmcore.viz import kernel_approx as viz
 

@@ -4,7 +4,7 @@ import pytest
 import scipy.sparse as sp
 from sklearn.metrics.pairwise import linear_kernel, polynomial_kernel, rbf_kernel
 
-from svmcore.kernels import (as_rows, kernel_expansion, kernel_matrix, kernel_params, kernel_row,
+from svmcore.solvers.kernels import (as_rows, kernel_expansion, kernel_matrix, kernel_params, kernel_row,
                              kernel_value, rows_args)
 
 rng = np.random.default_rng(0)
@@ -77,7 +77,7 @@ def test_unknown_kernel_is_a_value_error():
 @pytest.mark.parametrize("kernel,kw,ref", CASES)
 @pytest.mark.parametrize("max_dense", [20_000_000, 10])     # BLAS path / pairwise fallback
 def test_expansion_by_matmul_matches_sklearn(kernel, kw, ref, sparse, max_dense):
-    from svmcore.kernels import expansion_by_matmul
+    from svmcore.solvers.kernels import expansion_by_matmul
     RA = as_rows(sp.csr_matrix(A) if sparse else A)
     RB = as_rows(sp.csr_matrix(B) if sparse else B)
     idx = np.array([3, 0, 7, 7, 24])
@@ -94,7 +94,7 @@ def test_expansion_by_matmul_matches_sklearn(kernel, kw, ref, sparse, max_dense)
 def test_expansion_switches_to_matmul_for_large_evaluations(monkeypatch):
     """kernels.expansion: the pairwise loop below MATMUL_MIN_EVALS, the matrix product from it
     on; both give the same values (1e-12), so the switch is invisible to the caller."""
-    import svmcore.kernels as K
+    import svmcore.solvers.kernels as K
     RA, RB = as_rows(A), as_rows(B)
     idx = np.arange(B.shape[0])
     coef = np.linspace(-1.0, 1.0, idx.size)
@@ -116,7 +116,7 @@ def test_expansion_switches_to_matmul_for_large_evaluations(monkeypatch):
 def test_vectorised_exp_is_within_one_ulp_of_libm_and_keeps_the_special_values():
     """exp_into (the RBF expansion's exp): ≤ 1 ulp from np.exp on the exponents an RBF kernel
     gives (≤ 0, down to underflow); NaN, ±inf, ±0 and the subnormal range as libm has them."""
-    from svmcore.kernels import exp_into
+    from svmcore.solvers.kernels import exp_into
     x = np.concatenate([np.linspace(-708.0, 0.0, 400_001), -np.logspace(-300, 2, 20_001),
                         [0.0, -0.0, -5e-324, np.nan, -np.inf, np.inf, -708.5, -745.1, -746.0,
                          -1e308, 1.0, 699.0, 710.0]])
@@ -167,7 +167,7 @@ def test_csr_rbf_expansion_agrees_with_the_pairwise_values(d, n_centres):
     NumPy evaluation and against the pairwise rows (kernel_row); repeated support indices, an
     empty row and a NaN value included. A single query row with many features keeps the
     pairwise loop (filling the block would cost more than the values)."""
-    import svmcore.kernels as K
+    import svmcore.solvers.kernels as K
     r = np.random.default_rng(d)
     X = r.normal(size=(400, d)) * (r.random((400, d)) < 0.1)      # ~10 % nonzeros
     X[3] = 0.0                                                      # an empty row
@@ -211,7 +211,7 @@ def test_an_rbf_value_is_the_same_number_from_a_row_a_value_and_a_block():
     mixes them (Pegasos' maintained ‖w‖², Frank-Wolfe's K_ii) sees one number per pair of
     dense rows. (CSR rows: the row's inner products are a reassociated sum, the single value's
     a sorted merge; they may differ in the last bit, as they always did.)"""
-    from svmcore.kernels import exp1, exp_into, kernel_block
+    from svmcore.solvers.kernels import exp1, exp_into, kernel_block
     RA = as_rows(A)
     code, kp = kernel_params("rbf", gamma=0.37)
     idx = np.arange(RA.n, dtype=np.int64)

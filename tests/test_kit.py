@@ -26,8 +26,8 @@ TIMEOUT = 120
 
 
 def test_engine_imports_no_streamlit_and_race_no_plotly():
-    code = ("import sys, svmcore, svmcore.estimators, svmcore.race, svmcore.export, "
-            "svmcore.config, svmcore.rundata, svmcore.presets, svmcore.live, svmcore.run\n"
+    code = ("import sys, svmcore, svmcore.estimators, svmcore.runs.race, svmcore.runs.export, "
+            "svmcore.runs.config, svmcore.runs.rundata, svmcore.runs.presets, svmcore.server.pacing, svmcore.runs.run\n"
             "assert 'streamlit' not in sys.modules, 'streamlit imported'\n"
             "assert not [m for m in sys.modules if m.split('.')[0] == 'plotly'], 'plotly'\n"
             "import svmcore.viz\n"
@@ -38,7 +38,7 @@ def test_engine_imports_no_streamlit_and_race_no_plotly():
 
 def test_only_the_kit_imports_streamlit():
     """Only svmcore/ui imports streamlit. The one exception: the classroom benchmark's client
-    (svmcore/bench/stclient.py) speaks Streamlit's websocket protocol from outside the app and
+    (svmcore/server/protocol_client.py) speaks Streamlit's websocket protocol from outside the app and
     takes the message classes from ``streamlit.proto`` — nothing else of streamlit."""
     offenders = []
     for path in (ROOT / "svmcore").rglob("*.py"):
@@ -52,7 +52,7 @@ def test_only_the_kit_imports_streamlit():
             for n in names:
                 if n.split(".")[0] != "streamlit":
                     continue
-                if rel.parts[0] == "bench" and n.startswith("streamlit.proto"):
+                if rel.parts[0] == "server" and n.startswith("streamlit.proto"):
                     continue
                 offenders.append(f"{rel}: {n}")
     assert offenders == []
@@ -198,9 +198,9 @@ def test_cpsp_constant_time_shows_no_gap_on_the_playground_or_the_race():
 def test_a_link_with_t_replays_the_run_and_pauses_there():
     """Issue 22 item 3: ``…&t=300`` opens the same seeded run at t = 300, paused; the URL keeps
     t as the run moves; a bad t is said once and the run starts at 0."""
-    from svmcore.config import RunConfig
-    from svmcore.rundata import build_data
-    from svmcore.run import TrainingRun
+    from svmcore.runs.config import RunConfig
+    from svmcore.runs.rundata import build_data
+    from svmcore.runs.run import TrainingRun
     q = {"src": "toy", "ds": "moons", "n": "200", "seed": "4", "solver": "pegasos",
          "p.kernel": "rbf", "p.gamma": "2.0", "t": "300"}
     at = AppTest.from_file(str(ROOT / "pages" / "playground.py"), default_timeout=TIMEOUT)

@@ -17,8 +17,8 @@ from sklearn.metrics.pairwise import rbf_kernel
 from sklearn.svm import SVC
 
 from reference import pegasos_linear_reference
-from svmcore.race import Race
-from svmcore.run import TrainingRun, change_label
+from svmcore.runs.race import Race
+from svmcore.runs.run import TrainingRun, change_label
 from svmcore.solvers import REGISTRY, get_solver
 from svmcore.solvers.base import SampleStream, averaging_start
 from svmcore.ui.canvas import decode
@@ -330,9 +330,9 @@ def test_race_change(data):
 
 # ------------------------------------------------------------------------------ configurations
 
-from svmcore.config import (RaceConfig, RunConfig, config_from_query,  # noqa: E402
+from svmcore.runs.config import (RaceConfig, RunConfig, config_from_query,  # noqa: E402
                             race_config_from_query, soft_change)
-from svmcore.rundata import build_data  # noqa: E402
+from svmcore.runs.rundata import build_data  # noqa: E402
 
 
 def test_run_config_changes_round_trip_the_url():
@@ -561,7 +561,7 @@ def test_sfw_C_change_keeps_q_and_g_exact(data, name):
 
 
 def test_the_exported_script_replays_the_changes():
-    from svmcore import export
+    from svmcore.runs import export
     cfg = RunConfig(dataset="moons", n=200, seed=6, solver="pegasos",
                     params=(("schedule", "sqrt"), ("eta0", 0.1))).with_change(40, eta0=0.7)
     data = build_data(cfg)

@@ -26,7 +26,7 @@ from sklearn.svm import SVC
 from reference import (nobias_svm_optimum, norma_reference, olsvm_reference,
                        pegaz_reference)
 from svmcore.data import make_toy
-from svmcore.run import TrainingRun
+from svmcore.runs.run import TrainingRun
 from svmcore.solvers.base import averaging_start
 from svmcore.solvers.online_kernel import NormaSolver, OLSVMSolver, PegazSolver
 

@@ -12,8 +12,8 @@ from urllib.parse import parse_qsl
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from svmcore.bench import papers
-from svmcore.config import config_from_query, race_config_from_query
+from svmcore.lessons import papers
+from svmcore.runs.config import config_from_query, race_config_from_query
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGE = str(ROOT / "pages" / "papers.py")

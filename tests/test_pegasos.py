@@ -8,7 +8,7 @@ from sklearn.metrics.pairwise import rbf_kernel
 from sklearn.svm import SVC
 
 from reference import pegasos_kernel_reference, pegasos_linear_reference
-from svmcore.objectives import lam_from_C
+from svmcore.solvers.objectives import lam_from_C
 from svmcore.solvers.base import SampleStream, averaging_start
 from svmcore.solvers.pegasos import PegasosSolver
 

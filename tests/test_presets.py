@@ -1,4 +1,4 @@
-"""Run configurations (svmcore.presets): URL round trip, data building, presets, snippets."""
+"""Run configurations (svmcore.runs.presets): URL round trip, data building, presets, snippets."""
 from __future__ import annotations
 
 import numpy as np
@@ -8,11 +8,11 @@ from hypothesis import strategies as st
 
 from svmcore.data import TOY_GENERATORS, make_toy, train_test_split
 from svmcore.data.upload import parse_upload
-from svmcore.presets import PRESETS, available_presets, get_preset
-from svmcore.config import RunConfig, config_from_query, decode_value, encode_value
-from svmcore.rundata import build_data
-from svmcore.run import TrainingRun
-from svmcore.export import reproduce_snippet
+from svmcore.runs.presets import PRESETS, available_presets, get_preset
+from svmcore.runs.config import RunConfig, config_from_query, decode_value, encode_value
+from svmcore.runs.rundata import build_data
+from svmcore.runs.run import TrainingRun
+from svmcore.runs.export import reproduce_snippet
 from svmcore.solvers import REGISTRY, get_solver
 
 TRACE_KEYS = ("iteration", "objective", "train_error", "test_error", "n_sv", "kernel_evals")
@@ -174,7 +174,7 @@ def test_only_presets_of_registered_solvers_are_offered(monkeypatch):
         if p.config.solver not in REGISTRY:
             assert p.key not in shown
     assert "smo-moons" in shown or "smo" not in REGISTRY
-    monkeypatch.setattr("svmcore.presets.REGISTRY", {"smo": REGISTRY["smo"]})
+    monkeypatch.setattr("svmcore.runs.presets.REGISTRY", {"smo": REGISTRY["smo"]})
     assert {p.config.solver for p in available_presets()} <= {"smo"}
     with pytest.raises(ValueError, match="unknown preset"):
         get_preset("nope")

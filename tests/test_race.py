@@ -1,6 +1,6 @@
-"""Races (svmcore.race, svmcore.presets.RACES, svmcore.snippet) and the Race page through AppTest.
+"""Races (svmcore.runs.race, svmcore.runs.presets.RACES, svmcore.snippet) and the Race page through AppTest.
 
-The engine tests drive :class:`svmcore.race.Race` directly on small toy data; the page tests use
+The engine tests drive :class:`svmcore.runs.race.Race` directly on small toy data; the page tests use
 Streamlit's AppTest, which never fires ``run_every``: the live loop is driven with Step (and one
 tick through Play). Traces are compared on every column except ``time`` (the solver's own
 time, which no two runs share).
@@ -17,18 +17,19 @@ import pytest
 from sklearn.svm import SVC
 from streamlit.testing.v1 import AppTest
 
-from svmcore import race as race_mod
-from svmcore import live, viz
+from svmcore.runs import race as race_mod
+from svmcore.server import pacing
+from svmcore import viz
 from svmcore.data import make_toy, train_test_split
-from svmcore.objectives import primal_objective
-from svmcore.presets import RACES, available_races, get_race
-from svmcore.config import Entrant, RaceConfig, RunConfig, race_config_from_query
-from svmcore.rundata import build_data
-from svmcore.race import L1_NAME, Race, build_race, reference_optimum
+from svmcore.solvers.objectives import primal_objective
+from svmcore.runs.presets import RACES, available_races, get_race
+from svmcore.runs.config import Entrant, RaceConfig, RunConfig, race_config_from_query
+from svmcore.runs.rundata import build_data
+from svmcore.runs.race import L1_NAME, Race, build_race, reference_optimum
 from svmcore.viz.race import curve_panels, race_curves_figure, race_field_figures, race_grid_figure
-from svmcore.export import race_csv, race_json, race_rows
-from svmcore.run import TrainingRun, warmup
-from svmcore.export import reproduce_race_snippet
+from svmcore.runs.export import race_csv, race_json, race_rows
+from svmcore.runs.run import TrainingRun, warmup
+from svmcore.runs.export import reproduce_race_snippet
 from svmcore.solvers import REGISTRY, get_solver
 from svmcore.ui.canvas import decode
 
@@ -432,7 +433,7 @@ def test_grid_figure_merges_the_fields():
     race = Race([("pegasos", RBF), ("smo", RBF), ("pegasos", {"C": 1.0})], X, y, Xt, yt)
     race.tick(None, 0.005)
     view = viz.make_view(X, y, Xt, yt)
-    models = [live.model_state(r, fresh=True, scores=True) for r in race.runs]
+    models = [pacing.model_state(r, fresh=True, scores=True) for r in race.runs]
     figs = race_field_figures(race, view, 40, models, height=300)
     assert [f.data[0].type for f in figs] == ["image"] * 3
     scale = [next(tr for tr in f.data if tr.name == "f(x) scale") for f in figs]
@@ -461,10 +462,10 @@ def test_curated_races_are_valid_and_hidden_until_registered(monkeypatch,
         if any(e.solver not in REGISTRY for e in r.config.entrants):
             assert r.key not in shown
     assert len(shown) >= 3                        # pegasos, smo, norma and olsvm are registered
-    monkeypatch.setattr("svmcore.presets.REGISTRY", {k: v for k, v in classes.items()})
+    monkeypatch.setattr("svmcore.runs.presets.REGISTRY", {k: v for k, v in classes.items()})
     every = {r.key for r in available_races()}
     assert "pegasos-vs-asset" in every or "asset" not in classes
-    monkeypatch.setattr("svmcore.presets.REGISTRY", {"smo": REGISTRY["smo"]})
+    monkeypatch.setattr("svmcore.runs.presets.REGISTRY", {"smo": REGISTRY["smo"]})
     assert available_races() == []
     with pytest.raises(ValueError, match="unknown race"):
         get_race("nope")

@@ -8,7 +8,7 @@ import scipy.sparse as sp
 from reference import asset_reference
 from svmcore.bench.regression import sinc_rows
 from svmcore.data.toy_regression import sinc
-from svmcore.objectives import lam_from_C
+from svmcore.solvers.objectives import lam_from_C
 from svmcore.solvers.asset import ASSETSolver
 from svmcore.solvers.base import SampleStream, averaging_start
 

@@ -21,8 +21,8 @@ from sklearn.exceptions import ConvergenceWarning
 
 from svmcore.data import make_toy
 from svmcore.estimators import SVMClassifier, SVMRegressor, _SVMBase
-from svmcore.objectives import lam_from_C
-from svmcore.run import TrainingRun
+from svmcore.solvers.objectives import lam_from_C
+from svmcore.runs.run import TrainingRun
 from svmcore.solvers import REGISTRY, estimate_memory, memory_plan
 from svmcore.solvers.base import MemoryBudgetError, Solver
 
@@ -281,7 +281,7 @@ def test_pegasos_step_draws_its_sample_indices_in_bounded_chunks(monkeypatch):
 
 
 def test_estimators_check_the_machine_memory_not_the_app_budget(monkeypatch):
-    import svmcore.solvers.base as base
+    import svmcore.solvers.memory as base
     X, y = _moons(300)
     monkeypatch.delenv("SVMCORE_MEMORY_MB", raising=False)
     monkeypatch.setattr(base, "available_memory_bytes", lambda: 3 * 2**20)

@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from svmcore.config import (MAX_TRAIN_CHOICES, RunConfig, config_from_query,
+from svmcore.runs.config import (MAX_TRAIN_CHOICES, RunConfig, config_from_query,
                             race_config_from_query)
 from svmcore.solvers import get_solver
-from svmcore.run import warmup
+from svmcore.runs.run import warmup
 from test_bad_input import _page, _upload as _upload_bytes     # the Playground in AppTest
 from svmcore.ui.canvas import decode
 
@@ -33,7 +33,7 @@ def _texts(elements) -> str:
 def test_worst_memory_link_is_refused_before_any_run_is_built(monkeypatch):
     """``?solver=asset&p.approx=rff&p.n_components=200000``: the page says what would fit and
     never constructs the run (before: the TrainingRun was built and its solver's init refused)."""
-    import svmcore.ui.live as kit_live
+    import svmcore.ui.live_controls as kit_live
 
     def no_run(*a, **k):
         raise AssertionError("a TrainingRun was built")
@@ -138,7 +138,7 @@ def test_upload_first_row_with_a_missing_value_is_a_clear_message():
 def test_new_sessions_standardise_toy_data_and_old_links_keep_raw_features():
     from sklearn.preprocessing import StandardScaler
 
-    from svmcore.rundata import build_data
+    from svmcore.runs.rundata import build_data
     at = _page()
     cfg = at.session_state["pg"].live.cfg
     assert cfg.source == "toy" and cfg.scale == "standard"
@@ -166,14 +166,14 @@ def test_new_sessions_standardise_toy_data_and_old_links_keep_raw_features():
 @pytest.fixture()
 def all_slots_taken():
     """Every heavy-work slot of the server held by the test (as if other sessions computed)."""
-    from svmcore import live
-    for _ in range(live.HEAVY_SLOTS):
-        assert live.HEAVY.acquire(timeout=5)
-    held = [live.HEAVY_SLOTS]
+    from svmcore.server import pacing
+    for _ in range(pacing.HEAVY_SLOTS):
+        assert pacing.HEAVY.acquire(timeout=5)
+    held = [pacing.HEAVY_SLOTS]
 
     def release():
         while held[0]:
-            live.HEAVY.release()
+            pacing.HEAVY.release()
             held[0] -= 1
     yield release
     release()
@@ -187,7 +187,7 @@ def test_reference_optimum_under_a_cap_returns_its_iterate(data_folder):
     import time
 
     from svmcore.data import load_dataset
-    from svmcore.race import REF_CHUNK_S, reference_optimum
+    from svmcore.runs.race import REF_CHUNK_S, reference_optimum
     ds = load_dataset("ijcnn1", max_train=5000, download=False)
     n = ds.y_train.shape[0]
     warmup(get_solver("smo")(kernel="rbf", gamma=2.0))
@@ -203,9 +203,9 @@ def test_a_race_never_waits_for_its_reference_beyond_its_wait(all_slots_taken):
     """All heavy slots busy: the reference is queued in the background, the race is built and
     ticks without it, and it arrives (the synchronous value) once a slot frees up. Before,
     ``Race.reference`` ran SMO in the session's thread until it finished."""
-    from svmcore.config import Entrant
+    from svmcore.runs.config import Entrant
     from svmcore.data import make_toy, train_test_split
-    from svmcore.race import Race, reference_optimum
+    from svmcore.runs.race import Race, reference_optimum
     X, y = make_toy("moons", n=160, noise=0.2, seed=5)
     X_tr, X_te, y_tr, y_te = train_test_split(X, y, test_size=0.25, seed=5)
     ents = [Entrant("pegasos", (("kernel", "rbf"), ("gamma", 3.0), ("C", 2.0))),
@@ -226,9 +226,9 @@ def test_a_race_never_waits_for_its_reference_beyond_its_wait(all_slots_taken):
 
 
 def test_a_busy_server_queues_ticks_and_says_so_for_a_press(all_slots_taken):
-    from svmcore import live
-    with pytest.raises(live.ServerBusy, match="The server is busy"):
-        with live.heavy_work(wait=0.05):
+    from svmcore.server import pacing
+    with pytest.raises(pacing.ServerBusy, match="The server is busy"):
+        with pacing.heavy_work(wait=0.05):
             pass
     at = _page()
     run = at.session_state["pg"].live.run
@@ -242,7 +242,7 @@ def test_a_busy_server_queues_ticks_and_says_so_for_a_press(all_slots_taken):
 def test_reset_does_not_restart_the_run_cap(monkeypatch):
     """The cap counts per configuration in a session: a Reset run gets what is left (before:
     a fresh 300 s each time, so a loop of Reset was unlimited compute)."""
-    from svmcore import live
+    from svmcore.server import pacing
     at = _page()
     for _ in range(3):
         at.button(key="pg_step").click().run()
@@ -250,8 +250,8 @@ def test_reset_does_not_restart_the_run_cap(monkeypatch):
     assert spent > 0
     at.button(key="pg_reset_btn").click().run()
     run = at.session_state["pg"].live.run
-    assert run.t == 0 and run.max_seconds == pytest.approx(live.MAX_RUN_S - spent)
-    monkeypatch.setattr(live, "MAX_RUN_S", spent / 2)  # as if the cap were used up
+    assert run.t == 0 and run.max_seconds == pytest.approx(pacing.MAX_RUN_S - spent)
+    monkeypatch.setattr(pacing, "MAX_RUN_S", spent / 2)  # as if the cap were used up
     at.button(key="pg_reset_btn").click().run()
     run = at.session_state["pg"].live.run
     assert run.done and run.status == "time cap" and "Reset does not restart" in run.message
@@ -287,7 +287,7 @@ def test_playground_draws_the_last_iterate_beside_the_averaged_model():
     pts = view.plane.origin + xy[:, :1] * view.plane.e1 + xy[:, 1:] * view.plane.e2
     f_last = run.solver.decision_function(pts, iterate="last")
     f_avg = run.solver.decision_function(pts)
-    from svmcore.field import plane_points
+    from svmcore.solvers.decision_plane import plane_points
     xs, ys = view.grid(80)
     span = np.ptp(run.solver.decision_function(
         plane_points(xs, ys, view.plane.origin, view.plane.e1, view.plane.e2), iterate="last"))
@@ -304,8 +304,8 @@ def test_the_reproduction_script_scales_toy_data_and_takes_the_chosen_label(tmp_
     """The exported script builds the same arrays as the page: standardised toy data, and an
     upload read with the label column the picker chose (``label=`` in the link)."""
     from svmcore.data.upload import parse_upload
-    from svmcore.export import _data_lines, _import_lines
-    from svmcore.rundata import build_data
+    from svmcore.runs.export import _data_lines, _import_lines
+    from svmcore.runs.rundata import build_data
 
     def script_data(cfg):
         imports, body = _data_lines(cfg)

@@ -14,8 +14,9 @@ import os
 import numpy as np
 import pytest
 
-from svmcore.bench import papers, report, tta
-from svmcore.config import config_from_query, race_config_from_query
+from svmcore.lessons import papers
+from svmcore.bench import report, tta
+from svmcore.runs.config import config_from_query, race_config_from_query
 
 pytestmark = [pytest.mark.skipif(not os.environ.get("SVMCORE_DATA"),
                                  reason="needs the real datasets (SVMCORE_DATA)"),
@@ -94,7 +95,7 @@ def test_linear_objectives_against_linearsvc(tiny):
     from sklearn.svm import LinearSVC
 
     from svmcore.data import load_dataset
-    from svmcore.objectives import lam_from_C, primal_objective
+    from svmcore.solvers.objectives import lam_from_C, primal_objective
     ds = load_dataset("a9a")
     m = LinearSVC(C=1.0, loss="hinge", fit_intercept=False, dual=True, tol=1e-4,
                   max_iter=1000, random_state=0).fit(ds.X_train, ds.y_train)

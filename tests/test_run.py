@@ -9,7 +9,7 @@ import pytest
 from sklearn.datasets import make_moons
 
 import svmcore.solvers as solvers_pkg
-from svmcore.run import TrainingRun, checkpoints_after
+from svmcore.runs.run import TrainingRun, checkpoints_after
 from svmcore.solvers import REGISTRY
 from svmcore.solvers.base import Solver
 
@@ -123,7 +123,7 @@ def test_rows_csv_round_trips_every_digit():
     import csv
     import io
 
-    from svmcore.export import rows_csv
+    from svmcore.runs.export import rows_csv
     rows = [{"t": 1, "objective": 0.1 + 0.2, "gap": None, "name": "a,b"},
             {"t": 10, "objective": 1e-300 / 3, "gap": 2.0 / 3, "name": "c"}]
     text = rows_csv(rows)
@@ -200,10 +200,10 @@ def test_a_solver_at_its_own_max_iter_ends_the_run(name):
 
 
 def test_a_frame_moment_carries_the_runs_end():
-    """What the live frames show of a run (svmcore.live.Moment) answers what the tiles ask of a
+    """What the live frames show of a run (svmcore.server.pacing.Moment) answers what the tiles ask of a
     run: the "iteration t" tile's text is the same for the run and for its moment (a missing
     ``end_t`` stopped every played frame once, unseen by AppTest, which plays no timer)."""
-    from svmcore.live import Moment, model_state
+    from svmcore.server.pacing import Moment, model_state
     from svmcore.ui.panels import planned_text
     X, y, Xt, yt = _data()
     for solver in (REGISTRY["pegasos"](), REGISTRY["smo"](max_iter=7)):

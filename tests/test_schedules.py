@@ -4,7 +4,7 @@ import math
 import numpy as np
 import pytest
 
-from svmcore.schedules import SCHEDULE_CODES, Schedule, step_size
+from svmcore.solvers.step_sizes import SCHEDULE_CODES, Schedule, step_size
 
 T = np.array([1, 2, 3, 10, 157, 10_000, 123_456_789])
 LAM, C, ETA0 = 3e-4, 2.5, 0.7

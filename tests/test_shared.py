@@ -1,25 +1,25 @@
-"""Shared runs (svmcore.live.SHARED): sessions that play one configuration compute each frame
+"""Shared runs (svmcore.server.pacing.SHARED): sessions that play one configuration compute each frame
 once, read the same moments, and leave with their own run at exactly that moment."""
 from __future__ import annotations
 
 import numpy as np
 
-from svmcore import live
-from svmcore.config import RunConfig
-from svmcore.run import TrainingRun
-from svmcore.rundata import build_data
+from svmcore.server import pacing
+from svmcore.runs.config import RunConfig
+from svmcore.runs.run import TrainingRun
+from svmcore.runs.rundata import build_data
 
 
 def _make(cfg):
     d = build_data(cfg)
     return lambda: TrainingRun(cfg.solver, d.X_train, d.y_train, d.X_test, d.y_test,
-                               seed=cfg.seed, per_decade=live.LIVE_PER_DECADE, **cfg.param_dict)
+                               seed=cfg.seed, per_decade=pacing.LIVE_PER_DECADE, **cfg.param_dict)
 
 
 def test_one_computation_for_every_session_and_the_same_run_after():
     cfg = RunConfig(dataset="moons", n=200, seed=2, solver="pegasos",
                     params=(("kernel", "rbf"), ("gamma", 2.0)))
-    store = live.SharedRuns(max_runs=4)
+    store = pacing.SharedRuns(max_runs=4)
     frames = []
 
     def frame_of(run, snap, scores):
@@ -43,12 +43,12 @@ def test_one_computation_for_every_session_and_the_same_run_after():
         np.testing.assert_array_equal(mine[k], shown[k], err_msg=k)
     assert own.t == ms[20].t and own.kernel_evals == ms[20].kernel_evals
     assert ms[20].snap.t <= ms[20].t and ms[20].trace_columns()["iteration"][-1] <= ms[20].t
-    assert live.join_index(a, ms[15].t, 1.1, frame_of) == 15
-    assert live.join_index(a, ms[15].t + 1, 1.1, frame_of) in (None, 16)
+    assert pacing.join_index(a, ms[15].t, 1.1, frame_of) == 15
+    assert pacing.join_index(a, ms[15].t + 1, 1.1, frame_of) in (None, 16)
 
 
 def test_the_store_is_bounded():
-    store = live.SharedRuns(max_runs=2)
+    store = pacing.SharedRuns(max_runs=2)
     cfgs = [RunConfig(dataset="gaussians", n=60, seed=s, solver="pegasos") for s in range(3)]
     tls = [store.timeline(("k", c.seed), _make(c)) for c in cfgs]
     assert len(store._timelines) == 2 and ("k", 0) not in store._timelines

@@ -11,8 +11,8 @@ from sklearn.svm import SVC
 from reference import (ShrinkingSMOReference, smo_kkt_bias, smo_pair_update, smo_wss2_reference,
                        smo_wss2_select)
 from svmcore import solvers
-from svmcore.objectives import primal_objective
-from svmcore.run import TrainingRun
+from svmcore.solvers.objectives import primal_objective
+from svmcore.runs.run import TrainingRun
 from svmcore.solvers import smo
 from svmcore.solvers.smo import SMOSolver
 
@@ -101,7 +101,7 @@ def test_every_step_follows_the_numpy_reference(real, kernel):
     each step, the reference picks the same pair (or one tied to 1e-12 in its criterion: free
     α share −y_t G_t = b at the optimum, so near-ties are normal late in a run) and its update
     gives the same α and G."""
-    from svmcore.kernels import kernel_matrix
+    from svmcore.solvers.kernels import kernel_matrix
     X, y = real["heart"]
     gamma = 1.0 / X.shape[1]
     K = kernel_matrix(X, kernel=kernel, gamma=gamma)   # the bits the solver sees
@@ -141,7 +141,7 @@ SHRINK_CASES = [("heart", "linear", 1.0), ("heart", "rbf", 10.0), ("heart", "rbf
 
 
 def _Q(X, y, kernel, gamma):
-    from svmcore.kernels import kernel_matrix
+    from svmcore.solvers.kernels import kernel_matrix
     K = kernel_matrix(X, kernel=kernel, gamma=gamma)
     return K, np.outer(y, y) * K
 

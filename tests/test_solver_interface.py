@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 
 from svmcore.data import make_toy
-from svmcore.schedules import StepRule
+from svmcore.solvers.step_sizes import StepRule
 from svmcore.solvers import REGISTRY
-from svmcore.solvers.base import Snapshot, StepRecord
+from svmcore.solvers.base import Snapshot, StepThroughRecord
 
 
 def _kernel_kw(cls, kernel="rbf"):
@@ -106,7 +106,7 @@ def test_asset_step_rule_is_what_runs(approx, variant, toy):
 def test_asset_rff_has_no_expansion_and_draws(toy):
     """Random Fourier features: no kernel expansion, no input-space w; the field falls back to
     the decision function on the grid points (it used to multiply feature weights by 2-D points)."""
-    from svmcore.field import decision_on_plane
+    from svmcore.solvers.decision_plane import decision_on_plane
     from svmcore.solvers.asset import ASSETSolver
     X, y = toy
     s = ASSETSolver(kernel="rbf", gamma=1.0, approx="rff", n_components=256)
@@ -122,7 +122,7 @@ def test_asset_rff_has_no_expansion_and_draws(toy):
 
 @pytest.mark.parametrize("name", sorted(REGISTRY))
 def test_step_explained_is_one_real_step(name, toy):
-    """step_explained() runs the solver's own step: k explained steps leave the solver where k
+    """step_through() runs the solver's own step: k explained steps leave the solver where k
     calls of step(1) leave it (same decision values), and each record names executed lines."""
     cls = REGISTRY[name]
     X, y = toy
@@ -130,9 +130,9 @@ def test_step_explained_is_one_real_step(name, toy):
     a.init(X, y, seed=5)
     b.init(X, y, seed=5)
     for _ in range(20):
-        rec = a.step_explained()
+        rec = a.step_through()
         b.step(1)
-        assert isinstance(rec, StepRecord)
+        assert isinstance(rec, StepThroughRecord)
         assert rec.lines and all(1 <= k <= len(a.pseudocode_lines()) for k in rec.lines)
         assert rec.t == a.t and rec.text
     assert a.t == b.t
@@ -169,7 +169,7 @@ def test_throwaway_subclass_gets_every_default(toy):
     s.init(X, y, seed=0)
     assert (s.kernelized, s.horizon, s.support_coef(), s.linear_model(), s.train_scores(),
             s.step_rule()) == (False, None, None, None, None, None)
-    rec = s.step_explained()
+    rec = s.step_through()
     assert rec.generic and rec.lines == (1,) and rec.t == 1 and s.t == 1
     assert len(s.pseudocode_lines()) == 1
 

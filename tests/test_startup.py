@@ -36,7 +36,7 @@ def test_import_and_listing_load_no_solver_module_and_compile_nothing():
         "mods = sorted(m for m in sys.modules if m.startswith('svmcore.solvers.'))\n"
         "cls = svmcore.get_solver('smo')\n"
         "after = sorted(m for m in sys.modules if m.startswith('svmcore.solvers.'))\n"
-        "import numba, svmcore.solvers.smo as smo, svmcore.kernels as k\n"
+        "import numba, svmcore.solvers.smo as smo, svmcore.solvers.kernels as k\n"
         "compiled = [n for mod in (smo, k) for n, f in vars(mod).items()\n"
         "            if isinstance(f, numba.core.registry.CPUDispatcher) and f.signatures]\n"
         "print(json.dumps(dict(names=names, mods=mods, after=after, cls=cls.__name__,\n"
@@ -76,7 +76,7 @@ def test_numba_cache_dir_set_by_the_user_is_respected_and_created(tmp_path):
     mine = tmp_path / "a" / "b"
     code = ("import json, numba, svmcore\n"
             "import numpy as np\n"
-            "from svmcore.schedules import step_size\n"
+            "from svmcore.solvers.step_sizes import step_size\n"
             "step_size(0, np.ones(3), 1)\n"
             "print(json.dumps(dict(cfg=numba.config.CACHE_DIR)))\n")
     r = _python(code, NUMBA_CACHE_DIR=str(mine))
@@ -151,12 +151,12 @@ def test_warm_up_runs_once_in_the_background_and_says_how_far_it_is():
     # the warm-up of one solver, held at its start until the main thread has looked
     r = _python(
         "import json, threading\n"
-        "import svmcore.run, svmcore.warm as warm\n"
+        "import svmcore.runs.run, svmcore.server.warm as warm\n"
         "go, seen = threading.Event(), []\n"
-        "real = svmcore.run.warmup\n"
+        "real = svmcore.runs.run.warmup\n"
         "def held(solver):\n"
         "    go.wait(60); seen.append(solver.name); real(solver)\n"
-        "svmcore.run.warmup = held\n"
+        "svmcore.runs.run.warmup = held\n"
         "warm.plan = lambda: [('pegasos', {}), ('smo', {'kernel': 'rbf'})]\n"
         "before = warm.ready()\n"
         "first, again = warm.start(freeze=False), warm.start(freeze=False)\n"
@@ -177,7 +177,7 @@ def test_warm_up_runs_once_in_the_background_and_says_how_far_it_is():
 
 def test_warm_up_reports_a_failing_solver_and_goes_on():
     r = _python(
-        "import json, svmcore.warm as warm\n"
+        "import json, svmcore.server.warm as warm\n"
         "warm.plan = lambda: [('pegasos', {'kernel': 'nonsense'}), ('pegasos', {})]\n"
         "warm.start(freeze=False); warm.wait(120)\n"
         "print(json.dumps(dict(problems=warm.problems(), ready=warm.ready())))\n")
@@ -185,7 +185,7 @@ def test_warm_up_reports_a_failing_solver_and_goes_on():
 
 
 def test_plan_covers_every_solver_default_first():
-    from svmcore import warm
+    from svmcore.server import warm
     from svmcore.solvers import get_solver, list_solvers
     plan = warm.plan()
     names = list_solvers()
@@ -200,8 +200,8 @@ def test_plan_covers_every_solver_default_first():
 
 
 def test_a_tick_waits_for_the_warm_up(monkeypatch):
-    """The kit's tick (Play, Step) calls svmcore.warm.wait before it advances the run."""
-    from svmcore import warm
+    """The kit's tick (Play, Step) calls svmcore.server.warm.wait before it advances the run."""
+    from svmcore.server import warm
     from svmcore.ui import live as ui_live
     calls = []
 
@@ -238,9 +238,9 @@ def test_warm_up_lets_the_starting_thread_finish_unless_someone_waits():
     # that needs the warm-up earlier (wait()) does not wait for the script thread
     r = _python(
         "import json, threading, time\n"
-        "import svmcore.run, svmcore.warm as warm\n"
+        "import svmcore.runs.run, svmcore.server.warm as warm\n"
         "began = []\n"
-        "svmcore.run.warmup = lambda solver: began.append(time.monotonic())\n"
+        "svmcore.runs.run.warmup = lambda solver: began.append(time.monotonic())\n"
         "warm.plan = lambda: [('pegasos', {})]\n"
         "release = threading.Event()\n"
         "script = threading.Thread(target=release.wait, args=(60,)); script.start()\n"
@@ -252,8 +252,8 @@ def test_warm_up_lets_the_starting_thread_finish_unless_someone_waits():
     assert r["early"] == [] and r["after_end"] and r["ok"]
     r = _python(
         "import json, threading, time\n"
-        "import svmcore.run, svmcore.warm as warm\n"
-        "svmcore.run.warmup = lambda solver: None\n"
+        "import svmcore.runs.run, svmcore.server.warm as warm\n"
+        "svmcore.runs.run.warmup = lambda solver: None\n"
         "warm.plan = lambda: [('pegasos', {})]\n"
         "release = threading.Event()\n"
         "script = threading.Thread(target=release.wait, args=(60,)); script.start()\n"
@@ -270,10 +270,10 @@ def test_warm_up_lets_the_first_page_settle_in_the_browser_unless_someone_waits(
     # wait of 10 s sees both solvers warmed, and none begins before it
     code = (
         "import json, threading, time\n"
-        "import svmcore.run, svmcore.warm as warm\n"
+        "import svmcore.runs.run, svmcore.server.warm as warm\n"
         "warm.SETTLE_S = 30.0\n"
         "began = []\n"
-        "svmcore.run.warmup = lambda solver: began.append(solver)\n"
+        "svmcore.runs.run.warmup = lambda solver: began.append(solver)\n"
         "warm.plan = lambda: [('pegasos', {}), ('smo', {})]\n"
         "release = threading.Event()\n"
         "script = threading.Thread(target=release.wait, args=(60,)); script.start()\n"
@@ -293,10 +293,10 @@ def test_started_with_the_server_it_freezes_what_it_loads_and_leaves_the_level_l
     # solver
     r = _python(
         "import gc, json, threading, time\n"
-        "import svmcore.run, svmcore.warm as warm\n"
+        "import svmcore.runs.run, svmcore.server.warm as warm\n"
         "warm.SETTLE_S = 0.4\n"
         "log = []\n"
-        "svmcore.run.warmup = lambda s: log.append((s.name, gc.get_freeze_count(), time.monotonic()))\n"
+        "svmcore.runs.run.warmup = lambda s: log.append((s.name, gc.get_freeze_count(), time.monotonic()))\n"
         "warm.frames = lambda: log.append(('frames', gc.get_freeze_count(), time.monotonic()))\n"
         "warm.plan = lambda: [('pegasos', {}), ('smo', {})]\n"
         "release = threading.Event()\n"
@@ -319,10 +319,10 @@ def test_started_with_the_server_it_waits_for_the_first_page_to_come():
     # the next solvers wait for the first script run (and its settling), not for quiet
     r = _python(
         "import json, threading, time\n"
-        "import svmcore.run, svmcore.warm as warm\n"
+        "import svmcore.runs.run, svmcore.server.warm as warm\n"
         "warm.SETTLE_S = 0.2\n"
         "log = []\n"
-        "svmcore.run.warmup = lambda s: log.append(s.name)\n"
+        "svmcore.runs.run.warmup = lambda s: log.append(s.name)\n"
         "warm.frames = lambda: None\n"
         "warm.plan = lambda: [('pegasos', {}), ('smo', {})]\n"
         "warm.start(preload=('json',), freeze=False, max_delay=60, last_request=lambda: 0.0)\n"
@@ -395,7 +395,7 @@ def test_a_race_link_as_the_servers_first_visit(tmp_path):
     page shown is the race at /race, the race is the link's (its two fields, no third), the
     address keeps its query, the title is app.py's, and a second visitor gets the same.
 
-    Checked at the protocol level (svmcore.bench.stclient: the messages a browser tab sends and
+    Checked at the protocol level (svmcore.server.protocol_client: the messages a browser tab sends and
     reads; the first request names the page by its path, as the frontend's does): which script
     runs is the server's business, and the browser tours draw the race page
     (tests/test_browser.py)."""
@@ -405,8 +405,8 @@ def test_a_race_link_as_the_servers_first_visit(tmp_path):
 
     from streamlit_server import streamlit_server
 
-    from svmcore.bench.stclient import Session
-    from svmcore.presets import get_race
+    from svmcore.server.protocol_client import Session
+    from svmcore.runs.presets import get_race
 
     titles = re.findall(r'st\.Page\([^)]*title="([^"]+)"', (ROOT / "app.py").read_text())
     assert titles[:2] == ["Playground", "Race"]

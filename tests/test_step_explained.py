@@ -1,4 +1,4 @@
-"""Step through, solver side: ``step_explained()`` is the solver's own step, and its record is
+"""Step through, solver side: ``step_through()`` is the solver's own step, and its record is
 the state change, in the paper's terms.
 
 For every registered solver and the variants that change the algorithm:
@@ -11,7 +11,7 @@ For every registered solver and the variants that change the algorithm:
   sub-gradient (linear and kernel form, mini-batch), SMO's pair = the maximal-gain pair of WSS 2,
   the online lists' violation test and update, Frank-Wolfe's vertex, decision and line search,
   CPSP's cut and QP, ASSET's projected step;
-* the svmcore.explain helpers (objective grid, ball radius, field marks) with numbers.
+* the svmcore.lessons.step_through helpers (objective grid, ball radius, field marks) with numbers.
 """
 import math
 
@@ -22,10 +22,10 @@ from reference import (cut_dual_bruteforce, fw_line_search, pegasos_kernel_subgr
                        wss2_max_gain)
 from sklearn.metrics.pairwise import pairwise_kernels
 
-from svmcore import explain
+from svmcore.lessons import step_through
 from svmcore.data import make_toy
 from svmcore.solvers import REGISTRY
-from svmcore.solvers.base import SampleStream, StepRecord, apply_changes, same_value
+from svmcore.solvers.base import SampleStream, StepThroughRecord, apply_changes, same_value
 
 K_STEPS = 25
 RBF = {"kernel": "rbf", "gamma": 1.0}
@@ -144,15 +144,15 @@ def test_every_registered_solver_has_a_config():
 
 @pytest.mark.parametrize("name,params", [c[1:] for c in CONFIGS], ids=IDS)
 def test_explained_steps_leave_the_state_of_plain_steps(name, params, toy):
-    """k × step_explained() ≡ k × step(1): every attribute (state arrays, sample stream and its
+    """k × step_through() ≡ k × step(1): every attribute (state arrays, sample stream and its
     generator, counters, kernel evaluations), and the decision values, bit for bit."""
     a, b = _pair(name, params, toy)
     X = toy[0]
     listing = a.listing()
     for k in range(K_STEPS):
-        rec = a.step_explained()
+        rec = a.step_through()
         b.step(1)
-        assert isinstance(rec, StepRecord) and not rec.generic and rec.text
+        assert isinstance(rec, StepThroughRecord) and not rec.generic and rec.text
         assert rec.lines and all(1 <= ln <= len(listing.entries) for ln in rec.lines)
         assert rec.t == a.t and rec.t - rec.t_before in (0, 1)
         assert all(0 <= i < a.n for i in rec.picked)
@@ -170,9 +170,9 @@ def test_record_is_the_state_change(name, params, toy):
     "before" values are what the state held (apply_changes checks them)."""
     a, _ = _pair(name, params, toy, seed=7)
     for _ in range(K_STEPS):
-        s0 = a.explain_state()
-        rec = a.step_explained()
-        s1 = a.explain_state()
+        s0 = a.step_through_state()
+        rec = a.step_through()
+        s1 = a.step_through_state()
         s1_rec = apply_changes(s0, rec)
         assert s1_rec.keys() == s1.keys()
         assert [k for k in s1 if not same_value(s1[k], s1_rec[k])] == []
@@ -187,12 +187,12 @@ def test_a_deep_copy_steps_on_exactly(name, params, toy):
     import copy
     a, _ = _pair(name, params, toy, seed=9)
     for _ in range(5):
-        a.step_explained()
+        a.step_through()
     c = copy.deepcopy(a)
     before = fingerprint(a)
-    rc = [c.step_explained() for _ in range(8)]
+    rc = [c.step_through() for _ in range(8)]
     assert fingerprint(a) == before                 # the copy shares no state
-    ra = [a.step_explained() for _ in range(8)]
+    ra = [a.step_through() for _ in range(8)]
     assert [r.text for r in ra] == [r.text for r in rc]
     assert fingerprint(a) == fingerprint(c)
 
@@ -243,8 +243,8 @@ def test_pegasos_linear_subgradient_is_eq3(k, bias, proj, toy):
     s.init(X, y, seed=2)
     batches, lam = [], s.lam
     for _ in range(K_STEPS):
-        st = s.explain_state()
-        rec = s.step_explained()
+        st = s.step_through_state()
+        rec = s.step_through()
         q = rec.quantities
         batches.append(q["batch"])
         grad, viol = pegasos_subgradient(X, y, st["w"], st["b"], lam, q["batch"])
@@ -252,13 +252,13 @@ def test_pegasos_linear_subgradient_is_eq3(k, bias, proj, toy):
         assert list(q["violators"]) == viol
         half = st["w"] - q["eta"] * grad
         factor = min(1.0, 1.0 / (math.sqrt(lam) * np.linalg.norm(half))) if proj else 1.0
-        np.testing.assert_allclose(s.explain_state()["w"], factor * half, rtol=1e-10,
+        np.testing.assert_allclose(s.step_through_state()["w"], factor * half, rtol=1e-10,
                                    atol=1e-13)
         assert q["projected"] == (factor < 1.0)
         assert ("project" in _lines(s, rec)) == (factor < 1.0)
         assert ("add" in _lines(s, rec)) == bool(viol) and ("noadd" in _lines(s, rec)) != bool(viol)
         if bias:
-            assert s.explain_state()["b"] == pytest.approx(
+            assert s.step_through_state()["b"] == pytest.approx(
                 st["b"] + q["eta"] * sum(y[i] for i in viol) / k, rel=1e-12, abs=1e-14)
     np.testing.assert_array_equal(np.concatenate(batches),
                                   SampleStream(len(y), 2).take(k * K_STEPS))
@@ -273,8 +273,8 @@ def test_pegasos_kernel_subgradient_is_eq3(k, toy):
     s = REGISTRY["pegasos"](**RBF, batch_size=k, C=10.0)
     s.init(X, y, seed=3)
     for _ in range(K_STEPS):
-        st = s.explain_state()
-        rec = s.step_explained()
+        st = s.step_through_state()
+        rec = s.step_through()
         q = rec.quantities
         c, viol = pegasos_kernel_subgradient(Kx, y, st["β"], st["b"], s.lam, q["batch"])
         np.testing.assert_allclose(q["grad"], c, rtol=1e-10, atol=1e-12)
@@ -284,11 +284,11 @@ def test_pegasos_kernel_subgradient_is_eq3(k, toy):
         half = st["β"] * y - q["eta"] * c
         nrm = math.sqrt(half @ Kx @ half)
         factor = min(1.0, 1.0 / (math.sqrt(s.lam) * nrm)) if nrm > 0 else 1.0
-        np.testing.assert_allclose(s.explain_state()["β"] * y, factor * half, rtol=1e-9,
+        np.testing.assert_allclose(s.step_through_state()["β"] * y, factor * half, rtol=1e-9,
                                    atol=1e-12)
         # the violation counts α grow by the violators' multiplicities
         counts = np.bincount(np.asarray(viol, dtype=int), minlength=len(y))
-        np.testing.assert_array_equal(s.explain_state()["α"] - st["α"], counts)
+        np.testing.assert_array_equal(s.step_through_state()["α"] - st["α"], counts)
 
 
 @pytest.mark.parametrize("shrinking", [False, True])
@@ -303,8 +303,8 @@ def test_smo_pair_is_the_maximal_gain_pair_of_wss2(shrinking, toy):
     s.init(X, y, seed=0)
     ran = set()
     for _ in range(400):
-        st = s.explain_state()
-        rec = s.step_explained()
+        st = s.step_through_state()
+        rec = s.step_through()
         ran |= set(_lines(s, rec))
         if rec.t == rec.t_before:
             assert "stop" in _lines(s, rec) and s.converged
@@ -324,8 +324,8 @@ def test_smo_pair_is_the_maximal_gain_pair_of_wss2(shrinking, toy):
         assert rec.picked == ref[:2] == (rec.roles["i"][0], rec.roles["j"][0])
         assert rec.quantities["gain"] == pytest.approx(ref[2], rel=1e-9)
         a_ref, G_ref = smo_pair_update(Q, QD, y, s.C, st["α"], st["G"], *rec.picked)
-        np.testing.assert_allclose(s.explain_state()["α"], a_ref, rtol=0, atol=1e-12)
-        np.testing.assert_allclose(s.explain_state()["G"], G_ref, rtol=0, atol=1e-9)
+        np.testing.assert_allclose(s.step_through_state()["α"], a_ref, rtol=0, atol=1e-12)
+        np.testing.assert_allclose(s.step_through_state()["G"], G_ref, rtol=0, atol=1e-9)
         q = rec.quantities
         assert ("clip" in _lines(s, rec)) == q["clipped"]
         assert q["decrease"] >= -1e-12
@@ -346,8 +346,8 @@ def test_online_lists_violation_and_update(name, params, toy):
     s.init(X, y, seed=1)
     order = SampleStream(len(y), 1, "permutation").take(len(y))
     for t in range(1, 2 * len(y) + 1):                     # two epochs: α_i ≠ 0 on revisits
-        st = s.explain_state()
-        rec = s.step_explained()
+        st = s.step_through_state()
+        rec = s.step_through()
         q = rec.quantities
         i, eta, C = q["i"], q["eta"], s.C_run
         assert i == order[(t - 1) % len(y)]
@@ -356,7 +356,7 @@ def test_online_lists_violation_and_update(name, params, toy):
         assert q["viol"] == pytest.approx(viol, rel=1e-9, abs=1e-12)
         hit = viol < 1 if s.strict else viol <= 1
         assert q["hit"] == hit
-        a0, a1 = st["α"], s.explain_state()["α"]
+        a0, a1 = st["α"], s.step_through_state()["α"]
         if name == "norma":
             shrunk = (1 - eta / C) * a0
             want = shrunk.copy()
@@ -393,8 +393,8 @@ def test_frank_wolfe_vertex_decision_and_line_search(name, toy):
     s.init(X, y, seed=5)
     recs, kinds = [], set()
     for _ in range(3 * K_STEPS):
-        a0 = s.explain_state()["α"]
-        rec = s.step_explained()
+        a0 = s.step_through_state()["α"]
+        rec = s.step_through()
         q = rec.quantities
         p, away = q["vertex"], q["step"] == "away"
         kinds.add(q["step"])
@@ -405,7 +405,7 @@ def test_frank_wolfe_vertex_decision_and_line_search(name, toy):
         want = (1 + lam) * a0 - lam * e if away else (1 - lam) * a0 + lam * e
         if q["drop"]:
             want[p] = 0.0
-        np.testing.assert_allclose(s.explain_state()["α"], want, rtol=1e-9, atol=1e-12)
+        np.testing.assert_allclose(s.step_through_state()["α"], want, rtol=1e-9, atol=1e-12)
         g = -2.0 * A @ a0
         assert q["g_k"] == pytest.approx(g[q["i"]], rel=1e-9, abs=1e-12)
         recs.append(rec)
@@ -428,8 +428,8 @@ def test_cpsp_cut_and_qp(sampling, toy):
     s.init(X, y, seed=2)
     added = 0
     for _ in range(10):
-        st = s.explain_state()
-        rec = s.step_explained()
+        st = s.step_through_state()
+        rec = s.step_through()
         q = rec.quantities
         if q.get("stopped"):
             break
@@ -464,8 +464,8 @@ def test_asset_step_is_algorithm_1(params, toy):
     s = REGISTRY["asset"](**RBF, n_components=20, **params)
     s.init(X, y, seed=1)
     for _ in range(K_STEPS):
-        st = s.explain_state()
-        rec = s.step_explained()
+        st = s.step_through_state()
+        rec = s.step_through()
         q = rec.quantities
         V = s.fmap.transform(X[[q["i"]]])[0]
         f = V @ st["γ"] + st["b"]
@@ -474,10 +474,10 @@ def test_asset_step_is_algorithm_1(params, toy):
         half = (1 - q["eta"] * s.lam) * st["γ"] - q["eta"] * d * V
         nrm = np.linalg.norm(half)
         want = half * min(1.0, s.gmax / nrm) if nrm > 0 else half
-        np.testing.assert_allclose(s.explain_state()["γ"], want, rtol=1e-9, atol=1e-12)
+        np.testing.assert_allclose(s.step_through_state()["γ"], want, rtol=1e-9, atol=1e-12)
         if s.has_bias:
             b = min(max(st["b"] - q["eta"] * d, -s.bmax), s.bmax)
-            assert s.explain_state()["b"] == pytest.approx(b, rel=1e-12, abs=1e-15)
+            assert s.step_through_state()["b"] == pytest.approx(b, rel=1e-12, abs=1e-15)
         assert ("viol" in _lines(s, rec)) == (d != 0.0)
 
 
@@ -488,12 +488,12 @@ def test_idle_records_after_the_stop(toy):
     s.init(X, y, seed=0)
     s.step(10_000)
     assert s.converged
-    rec = s.step_explained()
+    rec = s.step_through()
     assert rec.t == rec.t_before == s.t and rec.changes == {} and rec.text.startswith("Nothing")
     assert "stop" in _lines(s, rec)
 
 
-# ------------------------------------------------------------------ svmcore.explain
+# ------------------------------------------------------------------ svmcore.lessons.step_through
 
 
 def _primal(X, y, w, lam):
@@ -511,17 +511,17 @@ def test_objective_grid_is_the_primal(name, params, toy):
     s = REGISTRY[name](**params)
     s.init(X, y, seed=0)
     s.step(7)
-    lam, _ = explain.landscape_lam(s)
+    lam, _ = step_through.landscape_lam(s)
     w1, w2 = np.linspace(-2, 3, 6), np.linspace(-1, 1, 5)
-    P = explain.objective_grid(s, w1, w2)
+    P = step_through.objective_grid(s, w1, w2)
     assert P.shape == (5, 6)
     for kk, ll in [(0, 0), (2, 3), (4, 5)]:
         assert P[kk, ll] == pytest.approx(_primal(X, y, np.array([w1[ll], w2[kk]]), lam),
                                           rel=1e-13)
     w = s.linear_weights()[0]
-    at_w = explain.objective_grid(s, [w[0]], [w[1]])[0, 0]
+    at_w = step_through.objective_grid(s, [w[0]], [w[1]])[0, 0]
     assert at_w == pytest.approx(s.snapshot().objective, rel=1e-10)
-    L = explain.landscape(s, size=11)
+    L = step_through.landscape(s, size=11)
     assert L.P.shape == (11, 11) and L.lam == lam
     assert abs(L.w1).max() >= abs(w).max()          # the grid covers the current w
 
@@ -530,18 +530,18 @@ def test_pegasos_ball_radius_and_step_arrows(toy):
     X, y = toy
     s = REGISTRY["pegasos"](C=0.5)
     s.init(X, y, seed=0)
-    assert explain.ball_radius(s) == pytest.approx(1.0 / math.sqrt(1.0 / (0.5 * len(y))))
-    assert explain.ball_radius(REGISTRY["pegasos"](projection=False)) is None
-    recs = [s.step_explained() for _ in range(12)]
-    L = explain.landscape(s, paths=[explain.iterate_path(recs)])
+    assert step_through.ball_radius(s) == pytest.approx(1.0 / math.sqrt(1.0 / (0.5 * len(y))))
+    assert step_through.ball_radius(REGISTRY["pegasos"](projection=False)) is None
+    recs = [s.step_through() for _ in range(12)]
+    L = step_through.landscape(s, paths=[step_through.iterate_path(recs)])
     assert L.radius == pytest.approx(math.sqrt(0.5 * len(y)))
     assert abs(L.w1).max() >= L.radius
-    path = explain.iterate_path(recs)
+    path = step_through.iterate_path(recs)
     assert path.shape == (13, 2)
     np.testing.assert_array_equal(path[0], np.zeros(2))
     np.testing.assert_array_equal(path[-1], s.linear_weights()[0])
     for rec in recs:                                  # w_{t+1} is the projection of w_{t+½}
-        st = explain.weight_step(rec)
+        st = step_through.weight_step(rec)
         np.testing.assert_allclose(st["w_half"], st["w_t"] - rec.quantities["eta"] * st["grad"],
                                    rtol=1e-12, atol=1e-14)
         nrm = np.linalg.norm(st["w_half"])
@@ -559,12 +559,12 @@ def test_landscape_says_why_not(toy):
         s.init(X, y, seed=0)
         s.step(3)
         with pytest.raises(ValueError, match=why):
-            explain.objective_grid(s, [0.0], [0.0])
+            step_through.objective_grid(s, [0.0], [0.0])
     s = REGISTRY["pegasos"]()
     X3 = np.c_[X, X[:, 0]]
     s.init(X3, y, seed=0)
     with pytest.raises(ValueError, match="2-D"):
-        explain.landscape(s)
+        step_through.landscape(s)
 
 
 def test_field_marks_pair_vertex_margin(toy):
@@ -574,8 +574,8 @@ def test_field_marks_pair_vertex_margin(toy):
     X, y = toy
     s = REGISTRY["smo"](kernel="linear", C=10.0)
     s.init(X, y, seed=0)
-    rec = s.step_explained()
-    fm = explain.field_marks(s, rec)
+    rec = s.step_through()
+    fm = step_through.field_marks(s, rec)
     seg = next(g for g in fm.segments if g.role == "pair")
     i, j = rec.picked
     np.testing.assert_allclose([seg.start, seg.end], [X[i], X[j]])
@@ -587,14 +587,14 @@ def test_field_marks_pair_vertex_margin(toy):
     m.init(X, y, seed=5)
     roles = set()
     for _ in range(40):
-        roles |= {p.role for p in explain.field_marks(m, m.step_explained()).points}
+        roles |= {p.role for p in step_through.field_marks(m, m.step_through()).points}
     assert {"toward", "away", "sample"} <= roles
 
     p = REGISTRY["pegasos"](C=10.0)
     p.init(X, y, seed=1)
     p.step(5)
-    rec = p.step_explained()
-    fm = explain.field_marks(p, rec)
+    rec = p.step_through()
+    fm = step_through.field_marks(p, rec)
     (w0, b0), _ = rec.model_w
     for seg in (g for g in fm.segments if g.role == "margin"):
         assert float(np.asarray(seg.end) @ w0) + b0 == pytest.approx(0.0, abs=1e-9)
@@ -605,10 +605,10 @@ def test_field_marks_pair_vertex_margin(toy):
     X3 = np.c_[X, np.zeros(len(y))]
     q = REGISTRY["pegasos"]()
     q.init(X3, y, seed=0)
-    rec = q.step_explained()
+    rec = q.step_through()
     with pytest.raises(ValueError, match="plane"):
-        explain.field_marks(q, rec)
-    fm = explain.field_marks(q, rec, plane=(np.zeros(3), np.eye(3)[0], np.eye(3)[1]))
+        step_through.field_marks(q, rec)
+    fm = step_through.field_marks(q, rec, plane=(np.zeros(3), np.eye(3)[0], np.eye(3)[1]))
     assert fm.points[0].x == pytest.approx(X3[rec.picked[0], 0])
 
 
@@ -617,13 +617,13 @@ def test_pseudocode_rows_fill_the_record(toy):
     s = REGISTRY["pegasos"]()
     s.init(X, y, seed=0)
     s.step(3)
-    rec = s.step_explained()
-    rows = explain.pseudocode_rows(s, rec)
+    rec = s.step_through()
+    rows = step_through.pseudocode_rows(s, rec)
     assert [r.number for r in rows if r.executed] == list(rec.lines)
     eta_row = next(r for r in rows if r.text.strip().startswith("η_t"))
     assert eta_row.executed and eta_row.values == f"η_t = {rec.quantities['eta']:.4g}"
     assert all(r.note for r in rows)
-    assert not any(r.executed for r in explain.pseudocode_rows(s))
-    fresh = [r.text for r in explain.pseudocode_rows(REGISTRY["pegasos"]()) if r.executed]
+    assert not any(r.executed for r in step_through.pseudocode_rows(s))
+    fresh = [r.text for r in step_through.pseudocode_rows(REGISTRY["pegasos"]()) if r.executed]
     assert fresh == [t for t in REGISTRY["pegasos"].pseudocode
                      if t.startswith(("INPUT", "INITIALIZE"))]

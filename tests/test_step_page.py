@@ -18,13 +18,13 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from svmcore import explain
-from svmcore.config import RunConfig
+from svmcore.lessons import step_through
+from svmcore.runs.config import RunConfig
 from svmcore.data import make_toy
 from svmcore.data.upload import parse_upload
-from svmcore.rundata import build_data
+from svmcore.runs.rundata import build_data
 from svmcore.solvers import get_solver, list_solvers
-from svmcore.ui import stepthrough as stk
+from svmcore.ui import step_through as stk
 from svmcore.viz.frame import field_frame
 from svmcore.viz.landscape import landscape_figure
 from svmcore.ui.canvas import decode
@@ -249,10 +249,10 @@ def test_landscape_figure_matches_the_explain_numbers():
     s.init(X, y, seed=0)
     recs = []
     for _ in range(4):
-        recs.append(s.step_explained())
-    path = explain.iterate_path(recs)
-    land = explain.landscape(s, paths=[path], size=21)
-    fig = landscape_figure(land, path, explain.weight_step(recs[-1]))
+        recs.append(s.step_through())
+    path = step_through.iterate_path(recs)
+    land = step_through.landscape(s, paths=[path], size=21)
+    fig = landscape_figure(land, path, step_through.weight_step(recs[-1]))
     traces = {tr.name: tr for tr in fig.data}
     np.testing.assert_allclose(np.asarray(traces["objective"].z, dtype=float), land.P,
                                rtol=1e-6)
@@ -271,7 +271,7 @@ def test_overlay_and_pseudocode_of_an_smo_step():
     X, y = make_toy("gaussians", n=60, seed=3)
     s = get_solver("smo")(kernel="rbf")
     s.init(X, y, seed=0)
-    rec = s.step_explained()
+    rec = s.step_through()
     marks, segments, _ = stk.overlay(s, rec)
     i, j = rec.roles["i"][0], rec.roles["j"][0]
     pair = [g for g in segments if g["legend"] == "pair"]
@@ -280,7 +280,7 @@ def test_overlay_and_pseudocode_of_an_smo_step():
                                [X[i, 0], X[i, 1], X[j, 0], X[j, 1]])
     colours = {m["color"] for m in marks}
     assert any(m["legend"] == f"i x_{i}" for m in marks)
-    assert {explain.ROLE_COLOURS["i"], explain.ROLE_COLOURS["j"]} <= colours
+    assert {step_through.ROLE_COLOURS["i"], step_through.ROLE_COLOURS["j"]} <= colours
     table = stk.pseudocode_html(s, rec)
     assert table.count(stk.EXECUTED_BG) == len(set(rec.lines))
     assert table.count("<tr") == len(s.pseudocode_lines())

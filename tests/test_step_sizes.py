@@ -13,14 +13,14 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from svmcore.config import RunConfig
-from svmcore.objectives import error_rate
-from svmcore.race import Race, build_race
-from svmcore.live import LIVE_PER_DECADE
-from svmcore.run import warmup
-from svmcore.schedules import SCHEDULE_CODES
+from svmcore.runs.config import RunConfig
+from svmcore.solvers.objectives import error_rate
+from svmcore.runs.race import Race, build_race
+from svmcore.server.pacing import LIVE_PER_DECADE
+from svmcore.runs.run import warmup
+from svmcore.solvers.step_sizes import SCHEDULE_CODES
 from svmcore.solvers import get_solver
-from svmcore.step_sizes import (Extras, asset_ratio, averaging_summary, commentary,
+from svmcore.lessons.step_sizes import (Extras, asset_ratio, averaging_summary, commentary,
                                 fitted_slope, lockstep_config, model_size, schedule_curves,
                                 slope_fits, switch_commentary, switch_fits, switch_values,
                                 switches)

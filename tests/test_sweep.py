@@ -1,4 +1,4 @@
-"""svmcore.sweep: grids of runs on local processes and on a Dask LocalCluster.
+"""svmcore.runs.sweep: grids of runs on local processes and on a Dask LocalCluster.
 
 One 8-cell grid (SMO, rbf, C × γ on 1,200 overlapping Gaussian points) is run once on local
 processes; its table is checked against scikit-learn's SVC (independent reference: same test
@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from svmcore.sweep import (MAX_CELLS, TIMING_COLUMNS, Dask, Grid, Local, Run, Sweep, SweepData,
+from svmcore.runs.sweep import (MAX_CELLS, TIMING_COLUMNS, Dask, Grid, Local, Run, Sweep, SweepData,
                            best_cell, cell_config, default_axes, heatmap, parse_seeds, run_one,
                            run_sweep)
 
@@ -285,7 +285,7 @@ def test_cli_unreachable_scheduler_says_so(free_port):
 
 
 def test_scheduler_and_worker_count_from_the_environment(monkeypatch):
-    from svmcore.sweep import JOBS_ENV, SCHEDULER_ENV, default_backend
+    from svmcore.runs.sweep import JOBS_ENV, SCHEDULER_ENV, default_backend
     monkeypatch.delenv(SCHEDULER_ENV, raising=False)
     monkeypatch.delenv(JOBS_ENV, raising=False)
     assert default_backend() == Local()
@@ -408,9 +408,10 @@ def test_cli_interrupted_writes_the_finished_rows(tmp_path, monkeypatch, local_t
 
 
 def test_parquet_without_pyarrow_falls_back_to_csv(tmp_path, monkeypatch):
-    from svmcore import sweep
+    from svmcore.runs import sweep
+    from svmcore.runs.sweep import table as sweep_table
     assert sweep.output_path(tmp_path / "r.parquet") == (str(tmp_path / "r.parquet"), "")
-    monkeypatch.setattr(sweep, "_has_pyarrow", lambda: False)
+    monkeypatch.setattr(sweep_table, "_has_pyarrow", lambda: False)
     path, note = sweep.output_path(tmp_path / "r.parquet")
     assert path == str(tmp_path / "r.csv") and "pyarrow is not installed" in note
     with pytest.raises(ValueError, match="folder .* does not exist"):

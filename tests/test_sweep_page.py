@@ -16,13 +16,13 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from svmcore.config import RunConfig
+from svmcore.runs.config import RunConfig
 from svmcore.ui import live
-from svmcore.objectives import error_rate
-from svmcore.rundata import build_data
-from svmcore.run import TrainingRun, warmup
+from svmcore.solvers.objectives import error_rate
+from svmcore.runs.rundata import build_data
+from svmcore.runs.run import TrainingRun, warmup
 from svmcore.solvers import get_solver
-from svmcore.sweep import best_cell, heatmap
+from svmcore.runs.sweep import best_cell, heatmap
 from svmcore.viz.heatmaps import sweep_heatmap
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -47,7 +47,7 @@ def _one_worker_process():
     """The page's sweeps run on one local worker process (SVMCORE_SWEEP_JOBS): each new worker
     loads numpy and the solvers' compiled code (~2.4 CPU-s), and these tests check what the page
     shows of a sweep, not how it spreads (tests/test_sweep.py runs pools of two, kills workers)."""
-    from svmcore.sweep import JOBS_ENV
+    from svmcore.runs.sweep import JOBS_ENV
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv(JOBS_ENV, "1")
         yield
@@ -300,7 +300,7 @@ def test_without_a_held_out_part_the_best_cell_is_by_train_accuracy():
 
 @pytest.mark.slow
 def test_on_a_real_server_the_timer_polls_and_a_click_opens_the_playground(tmp_path):
-    """``streamlit run app.py`` and a protocol-level client (svmcore.bench.stclient): Start makes
+    """``streamlit run app.py`` and a protocol-level client (svmcore.server.protocol_client): Start makes
     the server ask for a 0.5 s fragment timer, the fragment polls until the sweep is done, then
     a full run drops the timer; a plotly selection event on a cell (the frontend's string
     value, with customdata) opens the Playground with that C and γ, in the URL too."""
@@ -311,8 +311,8 @@ def test_on_a_real_server_the_timer_polls_and_a_click_opens_the_playground(tmp_p
     from streamlit_server import streamlit_server
 
     from svmcore.bench.classroom import warm_up_over
-    from svmcore.bench.stclient import Session
-    from svmcore.sweep import default_axes
+    from svmcore.server.protocol_client import Session
+    from svmcore.runs.sweep import default_axes
 
     Cs, gs = default_axes(build_data(RunConfig(solver="smo")).X_train)   # the page's default
     C, gamma = Cs[2], gs[5]

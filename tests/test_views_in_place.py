@@ -90,7 +90,7 @@ def test_step_sizes_views_keep_their_place_when_the_race_ends():
 def test_views_keep_their_place_when_the_warm_up_note_goes(monkeypatch):
     """app.py notes the background compilation above every page while it runs; its end must
     not move the page (the note went at the first run after it, often a run's end)."""
-    from svmcore import warm
+    from svmcore.server import warm
     monkeypatch.setattr(warm, "ready", lambda: False)
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
     _ok(at.run())

@@ -10,8 +10,8 @@ from pathlib import Path
 # app's warm-up list that no other process has claimed (a file created with O_EXCL claims it).
 _WARM_PART = """
 import os, sys
-from svmcore import warm
-from svmcore.run import warmup
+from svmcore.server import warm
+from svmcore.runs.run import warmup
 from svmcore.solvers import get_solver
 claims = sys.argv[1]
 todo = [(name, params) for name, params in warm.plan()] + [("level lines", None)]
@@ -30,7 +30,7 @@ assert not warm.problems(), warm.problems()
 
 def fill() -> None:
     """Fill numba's disk cache once, before any test worker starts (in the xdist controller, or
-    in the one process of a serial run): the app's warm-up list (svmcore.warm), compiled by one
+    in the one process of a serial run): the app's warm-up list (svmcore.server.warm), compiled by one
     process per core, each taking the next solver no other has taken; so the workers and the app
     servers they start load compiled code instead of compiling it side by side. Skipped when an
     earlier session noted that it filled this cache (``_warm_cache_filled``)."""

@@ -31,15 +31,16 @@ import time
 import plotly.io as pio
 import plotly.tools
 
-from .. import live, viz
+from ..server import pacing
+from .. import viz
 from ..viz.frame import curves_frame, run_panels
 from ..data import make_toy, train_test_split
-from ..run import TrainingRun, warmup
+from ..runs.run import TrainingRun, warmup
 from ..solvers import get_solver, list_solvers
 from .common import machine_line, markdown_table, tick_parser
 
-BUDGET_S = live.LIVE_BUDGET_S
-RES_PLAYING, RES_PAUSED = live.RES_PLAYING, live.RES_PAUSED
+BUDGET_S = pacing.LIVE_BUDGET_S
+RES_PLAYING, RES_PAUSED = pacing.RES_PLAYING, pacing.RES_PAUSED
 PACE = 1.1                  # the page's default speed
 
 
@@ -60,7 +61,7 @@ def _setup(name: str, n: int, target_sv: int, gamma: float, C: float, seed: int,
         params["epochs"] = float(cls.params["epochs"].high or 1000.0)
         params["epochs"] = min(params["epochs"], 1000.0)
     warmup(cls(**params))
-    run = TrainingRun(name, X_tr, y_tr, X_te, y_te, seed=seed, per_decade=live.LIVE_PER_DECADE,
+    run = TrainingRun(name, X_tr, y_tr, X_te, y_te, seed=seed, per_decade=pacing.LIVE_PER_DECADE,
                       **params)
     view = viz.make_view(X_tr, y_tr, X_te, y_te)
     t0 = time.perf_counter()
@@ -107,7 +108,7 @@ def bench_solver(name: str, n: int, target_sv: int, reps: int, gamma: float, C: 
         n_trace = len(run.trace)
         st0 = run.solver_time
         c0, t0 = time.thread_time(), time.perf_counter()
-        done = live.advance_tick(run, PACE, BUDGET_S)
+        done = pacing.advance_tick(run, PACE, BUDGET_S)
         t1 = time.perf_counter()
         iters = run.solver_time - st0
         snap, scores, _ = page_model(entry, paused=False)

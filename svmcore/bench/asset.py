@@ -34,8 +34,8 @@ import warnings
 import numpy as np
 
 from ..data import load_dataset
-from ..objectives import error_rate, lam_from_C
-from ..run import warmup
+from ..solvers.objectives import error_rate, lam_from_C
+from ..runs.run import warmup
 from ..solvers.asset import ASSETSolver
 from .common import machine_line, markdown_table
 

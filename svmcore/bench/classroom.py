@@ -8,16 +8,18 @@ The class's goals, checked and printed as a last table (and as ``goals`` in the 
 the server spends ≤ 1 core, and 60 sessions keep ≥ 40 % of the 30 sessions' keyframe rate
 (median per session); ``--mode distinct --sessions 30`` — ≥ 2 keyframes a second each, ≤ 1 core.
 A list of counts runs each class in turn, each on a server of its own started for it (a second
+
+
 class on the first's server would replay the first's cached moments of the same link); with
 ``--url`` every class runs on that one server.
 
 Starts ``streamlit run app.py`` on a free 127.0.0.1 port (headless, no usage statistics) — or k
-replicas behind nginx (``--replicas``, :mod:`svmcore.deploy`), or takes a running server
+replicas behind nginx (``--replicas``, :mod:`svmcore.server.replicas`), or takes a running server
 (``--url``, with ``--server-pid`` for its CPU) — opens one warm-up session (the first visitor
 compiles or loads the solvers; its time is reported apart) and waits until the server's
 start is over — its background warm-up of the other solvers finished (a new page shows no
 warm-up note) and the server idle — as on a server started before the lesson,
-then N sessions at once at the protocol level (:class:`svmcore.bench.stclient.Session`:
+then N sessions at once at the protocol level (:class:`svmcore.server.protocol_client.Session`:
 Streamlit's websocket protocol with its own protobuf classes, so no browser cost is counted;
 each session first GETs the page like a browser, which also gives it a load balancer's cookie).
 ``same``: every session opens the same link (the default Playground, or ``--query``);
@@ -58,7 +60,6 @@ import json
 import math
 import os
 import re
-import resource
 import sys
 import time
 from pathlib import Path
@@ -67,134 +68,13 @@ from urllib.parse import parse_qsl, urlencode, urlsplit
 import numpy as np
 
 from .common import machine_line, markdown_table
-from .stclient import FIELD_KEY, TILE, Session, warm
+from ..server.protocol_client import FIELD_KEY, TILE, Session, warm
+from .proc_meter import Meter, _is_chromium, cpu_seconds_between, cpu_ticks, process_tree
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update",
                  "--disable-sync", "--disable-dev-shm-usage"]
-CLK_TCK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
-PAGE_SIZE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
-
-
-# ------------------------------------------------------------------------------ /proc
-
-
-def _stat(pid: int) -> tuple[int, int, int] | None:
-    """(ppid, utime + stime in clock ticks, start time) of a process, or None if it is gone."""
-    try:
-        text = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return None
-    rest = text[text.rfind(")") + 2:].split()
-    return int(rest[1]), int(rest[11]) + int(rest[12]), int(rest[19])
-
-
-def process_tree(roots) -> list[int]:
-    """``roots`` and all their descendants alive now."""
-    children: dict[int, list[int]] = {}
-    for d in Path("/proc").iterdir():
-        if d.name.isdigit():
-            st = _stat(int(d.name))
-            if st is not None:
-                children.setdefault(st[0], []).append(int(d.name))
-    out, todo = [], [r for r in roots if r is not None]
-    while todo:
-        p = todo.pop()
-        if p not in out:
-            out.append(p)
-            todo.extend(children.get(p, []))
-    return out
-
-
-def cpu_ticks(pids) -> dict[tuple[int, int], int]:
-    """(pid, start time) -> user + system clock ticks, for the processes alive now."""
-    out = {}
-    for p in pids:
-        st = _stat(p)
-        if st is not None:
-            out[(p, st[2])] = st[1]
-    return out
-
-
-def cpu_seconds_between(before: dict, after: dict) -> float:
-    """CPU seconds spent between two :func:`cpu_ticks` snapshots (a process started in between
-    counts from zero; one that ended in between is lost)."""
-    return sum(t - before.get(k, 0) for k, t in after.items()) / CLK_TCK
-
-
-def _status_kb(pid: int, field: str) -> int:
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith(field + ":"):
-                return int(line.split()[1])
-    except OSError:
-        pass
-    return 0
-
-
-def rss_bytes(pids) -> int:
-    return sum(_status_kb(p, "VmRSS") for p in pids) * 1024
-
-
-def _is_chromium(pid: int) -> bool:
-    """A chromium process: its executable's name, or its command name, says so (a renderer
-    rewrites its command line as one string of the program and its flags)."""
-    try:
-        cmd = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")[0].split(b" ")[0]
-        comm = Path(f"/proc/{pid}/comm").read_text()
-    except OSError:
-        return False
-    return "chrom" in comm or "chrom" in Path(cmd.decode(errors="replace")).name
-
-
-class Meter:
-    """CPU and memory of a process tree (the server, or every replica and nginx): a sampler of the
-    tree's resident memory every 0.5 s, and CPU over marked intervals."""
-
-    def __init__(self, roots):
-        self.roots = [r for r in roots if r is not None]
-        self.peak_rss = 0
-        self._task = None
-
-    def pids(self) -> list[int]:
-        return process_tree(self.roots) if self.roots else []
-
-    def sample(self) -> None:
-        if self.roots:
-            self.peak_rss = max(self.peak_rss, rss_bytes(self.pids()))
-
-    async def _run(self):
-        while True:
-            self.sample()
-            await asyncio.sleep(0.5)
-
-    def start(self) -> None:
-        self._task = asyncio.get_running_loop().create_task(self._run())
-
-    def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-
-    def mark(self) -> tuple[float, dict, float]:
-        return time.monotonic(), cpu_ticks(self.pids()), _self_cpu()
-
-    def since(self, mark) -> tuple[float, float]:
-        """(server cores, client cores) since ``mark``."""
-        t0, ticks0, self0 = mark
-        dt = max(time.monotonic() - t0, 1e-9)
-        server = cpu_seconds_between(ticks0, cpu_ticks(self.pids())) / dt if self.roots \
-            else float("nan")
-        return server, (_self_cpu() - self0) / dt
-
-    def high_water(self) -> int:
-        """The kernel's peak resident memory of the roots (VmHWM), summed."""
-        return sum(_status_kb(p, "VmHWM") for p in self.roots) * 1024
-
-
-def _self_cpu() -> float:
-    ru = resource.getrusage(resource.RUSAGE_SELF)
-    return ru.ru_utime + ru.ru_stime
 
 
 # ------------------------------------------------------------------------------ helpers
@@ -615,7 +495,7 @@ def wait_idle(roots, idle_cores: float = 0.1, limit_s: float = 120.0) -> float:
     """Wait until the server is idle — its process tree spent under ``idle_cores`` over a
     second — at most ``limit_s``; returns the seconds waited (nan without a pid to watch).
     A server compiles or loads every solver in the background after its first page
-    (svmcore.warm); a class meets a server started before the lesson, so that start-up is
+    (svmcore.server.warm); a class meets a server started before the lesson, so that start-up is
     not counted as the class's load."""
     if not roots:
         return float("nan")
@@ -629,7 +509,7 @@ def wait_idle(roots, idle_cores: float = 0.1, limit_s: float = 120.0) -> float:
     return time.monotonic() - t0
 
 
-#: The note a page shows while the server's background warm-up runs (svmcore.warm.status).
+#: The note a page shows while the server's background warm-up runs (svmcore.server.warm.status).
 WARM_UP_NOTE = "Compiling the solvers in the background"
 
 
@@ -674,7 +554,7 @@ def run(args, sessions: int | None = None) -> dict:
     class of ``sessions`` (default: the first of ``args.sessions``) and the browser, stop
     everything; the result dict."""
     n = sessions if sessions is not None else parse_sessions(args.sessions)[0]
-    from ..deploy import AppServer, Replicas
+    from ..server.replicas import AppServer, Replicas
 
     server = replicas = None
     try:
@@ -732,7 +612,7 @@ def parser() -> argparse.ArgumentParser:
     ap.add_argument("--server-pid", type=int, default=None,
                     help="with --url: the server's pid, for its CPU and memory")
     ap.add_argument("--replicas", type=int, default=0,
-                    help="start this many replicas behind nginx (svmcore.deploy) instead")
+                    help="start this many replicas behind nginx (svmcore.server.replicas) instead")
     ap.add_argument("--browser", type=int, default=0,
                     help="also open this many chromium pages and measure them while playing")
     ap.add_argument("--timeout", type=float, default=60.0, help="seconds to wait for a page, "

@@ -16,7 +16,7 @@ disturbed run). The kernel solvers see the first
 ``--max-train`` rows (default 5,000, so that the whole table takes a few minutes); Pegasos with
 the RBF kernel runs 2 epochs instead of its default 10 for the same reason.
 
-The ratios fit / solver and (fit + trace) / solver are the numbers of issue 23 item 8 (goal:
+The ratios fit / solver and (fit + trace) / solver are this benchmark's figures (goal:
 fit ≤ 1.2× the solver, a trace ≤ +10 %). ``--covtype`` adds ASSET on covtype.binary, all
 581,012 rows (the training and test parts of load_dataset's split, [0, 1]-scaled), C = 3, γ = 1,
 twice: random Fourier features d = 1024 in float32, 6 epochs, averaging 0.5 (the full-scale row
@@ -40,7 +40,7 @@ import scipy.sparse as sp
 
 from ..data import load_dataset
 from ..estimators import SVMClassifier
-from ..run import warmup
+from ..runs.run import warmup
 from ..solvers import REGISTRY
 from .common import machine_line, markdown_table
 

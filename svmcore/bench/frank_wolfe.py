@@ -20,7 +20,7 @@ C = 1·n. "time / SVC" is the ratio to SVC's fit time measured in the same run; 
 one exists with the same parameters. ``--cpsp-max-iter`` caps the cuts (the "ε reached" column
 then says "no" and the gap shows how far the run got).
 
-The model the estimators return (issue 23 item 9): ``--averaging 0.5`` without ``none`` runs
+The model the estimators return: ``--averaging 0.5`` without ``none`` runs
 SFW/MSFW once per seed and reports both models of each run, the mean of the second half of the
 iterates ("avg 0.5", ``SVMClassifier``'s default) and the last iterate (the paper's output, the
 same iterates), with the median (min–max) and the minimum over the seeds beside the paper's
@@ -47,7 +47,7 @@ import time
 import numpy as np
 
 from ..data import load_dataset
-from ..run import warmup
+from ..runs.run import warmup
 from ..solvers.cutting_plane import CuttingPlaneSolver
 from ..solvers.frank_wolfe import MSFWSolver, SFWSolver
 from .common import machine_line, markdown_table
@@ -236,7 +236,7 @@ def main(argv=None):
                     help="SFW/MSFW seeds; several seeds print the median (min–max)")
     ap.add_argument("--random-states", action="store_true",
                     help="read --seeds as estimator random_state values: run with the seed "
-                    "SVMClassifier(random_state=r) hands the solver (as the issue measured)")
+                    "SVMClassifier(random_state=r) hands the solver")
     ap.add_argument("--averaging", nargs="+", default=["none", "0.5"],
                     help="SFW/MSFW iterate averaging to run: 'none' (the paper's last iterate) "
                     "and/or fractions ρ of the planned iterations; without 'none', each "

@@ -1,4 +1,4 @@
-"""Peak memory of every solver on covtype full (issue 20's goal: ≤ 2 GB, or a refusal that names
+"""Peak memory of every solver on covtype full (goal: ≤ 2 GB, or a refusal that names
 the approximate alternative before anything is allocated).
 
 ``python -m svmcore.bench memory [--dataset covtype.binary] [--seconds 15] [--budget-mb 2048]``
@@ -28,8 +28,8 @@ CHILD = r"""
 import json, resource, sys, time
 import numpy as np
 from svmcore.data import load_dataset
-from svmcore.kernels import as_rows
-from svmcore.run import warmup
+from svmcore.solvers.kernels import as_rows
+from svmcore.runs.run import warmup
 from svmcore.solvers import get_solver
 from svmcore.solvers.base import MemoryBudgetError
 

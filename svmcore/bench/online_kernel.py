@@ -29,7 +29,7 @@ import time
 import numpy as np
 
 from ..data import make_toy
-from ..run import warmup
+from ..runs.run import warmup
 from ..solvers.online_kernel import NormaSolver, OLSVMSolver, PegazSolver
 from .common import machine_line, markdown_table
 

@@ -18,8 +18,8 @@ import numpy as np
 from sklearn.linear_model import SGDClassifier
 
 from ..data import load_dataset
-from ..objectives import lam_from_C, primal_objective
-from ..run import warmup
+from ..solvers.objectives import lam_from_C, primal_objective
+from ..runs.run import warmup
 from ..solvers.pegasos import PegasosSolver
 from .common import machine_line, markdown_table, median_time
 

@@ -3,8 +3,8 @@ alone and beside other threads of the same process (the app server's other sessi
 
 ``python -m svmcore.bench race-fairness [--race pegasos-vs-smo] [--clock-ms 5] [--repeat 3]``
 
-A curated race (``svmcore.presets.RACES``) under equal solver time is built afresh
-(:func:`svmcore.race.build_race`) and ticked at the page's default pace until its clock
+A curated race (``svmcore.runs.presets.RACES``) under equal solver time is built afresh
+(:func:`svmcore.runs.race.build_race`) and ticked at the page's default pace until its clock
 (``Race.reached()["time"]``) reaches ``--clock-ms``, in three conditions:
 
 * **alone** — nothing else runs in the process;
@@ -15,7 +15,7 @@ A curated race (``svmcore.presets.RACES``) under equal solver time is built afre
 
 Reported per condition: each entrant's iteration t (min–max over ``--repeat`` rounds, conditions
 interleaved), and the wall time its steps took beside its solver time (the CPU time of the thread
-stepping it, what the race counts: :class:`svmcore.run.TrainingRun` ``clock="cpu"``). The fairer
+stepping it, what the race counts: :class:`svmcore.runs.run.TrainingRun` ``clock="cpu"``). The fairer
 the clock, the closer each column stays to "alone". Compile time is excluded (a warm-up race
 first).
 """
@@ -25,10 +25,10 @@ import argparse
 import threading
 import time
 
-from ..config import RaceConfig
-from ..live import DEFAULT_PACE, PACES
-from ..presets import get_race
-from ..race import build_race
+from ..runs.config import RaceConfig
+from ..server.pacing import DEFAULT_PACE, PACES
+from ..runs.presets import get_race
+from ..runs.race import build_race
 from .common import machine_line, markdown_table
 
 CONDITIONS = ("alone", "beside two sessions", "beside a Python thread")

@@ -29,16 +29,17 @@ import os
 import statistics
 import time
 
-from .. import live, viz
+from ..server import pacing
+from .. import viz
 from ..data import make_toy, train_test_split
-from ..race import LIVE_TICK_S, Race
+from ..runs.race import LIVE_TICK_S, Race
 from ..viz.race import race_curves_figure, race_field_figures, race_grid_figure
 from ..solvers import get_solver, list_solvers
 from .app_tick import figure_json
 from .common import machine_line, markdown_table, tick_parser
 
-PACE = live.PACES[live.DEFAULT_PACE]  # the page's default speed
-RES_PLAYING = live.RES_PLAYING
+PACE = pacing.PACES[pacing.DEFAULT_PACE]  # the page's default speed
+RES_PLAYING = pacing.RES_PLAYING
 
 
 def default_solvers() -> list[str]:
@@ -59,7 +60,7 @@ def make_race(names, n: int, gamma: float, C: float, budget: str, seed: int = 0)
             params["epochs"] = min(float(cls.params["epochs"].high or 1000.0), 1000.0)
         entrants.append((name, params))
     race = Race(entrants, X_tr, y_tr, X_te, y_te, seed=seed, budget=budget,
-                per_decade=live.LIVE_PER_DECADE, max_seconds=300.0)
+                per_decade=pacing.LIVE_PER_DECADE, max_seconds=300.0)
     view = viz.make_view(X_tr, y_tr, X_te, y_te)
     return race, view
 
@@ -67,7 +68,7 @@ def make_race(names, n: int, gamma: float, C: float, budget: str, seed: int = 0)
 def _models(race):
     out = []
     for run in race.runs:
-        snap, scores = live.model_state(run, fresh=False, scores="auto")
+        snap, scores = pacing.model_state(run, fresh=False, scores="auto")
         out.append((snap, scores))
     return out
 

@@ -10,7 +10,7 @@ training mean). ``dx`` chooses D_X in the step η_j = D_X/(D_G√j): ``travelled
 for regression: the distance the iterates have travelled) or ``bound`` (the paper's radius of
 the feasible set), so the table shows both the failure and the fix.
 
-Acceptance (issue 17): RMSE ≤ 1.1× SVR at C = 1, ≤ 2× at C = 100, and no variant worse than
+Acceptance: RMSE ≤ 1.1× SVR at C = 1, ≤ 2× at C = 100, and no variant worse than
 the constant for any C; the ``ok`` column checks it for each row.
 """
 from __future__ import annotations

@@ -14,7 +14,7 @@ medians of ``--repeats`` interleaved runs, compile time excluded by a warm-up):
 ``approx``  ASSET_M (Nyström, s = 512) against Nystroem(512) + LinearSVC and RBFSampler(512) +
             SGDClassifier: training time (features included) and test accuracy.
 ``tta``     time to accuracy of every kernel solver (:mod:`svmcore.bench.tta`) against SVC's fit.
-``papers``  the seed papers' reproducible rows beside ours and SVC's (:mod:`svmcore.bench.papers`).
+``papers``  the seed papers' reproducible rows beside ours and SVC's (:mod:`svmcore.lessons.papers`).
 ``startup`` a real ``streamlit run app.py`` until headless chromium shows the first drawn field,
             with an empty and a filled numba cache, beside the floor: a one-metric Streamlit app
             started the same way (:mod:`svmcore.bench.startup`). Goals: ≤ 3 s warm, ≤ 15 s cold.
@@ -38,11 +38,9 @@ JSON (``python -m svmcore.bench report --readme docs/benchmarks.json``).
 from __future__ import annotations
 
 import argparse
-import datetime as _dt
 import importlib
 import json
 import os
-import platform
 import statistics
 import sys
 import time
@@ -52,7 +50,9 @@ from pathlib import Path
 import numpy as np
 
 from ..data import load_dataset
-from .common import machine_line, markdown_table
+from .report_render import (  # noqa: F401 - the markers and tables are read from here too
+    README_BEGIN, README_END, live_table, readme_section, render, render_markdown, startup_table,
+    write_outputs, write_readme)
 
 SUITES = ("smo", "linear", "approx", "tta", "papers", "startup", "memory", "live")
 
@@ -206,7 +206,7 @@ def suite_smo(ctx: Context, datasets) -> None:
     """SMO (svmcore, with / without shrinking) vs SVC and LIBSVM's own binding."""
     from libsvm.svmutil import svm_problem, svm_train
 
-    from ..run import warmup
+    from ..runs.run import warmup
     from ..solvers.smo import SMOSolver
     from .tta import TTA_DATA, accuracy
     for sh in (False, True):
@@ -266,8 +266,8 @@ def suite_linear(ctx: Context, datasets, epochs=10, C=1.0) -> None:
     from sklearn.linear_model import SGDClassifier
     from sklearn.svm import LinearSVC
 
-    from ..objectives import lam_from_C, primal_objective
-    from ..run import warmup
+    from ..solvers.objectives import lam_from_C, primal_objective
+    from ..runs.run import warmup
     from ..solvers.pegasos import PegasosSolver
     from .tta import accuracy
     for name in datasets:
@@ -388,7 +388,7 @@ def suite_tta(ctx: Context, datasets, solvers, budget, eval_rows, out: Path | No
 # ------------------------------------------------------------------------------------ output
 
 
-STARTUP_GOALS = {"warm": 3.0, "cold": 15.0}      # issue 20: seconds to the first drawn page
+STARTUP_GOALS = {"warm": 3.0, "cold": 15.0}      # goals: seconds to the first drawn page
 
 
 def suite_startup(ctx: Context, cfg: dict) -> None:
@@ -445,7 +445,7 @@ def _goal(value, op, target) -> bool | None:
 def suite_live(ctx: Context, cfg: dict) -> None:
     """The live view in chromium (live-probe) and classes at the protocol level (classroom),
     each figure with its goal."""
-    from ..deploy import AppServer
+    from ..server.replicas import AppServer
     from . import classroom, live_probe
     seconds = float(cfg.get("seconds", 10.0))
     if not Path(live_probe.CHROMIUM).exists():
@@ -513,371 +513,6 @@ def suite_live(ctx: Context, cfg: dict) -> None:
                 f"{res['kps']['median']:.2f}; server {res['server_cores']:.2f} cores")
 
 
-def environment() -> dict:
-    import numba
-    import sklearn
-    try:
-        from importlib.metadata import version
-        libsvm_v = version("libsvm-official")
-    except Exception:  # noqa: BLE001 - reported as unknown
-        libsvm_v = "unknown"
-    cpu = platform.processor() or platform.machine()
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    cpu = line.split(":", 1)[1].strip()
-                    break
-    except OSError:
-        pass
-    return dict(machine=machine_line(), cpu=cpu, cores=os.cpu_count(),
-                python=platform.python_version(), numpy=np.__version__,
-                numba=numba.__version__, sklearn=sklearn.__version__, libsvm=libsvm_v,
-                date=_dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"))
-
-
-def _f(v, digits=3):
-    if v is None:
-        return "–"
-    if isinstance(v, str):
-        return v
-    return f"{v:.{digits}g}" if abs(v) < 1000 else f"{v:,.0f}"
-
-
-def suite_table(records, suite) -> str:
-    rows = [[r["dataset"], r["solver"], r["metric"], _f(r["value"], 4), r["peer"] or "–",
-             _f(r["peer_value"], 4), _f(r["ratio"], 3), r["repeats"]]
-            for r in records if r["suite"] == suite]
-    return markdown_table(["data", "solver", "metric", "value", "peer", "peer value",
-                           "ratio", "repeats"], rows)
-
-
-def tta_table(records, results=()) -> str:
-    """Time-to-accuracy rows; with the trajectories (``results``: the JSON's "tta"), also the
-    time from which the solver stays at the target (None: it dropped below again)."""
-    from .tta import time_to_stay
-    stay = {(res["dataset"], name): time_to_stay(s["points"], res["target"])
-            for res in results for name, s in res["solvers"].items()}
-    rows = []
-    for r in records:
-        if r["suite"] != "tta":
-            continue
-        st = stay.get((r["dataset"], r["solver"]))
-        rows.append([r["dataset"], r["solver"], _f(r["final_acc"], 4),
-                     f"{r['target']:.2f}", _f(r["value"], 3) if r["reached"] else
-                     f"not in {r['budget']:.0f} s", _f(r["peer_value"], 3),
-                     _f(r["ratio"], 3) if r["reached"] else "–",
-                     (_f(st, 3) + f" ({st / r['peer_value']:.3g}×)") if st is not None else "–",
-                     r["stopped"]])
-    return markdown_table(["data", "solver", "final acc %", "target %", "time to target s",
-                           "SVC fit s", "ratio to SVC", "stays at target from s (× SVC)",
-                           "stopped by"], rows)
-
-
-def ratio_plot(records, path) -> None:
-    """Time ratios of the smo / linear / approx suites as horizontal bars (log axis)."""
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    sel = [r for r in records if r["suite"] in ("smo", "linear", "approx")
-           and r["metric"] in ("fit s", "train s (features incl.)") and r["ratio"]]
-    if not sel:
-        return
-    fig, ax = plt.subplots(figsize=(8, 0.28 * len(sel) + 1.2), dpi=110)
-    labels = [f"{r['dataset']}: {r['solver']} / {r['peer']}" for r in sel]
-    vals = [r["ratio"] for r in sel]
-    ax.barh(range(len(sel)), vals, color=["tab:gray" if r["solver"].startswith("LIBSVM") else
-                                          "tab:green" if v <= 1 else "tab:red"
-                                          for r, v in zip(sel, vals)])
-    ax.axvline(1.0, color="k", lw=1)
-    ax.set_xscale("log")
-    ax.set_yticks(range(len(sel)), labels, fontsize=7)
-    ax.invert_yaxis()
-    ax.set_xlabel("time ratio to the peer, same run (< 1: svmcore faster; gray: LIBSVM's own "
-                  "binding against SVC)")
-    fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
-
-
-def _growth(doc: dict) -> str:
-    """The time-to-accuracy checkpoint spacing of a report, e.g. "10 %"."""
-    g = next((res.get("growth") for res in doc.get("tta", []) if res.get("growth")), None)
-    return f"{100 * (g - 1):.0f} %" if g else "40 %"        # reports before --growth: 1.4
-
-
-def render_markdown(doc: dict) -> str:
-    from .papers import papers_table
-    env, recs = doc["environment"], doc["records"]
-    lines = ["# svmcore benchmarks", "",
-             f"Generated by `{doc['command']}` on {env['date']} ({doc['mode']} mode, "
-             f"{doc['seconds']:.0f} s).", "",
-             f"Machine: {env['cpu']}, {env['cores']} cores; Python {env['python']}, numpy "
-             f"{env['numpy']}, numba {env['numba']}, scikit-learn {env['sklearn']}, "
-             f"libsvm-official {env['libsvm']}.", "",
-             "Every ratio is value / peer value measured in this run (time ratios < 1: svmcore "
-             "is faster); times are medians of the interleaved repeats given per row, compile "
-             "time excluded. The machine is shared: compare ratios, not absolute seconds. "
-             "`benchmarks.json` has one record per row below.", ""]
-    titles = {"smo": "## SMO vs SVC and LIBSVM", "linear": "## Linear: Pegasos vs SGDClassifier "
-              "and LinearSVC (C = 1, 10 epochs, no bias)", "approx": "## Kernel approximation: "
-              "ASSET vs Nystroem / RBFSampler pipelines"}
-    for suite in ("smo", "linear", "approx"):
-        if any(r["suite"] == suite for r in recs):
-            lines += [titles[suite], "", suite_table(recs, suite), ""]
-    if any(r["suite"] in ("smo", "linear", "approx") for r in recs):
-        lines += ["![time ratios](ratios.png)", ""]
-    if any(r["suite"] == "tta" for r in recs):
-        lines += ["## Time to accuracy", "",
-                  "Solver time until the test accuracy (on a fixed subset of the test part) "
-                  "is within 0.5 points of SVC's on the same subset, against SVC's fit time; "
-                  f"one trajectory per solver, checkpoints every {_growth(doc)} more solver time "
-                  "(so the time is an upper bound), budget as given; \"stays\" is the time from which "
-                  "every later checkpoint is at the target (a first crossing can be a "
-                  "transient peak). Parameters: SVC's C and γ "
-                  "(SFW/MSFW: the paper's L2-SVM C); see `params` in the JSON.", "",
-                  tta_table(recs, doc.get("tta", [])), ""]
-        reps = {r["dataset"]: r.get("svc_repeats") for r in recs if r["suite"] == "tta"}
-        lines += ["SVC's fit time is the median of " + ", ".join(
-            f"{n} fit{'s' if n != 1 else ''} on {d}" for d, n in reps.items()) +
-            " (a single fit where one takes minutes on this machine).", ""]
-        for d in dict.fromkeys(r["dataset"] for r in recs if r["suite"] == "tta"):
-            lines += [f"![time to accuracy, {d}](tta_{d}.png)", ""]
-    if any(r["suite"] == "startup" for r in recs):
-        lines += ["## Start-up", "",
-                  "`streamlit run app.py` until headless chromium shows the first drawn field "
-                  "(svmcore.bench.startup): an empty (cold) and a filled (warm) numba cache, "
-                  "Python's bytecode written; the floor is a one-metric Streamlit app started "
-                  "the same way in the same run.", "", startup_table(recs), ""]
-    if any(r["suite"] == "memory" for r in recs):
-        lines += ["## Peak memory", "", memory_caption(recs), "", memory_table(recs), ""]
-    if any(r["suite"] == "live" for r in recs):
-        lines += ["## The live view and a class", "", LIVE_CAPTION, "", live_table(recs), ""]
-    if any(r["suite"] == "papers" for r in recs):
-        lines += ["## The papers' tables", "",
-                  "Each row: what the paper reports, our number, SVC's in the same run, and "
-                  "a verdict (tolerance: 0.5 accuracy points unless the row says otherwise). "
-                  "The app's Papers page shows this table with links to small live versions.",
-                  "", papers_table(recs), ""]
-    return "\n".join(lines)
-
-
-def write_outputs(ctx: Context, out: Path, mode: str, seconds: float) -> dict:
-    out.mkdir(parents=True, exist_ok=True)
-    doc = dict(schema=1, command=ctx.command, mode=mode, seconds=seconds,
-               environment=environment(), records=ctx.records, tta=ctx.extras.get("tta", []))
-    (out / "benchmarks.json").write_text(json.dumps(doc, indent=1, default=_json_default) + "\n")
-    render(doc, out, tta_plots=False)         # the suite drew its plots already
-    return doc
-
-
-def render(doc: dict, out: Path, tta_plots=True) -> None:
-    """benchmarks.md and the plots from a report's JSON document (nothing is measured)."""
-    from . import tta
-    out = Path(out)
-    ratio_plot(doc["records"], out / "ratios.png")
-    if tta_plots:
-        for res in doc.get("tta", []):
-            tta.plot(res, out / f"tta_{res['dataset']}.png")
-    (out / "benchmarks.md").write_text(render_markdown(doc) + "\n")
-
-
-def _json_default(o):
-    if isinstance(o, (np.integer,)):
-        return int(o)
-    if isinstance(o, (np.floating,)):
-        return float(o)
-    raise TypeError(type(o))
-
-
-README_BEGIN = "<!-- benchmark report: generated by `python -m svmcore.bench report --readme docs/benchmarks.json --write README.md`; do not edit by hand -->"
-README_END = "<!-- end of the generated benchmark report -->"
-
-
-def _find(recs, suite, dataset, solver, metric, peer):
-    return next((r for r in recs if r["suite"] == suite and r["dataset"] == dataset
-                 and r["solver"] == solver and r["metric"] == metric and r["peer"] == peer), None)
-
-
-def _datasets(recs, suite):
-    return list(dict.fromkeys(r["dataset"] for r in recs if r["suite"] == suite))
-
-
-def _x(r, digits=3):
-    return "–" if r is None or r.get("ratio") is None else _f(r["ratio"], digits)
-
-
-def startup_table(recs) -> str:
-    rows = [[r["solver"], _f(r["value"], 3), _f(r.get("goal"), 3),
-             "✓" if r["value"] <= r.get("goal", float("inf")) else "✗",
-             _f(r["peer_value"], 3), _f(r["value"] - r["peer_value"], 3),
-             _f(r.get("health"), 3), r["repeats"]]
-            for r in recs if r["suite"] == "startup"]
-    return markdown_table(["app", "first drawn frame s", "goal s", "within", "floor s",
-                           "above the floor s", "health check s", "starts"], rows)
-
-
-LIVE_CAPTION = ("The default Playground playing 10 s in chromium at 1280 × 720, sampled once "
-                "per animation frame (`python -m svmcore.bench live-probe`), and classes of "
-                "sessions at the protocol level pressing Play together for 10 s, each class on a "
-                "server of its own (`python -m svmcore.bench classroom`); a keyframe is a real "
-                "state of the run, which the browser blends into the next at the display's rate.")
-
-
-def live_table(recs) -> str:
-    """The live suite's figures, each beside its goal (a goal on the ratio to the peer — the
-    larger class's keyframe rate as a share of the smaller's — says so)."""
-    rows = []
-    for r in recs:
-        if r["suite"] != "live":
-            continue
-        sign = {">=": "≥ ", "<=": "≤ "}.get(r.get("goal_op"), "")
-        goal = "–" if r.get("goal") is None else sign + _f(r["goal"], 3)
-        value = _f(r["value"], 3)
-        if r.get("goal_of") == "ratio":
-            goal += f" of {r['peer']}"
-            value += f" ({_f(r['ratio'], 3)} of {r['peer']}'s {_f(r['peer_value'], 3)})"
-        within = {True: "✓", False: "✗"}.get(r.get("within"), "–")
-        rows.append([r["dataset"], r["metric"], value, goal, within])
-    return markdown_table(["where", "measure", "value", "goal", "within"], rows)
-
-
-def memory_caption(recs) -> str:
-    mem = [r for r in recs if r["suite"] == "memory"]
-    n, d = mem[0].get("n"), mem[0].get("d")
-    shape = f" ({n:,} × {d})" if n and d else ""
-    return (f"**Peak memory** on {mem[0]['dataset']}{shape}: each solver with its defaults (RBF "
-            f"where it has a kernel) in a fresh process with a {_f(mem[0]['peer_value'], 4)} MB "
-            f"budget, trained for {_f(mem[0].get('seconds'), 3)} s of solver time; peak RSS from "
-            "after loading the data:")
-
-
-def memory_table(recs) -> str:
-    rows = [[r["solver"], r.get("outcome", "–"), _f(r.get("planned_mb"), 3),
-             _f(r.get("peak_mb"), 4), _f(r["value"], 3), r.get("verdict", "")]
-            for r in recs if r["suite"] == "memory"]
-    return markdown_table(["solver", "outcome", "planned MB", "peak RSS MB",
-                           "above the data MB", "within the budget"], rows)
-
-
-def readme_section(doc: dict) -> str:
-    """The README's generated block: the report's headline tables, condensed (no hand-copied
-    numbers: :func:`write_readme` puts it between the README's markers and a test checks that
-    README.md holds exactly this rendering of docs/benchmarks.json)."""
-    from .papers import paper_rows
-    recs, env = doc["records"], doc["environment"]
-    out = [f"From `docs/benchmarks.json` (`{doc['command']}`, {env['date']}, {env['cores']} "
-           f"cores, numpy {env['numpy']}, numba {env['numba']}, scikit-learn {env['sklearn']}, "
-           f"libsvm-official {env['libsvm']}; full tables in "
-           "[docs/benchmarks.md](docs/benchmarks.md)). Ratios are measured in the same run "
-           "(< 1: svmcore faster); times are medians of the repeats.", ""]
-    if any(r["suite"] == "smo" for r in recs):
-        rows = []
-        for d in _datasets(recs, "smo"):
-            smo = _find(recs, "smo", d, "SMO", "fit s", "SVC")
-            acc = {k: _find(recs, "smo", d, k, "test accuracy %", "SVC")
-                   for k in ("SMO", "SMO shrinking")}
-            accs = sorted({_f(a["value"], 4) for a in acc.values() if a}
-                          | {_f(a["peer_value"], 4) for a in acc.values() if a})
-            rows.append([d, _f(smo["peer_value"], 3) if smo else "–",
-                         _x(_find(recs, "smo", d, "LIBSVM (libsvm-official)", "fit s", "SVC")),
-                         _x(smo), _x(_find(recs, "smo", d, "SMO shrinking", "fit s", "SVC")),
-                         " / ".join(accs)])
-        out += ["**SMO against SVC** (L1-SVM dual, SFW paper's C and γ):", "",
-                markdown_table(["data", "SVC fit s", "LIBSVM (official) / SVC", "SMO / SVC",
-                                "SMO shrinking / SVC", "test acc %"], rows), ""]
-    if any(r["suite"] == "linear" for r in recs):
-        rows = []
-        for d in _datasets(recs, "linear"):
-            sgd = _find(recs, "linear", d, "Pegasos (linear)", "fit s", "SGDClassifier(hinge)")
-            lsv = _find(recs, "linear", d, "Pegasos (linear)", "fit s", "LinearSVC(hinge)")
-            a1 = _find(recs, "linear", d, "Pegasos (linear)", "test accuracy %",
-                       "SGDClassifier(hinge)")
-            a2 = _find(recs, "linear", d, "Pegasos (linear)", "test accuracy %",
-                       "LinearSVC(hinge)")
-            rows.append([d, _f(sgd["value"], 3) if sgd else "–", _x(sgd), _x(lsv),
-                         f"{_f(a1['value'], 4)} / {_f(a1['peer_value'], 4)} / "
-                         f"{_f(a2['peer_value'], 4)}" if a1 and a2 else "–"])
-        out += ["**Linear Pegasos** (10 epochs, C = 1, λ = 1/(C n), no bias):", "",
-                markdown_table(["data", "Pegasos fit s", "/ SGDClassifier(hinge)",
-                                "/ LinearSVC(hinge)", "test acc %: Pegasos / SGD / LinearSVC"],
-                               rows), ""]
-    if any(r["suite"] == "approx" for r in recs):
-        rows = []
-        for d in _datasets(recs, "approx"):
-            t = {k: _find(recs, "approx", d, k, "train s (features incl.)", "Nystroem+LinearSVC")
-                 for k in ("ASSET_M", "ASSET_F")}
-            a = {k: _find(recs, "approx", d, k, "test accuracy %", "Nystroem+LinearSVC")
-                 for k in ("ASSET_M", "ASSET_F")}
-            s_ = next((r.get("s") for r in t.values() if r), None)
-            peer = next((r["peer_value"] for r in t.values() if r), None)
-            rows.append([d, s_, " / ".join(_x(t[k]) for k in t) + f" (peer {_f(peer, 3)} s)",
-                         " / ".join(_f(a[k]["value"], 4) if a[k] else "–" for k in a)
-                         + f" vs {_f(next((r['peer_value'] for r in a.values() if r), None), 4)}"])
-        out += ["**ASSET against Nystroem + LinearSVC** (training time, features included):", "",
-                markdown_table(["data", "s = d", "ASSET_M / ASSET_F time ratio",
-                                "test acc %: ASSET_M / ASSET_F vs peer"], rows), ""]
-    if any(r["suite"] == "tta" for r in recs):
-        from .tta import time_to_stay
-        stay = {(res["dataset"], name): time_to_stay(sv["points"], res["target"])
-                for res in doc.get("tta", []) for name, sv in res["solvers"].items()}
-        rows = []
-        for d in _datasets(recs, "tta"):
-            rr = [r for r in recs if r["suite"] == "tta" and r["dataset"] == d]
-            hit = sorted((r for r in rr if r["reached"]), key=lambda r: r["ratio"])
-            miss = [r for r in rr if not r["reached"]]
-
-            def _stay(r):
-                st_ = stay.get((d, r["solver"]))
-                if st_ is None:
-                    return " (does not stay)"
-                return "" if abs(st_ - r["value"]) < 1e-9 else f" (stays from {st_ / r['peer_value']:.2g}×)"
-            rows.append([d, f"{rr[0]['target']:.2f}", _f(rr[0]["peer_value"], 3),
-                         ", ".join(f"{r['solver']} {r['ratio']:.2g}×{_stay(r)}" for r in hit)
-                         or "–",
-                         ", ".join(f"{r['solver']} ({r['final_acc']:.2f} %)" for r in miss)
-                         + (f" in {rr[0]['budget']:.0f} s" if miss else "")])
-        out += ["**Time to accuracy**: solver time until the test accuracy is within 0.5 points "
-                f"of SVC's, as a fraction of SVC's fit time (checkpoints every {_growth(doc)} more time; "
-                "\"stays from\": the time from which every later checkpoint is at the target):",
-                "", markdown_table(["data", "target %", "SVC fit s", "reached (× SVC's time)",
-                                    "not reached (final accuracy)"], rows), ""]
-    if any(r["suite"] == "startup" for r in recs):
-        out += ["**Start-up**: `streamlit run app.py` until headless chromium shows the first "
-                "drawn field (median of the starts), beside the floor — a one-metric Streamlit "
-                "app started the same way in the same run:", "", startup_table(recs), ""]
-    if any(r["suite"] == "memory" for r in recs):
-        out += [memory_caption(recs), "", memory_table(recs), ""]
-    if any(r["suite"] == "live" for r in recs):
-        out += ["**The live view and a class**: " + LIVE_CAPTION, "", live_table(recs), ""]
-    if any(r["suite"] == "papers" for r in recs):
-        by = {}
-        for p in paper_rows(recs):
-            by.setdefault(p["paper"], []).append(p)
-        rows = []
-        for paper, ps in by.items():
-            good = [p for p in ps if p["verdict"] in ("reproduced", "holds")]
-            bad = [f"{p['data']} {p['row']}: " + (
-                f"{p['ours'].split(' (')[0]} vs the paper's {p['paper_value'].split(' (')[0]} — "
-                if p["paper_value"][:1].isdigit() else "") + p["verdict"]
-                for p in ps if p not in good]
-            rows.append([paper, f"{len(good)} of {len(ps)}", "; ".join(bad) or "–"])
-        out += ["**The papers' rows** (the Papers page shows them with links to small live "
-                "versions):", "", markdown_table(["paper", "reproduced / holds", "the others"],
-                                                  rows), ""]
-    return "\n".join(out).rstrip() + "\n"
-
-
-def write_readme(doc: dict, readme: Path) -> bool:
-    """Put :func:`readme_section` between the README's markers; True if the file changed."""
-    text = Path(readme).read_text()
-    a, b = text.index(README_BEGIN) + len(README_BEGIN), text.index(README_END)
-    new = text[:a] + "\n" + readme_section(doc) + text[b:]
-    if new != text:
-        Path(readme).write_text(new)
-    return new != text
-
-
 # ------------------------------------------------------------------------------------ main
 
 
@@ -914,7 +549,7 @@ def run(mode="quick", out="docs", suites=SUITES, repeats=None, command=None, log
                       cfg["tta_budget"], cfg["tta_eval"], out, cfg.get("tta_budget_factor"))
         if "papers" in suites:
             log("# papers")
-            from .papers import suite_papers
+            from ..lessons.papers import suite_papers
             suite_papers(ctx, cfg["papers"], cfg["s"])
     # outside the one-thread limits: a server and fresh processes, as a user runs them
     if "startup" in suites and "startup" in cfg:

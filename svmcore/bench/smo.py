@@ -19,7 +19,7 @@ import time
 
 import numpy as np
 
-from ..run import warmup
+from ..runs.run import warmup
 from ..solvers.smo import SMOSolver
 from .common import machine_line, markdown_table
 from .frank_wolfe import SFW_DATA, _accuracy, _load

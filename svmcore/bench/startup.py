@@ -72,13 +72,13 @@ def _env(cache_dir: str) -> dict:
 def fill_cache(root: Path, cache_dir: str) -> float:
     """Compile everything the app's warm-up compiles into ``cache_dir`` (a server's complete
     warm-up, without the server); returns the seconds it took. An older checkout without
-    svmcore.warm gets the same list compiled by its app.py's loop (every solver, linear + rbf)."""
+    svmcore.server.warm gets the same list compiled by its app.py's loop (every solver, linear + rbf)."""
     code = ("import sys; sys.path.insert(0, '.')\n"
             "try:\n"
-            "    from svmcore import warm\n"
+            "    from svmcore.server import warm\n"
             "    warm.start(freeze=False); warm.wait(None)\n"
             "except ImportError:\n"
-            "    from svmcore.run import warmup\n"
+            "    from svmcore.runs.run import warmup\n"
             "    from svmcore.solvers import get_solver, list_solvers\n"
             "    for name in list_solvers():\n"
             "        cls = get_solver(name)\n"

@@ -19,7 +19,7 @@ import os
 import sys
 import time
 
-from ..sweep import (MAX_CELLS, Dask, Grid, Local, Sweep, SweepData, best_cell,
+from ..runs.sweep import (MAX_CELLS, Dask, Grid, Local, Sweep, SweepData, best_cell,
                      output_path, param_columns, parse_seeds, summarize, write_table)
 from .common import markdown_table
 

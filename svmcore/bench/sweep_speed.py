@@ -26,7 +26,7 @@ import time
 
 import pandas as pd
 
-from ..sweep import TIMING_COLUMNS, Dask, Grid, Local, Sweep, SweepData, default_axes
+from ..runs.sweep import TIMING_COLUMNS, Dask, Grid, Local, Sweep, SweepData, default_axes
 from .common import machine_line, markdown_table
 
 
@@ -141,7 +141,7 @@ def memory_part(name: str, log=print) -> list:
         return psutil.Process().memory_info().rss / 2**20
 
     def warm_rss_mb():
-        from svmcore.run import warmup
+        from svmcore.runs.run import warmup
         from svmcore.solvers import get_solver
         warmup(get_solver("smo")(kernel="rbf"))
         return bare_rss_mb()

@@ -23,7 +23,7 @@ import time
 
 import numpy as np
 
-from ..run import warmup
+from ..runs.run import warmup
 from ..solvers import REGISTRY
 
 # Per dataset: SVC's L1-SVM C and γ (the SFW paper's Table 2, γ = 1/(2σ²); covtype: C = 1,

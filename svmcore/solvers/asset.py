@@ -1,6 +1,6 @@
 r"""ASSET: approximate stochastic subgradient estimation training (Lee & Wright, ICPRAM 2012).
 
-Minimises the reduced primal (PL) on approximate kernel features V_i· ∈ R^d (svmcore.approx):
+Minimises the reduced primal (PL) on approximate kernel features V_i· ∈ R^d (svmcore.solvers.feature_maps):
 
     P(γ, b) = λ/2 ‖γ‖² + (1/n) Σ_i ℓ(y_i, V_i·γ + b),        λ = 1 / (C n),
 
@@ -27,60 +27,9 @@ kernel only). Prediction as in Sec. 2.4: Nyström f(x) = Σ_{i∈S} α_i k(x_i, 
 Paper: S. Lee and S. J. Wright, "ASSET: Approximate stochastic subgradient estimation training for
 support vector machines", ICPRAM 2012 (and arXiv:1111.0432).
 
-Implementation: feature rows are generated in Python, in blocks of ``block_rows`` sampled indices
-(one BLAS product, plus a cosine for RFF, per block), and the compiled ``_asset_chunk`` runs the
-SGD iterations over the block. Blocks are aligned to the sample stream, never to ``step`` calls,
-so chunking never changes a run. When n·d fits in ``cache_mb``, features are kept: computed once,
-in canonical chunks of ``block_rows`` consecutive rows when a row of the chunk is first needed
-(so a row's features never depend on the order of requests); otherwise (covtype) the rows of
-every sampled block are recomputed and no n×d matrix ever exists.
-
-Choices where the paper is silent or loose (each is tested or measured):
-
-* Signs of Table 1 (lost in print): d_j = −y for a hinge violator; for the ε-insensitive loss
-  d_j = −1 if y > f + ε and +1 if y < f − ε, the subgradients of the losses.
-* D_X in the step (``dx``; "auto" = "travelled" for regression, "bound" for classification).
-  The paper's D_X = √(Γ² + B²) is the radius of X, a worst-case bound on the distance to the
-  optimum. For regression Γ = √(2(‖y‖_∞ − ε)Cn) grows like √(Cn) while ‖γ*‖ stays O(1): on a
-  1-D sinc (n = 500, γ = 1) SVR's ‖w*‖ is 1.2 at C = 1 and 2.5 at C = 100, against Γ = 33 and
-  334. So η_j = D_X/(D_G√j) is ~100× too long at C = 100: after 20 epochs η ≈ 4, each step
-  moves f by ±4 at the sampled point while y ∈ [−0.2, 1], and neither the last 100 iterates
-  nor the final half average it away (RMSE 4× SVR's). ASSET* (η_j = 1/(λj), λ = 1/(Cn)) has
-  the same cause: its first steps are 1/λ = Cn long; the paper notes that it "can be quite
-  slow" when λ → 0 (Theorem 2's bound grows like 1/λ²). ``dx="travelled"`` keeps Algorithm 1
-  and the feasible set and measures D_X instead of bounding it: r̄_j = max(r̄_0,
-  max_{i<j} ‖(γ_i, b_i)‖), the distance the iterates have travelled from (0, 0) (at most the
-  paper's D_X, r̄_0 = 10⁻⁴ D_X), and η_j = min(r̄_j, D_X)/(D_G√j) — the robust-SA step with the
-  quantity its bound needs, ‖x_0 − x*‖, estimated as in DoG (Ivgi, Hinder & Carmon 2023,
-  "DoG is SGD's best friend"), with the paper's D_G and √j kept. r̄ grows geometrically while
-  the iterates move outwards and stops at about ‖x*‖. ASSET* takes η_j = min(1/(λj),
-  min(r̄_j, Γ)/(D_G√j)): Pegasos' step once it is the smaller (at once for large λ), the
-  robust step before. The step never exceeds the paper's; r̄_0 between 10⁻⁶ and 10⁻² D_X gives
-  the same RMSE on sinc (measured). ``python -m svmcore.bench regression`` prints both.
-* "B sufficiently large": ``bias_bound=0`` (default) uses B = 1 + R Γ (classification) or
-  B = ‖y‖_∞ + R Γ (regression), with R² ≥ ‖V_i‖² (Nyström: max_i k(x_i, x_i), since VVᵀ ⪯ Ψ*;
-  RFF: 2). For every γ in the ball an optimal b lies in [−B, B] (the loss is monotone in b
-  outside), so the constraint does not change the solution.
-* D_G² uses d_l² (‖V_l‖² + 1) only when the bias is learnt; without it G has no bias component
-  and the "+1" is dropped. M (``dg_samples``, default 1000) is not given in the paper; the M
-  rows are drawn with replacement from their own generator. If every sampled d_l is 0 (only
-  possible for regression with large ε) the estimate falls back to d_l² = 1.
-* Averaging: default the last 100 iterates (the paper's N̄ = N − 100); a float ρ averages the
-  final ρ fraction of the planned ``epochs``·n iterations (N̄ = (1 − ρ)N, Theorem 1). The weights
-  are the step lengths η_j, as in Algorithm 1 line 9.
-* ε_d default 1e-10, not the paper's 1e-16: with duplicate landmarks (a9a has many) Ψ*_SS has
-  exact zero eigenvalues that eigh returns as ±1e-16 noise; keeping them multiplies noise by
-  1e8. Eigenvalues of O(1) kernels below 1e-10 carry no information at s ≤ 10⁴.
-* ASSET* keeps the projection onto ‖γ‖ ≤ 1/√λ (Pegasos') and ignores ``fit_intercept`` and
-  ``averaging`` (the paper defines it without bias and without averaging).
-* Randomness: the sample order is ``SampleStream(n, seed)`` (the same order Pegasos sees with the
-  same seed); landmarks / RFF weights come from ``default_rng([seed, 1])``, the D_G rows from
-  ``default_rng([seed, 2])``.
-* Cost counter ``kernel_evals``: Nyström counts s² for Ψ*_SS plus s per transformed training row;
-  RFF counts d feature evaluations (a length-n dot product and a cosine each) per transformed
-  row. Without the cache those are the distinct rows of each sampled block (and of the D_G
-  sample); with it, every row of each cache chunk the first time training needs the chunk.
-  Rows transformed for snapshots and predictions are not counted (as for every solver).
+Derivations, measured runs and the choices where the paper is ambiguous: ``docs/solvers/asset.md``.
+One file past 700 lines: the compiled core (the @njit chunk function and the helpers it
+inlines) is one piece whose state layout the class, the step-through and the tests share.
 """
 from __future__ import annotations
 
@@ -90,12 +39,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._jit import njit, njit_reduce
-from ..approx import (NystroemFeatures, RandomFourierFeatures, iter_blocks, kernel_diag_max)
-from ..kernels import KERNEL_CODES, dense_dot
-from ..objectives import error_rate, hinge_losses, lam_from_C
-from ..schedules import Schedule, StepRule, step_size
+from .feature_maps import (NystroemFeatures, RandomFourierFeatures, iter_blocks, kernel_diag_max)
+from .kernels import KERNEL_CODES, dense_dot
+from .objectives import error_rate, hinge_losses, lam_from_C
+from .step_sizes import Schedule, StepRule, step_size
 from .base import (COEF0_SPEC, C_SPEC, DEGREE_SPEC, EPOCHS_SPEC, GAMMA_SPEC, Line, Listing,
-                   ParamSpec, SampleStream, Snapshot, Solver, StepRecord, averaging_start,
+                   ParamSpec, SampleStream, Snapshot, Solver, StepThroughRecord, averaging_start,
                    data_bytes, join_state, state_changes, state_part)
 
 # scalar state slots (float64 array `sc`): r̄ = largest ‖(γ_j, b_j)‖ so far, η of the last step
@@ -732,7 +681,7 @@ class ASSETSolver(Solver):
         travelled = self.p["dx"] == "travelled" or (self.p["dx"] == "auto" and self.regression)
         return asset_listing(self.regression, self.p["variant"] == "star", travelled)
 
-    def explain_state(self) -> dict:
+    def step_through_state(self) -> dict:
         """γ and b of the last iterate; with averaging (not ASSET*) also the averages
         ``γ_avg``, ``b_avg``."""
         out = {"γ": self.g.copy(), "b": float(self.sc[_B])}
@@ -740,7 +689,7 @@ class ASSETSolver(Solver):
             out["γ_avg"], out["b_avg"] = self.gavg.copy(), float(self.sc[_BAVG])
         return out
 
-    def _explain_one(self) -> StepRecord:
+    def _step_through_one(self) -> StepThroughRecord:
         """One iteration of Algorithm 1 on the next sample of the stream-aligned block: the
         feature row, d_j, the step and the projection computed in NumPy from the state before,
         then the compiled step on the same row."""
@@ -754,7 +703,7 @@ class ASSETSolver(Solver):
         j = self.t + 1
         eta = float(self.step_rule().values([j])[0])
         lam, yi = self.lam, float(self.y[i])
-        s0 = self.explain_state()
+        s0 = self.step_through_state()
         f = float(V @ s0["γ"] + s0["b"])
         if self.regression:
             d = -1.0 if yi > f + self.eps else (1.0 if yi < f - self.eps else 0.0)
@@ -766,7 +715,7 @@ class ASSETSolver(Solver):
         factor = min(1.0, self.gmax / norm_half) if norm_half > 0 else 1.0
         es0 = float(self.sc[_ETASUM])
         self.step(1)                           # the compiled step on row i
-        s1 = self.explain_state()
+        s1 = self.step_through_state()
         avg = j >= self.t_avg0
         keys = ["loop", "eta", "sample", "features", "grad", "viol" if d != 0.0 else "ok",
                 "step"] + (["avg_if", "avg"] if avg else [])
@@ -791,7 +740,7 @@ class ASSETSolver(Solver):
             text += f"; ‖γ‖ > Γ = {self.gmax:.3g}: projected back"
         if avg:
             text += f"; the average takes it with weight {q['avg_weight']:.3g}"
-        return StepRecord(t_before=j - 1, t=self.t, lines=L.no(*keys), text=text + ".",
+        return StepThroughRecord(t_before=j - 1, t=self.t, lines=L.no(*keys), text=text + ".",
                           picked=(i,), changes=state_changes(s0, s1), quantities=q,
                           roles={"sample": (i,)})
 

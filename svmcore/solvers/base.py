@@ -15,195 +15,40 @@ widgets of the app and the documentation. Randomness is drawn in Python from
 run does not depend on how it is chunked, and two solvers with the same seed see the same
 sample order.
 
-Step through ("why did this update happen?"). ``rec = s.step_explained()`` runs ONE iteration —
+Step through ("why did this update happen?"). ``rec = s.step_through()`` runs ONE iteration —
 the solver's own compiled step, so k explained steps leave the solver exactly where ``step(1)``
-k times leaves it — and returns a :class:`StepRecord`: the pseudocode lines that ran, the
+k times leaves it — and returns a :class:`StepThroughRecord`: the pseudocode lines that ran, the
 training indices it picked (by role), the before/after values of the named state of
-:meth:`Solver.explain_state` it changed (:func:`apply_changes` replays them), the paper's
+:meth:`Solver.step_through_state` it changed (:func:`apply_changes` replays them), the paper's
 quantities of the iteration and one sentence. The pseudocode is a :class:`Listing` kept beside
 the solver (``listing_default``, and ``listing()`` for the variant the options select): numbered
 :class:`Line` s in the paper's notation, each with a ``note`` for a student (what the line does
 and why) and the record quantities that belong beside it. A solver without a record of its own
 gets the generic one (the difference of two snapshots), so the page needs no edit for a new
-solver. ``svmcore.explain`` turns records into what the page draws.
+solver. ``svmcore.lessons.step_through`` turns records into what the page draws.
 """
 from __future__ import annotations
 
 import copy
 import math
 import numbers
-import os
-from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import ClassVar
 
 import numpy as np
 import scipy.sparse as sp
 
-from ..kernels import KERNEL_CODES, Rows, as_rows, expansion, kernel_block, kernel_params, rows_args
-from ..objectives import lam_from_C
-from ..schedules import SCHEDULE_CODES, Schedule, StepRule
-
-
-# --------------------------------------------------------------------------- parameters
-
-
-@dataclass(frozen=True)
-class ParamSpec:
-    """One solver parameter: default, kind, valid range and help text.
-
-    kind: ``"float"``, ``"int"``, ``"bool"``, ``"choice"`` or ``"averaging"``.
-    ``low``/``high`` bound the valid range (``low_open``/``high_open`` make a bound strict);
-    ``ui`` is the slider range the app offers (within the valid range), ``log`` a log slider.
-    ``when = (other, values)`` says the parameter only matters when parameter ``other`` takes one
-    of ``values`` (gamma only for rbf/poly kernels); ``advanced`` puts it under "more options".
-    """
-
-    default: Any
-    kind: str
-    help: str
-    low: float | None = None
-    high: float | None = None
-    low_open: bool = False
-    high_open: bool = False
-    choices: tuple = ()
-    ui: tuple | None = None
-    log: bool = False
-    when: tuple | None = None
-    advanced: bool = False
-
-    def applies(self, values: dict) -> bool:
-        """Does this parameter matter, given the other parameter values?"""
-        if self.when is None:
-            return True
-        other, allowed = self.when
-        return values.get(other) in allowed
-
-    def range_text(self) -> str:
-        if self.kind == "choice":
-            return "one of " + ", ".join(repr(c) for c in self.choices)
-        if self.kind == "bool":
-            return "True or False"
-        if self.kind == "averaging":
-            return "None, a float in (0, 1] or an int ≥ 1"
-        lo = "-∞" if self.low is None else f"{self.low:g}"
-        hi = "∞" if self.high is None else f"{self.high:g}"
-        lb = "(" if (self.low is None or self.low_open) else "["
-        hb = ")" if (self.high is None or self.high_open) else "]"
-        return f"in {lb}{lo}, {hi}{hb}"
-
-    def validate(self, name: str, value):
-        """Return the value coerced to its kind, or raise ValueError naming the parameter."""
-        bad = ValueError(f"{name} must be {self.range_text()}, got {value!r}")
-        if self.kind == "choice":
-            if value not in self.choices:
-                raise bad
-            return value
-        if self.kind == "bool":
-            if not isinstance(value, (bool, np.bool_)):
-                raise bad
-            return bool(value)
-        if self.kind == "averaging":
-            return validate_averaging(value, name)
-        if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-            raise bad
-        if not math.isfinite(float(value)):
-            raise bad
-        if self.kind == "int":
-            if float(value) != int(value):
-                raise bad
-            value = int(value)
-        else:
-            value = float(value)
-        if not math.isfinite(value):
-            raise bad
-        if self.low is not None and (value < self.low or (self.low_open and value == self.low)):
-            raise bad
-        if self.high is not None and (value > self.high or (self.high_open and value == self.high)):
-            raise bad
-        return value
-
-
-def validate_averaging(value, name: str = "averaging"):
-    """``None`` (last iterate), a float ρ in (0, 1] (the final ρ fraction of the planned
-    iterations) or an int N ≥ 1 (the final N iterations)."""
-    if value is None:
-        return None
-    if isinstance(value, (bool, np.bool_)):
-        raise ValueError(f"{name} must be None, a float in (0, 1] or an int ≥ 1, got {value!r}")
-    if isinstance(value, numbers.Integral):
-        if value < 1:
-            raise ValueError(f"{name} as an int counts iterations and must be ≥ 1, got {value}")
-        return int(value)
-    if isinstance(value, numbers.Real):
-        if not (0.0 < float(value) <= 1.0):
-            raise ValueError(f"{name} as a float is a fraction and must be in (0, 1], got {value}")
-        return float(value)
-    raise ValueError(f"{name} must be None, a float in (0, 1] or an int ≥ 1, got {value!r}")
-
-
-def averaging_start(averaging, horizon: int) -> int:
-    """First iteration (1-based) whose iterate enters the average, for a planned ``horizon``.
-
-    ``None`` gives a start beyond any reachable t (no averaging: the last iterate is used).
-    A float ρ averages the final ⌈ρ·T⌉ iterates, an int N the final N (all if N ≥ T).
-    When a run goes past its horizon, the average simply keeps growing.
-    """
-    if averaging is None:
-        return np.iinfo(np.int64).max
-    T = max(int(horizon), 1)
-    if isinstance(averaging, float):
-        m = max(1, math.ceil(averaging * T))
-    else:
-        m = averaging
-    return max(1, T - m + 1)
-
-
-# Parameters most solvers share; a solver lists the ones it uses in its own ``params``.
-C_SPEC = ParamSpec(1.0, "float",
-                   "C — how much a point on the wrong side of the margin costs: a larger C fits "
-                   "the training data harder (SVC's C; Pegasos eq. 1 uses λ = 1/(C·n)). At most "
-                   "1e12: beyond, ½‖w‖² vanishes next to C·Σ loss in float64.",
-                   low=0.0, low_open=True, high=1e12, ui=(1e-3, 1e3), log=True)
-KERNEL_SPEC = ParamSpec("linear", "choice",
-                        "k(x, z) — how similar two points are, which decides the shape of the "
-                        "boundary: linear draws a straight line, rbf and poly curved ones.",
-                        choices=tuple(KERNEL_CODES))
-GAMMA_SPEC = ParamSpec(1.0, "float",
-                       "γ — how far one training point's influence reaches: a larger γ gives "
-                       "narrower bumps and a wigglier boundary (rbf exp(−γ‖x−z‖²), poly "
-                       "(γ⟨x,z⟩+c0)^d).",
-                       low=0.0, low_open=True, ui=(1e-3, 1e3), log=True,
-                       when=("kernel", ("rbf", "poly")))
-DEGREE_SPEC = ParamSpec(3, "int",
-                        "d — the power of the polynomial kernel (γ⟨x,z⟩+c0)^d: a higher degree "
-                        "lets the boundary bend more.", low=1, high=10, ui=(1, 6),
-                        when=("kernel", ("poly",)))
-COEF0_SPEC = ParamSpec(1.0, "float",
-                       "c0 — the constant of the polynomial kernel (γ⟨x,z⟩+c0)^d: it weighs the "
-                       "low-degree terms against the high ones.", low=-1e6, high=1e6,
-                       ui=(0.0, 5.0), when=("kernel", ("poly",)))
-EPOCHS_SPEC = ParamSpec(10.0, "float",
-                        "T = epochs·n/k — how many passes over the data the run plans (T "
-                        "iterations for n points and batch size k); it also sets the averaging "
-                        "window and the estimator's run length.",
-                        low=0.0, low_open=True, high=1e5, ui=(0.1, 100.0), log=True)
-AVERAGING_SPEC = ParamSpec(None, "averaging",
-                           "w̄ — report the mean of the last iterates instead of the last one, "
-                           "which smooths out the noise of stochastic steps. None = last iterate; "
-                           "a float ρ in (0, 1] = mean of the final ρ fraction of the planned "
-                           "iterations; an int N = mean of the final N iterations.")
-SCHEDULE_SPEC = ParamSpec("pegasos", "choice",
-                          "η_t — the rule that sets the step size at iteration t (Pegasos "
-                          "Fig. 1: η_t = 1/(λt)).", choices=tuple(SCHEDULE_CODES))
-ETA0_SPEC = ParamSpec(1.0, "float",
-                      "η₀ — the first step size of the sqrt, constant and invscaling schedules: "
-                      "larger moves faster but noisier.",
-                      low=0.0, low_open=True, high=1e12, ui=(1e-4, 1e2), log=True,
-                      when=("schedule", ("sqrt", "constant", "invscaling")))
-SEED_FREE = ()
-
-
-# --------------------------------------------------------------------------- sampling
+from .kernels import KERNEL_CODES, Rows, as_rows, expansion, kernel_block, kernel_params, rows_args
+from .memory import (SCALABLE_SOLVERS, DataSize, MemoryBudgetError, _largest_fitting,
+                     available_memory_bytes, data_bytes, estimator_memory_budget,
+                     memory_budget_bytes)
+from .objectives import lam_from_C
+# the contract's vocabulary, importable from here with the Solver class (``from .base import …``)
+from .params import (AVERAGING_SPEC, C_SPEC, COEF0_SPEC, DEGREE_SPEC, EPOCHS_SPEC, ETA0_SPEC,
+                     GAMMA_SPEC, KERNEL_SPEC, SCHEDULE_SPEC, SEED_FREE, ParamSpec,
+                     averaging_start, validate_averaging)
+from .records import (QUANTITY_SYMBOLS, Line, Listing, Snapshot, StepThroughRecord,
+                      apply_changes, same_value, state_changes)
+from .step_sizes import Schedule, StepRule
 
 
 class SampleStream:
@@ -243,335 +88,6 @@ class SampleStream:
         return out
 
 
-# --------------------------------------------------------------------------- snapshot
-
-
-@dataclass
-class Snapshot:
-    """What a solver reports about its current model.
-
-    ``objective`` is the value of the function named by ``objective_name`` (for the L1-SVM:
-    λ-form with λ = 1/(C n), see svmcore.objectives). That name is the label of the objective
-    curve: it says which function is plotted, and says so when the solver minimises none.
-    ``support`` are training indices with a non-zero coefficient (kernel solvers) or with
-    y_i f(x_i) ≤ 1 (linear primal solvers, whose optimal dual variables can only be non-zero there).
-    ``coef`` (kernel expansions only) holds the expansion coefficient of each support vector,
-    f(x) = Σ_m coef_m k(x_{support_m}, x) + b; None when the model is not such an expansion.
-
-    The second curve and the gap carry their own labels, so that a page labels every curve and
-    tile from the snapshot alone:
-
-    * ``dual_objective`` (or None) is named by ``dual_name``. ``dual_is_bound`` is True only when
-      it is a valid bound on the optimum of the objective: from below for a minimised objective
-      (SMO's dual D(α) ≤ P*), from above for a maximised one (SFW's f(α) + Frank-Wolfe gap ≥ f*).
-      A value that is not a bound (CPSP's cut model over sampled cuts) has ``dual_is_bound =
-      False`` and its name must say "not a bound".
-    * ``gap`` (or None) is reported only when it is a certified bound on the distance of the
-      objective to its optimum: gap ≥ |objective − optimum| ≥ 0 (tests/test_gaps.py checks it for
-      every registered solver). ``gap_name`` says which gap it is. A solver whose second curve is
-      not a bound reports no gap: the difference to a non-bound is not called a gap.
-
-    :meth:`labels` gives the three names by column, as :class:`svmcore.run.TraceRow` carries them.
-    """
-
-    t: int
-    objective: float
-    n_sv: int
-    support: np.ndarray
-    kernel_evals: int
-    objective_name: str = "primal"
-    dual_objective: float | None = None
-    gap: float | None = None
-    converged: bool = False
-    diverged: bool = False
-    coef: np.ndarray | None = None
-    extra: dict = field(default_factory=dict)
-    dual_name: str = ""
-    dual_is_bound: bool = False
-    gap_name: str = ""
-
-    def __post_init__(self):
-        if self.dual_objective is not None and not self.dual_name:
-            raise ValueError("a snapshot with a dual_objective must name it (dual_name)")
-        if (self.dual_objective is not None and not self.dual_is_bound
-                and "not a bound" not in self.dual_name):
-            raise ValueError(f"dual_objective is not a bound, so its name must say 'not a "
-                             f"bound'; got {self.dual_name!r}")
-        if self.gap is not None and not self.gap_name:
-            raise ValueError("a snapshot with a gap must name it (gap_name)")
-        if self.gap is not None and self.dual_objective is not None and not self.dual_is_bound:
-            raise ValueError("the difference to a dual_objective that is not a bound is not a "
-                             "gap: report gap=None (and the difference in extra)")
-
-    @property
-    def iterations(self) -> int:
-        return self.t
-
-    def labels(self) -> dict[str, str]:
-        """Curve labels by trace column: what ``objective``, ``dual_objective`` and ``gap`` are
-        ("" for a column the solver does not report)."""
-        return {"objective": self.objective_name,
-                "dual_objective": self.dual_name if self.dual_objective is not None else "",
-                "gap": self.gap_name if self.gap is not None else ""}
-
-
-@dataclass
-class StepRecord:
-    """What one iteration did and why: the answer of :meth:`Solver.step_explained`.
-
-    ``lines`` are the numbers (1-based) of the lines of the solver's pseudocode (its
-    :meth:`Solver.listing`) that ran, never empty; ``picked`` the training indices the iteration
-    used (the sampled example, the SMO pair, the Frank-Wolfe vertex, the cut's sample) and
-    ``roles`` the same indices by role (``{"sample": (i,)}``, ``{"i": (i,), "j": (j,)}``,
-    ``{"toward": (p,)}``, ``{"cut sample": (…)}``, ``{"updated": (…)}`` …).
-
-    ``changes`` maps a name of the solver's :meth:`Solver.explain_state` to its ``(before,
-    after)`` values; for a vector of which only some entries changed, ``index[name]`` holds those
-    entries' positions and the pair holds the values there. :func:`apply_changes` applies a
-    record to a state, so a record can be checked against the state change.
-
-    ``quantities`` holds the named numbers of the iteration in the paper's terms (keys are short
-    identifiers, ``Listing.symbol`` gives the paper's symbol): margin y·f(x), η_t, the
-    violation, the line-search step …; ``text`` says it in one sentence. ``model_w`` is
-    ``((w, b) before, (w, b) after)`` of the reported model in input space when the model is
-    linear in x (a linear kernel), else None. ``generic`` is True when the solver has no record
-    of its own and the record is the difference of two snapshots.
-    """
-
-    t_before: int
-    t: int
-    lines: tuple[int, ...]
-    text: str
-    picked: tuple[int, ...] = ()
-    changes: dict = field(default_factory=dict)
-    quantities: dict = field(default_factory=dict)
-    generic: bool = False
-    roles: dict = field(default_factory=dict)
-    index: dict = field(default_factory=dict)
-    model_w: tuple | None = None
-
-
-def apply_changes(state: dict, rec: StepRecord) -> dict:
-    """The state after ``rec``: ``state`` (from :meth:`Solver.explain_state` before the step)
-    with the recorded changes applied. Raises ValueError when a recorded "before" value is not
-    what the state holds (the record does not describe this state)."""
-    out = dict(state)
-    for name, (before, after) in rec.changes.items():
-        if name not in out:
-            raise ValueError(f"the record changes {name!r}, which the state does not have")
-        if name in rec.index:
-            idx = np.asarray(rec.index[name], dtype=np.int64)
-            cur = np.array(out[name], copy=True)
-            if not np.array_equal(cur[idx], np.asarray(before)):
-                raise ValueError(f"{name}[{idx.tolist()}] is {cur[idx]}, the record says {before}")
-            cur[idx] = after
-            out[name] = cur
-        else:
-            if not same_value(out[name], before):
-                raise ValueError(f"{name} is {out[name]!r}, the record says {before!r}")
-            out[name] = after
-    return out
-
-
-def same_value(a, b) -> bool:
-    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
-        a, b = np.asarray(a), np.asarray(b)
-        return a.shape == b.shape and bool(np.array_equal(a, b, equal_nan=a.dtype.kind == "f"))
-    if isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b):
-        return True
-    return a == b
-
-
-def state_changes(s0: dict, s1: dict, skip=()) -> dict:
-    """``{name: (before, after)}`` for every entry of two explained states that differs
-    (names in ``skip`` left out: the caller records them entry by entry)."""
-    return {k: (s0[k], s1[k]) for k in s0 if k not in skip and not same_value(s0[k], s1[k])}
-
-
-# --------------------------------------------------------------------------- pseudocode
-
-
-@dataclass(frozen=True)
-class Line:
-    """One line of a solver's pseudocode.
-
-    ``key`` names the line for the solver's records (numbers shift between variants, keys do
-    not); ``text`` is the line in the paper's notation (leading spaces give the indentation);
-    ``note`` says, for a student, what the line does and why; ``shows`` names the record
-    quantities whose values belong beside the line; ``when`` keeps the line only in variants
-    with that flag (``"!flag"``: only without it; ``"a+b"``: with both), see
-    :meth:`Listing.select`."""
-
-    key: str
-    text: str
-    note: str = ""
-    shows: tuple[str, ...] = ()
-    when: str | None = None
-
-
-@dataclass(frozen=True)
-class Listing:
-    """A solver's algorithm as numbered lines, with its source ("Pegasos, Fig. 1"), the notes
-    for a student and the paper's symbol of each record quantity (``symbols``).
-
-    Texts may hold placeholders ``«name»`` that :meth:`select` fills (the step-size formula of
-    the schedule that runs)."""
-
-    source: str
-    entries: tuple[Line, ...]
-    symbols: dict = field(default_factory=dict, compare=False, hash=False)
-
-    def __post_init__(self):
-        # a key may repeat across variants (lines with different ``when``), never within one
-        pairs = [(e.key, e.when) for e in self.entries]
-        if len(set(pairs)) != len(pairs):
-            raise ValueError(f"duplicate line keys in {self.source!r}: {pairs}")
-
-    @property
-    def lines(self) -> tuple[str, ...]:
-        return tuple(e.text for e in self.entries)
-
-    @property
-    def notes(self) -> dict[int, str]:
-        """Line number (1-based) -> the note for a student."""
-        return {k + 1: e.note for k, e in enumerate(self.entries) if e.note}
-
-    def no(self, *keys: str) -> tuple[int, ...]:
-        """The 1-based numbers of the lines ``keys``, in listing order."""
-        pos = {e.key: k + 1 for k, e in enumerate(self.entries)}
-        missing = [k for k in keys if k not in pos]
-        if missing:
-            raise KeyError(f"{self.source}: no line {missing}")
-        return tuple(sorted(pos[k] for k in keys))
-
-    def has(self, key: str) -> bool:
-        return any(e.key == key for e in self.entries)
-
-    def select(self, *flags: str, source: str | None = None, **fill: str) -> "Listing":
-        """The listing of one variant: lines whose ``when`` is None, a flag in ``flags`` or
-        ``"!x"`` with ``x`` not in ``flags``; placeholders ``«name»`` replaced by ``fill``;
-        ``source`` replaces the source line (a variant from another figure of the paper)."""
-        def keep(e):
-            if e.when is None:
-                return True
-            return all(f[1:] not in flags if f.startswith("!") else f in flags
-                       for f in e.when.split("+"))
-
-        def filled(text):
-            for k, v in fill.items():
-                text = text.replace(f"«{k}»", v)
-            return text
-
-        out = tuple(Line(e.key, filled(e.text), filled(e.note), e.shows, None)
-                    for e in self.entries if keep(e))
-        keys = [e.key for e in out]
-        if len(set(keys)) != len(keys):
-            raise ValueError(f"{self.source}: variant {flags} repeats a line key: {keys}")
-        return Listing(source or self.source, out, self.symbols)
-
-    def symbol(self, key: str) -> str:
-        """The paper's symbol of a record quantity (the key itself when none is declared)."""
-        return self.symbols.get(key, QUANTITY_SYMBOLS.get(key, key))
-
-
-#: symbols of quantities several solvers record; a listing's own ``symbols`` take precedence
-QUANTITY_SYMBOLS = {
-    "t": "t", "eta": "η_t", "lam": "λ", "shrink": "1 − η_t λ", "margin": "y·f(x)",
-    "f": "f(x)", "b": "b", "C": "C", "projection": "min{1, 1/(√λ‖w‖)}",
-}
-
-
-# --------------------------------------------------------------------------- resources
-
-
-class MemoryBudgetError(MemoryError, ValueError):
-    """A run whose planned memory exceeds the budget, refused before anything is allocated.
-
-    A ``MemoryError`` (what it is about) and a ``ValueError`` (what callers that validate input
-    already catch); the message says what would need how much and what would fit."""
-
-
-def memory_budget_bytes() -> int:
-    """The memory a single solver may plan to use: ``SVMCORE_MEMORY_MB`` (default 2048 MB)."""
-    raw = os.environ.get("SVMCORE_MEMORY_MB", "2048")
-    try:
-        mb = float(raw)
-    except ValueError:
-        raise ValueError(f"SVMCORE_MEMORY_MB must be a number of megabytes, got {raw!r}") from None
-    return int(mb * 2**20)
-
-
-def available_memory_bytes() -> int:
-    """Memory the system can still give (``MemAvailable`` of /proc/meminfo; elsewhere the free
-    physical pages)."""
-    try:
-        with open("/proc/meminfo") as f:
-            for line in f:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except OSError:
-        pass
-    try:
-        return int(os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"))
-    except (ValueError, OSError, AttributeError):
-        return 1 << 62            # unknown: no limit by design
-
-
-def estimator_memory_budget() -> tuple[int, str]:
-    """(bytes, what sets them) for a solver trained by an estimator: the memory available on
-    this machine, or ``SVMCORE_MEMORY_MB`` when it is set (the app's per-session budget does not
-    apply to a library call)."""
-    if "SVMCORE_MEMORY_MB" in os.environ:
-        return memory_budget_bytes(), "set by SVMCORE_MEMORY_MB"
-    return available_memory_bytes(), "the memory available now"
-
-
-SCALABLE_SOLVERS = "asset (Nyström or random Fourier features) or pegasos with a linear kernel"
-
-
-@dataclass(frozen=True)
-class DataSize:
-    """The size of a training set without the data: what :meth:`Solver.memory_bytes` needs to
-    plan a run before it is built (``nnz`` for sparse data, None for dense)."""
-
-    n: int
-    d: int
-    nnz: int | None = None
-
-    @property
-    def sparse(self) -> bool:
-        return self.nnz is not None
-
-
-def data_bytes(n: int, d: int, X) -> int:
-    """Bytes of a copy of n rows of X in svmcore's layout (dense float64, or CSR with float64
-    values and int32 indices); ``X`` is a :class:`Rows`, a :class:`DataSize` or None (dense)."""
-    if X is not None and X.sparse:
-        nnz = X.nnz if isinstance(X, DataSize) else X.data.size
-        per_row = nnz / max(X.n, 1)
-        return int(12 * per_row * n) + 4 * (n + 1) + 8 * n
-    return 8 * n * d + 8 * n
-
-def _largest_fitting(need, lo, hi, budget: int, integer: bool):
-    """The largest v in [lo, hi] with need(v) ≤ budget (need grows with v), or None."""
-    if hi < lo or need(lo) > budget:
-        return None
-    if need(hi) <= budget:
-        return hi
-    if integer:
-        lo, hi = int(lo), int(hi)
-        while hi - lo > 1:
-            mid = (lo + hi) // 2
-            lo, hi = (mid, hi) if need(mid) <= budget else (lo, mid)
-        return lo
-    for _ in range(200):
-        if hi - lo <= 1e-3 * hi:
-            break
-        mid = math.sqrt(lo * hi) if lo > 0 and hi / lo > 4 else 0.5 * (lo + hi)
-        lo, hi = (mid, hi) if need(mid) <= budget else (lo, mid)
-    return float(f"{lo:.3g}") if need(float(f"{lo:.3g}")) <= budget else lo
-
-
 # --------------------------------------------------------------------------- solver
 
 
@@ -593,7 +109,7 @@ class Solver:
     #: what the solver can learn: "classification" (labels ±1) and/or "regression"
     tasks: ClassVar[tuple[str, ...]] = ("classification",)
     #: the solver's algorithm, one line per entry, in the paper's notation (the step-through
-    #: page highlights the lines a :class:`StepRecord` names); empty: a generic one-liner
+    #: page highlights the lines a :class:`StepThroughRecord` names); empty: a generic one-liner
     pseudocode: ClassVar[tuple[str, ...]] = ()
     #: where the pseudocode comes from ("Pegasos, Fig. 1")
     pseudocode_source: ClassVar[str] = ""
@@ -908,7 +424,7 @@ class Solver:
             f = self._expansion_rows(self.X.take(support[uniq])) - b
             return total / m * float((count * np.sign(coef[uniq])) @ f)
 
-    # ---- mid-run changes (issue 22 item 2) --------------------------------------------------
+    # ---- mid-run changes ----------------------------------------------------------------------
     #: the parameters this solver can take while it runs (:meth:`retune`); the default: none.
     #: A parameter is listed only when the run can continue faithfully from its current state
     #: with the new value (every derived quantity recomputed); the others restart the run.
@@ -1019,15 +535,15 @@ class Solver:
         S = self.X.take(support).to_scipy()
         return np.asarray(coef @ S, dtype=np.float64).ravel(), float(b)
 
-    def step_explained(self) -> StepRecord:
+    def step_through(self) -> StepThroughRecord:
         """Run ONE iteration (the same compiled step as ``step(1)``) and say what it did.
 
-        The record comes from the solver's ``_explain_one`` (its own, or the default: the
+        The record comes from the solver's ``_step_through_one`` (its own, or the default: the
         difference of two snapshots); ``model_w`` is filled here for models linear in x.
-        Stepping with ``step_explained()`` leaves the solver exactly where ``step(1)`` does."""
+        Stepping with ``step_through()`` leaves the solver exactly where ``step(1)`` does."""
         self._require_ready()
         lin0 = self.linear_weights()
-        rec = self._explain_one()
+        rec = self._step_through_one()
         lin1 = self.linear_weights()
         if lin0 is not None and lin1 is not None:
             rec.model_w = (lin0, lin1)
@@ -1039,8 +555,8 @@ class Solver:
         A, B = self.X.take(rows), self.X.take(cols)
         return kernel_block(self.kcode, self.kp, *rows_args(A), *rows_args(B)[:5])
 
-    def explain_state(self) -> dict:
-        """The named state a :class:`StepRecord`'s ``changes`` refer to (copies): the default
+    def step_through_state(self) -> dict:
+        """The named state a :class:`StepThroughRecord`'s ``changes`` refer to (copies): the default
         has the objective, n_sv and the model (``coef`` over all n training points and ``b``
         for a kernel expansion, ``w`` and ``b`` for a primal linear model)."""
         snap = self.snapshot()
@@ -1055,13 +571,13 @@ class Solver:
             out["coef"], out["b"] = coef, float(exp[2])
         return out
 
-    def _explain_one(self) -> StepRecord:
+    def _step_through_one(self) -> StepThroughRecord:
         """The generic record: one ``step(1)`` and the difference of two snapshots."""
         before = self.snapshot()
-        s0 = self.explain_state()
+        s0 = self.step_through_state()
         self.step(1)
         after = self.snapshot()
-        s1 = self.explain_state()
+        s1 = self.step_through_state()
         a0, a1 = set(np.asarray(before.support).tolist()), set(np.asarray(after.support).tolist())
         entered, left = sorted(a1 - a0), sorted(a0 - a1)
         changes = state_changes(s0, s1)
@@ -1076,14 +592,14 @@ class Solver:
             parts.append(f"objective {before.objective:.4g} → {after.objective:.4g}")
         text = parts[0] + (": " + ", ".join(parts[1:]) if len(parts) > 1 else "")
         roles = {k: tuple(v) for k, v in (("entered", entered), ("left", left)) if v}
-        return StepRecord(t_before=before.t, t=after.t, lines=(1,), text=text + ".",
+        return StepThroughRecord(t_before=before.t, t=after.t, lines=(1,), text=text + ".",
                           picked=tuple(entered + left), changes=changes,
                           quantities={"entered": entered, "left": left}, generic=True,
                           roles=roles)
 
-    def _idle_record(self, lines: tuple[int, ...], why: str) -> StepRecord:
+    def _idle_record(self, lines: tuple[int, ...], why: str) -> StepThroughRecord:
         """The record of a call that ran nothing (the solver has stopped or diverged)."""
-        return StepRecord(t_before=self.t, t=self.t, lines=lines,
+        return StepThroughRecord(t_before=self.t, t=self.t, lines=lines,
                           text=f"Nothing ran: {why}.", quantities={"stopped": True})
 
     def listing(self) -> Listing:

@@ -32,62 +32,9 @@ until c + ⟨w, g⟩ ≤ ξ + ε. The cuts are sampled so that each costs few ke
   The stopping test uses the sampled cut: as in the paper's experiments (Sec. 6.1) the run stops
   when ``patience`` (p = 4) consecutive sampled cuts are not violated by more than ε.
 
-Paper: C.-N. J. Yu and T. Joachims, "Training Structural SVMs with Kernels Using Sampled Cuts",
-KDD 2008 (shared/papers/cpsp-yu-joachims-2008.txt).
-
-Choices where the paper is ambiguous or silent (each one tested in tests/test_cutting_plane.py):
-
-* The cut dual (Optimization Problem 2) is solved by Clarabel (interior point, Apache-2.0, a
-  maintained PyPI package; the paper used Mosek) on the scaled variable a = α/C_p ∈
-  {a ≥ 0, Σa ≤ 1}, tolerances 1e-10, then polished by a few active-set rounds on the support it
-  finds (kept only if feasible and not worse). An inexact α never weakens the guarantee: ξ is
-  recomputed from the w that α gives, ξ(w) = max(0, max_t c_t + ⟨w, g_t⟩), and the stopping
-  rule and the reported model value use that ξ(w). The tests compare the QP solutions with an
-  exhaustive active-set enumeration.
-* Sampled cuts are not lower bounds of the mean hinge loss L (only an exact cut is: L is convex
-  and the exact cut is its subgradient plane, paper eq. 7), and in *both* variants the cuts in
-  the model are sampled: Algorithm 3 uses the exact cut only for its stopping test. So the cut
-  model ½λ‖w‖² + ξ is no lower bound on the optimum P*, and P − model is no duality gap: on
-  300 moons (C = 1, γ = 1; 4 seeds × r ∈ {30, 100} × fit_intercept ∈ {False, True}) P − model
-  went below 0 during 16 of 16 ``constant`` runs and 14 of 16 ``linear`` runs (down to −0.063
-  and −0.008), and the model exceeded P* (by up to 0.084 and 0.024; P* = 0.180). The snapshot
-  therefore reports the model as ``dual_objective`` named "cut model … (not a bound on the
-  optimum)" with ``dual_is_bound = False`` and no ``gap``; P − model is ``extra["model_gap"]``
-  (in ``linear`` at the end L(w) − ξ(w) ≤ ε: the objective is within ε of the final model, the
-  guarantee of Algorithm 3's exact stopping test; not within ε of P*: Theorem 2 bounds that
-  excess by O(1/√r) w.h.p.). A certified bound is ``extra["dual_lower_bound"]`` ≤ P* (the cut
-  weights clipped to the dual box, :meth:`dual_lower_bound`) with ``extra["certified_gap"]`` =
-  P − that bound ≥ P − P*; it is loose (same data, r = 30 and 300, 3 seeds: 0.02–0.08 for
-  ``linear``, 0.04–0.17 for ``constant``, where P − P* was 0.002–0.034). tests/test_gaps.py
-  checks the signs, the bound and the labels.
-* Cuts whose α_t ≤ 1e-8·C_p for ``max_inactive`` (20, paper Sec. 6.1) consecutive iterations are
-  removed (0 keeps every cut); their rows of A and G go with them. The "cut model" of the
-  snapshot is the model over the cuts still kept.
-* ``fit_intercept=True`` adds a constant feature (k(x, z) + 1 everywhere), i.e. a regularised
-  bias b = Σ coef (SVMperf's bias feature); the problem is then ½(‖w‖² + b²) + C Σ hinge and the
-  reported objective includes the ½b² (objective_name says so). ``False`` (the paper's setting, no
-  bias) is the default of the solver; ``SVMClassifier`` passes its own ``fit_intercept`` (True).
-* Redrawing a sampled cut that is not violated (Algorithm 3, "repeat ... until") is capped at 100
-  draws; after that the worst violator is taken r times (the paper's own argument for why the
-  loop terminates). A constant-time sampled cut that is not violated is not added.
-* Randomness: ``np.random.default_rng(seed)`` in Python; the same seed gives the same run.
-* ``t`` counts calls to FindCuttingPlane (one per cut added; for ``constant`` the non-violated
-  draws count too). ``max_iter`` caps t (``horizon``); ``converged`` is True only when the ε rule
-  fired *and* its premise holds: the cut QP behind ξ was solved to a duality gap ≤ ε (``qp_gap``;
-  P(w) − min P ≤ (L(w) − ξ(w)) + qp_gap for exact cuts). When the rule fires on a QP solved
-  worse than that (C = 1e9, or features scaled by 1e150: Clarabel's tolerances are relative, and
-  the QP's scale is C·n·K), the run stops ``halted`` with a message naming the cause (lower C,
-  scale the features) instead of claiming convergence. The store A grows by doubling; a growth
-  beyond the memory budget halts the run likewise. A step calls compiled kernel code for the new
-  cut and Clarabel for the QP.
-* If Clarabel returns no usable solution or the model becomes non-finite (absurd kernel
-  values), the run stops with ``diverged`` and a message instead of raising.
-* ``kernel_evals`` counts the kernel values the algorithm needs: in ``linear`` n per distinct
-  sampled point of each cut added; in ``constant`` |S̄|·|U| per iteration (none while U is
-  empty) plus |P|² when the cut is added (P = the distinct sampled violators: its ⟨g, g⟩).
-  tests/test_costs.py counts them with the NumPy references. The snapshot's objective on all n
-  training points in ``constant`` mode costs n·|U| more evaluations and its certified bound
-  |D|² (see :meth:`dual_lower_bound`); those are not counted.
+Derivations, measured runs and the choices where the paper is ambiguous: ``docs/solvers/cpsp.md``.
+One file past 700 lines: the compiled core (the @njit chunk function and the helpers it
+inlines) is one piece whose state layout the class, the step-through and the tests share.
 """
 from __future__ import annotations
 
@@ -95,10 +42,10 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._jit import njit
-from ..kernels import expansion_by_matmul, kernel_block, kernel_row, rows_args
-from ..objectives import error_rate, lam_from_C
+from .kernels import expansion_by_matmul, kernel_block, kernel_row, rows_args
+from .objectives import error_rate, lam_from_C
 from .base import (C_SPEC, COEF0_SPEC, DEGREE_SPEC, GAMMA_SPEC, KERNEL_SPEC, Line, Listing,
-                   ParamSpec, Snapshot, Solver, StepRecord, join_state, state_changes,
+                   ParamSpec, Snapshot, Solver, StepThroughRecord, join_state, state_changes,
                    state_part)
 
 #: the label of the snapshot's second curve: what the cutting-plane method minimises, over cuts
@@ -725,7 +672,7 @@ class CuttingPlaneSolver(Solver):
             return 0.0
         return float(self.c @ self.alpha - 0.5 * self.alpha @ self.G @ self.alpha)
 
-    def explain_state(self) -> dict:
+    def step_through_state(self) -> dict:
         """The cuts (offsets ``c``, the iteration that added each: ``born``), their QP
         weights α, ξ, and the model's expansion ``coef`` over all n points (and ``b``)."""
         support, coef, b = self.support_coef()
@@ -734,7 +681,7 @@ class CuttingPlaneSolver(Solver):
         return {"c": self.c.copy(), "born": np.array(self.born, dtype=np.int64),
                 "α": self.alpha.copy(), "ξ": self._xi(), "coef": full, "b": b}
 
-    def _explain_one(self) -> StepRecord:
+    def _step_through_one(self) -> StepThroughRecord:
         """One call of FindCuttingPlane and, if its cut is violated, the cut added and the QP
         re-solved: ``step(1)`` itself; the margins and the exact loss before come from the
         stored model (no kernel evaluation in linear mode)."""
@@ -744,12 +691,12 @@ class CuttingPlaneSolver(Solver):
                                      "the cut model is within ε of the objective")
         if self.diverged or self.t >= self.horizon:
             return self._idle_record(L.no("while"), "the run stopped (diverged or max_iter)")
-        s0 = self.explain_state()
+        s0 = self.step_through_state()
         m0 = self.y * self.f if self.linear else None       # constant: no pass over the data
         qp0, added0, removed0 = self.qp_dual(), self.n_cuts_added, self.n_removed
         t0 = self.t
         self.step(1)
-        s1 = self.explain_state()
+        s1 = self.step_through_state()
         added = self.n_cuts_added > added0
         removed = self.n_removed - removed0
         sample = np.asarray(self.last_sample, dtype=np.int64)
@@ -794,6 +741,6 @@ class CuttingPlaneSolver(Solver):
             text += "; the stopping test holds: done"
         if self.diverged:
             text += f"; {self.message}"
-        return StepRecord(t_before=t0, t=self.t,
+        return StepThroughRecord(t_before=t0, t=self.t,
                           lines=L.no(*keys), text=text + ".", picked=roles["cut sample"],
                           changes=state_changes(s0, s1), quantities=q, roles=roles)

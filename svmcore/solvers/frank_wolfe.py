@@ -26,59 +26,9 @@ computed (one kernel row against S, α_k = 0) and x_k joins S when g_k ≥ max_{
 changes one β entry. The bias is b = yᵀα. Cost per iteration: at most two kernel rows of length
 |S| (the new sample's, and the chosen vertex's when that is another point).
 
-The model reported (``decision_function``, ``support_coef``) is divided by ρ = q = αᵀAα:
-f(x) = (Σ_m α_m y_m k(x_m, x) + yᵀα) / q. At the optimum of (aD) ρ = q is the margin of (aP),
-and (w/ρ, b/ρ) is exactly the solution of the usual L2-SVM with regularised bias,
-min ½(‖w‖² + b²) + C Σ_i max(0, 1 − y_i f(x_i))² (liblinear's squared-hinge problem with
-``fit_intercept``), so the ±1 margins mean what they mean for every other solver; the sign, and
-therefore every prediction, is the paper's.
-
-Paper: H. Ouyang and A. Gray, "Fast Stochastic Frank-Wolfe Algorithms for Nonlinear SVMs",
-SIAM SDM 2010 (shared/papers/sfw-ouyang-gray-2010.txt).
-
-Choices where the paper is ambiguous or silent (each one tested in tests/test_frank_wolfe.py):
-
-* Line 5 of Algorithm 2 prints ``A_pp``; the update g = −2Aα needs ``A_{p p*}`` (a kernel row),
-  which is what is implemented; the tests compare g with −2Aα computed from scratch.
-* p*_(0) = rand() of Algorithm 1 is drawn from ``default_rng([seed, 1])`` at ``init`` (t = 0,
-  α = e(p0)); iterations t = 1, 2, … are fed the stream of epoch-wise random permutations of
-  ``SampleStream(n, seed, "permutation")`` (paper Sec. 5.4: "each dataset is randomly permuted
-  before feeding to the solvers"). One epoch = n iterations = every sample fed once; a sample
-  that comes back in a later epoch is handled like a new one (its g is recomputed unless it is
-  in S, where g is kept up to date).
-* The AWAY vertex is the argmin of g over the support {p ∈ S : α_p > 0} (Wolfe's away step; the
-  paper writes argmin over S, where a point with α_p = 0 would give the empty step λ ≤ 0). An
-  away step that reaches its bound α_p/(1 − α_p) sets α_p to exactly 0 (a "drop step"); the point
-  stays in S, as S never shrinks in the paper. DECIDESTEP takes TOWARD when the support is a
-  single point (d_a = 0).
-* λ = 1 in TOWARD makes c = 0: α is reset to e(p*) exactly (β = e(p*), c = 1). c is folded into β
-  when it leaves [1e-100, 1e100] (never in practice; it keeps the trick safe).
-* q is updated by eq. 3.10 (as in the paper), not recomputed; the snapshot's objective is computed
-  from scratch (f(α) = ½ αᵀg with g on every training point) and reports the drift.
-* ``converged`` is True once the planned ``epochs`` are done (the paper's stopping rule for the
-  stochastic algorithms); the snapshot's ``gap`` is the Frank-Wolfe (Wolfe-dual) gap
-  max_i g_i − αᵀg ≥ f(α*) − f(α) over all n points (Lemma 4.1), and its ``dual_objective`` the
-  upper bound f(α) + gap ≥ f(α*) it gives (the objective itself is already the dual (aD), so
-  the second curve is this bound, not another copy of f).
-* The rows of S are copied, in the order they join, into a compact matrix B; kernel rows against
-  S and the decision function read B sequentially (4-5× fewer cache misses than gathering the
-  rows of S from X on a9a). No kernel cache, as in the paper's experiments.
-* ``averaging`` (the option every stochastic solver here shares; default None = the paper's last
-  iterate) reports the mean ᾱ of the iterates in the window instead — still on the simplex, and
-  f(ᾱ) ≥ the mean of the f(α_t) (f is concave). Not in the paper; added because the last iterate's
-  bias yᵀα/ρ jumps by about λ/ρ per step, which after one epoch is still O(1) in margin units
-  (a9a, seeds 0-2, one epoch: last iterate 84.28/79.85/79.27%, mean of the last half epoch
-  85.04/84.90/85.13%).
-  The sum is kept as U + B·β with B = Σ c_t (O(1) per step); the model's ρ = ᾱᵀAᾱ = −½ ᾱᵀḡ
-  comes from the running sum of the maintained gradients g_t (O(|S|) per step in the window,
-  no kernel evaluation). ``SVMClassifier`` uses ``averaging=0.5`` for SFW/MSFW by default.
-* If q = αᵀAα stops being positive and finite (kernel values so large that 1/(2C) vanishes next
-  to them in float64, at ``init`` or in a line search), the run stops with ``diverged`` and a
-  message that says so; the model stays finite. C is bounded to [1e-12, 1e12]: outside, 1/(2C)
-  or the kernel part of A is lost in float64 next to the other.
-* The kernel may be any of svmcore's (the paper uses the Gaussian k = exp(−‖x−z‖²/(2σ²)),
-  i.e. γ = 1/(2σ²)). The same C means a different problem here (squared hinge) than in the L1
-  solvers: the paper's Table 2 lists different C for the two.
+Derivations, measured runs and the choices where the paper is ambiguous: ``docs/solvers/sfw.md``.
+One file past 700 lines: the compiled core (the @njit chunk function and the helpers it
+inlines) is one piece whose state layout the class, the step-through and the tests share.
 """
 from __future__ import annotations
 
@@ -87,12 +37,12 @@ import math
 import numpy as np
 
 from .._jit import njit
-from ..approx import kernel_diag_max
-from ..kernels import (MATMUL_MIN_EVALS, expansion_by_matmul, gathered_row, kernel_expansion,
+from .feature_maps import kernel_diag_max
+from .kernels import (MATMUL_MIN_EVALS, expansion_by_matmul, gathered_row, kernel_expansion,
                        kernel_row, kernel_value, rows_args)
-from ..objectives import error_rate
+from .objectives import error_rate
 from .base import (AVERAGING_SPEC, COEF0_SPEC, DEGREE_SPEC, GAMMA_SPEC, KERNEL_SPEC, Line,
-                   Listing, ParamSpec, SampleStream, Snapshot, Solver, StepRecord,
+                   Listing, ParamSpec, SampleStream, Snapshot, Solver, StepThroughRecord,
                    averaging_start, data_bytes, join_state, state_changes, state_part)
 
 # float state slots (`sc`)
@@ -148,7 +98,7 @@ def _fw_chunk(code, kp, Xd, Xdata, Xind, Xptr, Xsq, sparse, Bd, Bdata, Bind, Bpt
     B holds the rows of the working set in the order they joined (slot m = training row
     Sidx[m]), so a kernel row against S reads memory sequentially; for CSR rows BT (d × n,
     or 0 × 0 when not kept) holds the same rows as columns of a dense block, and a kernel row
-    against S is :func:`~svmcore.kernels.gathered_row` (~5× faster on a9a). If ``flog`` has n_steps
+    against S is :func:`~svmcore.solvers.kernels.gathered_row` (~5× faster on a9a). If ``flog`` has n_steps
     entries, flog[s] receives f(α) = −q after step s. From iteration t_avg0 on, the sum of the
     iterates Σ_t α_t is kept as Uavg + B·β (B = Σ_t c_t in sc[_BSUM]): a change δ of one β entry
     costs Uavg[m] −= B·δ, so averaging stays O(1) per step. Gsum[m] keeps Σ_t g_m(t) over
@@ -733,7 +683,7 @@ class SFWSolver(Solver):
     def listing(self) -> Listing:
         return self.listing_default
 
-    def explain_state(self) -> dict:
+    def step_through_state(self) -> dict:
         """α over all n points (the last iterate), the gradient g on the working set (NaN
         elsewhere: not kept), q = αᵀAα, the working set S in joining order; with averaging
         also the reported average ``α_avg``."""
@@ -745,7 +695,7 @@ class SFWSolver(Solver):
             out["α_avg"] = self.model_alpha
         return out
 
-    def _explain_one(self) -> StepRecord:
+    def _step_through_one(self) -> StepThroughRecord:
         """One iteration of Algorithm 1: the new sample's g_k, the working-set test, the
         vertex and the line search, recomputed in NumPy from the state before the compiled
         step (which then runs on the same sample)."""
@@ -755,7 +705,7 @@ class SFWSolver(Solver):
         t = self.t + 1
         idx = self.stream.take(1)
         i = int(idx[0])
-        s0 = self.explain_state()
+        s0 = self.step_through_state()
         a0, g0, q0, S0 = s0["α"], s0["g"], s0["q"], s0["S"]
         inv2C, y = self.inv2C, self.y
         new = self.pos[i] < 0
@@ -775,7 +725,7 @@ class SFWSolver(Solver):
         da = float(-2.0 * q0 - g0[p_a]) if p_a >= 0 else float("nan")
         ndrop0 = int(self.ic[_NDROP])
         self._advance(idx, 1)                              # the compiled step on x_k
-        s1 = self.explain_state()
+        s1 = self.step_through_state()
         added, away = bool(self.ic[_ADDED]), bool(self.ic[_AWAY])
         drop = int(self.ic[_NDROP]) > ndrop0
         p = int(self.ic[_VERTEX])
@@ -817,7 +767,7 @@ class SFWSolver(Solver):
             text += (f"TOWARD x_{p} with the line-search step λ* = {lam:.3g}"
                      + ("" if 0.0 <= lam_raw <= lam_max else " (clamped)"))
         text += f"; f(α) = −q: {-q0:.4g} → {-s1['q']:.4g}."
-        return StepRecord(t_before=t - 1, t=self.t, lines=L.no(*keys), text=text,
+        return StepThroughRecord(t_before=t - 1, t=self.t, lines=L.no(*keys), text=text,
                           picked=tuple(dict.fromkeys((i, p))), changes=state_changes(s0, s1),
                           quantities=q, roles=roles)
 

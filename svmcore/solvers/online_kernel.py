@@ -24,112 +24,9 @@ current model:
 
   and with ``fit_intercept`` every variant also does b ← b + η_t y_i under its violation test.
 
-What each one minimises, and so which function a snapshot's ``objective`` is (its
-``objective_name`` says it; derived from the expected update and checked with numbers in
-tests/test_online_kernel.py; the paper says all of Lists 1, 2, 3a minimise (1)):
-
-* OL SVM-regularized shrinks only the visited coefficient, so over an epoch the shrinks add up to
-  one full gradient of ½‖o‖²: its fixed point is the minimiser of (1) with the given C — SVC(C),
-  the λ-form L1-SVM with λ = 1/(C n). Its snapshot reports P_C/(C n).
-* NORMA and Pegaz shrink *every* coefficient at every step, i.e. they take stochastic gradients of
-  C·max(0, 1 − y_i o_i) + ½‖o‖² per example; summed over the n examples that is (1) with C/n in
-  place of C, the λ-form with λ = 1/C, ½(1/C)‖o‖² + (1/n)Σ hinge. Comparable with Pegasos / SMO /
-  SVC run with C' = C/n. ``c_scale="svc"`` runs NORMA / Pegaz with C·n in place of C, so that
-  they minimise (1) with the given C — the meaning C has in SVC, SMO, Pegasos and the
-  estimators; then λ = 1/(C n). Whether the iterates actually minimise it depends on the rule and
-  the step (measured on 50 moons, γ = 2, C = 1 and 5, 3 seeds, R/R* = the λ = 1/C objective over
-  its optimum after 1, 10, 100, 1000, 3000 epochs):
-
-  - NORMA ``update="add"`` (Kivinen et al.) is that stochastic gradient method with any step:
-    with the paper's η_t = C√(2/t) R/R* = 1.16–1.26, 1.03–1.07, 1.004–1.007, 1.0004–1.0007,
-    1.0001–1.0002 (C = 5). Reported: the λ = 1/C objective.
-  - NORMA ``update="set"`` (List 1, default) takes the same steps in the first epoch only (α_i is
-    0 before x_i's first visit); afterwards a violator's α_i is *replaced* by η_t y_i, so as
-    η_t → 0 every coefficient goes to 0 and the model drifts back toward o = 0: R/R* = 1.16–1.26,
-    1.02–1.06, 1.04, 1.15, 1.20 (C = 5; C = 1: 1.03, 1.004–1.009, 1.006–1.007, 1.024, 1.032),
-    ‖o‖² falls from 1.9–2.4 (10 epochs) to 0.06 (3000). Reported: the λ = 1/C objective it
-    approaches for a while; its name says the set rule follows the gradient in the first epoch
-    only.
-  - Pegaz (List 2) keeps α = η_t β with β_i += y_i on a violation. That is the stochastic
-    gradient iterate only when 1/η_t − 1/η_{t−1} = 1/C: ``schedule="pegasos"`` (η_t = C/t) and
-    ``"invscaling"`` (η0/(1 + η0 t/C)), R/R* = 1.0000 from 10 epochs on; reported: the λ = 1/C
-    objective. With the paper's η_t = C√(2/t) β_i counts x_i's violations, so |α_i| ≤ C√(2t)/n
-    can grow like √t and the regularised risk does not fall: R/R* = 4.2–4.8, 2.8–3.7, 4.5–4.8,
-    16.6–17.0, 30.2–30.5 (C = 5; C = 1: 3.8–4.1 up to 19.7) while the mean hinge loss falls
-    (0.14–0.15, 0.10–0.11, 0.078–0.079, 0.028–0.030, 0.004–0.005). No objective is minimised; the
-    snapshot reports the mean hinge loss and its name says so ("… minimises no objective").
-    The same holds for the sqrt and constant steps (constant: α = η β stops changing once no
-    point violates, at zero hinge loss).
-* OL SVM-hinge minimises the unregularised hinge loss (2); C only scales the steps. Its snapshot
-  reports the mean hinge loss (1/n) Σ max(0, 1 − y_i o(x_i)), named
-  ``"mean hinge loss (eq. 2 / n), unregularised"``.
-
-Every snapshot also carries ``extra["R_rhl_eq1"]`` = C Σ hinge + ½‖o‖² and ``extra["R_hl_eq2"]``
-= Σ hinge with the given C, literally, whatever the variant.
-
-Two ways to compute viol (``cache_outputs``), the same α either way up to rounding:
-
-* literal (Lists 1–2): viol = y_i (k(x_i, :) α + b). With ``literal="row"`` (default) the whole
-  kernel row is computed every step — n kernel evaluations, exactly what the listings (MATLAB's
-  ``k(x_i,:)*α``) cost, and what the paper's Figs 5–8 compare. ``literal="support"`` sums over the
-  current support S = {j : α_j ≠ 0} only (|S| evaluations per step; the zero terms add nothing,
-  so α is the same up to rounding).
-* cached (List 3): the output vector o = Kα over all n training points is kept and updated with
-  one kernel column (n evaluations) each time some α_j changes by a non-zero amount; a step
-  without a change costs no kernel evaluation. NORMA's global shrink scales o by a scalar
-  (O(1), see below); NORMA still needs a column whenever α_i changes relative to the shrunk model,
-  which after the first epoch is nearly every step (a non-violator keeps its old, unshrunk α_i).
-
-``kernel_evals`` counts exactly those evaluations (not the ones of snapshots and predictions).
-The cached form always costs less than the row-literal one (n per violation against n per step).
-Against the support-literal form it loses in the first epoch (Σ_t |S_t| ≈ v·n/2 against v·n for
-v violators, as S grows from empty) and wins from the second epoch on.
-OL SVM is defined with the cache (List 3; default ``cache_outputs=True``); NORMA and Pegaz default
-to the literal form as in the paper's Figs 5–6, ``cache_outputs=True`` gives its Figs 7–8.
-
-Implementation: one compiled function serves the four algorithms. α = a·γ with a scalar a
-(NORMA's shrink of all coefficients is ``a ← a (1 − η/C)``, O(1); Pegaz's α = η_t β is a = η_t,
-γ = β); the cache holds õ = Kγ so o = a·õ. When |a| falls under 1e-3 the scale is folded into γ
-and õ (O(|S|) and O(n), every ≈ 5√t steps with the paper's step; the threshold keeps the averaged
-sum accurate to ~1e-14); when it becomes exactly 0 (NORMA at t = 2: 1 − √(2/2)·C/C = 0) the
-model is reset. Iterate averaging keeps Σ_t α_t = U + B·γ with B = Σ_t a_t (as in pegasos.py), so it
-adds O(1) per step. The support list S is kept exact (an index array with positions), so n_sv is
-O(1) and the literal form never touches a zero coefficient.
-
-Choices where the paper is ambiguous (each is tested):
-
-* Order: "Shuffle the dataset" once — one permutation drawn from ``default_rng(seed)``, walked in
-  order and cycled every epoch (``reshuffle=False``, default). ``reshuffle=True`` draws a fresh
-  permutation each epoch (``SampleStream(mode="permutation")``; its first epoch is the same).
-  The listings' ``i = i + 1, if i > l, i = 0`` is an off-by-one of the MATLAB pseudo code (index
-  0 does not exist); we cycle through all n points.
-* NORMA's ``α_i = η y_i`` *sets* the coefficient (``update="set"``, default, the listing): a
-  repeated example replaces its old term, and a non-violator's α_i is not shrunk (``I_noti``
-  excludes i). In Kivinen, Smola & Williamson (2004) every step adds a new term
-  η σ_t y_t k(x_t, ·) and shrinks all old ones, so a repeated example would *add* to its
-  coefficient: ``update="add"`` gives α ← (1 − η/C) α;  α_i ← α_i + η y_i on a violation. Both are
-  identical in the first epoch (α_i is 0 until x_i's first visit).
-* Violation tests as in the listings: ``viol ≤ 1`` for NORMA and Pegaz, ``viol < 1`` for OL SVM
-  (``viol_rule="listing"``); ``"<"`` or ``"<="`` force one rule for all. List 3a's
-  ``if viol > 1`` is nested inside ``if viol < 1`` in the print, which would be dead code; we read
-  it as ``elseif`` (viol == 1 exactly: no change).
-* Bias: eq. 6 (b += η y_i) under each variant's own violation test; viol includes b (eq. 7); b is
-  never shrunk. In the cached form õ excludes b (adding η y_i to every o_j is the same thing).
-* Pegaz's model after step t (the one reported, averaged and used for prediction) is η_t β_t,
-  as in the listing's last line ``α = η β``.
-* In the first epoch Lists 3a and 3b take identical steps (α_i = 0 before x_i's first visit, so
-  3a's shrink of α_i does nothing); they part from the second epoch on.
-* The paper's claim that NORMA and Pegaz give the same α after one epoch with the same order and
-  step sizes holds only if 1/η_t − 1/η_{t−1} = 1/C (η_t = C/t, ``schedule="pegasos"``) *and* no
-  margin falls in (1, 1/(1 − η_t/C)] (NORMA tests the margin before its shrink, Pegaz after):
-  e.g. when every point is a violator. With η_t = C√(2/t) it fails: NORMA's shrink factor at
-  t = 2 is exactly 0. tests/test_online_kernel.py checks all three statements.
-* Step sizes: ``schedule`` (default "kecman", η = C√(2/t)); any registered schedule works, with
-  ``eta0`` for sqrt/constant/invscaling and λ = 1/C for pegasos/invscaling (so "pegasos" gives
-  η_t = C/t, the step with which Pegaz's α = η β is the proper stochastic gradient; with
-  ``c_scale="svc"`` C·n stands for C everywhere, also in the step).
-* ``averaging`` is the shared option: None = last iterate, 1.0 = mean of all iterates, an int N =
-  mean of the final N (N = n: the last epoch).
+Derivations, measured runs and the choices where the paper is ambiguous: ``docs/solvers/norma.md``.
+One file past 700 lines: the compiled core (the @njit chunk function and the helpers it
+inlines) is one piece whose state layout the class, the step-through and the tests share.
 """
 from __future__ import annotations
 
@@ -138,11 +35,11 @@ import math
 import numpy as np
 
 from .._jit import njit
-from ..kernels import kernel_row, rows_args
-from ..objectives import error_rate, hinge_losses
-from ..schedules import SCHEDULE_CODES, step_size
+from .kernels import kernel_row, rows_args
+from .objectives import error_rate, hinge_losses
+from .step_sizes import SCHEDULE_CODES, step_size
 from .base import (AVERAGING_SPEC, C_SPEC, COEF0_SPEC, DEGREE_SPEC, ETA0_SPEC, GAMMA_SPEC,
-                   KERNEL_SPEC, Line, Listing, ParamSpec, SampleStream, Snapshot, Solver, StepRecord,
+                   KERNEL_SPEC, Line, Listing, ParamSpec, SampleStream, Snapshot, Solver, StepThroughRecord,
                    averaging_start, join_state, state_changes, state_part)
 
 # algorithm codes
@@ -485,7 +382,7 @@ class _OnlineKernelMixin:
                               add=p.get("update") == "add", strict=strict,
                               eta=self.schedule.text)
 
-    def explain_state(self) -> dict:
+    def step_through_state(self) -> dict:
         """The last iterate α (over all n points) and b; Pegaz also β (α = η β); with
         averaging also the reported average ``α_avg``, ``b_avg``."""
         out = {"α": self.sc[_A] * self.gam, "b": float(self.sc[_B])}
@@ -496,7 +393,7 @@ class _OnlineKernelMixin:
             out["α_avg"], out["b_avg"] = np.array(avg, copy=True), bavg
         return out
 
-    def _explain_one(self) -> StepRecord:
+    def _step_through_one(self) -> StepThroughRecord:
         """One visit: the margin viol of the visited point computed in NumPy from the state
         before (with the η of this step for Pegaz), then the compiled step on that point."""
         L = self.listing()
@@ -506,7 +403,7 @@ class _OnlineKernelMixin:
         idx = self._indices(1)
         i = int(idx[0])
         eta = float(self.sched.values([t], self.lam, self.C_run)[0])
-        s0 = self.explain_state()
+        s0 = self.step_through_state()
         coef = eta * s0["β"] if self.alg == PEGAZ else s0["α"]
         sup = np.flatnonzero(coef != 0.0)
         o_i = float(self.kernel_block([i], sup)[0] @ coef[sup]) if sup.size else 0.0
@@ -514,7 +411,7 @@ class _OnlineKernelMixin:
         nviol0 = int(self.ic[_NVIOL])
         self._advance(idx, 1)                              # the compiled step on x_i
         hit = int(self.ic[_NVIOL]) > nviol0
-        s1 = self.explain_state()
+        s1 = self.step_through_state()
         own = "β" if self.alg == PEGAZ else "α"       # the coefficient the visit sets
         moved = bool(s0[own][i] != s1[own][i])
         # NORMA's decay moves every α_j: recorded whole; otherwise only entry i changes
@@ -545,7 +442,7 @@ class _OnlineKernelMixin:
         text = self._visit_text(t, i, viol, hit, eta, shrink, q["alpha_i"])
         if self.diverged:
             text += " The coefficients became NaN or infinite: the run diverged."
-        return StepRecord(t_before=t - 1, t=self.t, lines=L.no(*keys), text=text, picked=(i,),
+        return StepThroughRecord(t_before=t - 1, t=self.t, lines=L.no(*keys), text=text, picked=(i,),
                           changes=changes, quantities=q, index=index,
                           roles={"sample": (i,), **({"updated": (i,)} if moved else {})})
 

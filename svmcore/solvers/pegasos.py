@@ -20,18 +20,9 @@ w = Σ_j β_j y_j φ(x_j), with β = a·γ scaled the same way. With the pegasos
 α_j / (λ (t−1) k) where α_j counts how often x_j was a violator — the paper's α counts, which the
 snapshot reports. A margin costs one kernel evaluation per support vector.
 
-Choices where the paper is silent or loose (each is tested):
-
-* The paper's kernel listing scales by 1/(λ t) where its linear recursion gives 1/(λ (t−1)) for the
-  same iterate; we follow the linear recursion, so the dual form with a linear kernel produces
-  exactly the iterates of the primal form (tests/test_pegasos.py checks this).
-* At t = 1 with η_1 = 1/λ the shrink factor is 0: the model is reset to 0 exactly.
-* The bias (``fit_intercept=True``) is unregularised and updated by b ← b + (η_t/k) Σ_{A_t⁺} y_i
-  (the sub-gradient step of the paper's Sec. 4 variant); it is not projected. With η_t = 1/(λt)
-  early bias steps are large, which is why it is off by default.
-* Mini-batches are drawn with replacement (``sampling="iid"``, the analysed setting) or as
-  epoch-wise permutations (``sampling="permutation"``).
-* Projection for kernels uses the exact incremental ‖w‖² (k + k² kernel evaluations per update).
+Derivations, measured runs and the choices where the paper is ambiguous: ``docs/solvers/pegasos.md``.
+One file past 700 lines: the compiled core (the @njit chunk function and the helpers it
+inlines) is one piece whose state layout the class, the step-through and the tests share.
 """
 from __future__ import annotations
 
@@ -40,13 +31,13 @@ import math
 import numpy as np
 
 from .._jit import njit, prefetch, prefetch2
-from ..kernels import (dense_dot, kernel_row, kernel_value, linear_scores,
+from .kernels import (dense_dot, kernel_row, kernel_value, linear_scores,
                        rows_args, sparse_dot)
-from ..objectives import error_rate, primal_objective
-from ..schedules import step_size
+from .objectives import error_rate, primal_objective
+from .step_sizes import step_size
 from .base import (AVERAGING_SPEC, C_SPEC, COEF0_SPEC, DEGREE_SPEC, EPOCHS_SPEC, ETA0_SPEC,
                    GAMMA_SPEC, KERNEL_SPEC, SCHEDULE_SPEC, Line, Listing, ParamSpec,
-                   SampleStream, Snapshot, Solver, StepRecord, averaging_start, join_state,
+                   SampleStream, Snapshot, Solver, StepThroughRecord, averaging_start, join_state,
                    state_changes, state_part)
 
 # scalar state slots (float64 array `sc`)
@@ -531,7 +522,7 @@ class PegasosSolver(Solver):
         if support.size == 0:
             return 0.0
         S = self.X.take(support)
-        from ..kernels import kernel_block
+        from .kernels import kernel_block
         K = kernel_block(self.kcode, self.kp, *rows_args(S), *rows_args(S)[:5])
         return float(coef @ K @ coef)
 
@@ -590,7 +581,7 @@ class PegasosSolver(Solver):
                                bias=p["fit_intercept"], project=p["projection"],
                                avg=p["averaging"] is not None, eta=self.schedule.text)
 
-    def explain_state(self) -> dict:
+    def step_through_state(self) -> dict:
         """Linear form: the iterate ``w`` = a·v and ``b``; kernel form: ``β`` = a·γ over all
         n points, the violation counts ``α`` and ``b``; with averaging also the reported
         average (``w_avg`` or ``β_avg``, and ``b_avg``)."""
@@ -603,7 +594,7 @@ class PegasosSolver(Solver):
             out[name + "_avg"], out["b_avg"] = np.array(avg, copy=True), float(bavg)
         return out
 
-    def _explain_one(self) -> StepRecord:
+    def _step_through_one(self) -> StepThroughRecord:
         """One iteration of Fig. 1 (or its kernel form) with its sub-gradient ∇_t, computed in
         NumPy from the state before the compiled step, which then runs on the same batch."""
         L = self.listing()
@@ -614,7 +605,7 @@ class PegasosSolver(Solver):
         eta = float(self.sched.values([t], lam, self.p["C"])[0])
         shrink = 1.0 - eta * lam
         idx = self.stream.take(k)
-        s0 = self.explain_state()
+        s0 = self.step_through_state()
         name = "β" if self.kernelized else "w"
         vec0, b0 = s0[name], s0["b"]
         if self.kernelized:
@@ -645,7 +636,7 @@ class PegasosSolver(Solver):
         factor = min(1.0, radius / norm_half) if (self.p["projection"] and norm_half > 0) else 1.0
 
         done = self._advance(idx, 1)                      # the compiled step on this batch
-        s1 = self.explain_state()
+        s1 = self.step_through_state()
         changes = state_changes(s0, s1, skip=("α",))
         index = {}
         if self.kernelized and viol.size:
@@ -673,7 +664,7 @@ class PegasosSolver(Solver):
         text = _pegasos_text(t, idx, margins, viol, shrink, factor, radius, self.kernelized)
         if done == 0 or self.diverged:
             text += " The weights became NaN or infinite: the run diverged."
-        return StepRecord(t_before=t - 1, t=self.t, lines=L.no(*keys), text=text,
+        return StepThroughRecord(t_before=t - 1, t=self.t, lines=L.no(*keys), text=text,
                           picked=roles["sample"], changes=changes, quantities=q,
                           roles=roles, index=index)
 
@@ -686,7 +677,7 @@ class PegasosSolver(Solver):
     soft_params = ("C", "schedule", "eta0", "averaging", "batch_size")
 
     def _retune(self, diff):
-        from ..objectives import lam_from_C
+        from .objectives import lam_from_C
         p = self.p
         if "batch_size" in diff:
             k = p["batch_size"]

@@ -24,45 +24,9 @@ Papers: Fan, Chen & Lin (2005), "Working set selection using second order inform
 support vector machines", JMLR 6; Platt (1998), "Sequential minimal optimization" (the two-variable
 analytic step); Chang & Lin, LIBSVM (the clipping, the τ safeguard and the bias rule used here).
 
-What differs from LIBSVM / the papers, and why:
-
-* Shrinking (LIBSVM's heuristic, ``Solver::do_shrinking``) is a parameter, off by default: off,
-  the iterates are exactly those of WSS 2 on the full problem and G is exact at every index, which
-  is what the app draws. On (``shrinking=True``, LIBSVM's and SVC's default) it is LIBSVM's loop:
-  every min(n, 1000) iterations the bounded α_t whose −y_t G_t lies beyond the maximal violation
-  are set aside (swapped behind ``active[:active_size]``; the scans, the gradient update and the
-  kernel rows then cover the active part only), Ḡ = C Σ_{α_t = C} Q_:t is kept, the first time
-  the violation is ≤ 10·tol the gradient is rebuilt and everything comes back once, and when the
-  active part is optimal the gradient is rebuilt and the stopping test repeated on the whole set.
-  So ``converged`` means the same thing either way. Where LIBSVM swaps the data and the cached
-  rows, the permutation ``active`` is kept instead (its order is LIBSVM's, so are the scans and
-  their ties), and a cached row records which entries it holds (``valid``): a partial row is
-  completed, never recomputed. The stale gradient entries of shrunk variables are rebuilt into a
-  copy for snapshots and models (``full_gradient``), so observing a run never changes it.
-  ``python -m svmcore.bench smo``, ijcnn1 (35,000 rows, C = 7, σ = 0.61): 3.56 s vs 4.19 s
-  without, SVC 3.06 s in the same run. Where it costs: README (many free α, small cache).
-* Rows of Q are cached in float64 (LIBSVM stores Qfloat = float32), so the iterates follow
-  WSS 2 in double precision; results agree with scikit-learn's SVC to the stopping tolerance.
-* The cache is a fixed (slots × n) float64 array with an LRU list kept in plain index arrays
-  (``slot_of``, ``row_of``, ``prev``/``next``), all inside the compiled chunk; slots =
-  ⌊cache_mb·2²⁰ / (8 n)⌋ capped to [2, n] (two rows must fit: Q_i and Q_j of one step).
-* The stopping test is applied at the start of an iteration (before the pair is updated), as in
-  LIBSVM; ``step`` stops early when it fires and ``converged`` becomes True. The test is
-  m − M ≤ tol (LIBSVM: < eps, the same up to exact ties).
-* ``kernel_evals`` counts every kernel value computed: the n diagonal values K_ii at ``init`` and
-  n per cache miss (a full row; with shrinking, the entries the row lacks); cache hits are free.
-  Decision values on new data are not counted.
-* Ties in the two scans go to the last index, as in LIBSVM (``>=`` / ``<=``). scikit-learn's SVC
-  hands LIBSVM the labels negated for a binary problem (its first class becomes +1), so from
-  α = 0, where every −y_t G_t ties, it walks another path to the same optimum: iteration counts
-  differ by a few percent; dual objectives agree to ~1e-8 relative (tests/test_smo.py).
-* As in LIBSVM, row Q_i is fetched before the stopping test, so the final (converging) check
-  may cost one row.
-* If only one class is present (no free α and one bound empty) the bias is the finite bound.
-* The snapshot needs no kernel evaluations: f(x_i) = y_i (G_i + 1) + b and αᵀQα = αᵀ(G + e)
-  (with variables shrunk, their G_i are first rebuilt from Ḡ and the free α; not counted).
-  It reports the primal and dual in the λ-form (λ = 1/(C n), divide the C-form by C n) so they are
-  comparable with Pegasos; their difference is the duality gap (≥ 0 for any b).
+Derivations, measured runs and the choices where the paper is ambiguous: ``docs/solvers/smo.md``.
+One file past 700 lines: the compiled core (the @njit chunk function and the helpers it
+inlines) is one piece whose state layout the class, the step-through and the tests share.
 """
 from __future__ import annotations
 
@@ -71,10 +35,10 @@ import math
 import numpy as np
 
 from .._jit import njit
-from ..kernels import expansion, kernel_row, kernel_value, rows_args
-from ..objectives import error_rate, lam_from_C, primal_objective
+from .kernels import expansion, kernel_row, kernel_value, rows_args
+from .objectives import error_rate, lam_from_C, primal_objective
 from .base import (C_SPEC, COEF0_SPEC, DEGREE_SPEC, GAMMA_SPEC, KERNEL_SPEC, Line, Listing,
-                   ParamSpec, Snapshot, Solver, StepRecord, join_state, state_changes, state_part)
+                   ParamSpec, Snapshot, Solver, StepThroughRecord, join_state, state_changes, state_part)
 
 TAU = 1e-12
 
@@ -789,12 +753,12 @@ class SMOSolver(Solver):
     def listing(self) -> Listing:
         return SMO_LISTING.select("shrinking") if self.p["shrinking"] else self.listing_default
 
-    def explain_state(self) -> dict:
+    def step_through_state(self) -> dict:
         """α, the gradient G = Qα − e at every index, and the bias b."""
         return {"α": self.alpha.copy(), "G": self.full_gradient().copy(),
                 "b": float(self.intercept_)}
 
-    def _explain_one(self) -> StepRecord:
+    def _step_through_one(self) -> StepThroughRecord:
         """One SMO iteration: the compiled chunk chooses the pair and updates it; the record
         recomputes WSS 2's quantities for that pair in NumPy from the state before."""
         L = self.listing()
@@ -803,7 +767,7 @@ class SMOSolver(Solver):
                                      "fired: α is optimal within tol")
         if self.t >= self.horizon:
             return self._idle_record(L.no("loop"), f"max_iter = {self.horizon:,} reached")
-        s0 = self.explain_state()
+        s0 = self.step_through_state()
         a0, G0 = s0["α"], s0["G"]
         y, C, tol = self.y, self.C, self.p["tol"]
         v = -y * G0
@@ -815,7 +779,7 @@ class SMOSolver(Solver):
         gen0 = int(self.ic[_GEN])
         t_next = self.t + 1
         done = self.step(1)
-        s1 = self.explain_state()
+        s1 = self.step_through_state()
         q = {"t": t_next, "m": m0, "M": M0, "gap": m0 - M0, "tol": tol,
              "n_up": int(up.sum()), "n_low": int(low.sum()), "active": self.active_size,
              "C": C, "b": s1["b"]}
@@ -828,7 +792,7 @@ class SMOSolver(Solver):
             keys.append("bias")
             text = (f"m(α) − M(α) = {m0 - M0:.3g} ≤ tol = {tol:g}: the KKT conditions hold "
                     "within tol, SMO stops.")
-            return StepRecord(t_before=self.t, t=self.t, lines=L.no(*keys), text=text,
+            return StepThroughRecord(t_before=self.t, t=self.t, lines=L.no(*keys), text=text,
                               changes=state_changes(s0, s1), quantities=q)
         i, j = int(self.ic[_PI]), int(self.ic[_PJ])
         Kij = self.kernel_block([i, j], [i, j])
@@ -858,7 +822,7 @@ class SMOSolver(Solver):
                 f"α_{j}: {a0[j]:.3g} → {a1[j]:.3g}"
                 + (" (clipped at the box)" if clipped else "")
                 + f", the dual objective falls by {f0 - f1:.3g}.")
-        return StepRecord(t_before=self.t - 1, t=self.t, lines=L.no(*keys), text=text,
+        return StepThroughRecord(t_before=self.t - 1, t=self.t, lines=L.no(*keys), text=text,
                           picked=(i, j), changes=changes, quantities=q,
                           roles={"i": (i,), "j": (j,), "updated": (i, j)},
                           index={"α": np.array([i, j])})

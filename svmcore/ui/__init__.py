@@ -13,15 +13,16 @@ A page composes these parts (see pages/playground.py and pages/race.py):
 * :mod:`~svmcore.ui.layout` — the live pages' layout: the header line, one-line explanations,
   the toolbar, the counter and the tiles' line, the picture on the first screen;
 * :mod:`~svmcore.ui.presets` — curated runs and races; :mod:`~svmcore.ui.export` — share/export;
-* :mod:`~svmcore.ui.stepthrough` — the step-through page: history, Step / Back, pseudocode.
+* :mod:`~svmcore.ui.step_through` — the step-through page: history, Step / Back, pseudocode.
 """
 from .data import apply_data_config, data_panel
 from .export import export_panel
-from .inspect import inspect_toggle
+from .point_history import inspect_toggle
 from .layout import line, live_box, page_head
 from .kernel_approx import kernel_approx_panel, kernel_approx_view
-from .live import (controls, edit_modes, ensure_live, handle_click, handle_move, live_panel,
-                   tick)
+from .live import ensure_live, live_panel
+from .live_controls import controls, edit_modes, tick
+from .live_edits import handle_click, handle_move
 from .panels import draw_race, draw_run
 from .papers import load_report, papers_view
 from .params import (entrants_panel, schedule_preview, solver_info, solver_info_panel,
@@ -36,7 +37,7 @@ from .state import (Instance, LiveState, describe, guarded, instance, keep_widge
                     through_the_router)
 from .step_sizes import (draw_lockstep, ensure_lockstep, extras_of, lockstep_panel,
                          lockstep_start, schedule_explorer, switch_panel)
-from .stepthrough import (step_controls, step_field, step_landscape, step_pseudocode,
+from .step_through import (step_controls, step_field, step_landscape, step_pseudocode,
                           step_session)
 from .sweep import (RUN_CAP_S, grid_panel, start_sweep, stop_sweep, sweep_solver_panel,
                     sweep_state, sweep_view)

@@ -1,6 +1,6 @@
 """The data panel: toy problem, real dataset or upload, sizes, 2-D view and seed.
 
-Returns the data fields of a :class:`~svmcore.config.RunConfig` plus the parsed upload and the
+Returns the data fields of a :class:`~svmcore.runs.config.RunConfig` plus the parsed upload and the
 messages to show in the main area; :func:`apply_data_config` puts a configuration's data fields
 into the widgets (a link, a preset, a race).
 """
@@ -11,7 +11,7 @@ import math
 
 import streamlit as st
 
-from ..config import DEFAULT_MAX_TRAIN, MAX_TRAIN_CHOICES, N_RANGE, UPLOAD_SCALES, RunConfig
+from ..runs.config import DEFAULT_MAX_TRAIN, MAX_TRAIN_CHOICES, N_RANGE, UPLOAD_SCALES, RunConfig
 from ..data import TOY_DEFAULTS, TOY_GENERATORS, TOY_NOISE_RANGE, list_datasets
 from ..data.fetch import download_size, fetch_dataset
 from ..data.upload import MAX_BYTES, UploadError, parse_upload

@@ -1,13 +1,13 @@
 """Share and export: the link, the traces as CSV / JSON, and the script that reproduces the run
-or the race (the same panel for both; the contents come from :mod:`svmcore.export`)."""
+or the race (the same panel for both; the contents come from :mod:`svmcore.runs.export`)."""
 from __future__ import annotations
 
 from urllib.parse import urlencode
 
 import streamlit as st
 
-from .. import export
-from .live import catch_up
+from ..runs import export
+from .live_controls import catch_up
 from .state import Instance, LiveState, describe
 from .urls import link_query
 
@@ -59,7 +59,7 @@ def export_panel(inst: Instance) -> None:
     try:
         data_cfg = state.cfg.data if state.is_race else state.cfg
         # keyed and tracked: the live panel's +1 and Step rerun only the frames while it is
-        # closed (svmcore.ui.live._controls_unchanged); opening it reruns this fragment, so its
+        # closed (svmcore.ui.live_controls._controls_unchanged); opening it reruns this fragment, so its
         # t is the run's t when it is read. Its content is built only while it is open: its
         # code blocks load the browser's syntax highlighter and code fonts, which held back a
         # page's first paint by ~1 s.

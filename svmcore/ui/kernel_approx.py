@@ -3,8 +3,8 @@
 :func:`kernel_approx_panel` draws the kernel and approximation widgets (γ, s, d, ε_d, the
 sweep's seeds, largest size, C and epochs of ASSET); :func:`kernel_approx_view` builds the page's data
 (the data panel's training and test parts, each capped at
-:data:`~svmcore.kernel_approx.MAX_ROWS` rows) and draws the figures of
-:mod:`svmcore.viz.kernel_approx` from the numbers of :mod:`svmcore.kernel_approx`. Every heavy
+:data:`~svmcore.lessons.kernel_approx.MAX_ROWS` rows) and draws the figures of
+:mod:`svmcore.viz.kernel_approx` from the numbers of :mod:`svmcore.lessons.kernel_approx`. Every heavy
 step is a ``st.cache_data`` function keyed by the configuration (the data panel's fields, the
 upload's digest, γ, s, d, ε_d, seeds, …): moving s or d recomputes only the heatmaps, never the
 sweep.
@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from .. import kernel_approx as ka
-from ..config import RunConfig
-from ..rundata import build_data
+from ..lessons import kernel_approx as ka
+from ..runs.config import RunConfig
+from ..runs.rundata import build_data
 from ..viz import kernel_approx as viz
 from .state import Instance, describe
 

@@ -1,11 +1,13 @@
-"""Live training on a page: one builder for a single run or a race, the controls, the tick.
+"""Live training on a page: one builder for a single run or a race, and the fragment that draws it.
 
 :func:`ensure_live` builds (or keeps) the :class:`~svmcore.ui.state.LiveState` of a
-configuration — a :class:`~svmcore.config.RunConfig` becomes a TrainingRun, a
-:class:`~svmcore.config.RaceConfig` a Race — and a changed configuration starts again at t = 0,
+configuration — a :class:`~svmcore.runs.config.RunConfig` becomes a TrainingRun, a
+:class:`~svmcore.runs.config.RaceConfig` a Race — and a changed configuration starts again at t = 0,
 unless only settings the solver can take mid-run changed: then the run goes on at its t.
-Play / Pause / +1 / Step / Reset are callbacks that change the instance's state; while playing,
-:func:`live_panel`'s fragment (``run_every``) advances the driver by one tick and redraws.
+Play / Pause / +1 / Step / Reset are callbacks that change the instance's state
+(:mod:`svmcore.ui.live_controls`); while playing, :func:`live_panel`'s fragment (``run_every``)
+advances the driver by one tick and redraws. Clicks on the field edit the data
+(:mod:`svmcore.ui.live_edits`).
 """
 from __future__ import annotations
 
@@ -14,18 +16,15 @@ from dataclasses import replace
 
 import streamlit as st
 
-from .. import live
-from ..config import RaceConfig, RunConfig, round_coord, soft_change
-from ..objectives import error_rate
-from ..race import Race
-from ..run import TrainingRun, change_label
-from ..rundata import build_data, check_memory, solver_notes
+from ..server import pacing
+from ..runs.config import RaceConfig, RunConfig, soft_change
+from ..solvers.objectives import error_rate
+from ..runs.run import change_label
+from ..runs.rundata import build_data, check_memory, solver_notes
 from ..solvers import get_solver
 from ..viz import make_view
-from .state import Instance, LiveState, describe, ss
-
-EDIT_MODES = ("view", "add +1", "add −1", "remove")
-REF_WAIT_S = 3.0     # a race's page waits this long for P*; a longer one arrives in a later frame
+from .state import Instance, LiveState, describe
+from .live_controls import _build, _in_fragment_run, _position, controls, reached_moment, tick, unshare
 
 
 def _data_and_view(inst: Instance, cfg: RunConfig, upload=None, digest=None):
@@ -38,26 +37,6 @@ def _data_and_view(inst: Instance, cfg: RunConfig, upload=None, digest=None):
                      cfg.view, cfg.fx, cfg.fy, data.feature_names)
     inst.datacache = (dkey, data, view)
     return data, view
-
-
-def _build(cfg, data):
-    """The driver of a configuration: a TrainingRun, or a Race with its reference optimum
-    (computed once per dataset and problem, cached across sessions)."""
-    if isinstance(cfg, RaceConfig):
-        race = Race(cfg.entrants, data.X_train, data.y_train, data.X_test, data.y_test,
-                    seed=cfg.seed, budget=cfg.budget, per_decade=live.LIVE_PER_DECADE,
-                    max_seconds=live.MAX_RUN_S)
-        race.schedule_changes(cfg.changes)
-        if race.main_group is not None:
-            with st.spinner("Computing the reference optimum P* (SMO to tol 1e-6, once per "
-                            "dataset)…"):
-                race.reference(wait=REF_WAIT_S)  # else it arrives in a later frame
-        return race, list(race.runs)
-    run = TrainingRun(cfg.solver, data.X_train, data.y_train, data.X_test, data.y_test,
-                      seed=int(cfg.seed), per_decade=live.LIVE_PER_DECADE,
-                      max_seconds=live.MAX_RUN_S, **cfg.param_dict)
-    run.schedule_changes((t, dict(c)) for t, c in cfg.changes)
-    return run, [run]
 
 
 def _soft_diffs(old, new) -> list[dict] | None:
@@ -87,7 +66,7 @@ def _same_run(old, new) -> bool:
 
 
 def _continue(inst: Instance, cfg, key) -> bool:
-    """A new setting the run can take mid-run (issue 22): the run (or every entrant concerned)
+    """A new setting the run can take mid-run: the run (or every entrant concerned)
     takes it at its current t and goes on, playing if it was; the change is recorded in the
     configuration (so the link replays it) and marked on the curves. A session on a shared
     timeline first goes on with its own copy at the moment it showed. False when the setting
@@ -154,7 +133,7 @@ def ensure_live(inst: Instance, cfg: RunConfig | RaceConfig, upload=None,
         inst.notice = ("The settings changed: this is a new run from t = 0 (the data, the solver "
                        "or a parameter decide a run; a link with t replays one).")
     if inst.live is not None:               # its solver time still counts (Reset: same key)
-        live.record_spent(inst.cap_spent, inst.live.key, [m["run"] for m in inst.live.models])
+        pacing.record_spent(inst.cap_spent, inst.live.key, [m["run"] for m in inst.live.models])
     inst.shared = inst.moment = None        # a shared timeline belongs to the old configuration
     inst.reset = inst.playing = False
     inst.tick_error = None
@@ -170,7 +149,7 @@ def ensure_live(inst: Instance, cfg: RunConfig | RaceConfig, upload=None,
         inst.error = describe(exc)
         return None
     inst.error = None
-    live.cap_left(inst.cap_spent, key, runs)  # the cap counts per configuration and session
+    pacing.cap_left(inst.cap_spent, key, runs)  # the cap counts per configuration and session
     inst.url_problems = list(inst.url_problems) + solver_notes(runs)   # adjusted: said once
     inst.live = LiveState(key, cfg, data, view, driver, [{"run": r, "cache": {}} for r in runs],
                           is_race=isinstance(cfg, RaceConfig))
@@ -179,7 +158,7 @@ def ensure_live(inst: Instance, cfg: RunConfig | RaceConfig, upload=None,
         want, inst.want_t = inst.want_t, None
         try:
             with st.spinner(f"Replaying the run to t = {want:,} …"), \
-                    live.heavy_work(what="the replay of this link"):
+                    pacing.heavy_work(what="the replay of this link"):
                 driver.advance_iters(want)
         except Exception as exc:  # noqa: BLE001 - shown, the session goes on
             inst.tick_error = describe(exc)
@@ -206,12 +185,12 @@ WARM_NOTE_S = 2.0
 
 
 def warm_up_note() -> None:
-    """The server's background warm-up (:mod:`svmcore.warm`), noted above every page while it
+    """The server's background warm-up (:mod:`svmcore.server.warm`), noted above every page while it
     runs — refreshed every ``WARM_NOTE_S`` by a fragment timer, and taken away by one full rerun
     when it has finished (the timer goes with it: a fragment a run does not draw stops). Drawn
     once per run, the note said "1 of 18 done, now pegasos" until the user's next click, also
     while a run played (a tick reruns only its own fragment). A failed warm-up stays an error."""
-    from .. import warm
+    from ..server import warm
     if not warm.ready():
         _warm_up_progress()
     elif warm.problems():
@@ -221,401 +200,11 @@ def warm_up_note() -> None:
 
 @st.fragment(run_every=WARM_NOTE_S)
 def _warm_up_progress() -> None:
-    from .. import warm
+    from ..server import warm
     if warm.ready():
         st.rerun(scope="app")                # the page without the note, and without this timer
     # Streamlit's icon font, not the ⏳ emoji: a box on machines without an emoji font
     st.caption(":material/hourglass_top: " + warm.status())
-
-
-# ------------------------------------------------------------------------------ ticking
-
-
-def tick(inst: Instance, pace: str | None = None) -> None:
-    """Advance the run (or race) by one tick; errors are stored, never raised."""
-    drv = inst.live.driver if inst.live is not None else None
-    if drv is None or drv.done:
-        inst.playing = False
-        return
-    factor = live.PACES.get(pace or inst.get("pace", live.DEFAULT_PACE))
-    from .. import warm
-    warm.wait()                          # the server's background warm-up finishes first
-    try:
-        with live.heavy_work():              # a server-wide limit on concurrent training
-            if inst.live.is_race:
-                drv.tick(factor)             # svmcore.race.LIVE_TICK_S shared by the entrants
-            else:
-                live.advance_tick(drv, factor, live.LIVE_BUDGET_S)
-    except live.ServerBusy as exc:           # playing: the next frame tries again (a queue)
-        if not inst.playing:
-            inst.tick_error = str(exc)
-    except Exception as exc:  # noqa: BLE001 - shown with st.error, the session goes on
-        inst.tick_error = describe(exc)
-        inst.playing = False
-    if drv.done:
-        inst.playing = False
-
-
-def _share(inst) -> None:
-    """Play on the process-wide timeline of this configuration (svmcore.live.SHARED) when the
-    pace is a factor: the sessions on one link then compute each frame once. A run that left
-    the timeline's moments (+1, Step, a mid-run change) plays on a timeline that starts at its
-    t, shared with the sessions that stand at the same t. "max" pace and races play alone."""
-    state = inst.live
-    if state is None or state.is_race or inst.tick_error or state.view is None:
-        return                     # view None: a run without the 2-D field (the regression page)
-    factor = live.PACES.get(inst.get("pace", live.DEFAULT_PACE))
-    if factor is None:
-        return
-    from .panels import frame_params
-    height, font, present = frame_params(inst)
-    key = (state.key, factor, height, font, present)
-    view = state.view
-
-    def frame_of(run, snap, scores):
-        from ..viz import run_frame
-        return run_frame(run, view, live.RES_PLAYING, snap, scores, height=height, font=font,
-                         fit=present)
-
-    make = lambda: _build(state.cfg, state.data)[0]  # noqa: E731
-    timeline = live.SHARED.timeline(key, make)
-    at = live.join_index(timeline, state.run.t, factor, frame_of)
-    if at is None:                 # moved off the timeline (+1, Step): one that starts here
-        timeline = live.SHARED.timeline(key + (state.run.t,), make, start=state.run.t)
-        at = live.join_index(timeline, state.run.t, factor, frame_of)
-    if at is not None:
-        inst.shared = [timeline, at, at, factor, frame_of]   # [timeline, position, drawn, …]
-
-
-def _replay_to(inst, moment) -> None:
-    """Advance the session's own run to a moment of the shared timeline it showed (the same
-    seeded run, so the same state)."""
-    if moment is not None and inst.live is not None and moment.t > inst.live.run.t:
-        try:
-            inst.live.run.advance_iters(moment.t - inst.live.run.t)
-        except Exception as exc:  # noqa: BLE001 - shown, the session goes on
-            inst.tick_error = describe(exc)
-
-
-def catch_up(inst) -> None:
-    """While playing on a shared timeline, bring the session's own run to the moment on
-    screen and stay on the timeline: what the export panel describes (its link, trace and
-    script) is then the run the page shows, not the run as it was when Play was pressed."""
-    if inst.shared is not None:
-        _replay_to(inst, inst.moment)
-
-
-def unshare(inst) -> None:
-    """Leave the shared timeline: the session's own run replays to the moment it showed, and
-    goes on from there."""
-    if inst.shared is None:
-        return
-    m, inst.shared, inst.moment = inst.moment, None, None
-    _replay_to(inst, m)
-    if inst.live is not None:
-        inst.drawn = _position(inst.live)
-
-
-def _rerun_panel(inst, frames_only: bool = False) -> None:
-    """From a control's callback: rerun the controls and the frames fragments (by key), so the
-    frames loop starts in a fragment run of its own (see :func:`live_panel`); only the frames
-    when the press leaves the controls as they were (+1 or Step on a paused run that goes on:
-    under thirty sessions pressing at once, half the work). In a run of the whole page
-    (AppTest's clicks) there is nothing to add: both fragments run anyway."""
-    inst.pressed = True
-    if _in_fragment_run():
-        frames = inst.key("frames_fragment", False)
-        st.rerun(scope=[frames] if frames_only else [inst.key("controls_fragment", False), frames])
-
-
-def _controls_unchanged(inst) -> bool:
-    """After a +1 or a Step: does the controls fragment look as before the press — drawn for a
-    paused run (Play / Pause / +1 / Step), the run going on, and the export panel closed (open,
-    it shows this t)?"""
-    from .export import export_key
-    drv = inst.live.driver if inst.live is not None else None
-    return (not inst.controls_playing and drv is not None and not drv.done
-            and not inst.tick_error and not ss.get(export_key(inst)))
-
-
-def _on_play(inst):
-    inst.tick_error = None
-    inst.playing = True
-    inst.sched, inst.play_until, inst.guess = [], None, None
-    inst.set("edit", "view")
-    _share(inst)
-    _rerun_panel(inst)
-
-
-def _new_stop(inst) -> int | None:
-    """The t of the keyframe the browser stopped on with the press being handled: a stop of
-    the field view newer than the last one used, or None (not arrived yet)."""
-    from .canvas import stopped
-    for k in inst.stop_keys:
-        s = stopped(k)
-        if s is not None and s[1] > inst.stop_n:
-            inst.stop_n = s[1]
-            return s[0]
-    return None
-
-
-def view_stopped(inst, key: str) -> None:
-    """The browser stopped playing on a keyframe (Pause, +1, Step or their keys). Its message
-    and the press's come in either order: first, the run stops there (:func:`_stop_on_shown`);
-    after a press that had to guess where the browser was, the run moves on to where it
-    really stopped (:func:`_correct_guess`)."""
-    if inst.playing:
-        _stop_on_shown(inst)
-    elif inst.guess is not None:
-        _correct_guess(inst)
-
-
-def _stop_on_shown(inst) -> None:
-    """Stop playing where the browser stopped: it froze on a keyframe when the press came (no
-    round trip) and its field view says which (its "stop", sent with the press). When that
-    message has not come yet, the guess is the newest keyframe the browser has surely reached
-    (:func:`reached_moment`), never one it may not have shown: the stop, when it comes, can
-    only move the run on (:func:`_correct_guess`). On a shared timeline the session's own run
-    replays to that moment; playing alone, the run is at its newest keyframe, where the
-    browser stops."""
-    t = _new_stop(inst)
-    m = next((m for _, m in reversed(inst.sched) if m.t == t), None) if t is not None else None
-    inst.guess = None
-    if m is None and t is None and inst.shared is not None:
-        m = reached_moment(inst) or inst.tile_moment
-        if m is not None:
-            inst.guess = (m.t, None)
-    if m is not None and inst.shared is not None:
-        inst.moment = m
-    inst.playing = False
-    live.PLAYERS.left(id(inst))
-    unshare(inst)
-
-
-def _guessed(inst) -> None:
-    """After a press's action: note the run's t, which a late stop moves on from."""
-    if inst.guess is not None and inst.live is not None and not inst.live.is_race:
-        inst.guess = (inst.guess[0], inst.live.run.t)
-    else:
-        inst.guess = None
-
-
-def _correct_guess(inst) -> None:
-    """The browser's stop came after the press, which stopped on a guess: when the browser was
-    further on, the run moves on by the same difference (the seeded run is the same from there
-    on, so the page ends where the browser stopped, plus the press's step)."""
-    guessed, after = inst.guess
-    t = _new_stop(inst)
-    inst.guess = None
-    run = inst.live.run if inst.live is not None and not inst.live.is_race else None
-    if t is None or run is None or after is None or run.t != after or t <= guessed:
-        return
-    try:
-        with live.heavy_work(what="this press"):
-            run.advance_iters(t - guessed)
-    except Exception as exc:  # noqa: BLE001 - shown, the session goes on
-        inst.tick_error = describe(exc)
-    inst.drawn = _position(inst.live)
-
-
-def _on_pause(inst):
-    _stop_on_shown(inst)
-    _guessed(inst)
-    _rerun_panel(inst)
-
-
-def _pause_for_a_press(inst):
-    """What Step and +1 do first: stop playing, forget the last tick's error, and leave a shared
-    timeline with the session's own run at the moment it showed."""
-    inst.tick_error = None
-    _stop_on_shown(inst)
-
-
-def _on_step(inst):
-    _pause_for_a_press(inst)
-    tick(inst)
-    _guessed(inst)
-    _rerun_panel(inst, frames_only=_controls_unchanged(inst))
-
-
-def _on_step1(inst):
-    _pause_for_a_press(inst)
-    drv = inst.live.driver if inst.live is not None else None
-    if drv is not None and not drv.done:
-        try:
-            drv.advance_iters(1)
-        except Exception as exc:  # noqa: BLE001
-            inst.tick_error = describe(exc)
-    _guessed(inst)
-    _rerun_panel(inst, frames_only=_controls_unchanged(inst))
-
-
-def _on_reset(inst):
-    inst.playing = False
-    inst.tick_error = None
-    inst.reset = True                     # rebuilt from the same configuration: a full rerun
-    st.rerun()
-
-
-def _on_edit_mode(inst):
-    if inst.get("edit", "view") != "view":
-        inst.playing = False
-        unshare(inst)
-    _rerun_panel(inst)
-
-
-def _clear_edits(inst):
-    inst.added, inst.removed = [], []
-    st.rerun()                            # the configuration changed: a full rerun rebuilds
-
-
-def controls(inst: Instance, speed_label: str = "speed: t grows per tick",
-             speed_help: str | None = None, share=None) -> None:
-    """Play / Pause / +1 / Step / Reset, the speed and ``share(inst)`` (the export popover) on
-    one toolbar line — for a run or a whole race (+1: one iteration for every entrant). Drawn
-    inside the live fragment, so a press reruns only the fragment. Keys: Space plays and
-    pauses, → is +1, Home resets (R and C are Streamlit's own: R reruns the app)."""
-    from .layout import toolbar
-    state = inst.live
-    drv = state.driver if state is not None else None
-    can_run = drv is not None and not drv.done
-    is_race = state is not None and state.is_race
-    playing = inst.playing
-    with toolbar(inst):
-        st.button("Play", on_click=_on_play, args=(inst,),
-                  key=inst.key("play", keep=False), disabled=not can_run or playing,
-                  type="primary", shortcut=None if playing else "Space",
-                  help="Train live (Space).")
-        st.button("Pause", on_click=_on_pause, args=(inst,),
-                  key=inst.key("pause", keep=False), disabled=not playing,
-                  shortcut="Space" if playing else None, help="Stop after this frame (Space).")
-        st.button("+1", on_click=_on_step1, args=(inst,), key=inst.key("step1", keep=False),
-                  disabled=not can_run, shortcut="Right",
-                  help="Exactly one iteration" + (" of every entrant" if is_race else "")
-                  + " (→).")
-        st.button("Step", on_click=_on_step, args=(inst,), key=inst.key("step", keep=False),
-                  disabled=not can_run, help="One chunk: a tick, as while playing.")
-        st.button("Reset", on_click=_on_reset, args=(inst,),
-                  key=inst.key("reset_btn", keep=False), shortcut="Home",
-                  help="Back to t = 0 with the same configuration and seed (Home).")
-        inst.setdefault("pace", live.DEFAULT_PACE)
-        # the label in the tooltip of the word before the slider: a label above it would make
-        # the toolbar two lines high
-        st.markdown("speed", width="content", help=f"**{speed_label}** — " + (
-            speed_help or "Each frame multiplies t by this factor, with about "
-            f"{live.LIVE_BUDGET_S * 1e3:.0f} ms of solver time at most; 'max' spends the "
-            "whole budget. Between two trace checkpoints the tiles show the last checkpoint's "
-            "numbers."))
-        st.select_slider(speed_label, list(live.PACES), key=inst.key("pace"),
-                         label_visibility="collapsed", width=110)
-        if share is not None and not inst.get("present"):
-            share(inst)
-
-
-def edit_modes(inst: Instance, state: LiveState) -> None:
-    """The click-edit mode of the field (add a point of a class, remove one) and the button
-    that clears the edits, on one line; the field is only viewed while playing."""
-    modes = list(EDIT_MODES) if state.view.plane.exact else ["view", "remove"]
-    inst.setdefault("edit", "view")
-    if inst.get("edit") not in modes:
-        inst.set("edit", "view")
-    with st.container(horizontal=True, vertical_alignment="center", gap="small"):
-        st.markdown("click on the field to", width="content",
-                    help="Add a point of a class where you click, or remove the point you "
-                         "click on; drag a point to move it. Editing the data starts the run "
-                         "again at t = 0.")
-        st.segmented_control("click on the field to", modes, key=inst.key("edit"),
-                             required=True, on_change=_on_edit_mode, args=(inst,),
-                             label_visibility="collapsed")
-        n_ed = len(inst.added) + len(inst.removed)
-        st.button(f"clear {n_ed} edit{'s' if n_ed != 1 else ''}", key=inst.key("clear", False),
-                  on_click=_clear_edits, args=(inst,), disabled=n_ed == 0,
-                  icon=":material/undo:")
-
-
-# ------------------------------------------------------------------------------ click editing
-
-
-def on_field_click(inst: Instance, chart_key: str):
-    """Edit mode: a click on the field adds a point there, or removes the clicked point."""
-    ev = ss.get(chart_key)
-    try:
-        pts = ev["selection"]["points"]
-    except (TypeError, KeyError):
-        return
-    if not pts:
-        return
-    pt = pts[0]
-    sig = (pt.get("curve_number"), pt.get("point_index"), pt.get("x"), pt.get("y"))
-    if sig == inst.last_click:
-        return                                # the same event delivered again
-    inst.last_click = sig
-    handle_click(inst, inst.get("edit", "view"), pt.get("x"), pt.get("y"), pt.get("customdata"))
-
-
-def handle_click(inst: Instance, mode: str, x, y, customdata=None) -> bool:
-    """Apply one click of the edit mode; True if the data changed (tests call this directly)."""
-    state = inst.live
-    if state is None or mode == "view":
-        return False
-    if mode in ("add +1", "add −1"):
-        if x is None or y is None or not state.view.plane.exact:
-            return False
-        inst.added = list(inst.added) + [(round_coord(x), round_coord(y),
-                                          1 if mode == "add +1" else -1)]
-        inst.edited = True
-        return True
-    if mode == "remove":
-        if isinstance(customdata, (list, tuple)):
-            customdata = customdata[0] if customdata else None
-        if customdata is None:
-            return False
-        origin = state.data.origin
-        j = int(customdata)
-        if origin is None or not 0 <= j < len(origin):
-            return False
-        o = int(origin[j])
-        if o < 0:                               # a clicked point: forget it
-            added = list(inst.added)
-            if -o - 1 < len(added):
-                del added[-o - 1]
-            inst.added = added
-        else:
-            inst.removed = sorted(set(inst.removed) | {o})
-        inst.edited = True
-        return True
-    return False
-
-
-def handle_move(inst: Instance, index, x, y) -> bool:
-    """A training point of the live run dragged to (x, y): :func:`move_point`."""
-    state = inst.live
-    return state is not None and move_point(inst, state.data, state.view, index, x, y)
-
-
-def move_point(inst: Instance, data, view, index, x, y) -> bool:
-    """A training point dragged to (x, y) in an edit mode: an added point moves; a point of the
-    data is removed and a point of its class added where it was dropped (so the link and
-    "clear edits" treat it like clicks). True if the data changed. Only on an exact 2-D view:
-    on a slice a dropped point has no place in the other features."""
-    if index is None or x is None or y is None or not view.plane.exact:
-        return False
-    j, origin = int(index), data.origin
-    if origin is None or not 0 <= j < min(len(origin), len(data.y_train)):
-        return False
-    o, point = int(origin[j]), (round_coord(x), round_coord(y))
-    if o < 0:
-        added = list(inst.added)
-        if -o - 1 >= len(added):
-            return False
-        added[-o - 1] = point + (added[-o - 1][2],)
-        inst.added = added
-    else:
-        label = 1 if data.y_train[j] > 0 else -1
-        inst.removed = sorted(set(inst.removed) | {o})
-        inst.added = list(inst.added) + [point + (label,)]
-    inst.edited = True
-    return True
 
 
 # ------------------------------------------------------------------------------ frames
@@ -628,7 +217,7 @@ def model(entry: dict, paused: bool):
     cache = entry["cache"]
     if cache.get("t") == run.t and (cache.get("exact") or not paused):
         return cache["snap"], cache["scores"], cache["test"]
-    snap, scores = live.model_state(run, fresh=paused, scores=True if paused else "auto")
+    snap, scores = pacing.model_state(run, fresh=paused, scores=True if paused else "auto")
     exact = snap.t == run.t
     if run.trace and run.trace[-1].iteration == snap.t:
         test = run.trace[-1].test_error
@@ -641,22 +230,18 @@ def model(entry: dict, paused: bool):
     return snap, scores, test
 
 
-def _position(state: LiveState) -> tuple:
-    return tuple(m["run"].t for m in state.models)
-
-
 def live_panel(inst: Instance, draw, footer=None, **control_kw) -> None:
     """The controls and the live frames: two sibling fragments, the frames paced by the server.
 
     The controls fragment holds Play, Pause, +1, Step and the speed; their callbacks rerun both
     fragments by key (not the page). While playing a shared timeline, each run of the frames
-    fragment sends the next keyframes in one message (:func:`~svmcore.live.batch_keys`: a
-    second's, more when many sessions play) and waits as long as they play, :data:`~svmcore.live.KEY_S`
+    fragment sends the next keyframes in one message (:func:`~svmcore.server.pacing.batch_keys`: a
+    second's, more when many sessions play) and waits as long as they play, :data:`~svmcore.server.pacing.KEY_S`
     each, since the previous message; the browser plays them
     back, blending each into the next at the display's rate. Playing alone (a race, the "max"
     pace), a run advances the driver by one tick (unless the last tick was never drawn: a run
     cut short by a click draws it first), sends it as one keyframe and waits
-    :data:`~svmcore.live.FRAME_S`. Then it asks for its own next run
+    :data:`~svmcore.server.pacing.FRAME_S`. Then it asks for its own next run
     (``st.rerun(scope="fragment")``). A frame is thus
     requested only after the previous one was sent, and no browser timer fires into a run in
     progress: a loaded server slows every session down evenly instead of collapsing. A full
@@ -689,7 +274,7 @@ def live_panel(inst: Instance, draw, footer=None, **control_kw) -> None:
             footer(inst)
 
     @st.fragment(key=inst.key("frames_fragment", False),
-                 run_every=(live.BATCH_S if inst.shared is not None else live.FRAME_S)
+                 run_every=(pacing.BATCH_S if inst.shared is not None else pacing.FRAME_S)
                  if inst.timer_loop else None)
     def _frames():
         state = inst.live
@@ -698,14 +283,14 @@ def live_panel(inst: Instance, draw, footer=None, **control_kw) -> None:
         if inst.edited:
             inst.edited = False
             st.rerun()
-        with live.FRAME_SLOTS:               # a few sessions at a time build their frame
+        with pacing.FRAME_SLOTS:               # a few sessions at a time build their frame
             shared = inst.shared             # a local reference: a rerun that starts while
             inst.keyframes = None            # this one ends may unshare meanwhile
             if inst.playing and shared is not None:
                 tl, pos, drawn, factor, frame_of = shared
                 if inst.moment is not None and inst.moment.done and drawn == pos:
                     inst.playing = False     # the batch that ended the run has been played
-                    live.PLAYERS.left(id(inst))
+                    pacing.PLAYERS.left(id(inst))
                     unshare(inst)
                     st.rerun()               # the run ended: the page shows how
                 _next_batch(inst, shared)
@@ -725,7 +310,7 @@ def live_panel(inst: Instance, draw, footer=None, **control_kw) -> None:
         if not inst.playing and inst.live is not None:
             _sync_paused_url(inst)
         if inst.playing and not inst.timer_loop:
-            every = len(inst.keyframes) * live.KEY_S if inst.keyframes else live.FRAME_S
+            every = len(inst.keyframes) * pacing.KEY_S if inst.keyframes else pacing.FRAME_S
             _wait(max(every / 4, every - (time.monotonic() - inst.frame_at)))
             inst.frame_at = time.monotonic()
             if _in_fragment_run():
@@ -740,7 +325,6 @@ def live_panel(inst: Instance, draw, footer=None, **control_kw) -> None:
 
 #: how much later than the server's schedule a browser plays a batch (the message's way and its
 #: drawing): the tiles lag the picture by this much rather than lead it
-LATENCY_S = 0.15
 
 
 def _wait(seconds: float, slice_s: float = 0.03) -> None:
@@ -764,18 +348,18 @@ def _wait(seconds: float, slice_s: float = 0.03) -> None:
 
 
 def _next_batch(inst, shared) -> None:
-    """The next keyframes of a shared timeline for one message (:func:`~svmcore.live.batch_keys`
+    """The next keyframes of a shared timeline for one message (:func:`~svmcore.server.pacing.batch_keys`
     moments after the last one drawn, fewer where the run ends): ``inst.keyframes``, with
     ``inst.tile_moment`` the moment the browser stands on when the batch arrives (the tiles
     show it: real numbers of the picture, never ahead of it) and ``inst.moment`` the newest."""
     tl, _, drawn, factor, frame_of = shared
     now = time.monotonic()
-    keys = live.batch_keys(live.PLAYERS.seen(id(inst), now))
+    keys = pacing.batch_keys(pacing.PLAYERS.seen(id(inst), now))
     if inst.sched:                           # a late batch covers the time since the last one
-        late = round((now - inst.batch_at) / live.KEY_S)
-        keys = min(max(keys, late), int(round(live.MAX_BATCH_S / live.KEY_S)))
+        late = round((now - inst.batch_at) / pacing.KEY_S)
+        keys = min(max(keys, late), int(round(pacing.MAX_BATCH_S / pacing.KEY_S)))
     if inst.timer_loop:                      # paced by the fragment's timer: BATCH_S apart
-        keys = live.BATCH_KEYS
+        keys = pacing.BATCH_KEYS
     moments = []
     for i in range(drawn + 1, drawn + 1 + keys):
         m = tl.moment(i, factor, frame_of)
@@ -793,22 +377,14 @@ def _next_batch(inst, shared) -> None:
 
 def batch_sent(inst) -> None:
     """Note when the browser will reach each keyframe just sent (the rule the browser follows,
-    :func:`svmcore.live.playback_times`), so that Pause can stop on the one it shows."""
+    :func:`svmcore.server.pacing.playback_times`), so that Pause can stop on the one it shows."""
     now = time.monotonic()
     moments = inst.keyframes or []
     inst.batch_at = now
-    times = live.playback_times(now, inst.play_until, len(moments), live.KEY_S)
-    inst.sched = [p for p in inst.sched if p[0] >= now - 2 * live.MAX_BATCH_S] + list(
+    times = pacing.playback_times(now, inst.play_until, len(moments), pacing.KEY_S)
+    inst.sched = [p for p in inst.sched if p[0] >= now - 2 * pacing.MAX_BATCH_S] + list(
         zip(times, moments))
     inst.play_until = times[-1] if times else inst.play_until
-
-
-def reached_moment(inst, now: float | None = None):
-    """The newest keyframe of the shared timeline the browser has surely reached (its playback
-    trails the schedule by the buffer and the message's way), or None."""
-    now = time.monotonic() if now is None else now
-    reached = [m for at, m in inst.sched if at <= now - live.BUFFER_S - LATENCY_S]
-    return reached[-1] if reached else None
 
 
 def _sync_paused_url(inst) -> None:
@@ -816,10 +392,3 @@ def _sync_paused_url(inst) -> None:
     if not inst.live.is_race:
         from .urls import sync_url
         sync_url(inst.live.cfg, inst.live.run.t, bool(inst.get("present")))
-
-
-def _in_fragment_run() -> bool:
-    """Is this a fragment rerun (where a fragment may rerun itself), not a run of the page?"""
-    from streamlit.runtime.scriptrunner import get_script_run_ctx
-    ctx = get_script_run_ctx()
-    return bool(ctx is not None and ctx.fragment_ids_this_run)

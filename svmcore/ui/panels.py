@@ -8,17 +8,18 @@ from functools import partial
 import numpy as np
 import streamlit as st
 
-from ..config import BUDGET_LABELS
-from .. import live
-from ..live import RES_PAUSED, RES_PLAYING
+from ..runs.config import BUDGET_LABELS
+from ..server import pacing
+from ..server.pacing import RES_PAUSED, RES_PLAYING
 from ..viz import run_frame
 from ..viz.frame import batch, curves_frame, run_panels
 from ..viz.race import ENTRANT_COLORS, FIELD_LEGEND, race_curves_frame
-from . import inspect as inspector
+from . import point_history as inspector
 from . import layout as layout_
 from .canvas import canvas_view, slot
-from .live import (_in_fragment_run, batch_sent, edit_modes, handle_click, handle_move, model,
-                   unshare, view_stopped)
+from .live import batch_sent, model
+from .live_controls import _in_fragment_run, edit_modes, unshare, view_stopped
+from .live_edits import handle_click, handle_move
 from .present import FONT as PRESENT_FONT, VIEW_HEIGHT as PRESENT_HEIGHT
 from .state import Instance, LiveState
 
@@ -150,7 +151,7 @@ def curve_panels(cols: dict) -> tuple[list, list]:
 
 def _field_clicks(inst: Instance, result, mode: str, n_train: int = 0) -> None:
     """A click on the field (edit modes): apply it once; a changed dataset rebuilds the run.
-    In the inspect mode a click pins the training point (:mod:`svmcore.ui.inspect`)."""
+    In the inspect mode a click pins the training point (:mod:`svmcore.ui.point_history`)."""
     click = getattr(result, "click", None)
     if mode == "inspect":
         if inspector.on_click(inst, click, n_train):   # draw the ring and the history now
@@ -183,7 +184,7 @@ def frame_params(inst: Instance, height: int = RUN_FIELD_HEIGHT) -> tuple[int, i
 def draw_run(inst: Instance, state: LiveState, layout: str = "side",
              height: int = RUN_FIELD_HEIGHT) -> None:
     """Tiles, status, field and curves of the current model (inside the live fragment): of the
-    session's own run, or of the shared moment it plays (``inst.moment``, svmcore.live.SHARED).
+    session's own run, or of the shared moment it plays (``inst.moment``, svmcore.server.pacing.SHARED).
     The "iteration t" tile joins the toolbar's line, the other tiles make one line above the
     field (in projector mode, beside it, above the curves); what comes and goes (the status,
     the solver's state line, the edit modes, the data's notes) is beside the field, so that
@@ -201,14 +202,14 @@ def draw_run(inst: Instance, state: LiveState, layout: str = "side",
         src = inst.tile_moment or keys[0]    # the tiles: the keyframe the picture stands on
         snap, scores, test_err = src.snap, src.scores, src.test
         frame = batch([m.frame if m.frame.get("mode") == mode else {**m.frame, "mode": mode}
-                       for m in keys], live.KEY_S, "nearest", live.BUFFER_S)
+                       for m in keys], pacing.KEY_S, "nearest", pacing.BUFFER_S)
     else:
         src = last = run
         snap, scores, test_err = model(state.models[0], paused=not playing)
         frame = run_frame(run, state.view, RES_PLAYING if playing else RES_PAUSED, snap,
                           scores, mode=mode, height=height, font=font, fit=present, marks=marks)
         if playing:                          # one keyframe, blended in from the last one
-            frame = batch([frame], live.FRAME_S, "last")
+            frame = batch([frame], pacing.FRAME_S, "last")
     count = layout_.counter(inst)
     if not present:
         with layout_.tiles_row(inst):
@@ -258,9 +259,9 @@ def draw_run(inst: Instance, state: LiveState, layout: str = "side",
             height=height + 60, marks=last.curve_marks(x_axis or "iteration"))
         if keys:                             # the trace as far as each keyframe had it
             curves = batch([{**curves, "t": m.t, "n": m.trace_len} for m in keys],
-                           live.KEY_S, "nearest", live.BUFFER_S)
+                           pacing.KEY_S, "nearest", pacing.BUFFER_S)
         elif playing:
-            curves = batch([{**curves, "t": run.t, "n": len(run.trace)}], live.FRAME_S, "last")
+            curves = batch([{**curves, "t": run.t, "n": len(run.trace)}], pacing.FRAME_S, "last")
         # one line kept whether it says something or not: the curves never move
         with st.container(height=layout_.LINE_PX, border=False, gap=None):
             # written on every run, empty once the run has started: a fragment's run that ends
@@ -413,7 +414,7 @@ def draw_race(inst: Instance, state: LiveState) -> None:
                               height=FIELD_HEIGHT.get(K, 320), font=font, mode=mode,
                               marks=marks, fit=present, shared_legend=True)
             if playing:                      # one keyframe, blended in from the last one
-                frame = batch([frame], live.FRAME_S, "last")
+                frame = batch([frame], pacing.FRAME_S, "last")
             key = inst.key(f"field{k}", keep=False)
             inst.stop_keys = tuple(inst.key(f"field{j}", keep=False) for j in range(K))
             result = canvas_view(key, frame, on_stop=partial(view_stopped, inst, key))

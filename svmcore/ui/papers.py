@@ -3,8 +3,8 @@
 Nothing here computes a benchmark: :func:`load_report` reads the JSON that
 ``python -m svmcore.bench report`` wrote (the file named by ``SVMCORE_REPORT``, else
 ``docs/benchmarks.json`` of the repository) and :func:`papers_view` shows its rows
-(:func:`svmcore.bench.papers.paper_rows`) per paper, each with a link to a small Playground or
-Race configuration (:func:`svmcore.bench.papers.paper_link`).
+(:func:`svmcore.lessons.papers.paper_rows`) per paper, each with a link to a small Playground or
+Race configuration (:func:`svmcore.lessons.papers.paper_link`).
 """
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from ..bench.papers import paper_link, paper_rows
+from ..lessons.papers import paper_link, paper_rows
 
 DEFAULT_REPORT = Path(__file__).resolve().parents[2] / "docs" / "benchmarks.json"
 REPORT_COMMAND = "python -m svmcore.bench report"

@@ -319,8 +319,8 @@ def solver_info(name: str) -> None:
 
 def entrants_panel(inst: Instance) -> list:
     """The Race's entrants: how many (2–4), and one solver panel per entrant (``sub="e0"`` …)."""
-    from ..config import RACE_SIZE, Entrant
-    from ..race import LETTERS
+    from ..runs.config import RACE_SIZE, Entrant
+    from ..runs.race import LETTERS
     from ..viz.race import ENTRANT_COLORS
 
     lo, hi = RACE_SIZE

@@ -1,10 +1,10 @@
 """Curated presets and races: one picker with a Load button and the loaded one's commentary,
-for runs (the Playground) and races alike (:mod:`svmcore.presets` holds both as data)."""
+for runs (the Playground) and races alike (:mod:`svmcore.runs.presets` holds both as data)."""
 from __future__ import annotations
 
 import streamlit as st
 
-from .. import presets
+from ..runs import presets
 from .state import Instance
 from .urls import apply_config
 

@@ -1,6 +1,6 @@
 """The regression page's parts: data and solver panels, the live run, the frame.
 
-A regression run is a :class:`~svmcore.run.TrainingRun` of a solver whose ``tasks`` include
+A regression run is a :class:`~svmcore.runs.run.TrainingRun` of a solver whose ``tasks`` include
 "regression" (loss="epsilon_insensitive") on a set of :mod:`svmcore.data.toy_regression`. It
 lives in the instance's :class:`~svmcore.ui.state.LiveState` with ``view=None`` (no 2-D
 classification view), so the kit's controls and live loop (:func:`svmcore.ui.live.live_panel`)
@@ -14,11 +14,11 @@ from dataclasses import dataclass
 import numpy as np
 import streamlit as st
 
-from .. import live
+from ..server import pacing
 from ..data.toy import TOY_GENERATORS
 from ..data.toy_regression import (REG_DEFAULTS, REG_GENERATORS, REGRESSION_SETS,
                                    regression_problem, svr_reference)
-from ..run import TrainingRun
+from ..runs.run import TrainingRun
 from ..solvers import REGISTRY
 from ..viz.frame import batch
 from ..viz.regression import fit_frame, regression_curves_frame, regression_view
@@ -187,8 +187,8 @@ def ensure_regression(inst: Instance, cfg: RegressionConfig) -> LiveState | None
         if rkey not in refs:
             refs[rkey] = svr_reference(data, *rkey)
         run = TrainingRun(cfg.solver, data.X_train, data.y_train, data.X_test, data.y_test,
-                          seed=cfg.seed, per_decade=live.LIVE_PER_DECADE,
-                          max_seconds=live.MAX_RUN_S, **p)
+                          seed=cfg.seed, per_decade=pacing.LIVE_PER_DECADE,
+                          max_seconds=pacing.MAX_RUN_S, **p)
     except Exception as exc:  # noqa: BLE001 - shown by the page, the session goes on
         inst.error = describe(exc)
         return None
@@ -230,9 +230,9 @@ def draw_regression(inst: Instance, state: LiveState) -> None:
         cols_t.get("iteration", []), cols_t.get("objective", []),
         cols_t.get("test_error", []), refs.get("svr"), refs.get("constant"), height=420)
     if inst.playing:             # keyframes: the fit moves from one to the next, the trace grows
-        fit = batch([{**fit, "t": run.t, "blend": True}], live.FRAME_S, "last")
+        fit = batch([{**fit, "t": run.t, "blend": True}], pacing.FRAME_S, "last")
         curves = batch([{**curves, "t": run.t, "n": len(cols_t.get("iteration", []))}],
-                       live.FRAME_S, "last")
+                       pacing.FRAME_S, "last")
     with left:                   # canvas views, kept in place and repainted frame by frame
         canvas_view(inst.key("fit", keep=False), fit)
     with right:

@@ -20,7 +20,7 @@ ss = st.session_state
 @dataclass
 class LiveState:
     """The run (or race) a page shows: its configuration, data, 2-D view, what the controls drive
-    (a :class:`~svmcore.run.TrainingRun` or a :class:`~svmcore.race.Race`) and one entry per
+    (a :class:`~svmcore.runs.run.TrainingRun` or a :class:`~svmcore.runs.race.Race`) and one entry per
     drawn model (``{"run": TrainingRun, "cache": {...}}``; a race has one per entrant)."""
 
     key: tuple

@@ -1,15 +1,15 @@
 """The Step sizes page's parts: the schedule explorer, the lockstep panel (one solver, 2–4
-schedules, run as a race by :mod:`svmcore.race`), the live curves, averaging side by side and
-the commentary. The numbers come from :mod:`svmcore.step_sizes`, the figures from
+schedules, run as a race by :mod:`svmcore.runs.race`), the live curves, averaging side by side and
+the commentary. The numbers come from :mod:`svmcore.lessons.step_sizes`, the figures from
 :mod:`svmcore.viz.step_sizes`."""
 from __future__ import annotations
 
 import streamlit as st
 
-from ..config import RunConfig
-from ..schedules import SCHEDULE_CODES, SCHEDULE_TEXT
+from ..runs.config import RunConfig
+from ..solvers.step_sizes import SCHEDULE_CODES, SCHEDULE_TEXT
 from ..solvers import get_solver
-from ..step_sizes import (SCHEDULE_SOLVERS, USES_ETA0, Extras, asset_ratio,
+from ..lessons.step_sizes import (SCHEDULE_SOLVERS, USES_ETA0, Extras, asset_ratio,
                           averaging_summary, commentary, lockstep_config, schedule_curves,
                           slope_fits, switch_commentary, switch_fits, switch_values)
 from ..viz.step_sizes import averaging_frame, lockstep_frame, schedules_figure
@@ -135,7 +135,7 @@ def lockstep_panel(inst: Instance) -> tuple[str, dict, list, float]:
 def ensure_lockstep(inst: Instance, data: dict, solver: str, params: dict, schedules: list,
                     eta0: float) -> LiveState | None:
     """The lockstep of the widgets as a race (built by :func:`svmcore.ui.live.ensure_live`,
-    exactly as the Race page builds one) with its :class:`~svmcore.step_sizes.Extras`; a bad
+    exactly as the Race page builds one) with its :class:`~svmcore.lessons.step_sizes.Extras`; a bad
     choice is shown as one message and gives None.
 
     The switches of :func:`switch_panel` are part of the widgets' configuration (entrant k's

@@ -2,9 +2,9 @@
 
 :func:`sweep_solver_panel` picks a solver with a ``C`` parameter and draws its other (not swept)
 parameters; :func:`grid_panel` the grid size and seeds; :func:`start_sweep` builds the data (the
-same :func:`~svmcore.rundata.build_data` as the Playground's), the :class:`~svmcore.sweep.Grid`
-from :func:`~svmcore.sweep.default_axes` and starts a :class:`~svmcore.sweep.Sweep` on
-:func:`~svmcore.sweep.default_backend` (local processes, or the Dask scheduler named by
+same :func:`~svmcore.runs.rundata.build_data` as the Playground's), the :class:`~svmcore.runs.sweep.Grid`
+from :func:`~svmcore.runs.sweep.default_axes` and starts a :class:`~svmcore.runs.sweep.Sweep` on
+:func:`~svmcore.runs.sweep.default_backend` (local processes, or the Dask scheduler named by
 ``SVMCORE_DASK_SCHEDULER``); :func:`sweep_view` polls it (never blocking) from a fragment every
 0.5 s while it runs and draws the heatmaps; a click on a cell opens that configuration on the
 Playground (:func:`cell_config`, :func:`~svmcore.ui.state.open_on`).
@@ -20,13 +20,13 @@ from urllib.parse import urlencode
 
 import streamlit as st
 
-from ..config import RunConfig
-from ..rundata import build_data
+from ..runs.config import RunConfig
+from ..runs.rundata import build_data
 from ..solvers import get_solver, list_solvers
-from ..sweep import (Grid, Sweep, SweepData, best_cell, default_axes, default_backend,
+from ..runs.sweep import (Grid, Sweep, SweepData, best_cell, default_axes, default_backend,
                      heatmap)
 from ..viz.heatmaps import sweep_heatmap
-from .live import _in_fragment_run
+from .live_controls import _in_fragment_run
 from .params import _current_value, param_key, param_widget
 from .state import Instance, describe, open_on, ss
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ..config import (RACE_SIZE, Entrant, RaceConfig, RunConfig, config_from_query,
+from ..runs.config import (RACE_SIZE, Entrant, RaceConfig, RunConfig, config_from_query,
                       is_race_query, race_config_from_query)
 from .data import apply_data_config
 from .params import apply_solver_config

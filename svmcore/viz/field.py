@@ -211,7 +211,7 @@ def last_iterate_boundary(solver, view: View, resolution: int, max_points: int =
     when the two models are the same."""
     if not getattr(solver, "averaging_active", False) or getattr(solver, "t", 0) <= 0:
         return None
-    from ..field import plane_points
+    from ..solvers.decision_plane import plane_points
     xs, ys = view.grid(min(resolution, max_points))
     plane = view.plane
     pts = plane_points(xs, ys, np.asarray(plane.origin, float), np.asarray(plane.e1, float),

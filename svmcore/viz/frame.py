@@ -257,7 +257,7 @@ def batch(frames: Sequence[Mapping], dt: float, snap: str = "nearest",
     the entries that changed (``t`` always). ``snap``: where Pause stops the motion at once —
     on the keyframe the view is nearest to (``"nearest"``: the server rewinds to the same one)
     or on the newest (``"last"``: the server's run is there). ``buffer_s``: see
-    :func:`svmcore.live.playback_times`."""
+    :func:`svmcore.server.pacing.playback_times`."""
     if not frames:
         raise ValueError("a batch needs at least one frame")
     keys = [dict(frames[0])]

@@ -1,5 +1,5 @@
 """Heatmaps of a sweep: one value per cell of a C × γ grid (numbers from
-:func:`svmcore.sweep.heatmap`), cells not finished yet left blank, the best cell starred.
+:func:`svmcore.runs.sweep.heatmap`), cells not finished yet left blank, the best cell starred.
 
 Plotly heatmaps send no click events: an invisible scatter marker sits on every cell centre with
 ``customdata = (row value, column value)``, so a page can let a click pick a cell (Streamlit's

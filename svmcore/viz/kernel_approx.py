@@ -1,4 +1,4 @@
-"""Figures of the Kernel approximation page, from the numbers of :mod:`svmcore.kernel_approx`.
+"""Figures of the Kernel approximation page, from the numbers of :mod:`svmcore.lessons.kernel_approx`.
 
 * :func:`kernel_heatmaps` — K, Nyström K̃ and RFF K̃ side by side, rows and columns sorted by
   class, on one colour scale (one shared colour axis);
@@ -16,7 +16,7 @@ import math
 import numpy as np
 import plotly.graph_objects as go
 
-from ..kernel_approx import LABELS, METHODS, Approximation, Sweep
+from ..lessons.kernel_approx import LABELS, METHODS, Approximation, Sweep
 from ._base import _f32, _figure
 
 __all__ = ["COLORS", "error_figure", "kernel_heatmaps", "spectrum_figure", "test_error_figure",

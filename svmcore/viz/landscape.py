@@ -1,6 +1,6 @@
 """The objective landscape over (w1, w2) of a linear model without bias on 2-D data: contours of
 the primal objective, the path of the iterates, the last step and (Pegasos with projection) the
-ball ‖w‖ ≤ 1/√λ — a Plotly figure built from :class:`svmcore.explain.Landscape` (no streamlit).
+ball ‖w‖ ≤ 1/√λ — a Plotly figure built from :class:`svmcore.lessons.step_through.Landscape` (no streamlit).
 """
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ def _segment(a, b, color: str, name: str, dash: str = "solid") -> dict:
 def landscape_figure(land, path=None, step: Mapping | None = None, title: str = "",
                      height: int = 420) -> go.Figure:
     """Contours of ``land.P`` over (w1, w2), the iterate ``path`` (rows of w, oldest first), the
-    current w, ``step`` as given by :func:`svmcore.explain.weight_step` (w_t → w_{t+½} = w_t −
+    current w, ``step`` as given by :func:`svmcore.lessons.step_through.weight_step` (w_t → w_{t+½} = w_t −
     η_t∇_t → w_{t+1} when the record has the half step, else w_t → w_{t+1}) and the ball of
     radius ``land.radius``."""
     data = [dict(type="contour", x=_f32(land.w1), y=_f32(land.w2), z=_f32(land.P),

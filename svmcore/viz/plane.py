@@ -6,7 +6,7 @@
 * :func:`field_grid` — the plotting grid, fixed by the data (not by the model), so the field keeps
   its place while a run is animated.
 * :func:`decision_field` — the solver's decision function on that grid (float32), via
-  :func:`svmcore.field.decision_on_plane` (the RBF field as one matrix product).
+  :func:`svmcore.solvers.decision_plane.decision_on_plane` (the RBF field as one matrix product).
 * :func:`zero_contour` — a level line of a field (marching squares).
 * :class:`View` / :func:`make_view` — what a page needs to draw a dataset, computed once.
 """
@@ -138,7 +138,7 @@ def decision_field(solver, xs, ys, plane: Plane | None = None) -> np.ndarray:
     """f on the grid ``xs × ys`` of ``plane`` (default: the first two coordinates): float32 array
     of shape ``(len(ys), len(xs))`` (row = y, as plotly's ``z`` expects). Non-finite values (a
     diverged model) become 0 so that the figure still draws."""
-    from ..field import decision_on_plane
+    from ..solvers.decision_plane import decision_on_plane
 
     with one_blas_thread():   # the field's small product: ~20× slower on OpenBLAS's threads
         if plane is None:

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..race import LETTERS, Race, group_text
+from ..runs.race import LETTERS, Race, group_text
 from ._base import _figure
 from .field import run_figure
 from .frame import curves_frame, series
@@ -23,7 +23,7 @@ def _f32(a) -> np.ndarray:
 
 CURVE_X = {"iteration": "iteration t", "time": "solver CPU time [s] (compile excluded)",
            "kernel_evals": "kernel evaluations"}
-#: the x titles of a race's live curves: a race counts each entrant's CPU time (svmcore.race)
+#: the x titles of a race's live curves: a race counts each entrant's CPU time (svmcore.runs.race)
 FRAME_X = {"iteration": "iteration t", "time": "solver CPU time [s]",
            "kernel_evals": "kernel evaluations"}
 

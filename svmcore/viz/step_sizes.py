@@ -1,5 +1,5 @@
 """Step-size figures: η_t of every schedule on one log–log plot, and the live curves of a lockstep
-of schedules (:mod:`svmcore.step_sizes`) as canvas frames (:mod:`svmcore.viz.frame`)."""
+of schedules (:mod:`svmcore.lessons.step_sizes`) as canvas frames (:mod:`svmcore.viz.frame`)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -16,7 +16,7 @@ SCHEDULE_COLORS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c56
 
 
 def schedules_figure(curves: Sequence, height: int = 380) -> go.Figure:
-    """η_t against t on log–log axes, one line per :class:`svmcore.step_sizes.ScheduleCurve`,
+    """η_t against t on log–log axes, one line per :class:`svmcore.lessons.step_sizes.ScheduleCurve`,
     its formula in the legend (ASSET's dashed: it is the sqrt rule with η0 = D_X/D_G)."""
     data = []
     for k, c in enumerate(curves):
@@ -51,7 +51,7 @@ def _panel(race, cols, title, column, log_y=False, percent=False, x="iteration")
 
 
 def _fit_lines(race, fits) -> list[dict]:
-    """The fitted lines of :func:`svmcore.step_sizes.slope_fits`, black, dashed."""
+    """The fitted lines of :func:`svmcore.lessons.step_sizes.slope_fits`, black, dashed."""
     out = []
     for k, per in enumerate(fits or ()):
         for what, f in (per or {}).items():
@@ -66,8 +66,8 @@ def lockstep_frame(race, extras, x: str = "iteration", log_x: bool = True, heigh
                    font: int = 12, fits=None) -> dict:
     """The lockstep's curves side by side, one colour per schedule: P − P* (log y; each
     entrant's own objective when the race has no common reference) with the lines ``fits``
-    (:func:`svmcore.step_sizes.slope_fits`, against iterations only), the test error of the
-    reported model, and its size ‖w‖ or Σ|α_i| (:class:`~svmcore.step_sizes.Extras`). Every
+    (:func:`svmcore.lessons.step_sizes.slope_fits`, against iterations only), the test error of the
+    reported model, and its size ‖w‖ or Σ|α_i| (:class:`~svmcore.lessons.step_sizes.Extras`). Every
     mid-run switch is a vertical line with its label on every panel (``race.curve_marks``)."""
     if x not in CURVE_X:
         raise ValueError(f"x must be one of {', '.join(CURVE_X)}, got {x!r}")

@@ -32,8 +32,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 
-from ._blas import one_blas_thread
-from .approx import NystroemFeatures, RandomFourierFeatures, kernel_block
+from .._blas import one_blas_thread
+from ..solvers.feature_maps import NystroemFeatures, RandomFourierFeatures, kernel_block
 
 __all__ = ["MAX_ROWS", "METHODS", "Approximation", "Sweep", "approximate", "asset_test_error",
            "cap_rows", "check_gamma", "check_size", "check_threshold", "class_order",
@@ -213,8 +213,8 @@ def asset_test_error(X, y, X_test, y_test, method: str, size: int, gamma: float,
     """Test error rate of ASSET (``approx=method``, ``n_components=size``, default variant:
     η_j = D_X/(D_G√j), bias, averaging) after ``epochs`` passes; its features are
     :func:`feature_map` of the same seed (and ε_d)."""
-    from .objectives import error_rate
-    from .solvers.asset import ASSETSolver
+    from ..solvers.objectives import error_rate
+    from ..solvers.asset import ASSETSolver
     X = _dense(X)
     size = check_size(method, size, X.shape[0])
     solver = ASSETSolver(approx=method, n_components=size, kernel="rbf",
@@ -230,7 +230,7 @@ def exact_svm_test_error(X, y, X_test, y_test, gamma: float, C: float = 1.0) -> 
     """Test error rate of the exact-kernel SVM (scikit-learn ``SVC``, same C and γ): the level
     the approximations approach."""
     from sklearn.svm import SVC
-    from .objectives import error_rate
+    from ..solvers.objectives import error_rate
     model = SVC(C=float(C), kernel="rbf", gamma=check_gamma(gamma)).fit(_dense(X), y)
     return error_rate(model.decision_function(_dense(X_test)), y_test)
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._jit import njit
+from .._jit import njit
 
 PEGASOS, SQRT, KECMAN, CONSTANT, INVSCALING = 0, 1, 2, 3, 4
 SCHEDULE_CODES = {"pegasos": PEGASOS, "sqrt": SQRT, "kecman": KECMAN,

@@ -1,6 +1,6 @@
 """What the step-through page draws, as plain data: no Streamlit, no plotly.
 
-A :class:`~svmcore.solvers.base.StepRecord` says what one iteration did; the functions here turn
+A :class:`~svmcore.solvers.base.StepThroughRecord` says what one iteration did; the functions here turn
 it, with the solver, into things a page can draw without knowing the solver:
 
 * :func:`pseudocode_rows` — the solver's pseudocode (its variant), each line with "ran this
@@ -16,7 +16,7 @@ it, with the solver, into things a page can draw without knowing the solver:
   (w_t → w_{t+½} = w_t − η_t∇_t → w_{t+1}).
 
 Coordinates are those of the data for 2-D data; for more features pass a plane
-``(origin, e1, e2)`` (orthonormal e1, e2, as in :mod:`svmcore.field`) and everything is given
+``(origin, e1, e2)`` (orthonormal e1, e2, as in :mod:`svmcore.solvers.decision_plane`) and everything is given
 in that plane's (u, v) coordinates.
 """
 from __future__ import annotations
@@ -26,8 +26,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .objectives import hinge_losses
-from .solvers.base import Solver, StepRecord
+from ..solvers.objectives import hinge_losses
+from ..solvers.base import Solver, StepThroughRecord
 
 #: roles a record may name, in drawing order, with a suggested colour (toward and away differ)
 ROLE_COLOURS = {
@@ -83,7 +83,7 @@ def format_value(v) -> str:
 INIT_KEYS = ("input", "init", "min", "first")
 
 
-def pseudocode_rows(solver: Solver, rec: StepRecord | None = None) -> list[PseudoRow]:
+def pseudocode_rows(solver: Solver, rec: StepThroughRecord | None = None) -> list[PseudoRow]:
     """The solver's pseudocode (the variant its options select), with the lines ``rec`` ran
     marked and the record's values of each line's quantities filled in. Without a record, a
     solver at t = 0 (initialised or not) has its initialisation lines marked, else none."""
@@ -158,7 +158,7 @@ def _plane(solver: Solver, plane):
     if plane is None:
         if d != 2:
             raise ValueError(f"the data have {d} features: give a plane (origin, e1, e2) to "
-                             "draw them in, e.g. the PCA plane (svmcore.field explains planes)")
+                             "draw them in, e.g. the PCA plane (svmcore.solvers.decision_plane explains planes)")
         return np.zeros(2), np.array([1.0, 0.0]), np.array([0.0, 1.0])
     origin, e1, e2 = (np.asarray(v, dtype=np.float64).ravel() for v in plane)
     if not (origin.shape == e1.shape == e2.shape == (d,)):
@@ -171,7 +171,7 @@ def _rows(solver: Solver, idx) -> np.ndarray:
     return R.toarray() if hasattr(R, "toarray") else np.asarray(R)
 
 
-def record_margins(rec: StepRecord) -> dict[int, float]:
+def record_margins(rec: StepThroughRecord) -> dict[int, float]:
     """y·f(x) of the sampled points as the record gives them (under the model before the
     step): Pegasos' mini-batch, the visited point of NORMA / Pegaz / OL SVM, ASSET's sample."""
     q = rec.quantities
@@ -184,7 +184,7 @@ def record_margins(rec: StepRecord) -> dict[int, float]:
     return {}
 
 
-def field_marks(solver: Solver, rec: StepRecord, plane=None) -> FieldMarks:
+def field_marks(solver: Solver, rec: StepThroughRecord, plane=None) -> FieldMarks:
     """The marks of ``rec`` on the data field of ``solver`` (after the step).
 
     Raises ValueError for data with more than two features unless a ``plane`` is given."""
@@ -353,7 +353,7 @@ def iterate_path(records, start=None) -> np.ndarray:
     return np.array(rows) if rows else np.zeros((0, 0))
 
 
-def weight_step(rec: StepRecord) -> dict[str, np.ndarray]:
+def weight_step(rec: StepThroughRecord) -> dict[str, np.ndarray]:
     """One step in w-space: ``{"w_t", "w_next"}`` and, for Pegasos' primal form, ``"w_half"``
     = w_t − η_t∇_t before the projection and ``"grad"`` = ∇_t (arrows on the landscape)."""
     q = rec.quantities

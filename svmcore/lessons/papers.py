@@ -28,7 +28,7 @@ from urllib.parse import urlencode
 
 import numpy as np
 
-from .common import markdown_table
+from ..bench.common import markdown_table
 
 SFW_PAPER = "SFW (Ouyang & Gray 2010)"
 ASSET_PAPER = "ASSET (Lee & Wright 2012)"
@@ -68,7 +68,7 @@ def _race_link(dataset, entrants, max_train=LINK_ROWS, budget="time"):
 def paper_link(link: dict) -> str:
     """The app URL (path and query) of a row's live version: a Playground run or a Race on
     the first ``max_train`` rows of the real dataset, built with RunConfig / RaceConfig."""
-    from ..config import Entrant, RaceConfig, RunConfig
+    from ..runs.config import Entrant, RaceConfig, RunConfig
     data = RunConfig(source="real", dataset=link["dataset"], max_train=int(link["max_train"]))
     if link["kind"] == "race":
         cfg = RaceConfig(data, tuple(Entrant(s, tuple(p.items())) for s, p in link["entrants"]),
@@ -91,8 +91,8 @@ def _paper_row(ctx, paper, table, dataset, row, metric, ours, svc, paper_value, 
 
 
 def sfw_rows(ctx, datasets) -> None:
-    from .frank_wolfe import PAPER, SFW_DATA, run_frank_wolfe
-    from .tta import solver_params
+    from ..bench.frank_wolfe import PAPER, SFW_DATA, run_frank_wolfe
+    from ..bench.tta import solver_params
     from ..solvers.frank_wolfe import MSFWSolver, SFWSolver
     for name in datasets:
         Xtr, ytr, Xte, yte = ctx.data(name)
@@ -131,7 +131,7 @@ def asset_rows(ctx, s) -> None:
         svc = ctx._svc.get(name)
         note = ("ours: 35,000 training rows, theirs 113,352" if name == "ijcnn1" else
                 "ADULT = a9a; the paper validates on half of the test part")
-        from .report import APPROX_PARAMS
+        from ..bench.report import APPROX_PARAMS
         p = APPROX_PARAMS[name]
         link = _run_link(name, "asset", dict(kernel="rbf", gamma=p["gamma"], C=p["C"],
                                              n_components=256, averaging=0.5))
@@ -175,8 +175,8 @@ def pegasos_rows(ctx) -> None:
 
 
 def cpsp_rows(ctx, exact_dataset, datasets) -> None:
-    from .frank_wolfe import run_cpsp
-    from .tta import TTA_DATA
+    from ..bench.frank_wolfe import run_cpsp
+    from ..bench.tta import TTA_DATA
     if exact_dataset:
         name = exact_dataset
         Xtr, ytr, Xte, yte = ctx.data(name)
@@ -224,7 +224,7 @@ def olsvm_rows(ctx, folds=5) -> None:
     from sklearn.svm import SVC
 
     from ..data import load_dataset
-    from ..run import warmup
+    from ..runs.run import warmup
     from ..solvers.online_kernel import OLSVMSolver
     ds = load_dataset("sonar", test_size=0.25)
     X = np.ascontiguousarray(np.vstack([ds.X_train.toarray(), ds.X_test.toarray()]))

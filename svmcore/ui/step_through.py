@@ -7,7 +7,7 @@ draws Step (→), Back (←), Reset (Home) and Run to t; :func:`step_field` the 
 record's marks (picked points by role, changed coefficients, the SMO pair, the margin, w and
 its update as arrows); :func:`step_pseudocode` the solver's pseudocode with the executed lines
 highlighted and filled in; :func:`step_landscape` the (w1, w2) objective landscape of linear
-solvers without bias. The numbers come from :mod:`svmcore.explain`; nothing is computed here.
+solvers without bias. The numbers come from :mod:`svmcore.lessons.step_through`; nothing is computed here.
 """
 from __future__ import annotations
 
@@ -20,17 +20,17 @@ from typing import Any
 import numpy as np
 import streamlit as st
 
-from .. import explain
-from ..config import round_coord
+from ..lessons import step_through
+from ..runs.config import round_coord
 from ..data import TOY_DEFAULTS
-from ..rundata import build_data
+from ..runs.rundata import build_data
 from ..solvers import get_solver
 from ..viz import decision_field, make_view
 from ..viz.frame import field_frame
 from ..viz.landscape import landscape_figure
 from .canvas import canvas_view
 from .layout import toolbar
-from .live import move_point
+from .live_edits import move_point
 from .state import Instance, describe, ss
 
 MAX_POINTS = 300          # a field a student can read point by point
@@ -38,7 +38,7 @@ HISTORY = 110             # states kept for Back (at least 100)
 MAX_RUN_TO = 100_000      # the largest t "Run to t" goes to
 RESOLUTION = 80           # field grid points per side
 EXECUTED_BG = "#fff3b0"
-#: colours of the field's lines and arrows by :class:`svmcore.explain.Segment` / ``Arrow`` role
+#: colours of the field's lines and arrows by :class:`svmcore.lessons.step_through.Segment` / ``Arrow`` role
 LINE_STYLE = {"pair": ("#1f77b4", False), "margin": ("#d62728", True),
               "w before": ("#9a9a9a", False), "w after": ("#111111", False),
               "update": ("#d62728", False), "step −η∇": ("#ff7f0e", False)}
@@ -166,7 +166,7 @@ def step_session(inst: Instance, cfg, data: dict) -> Stepper | None:
 def step(stp: Stepper) -> bool:
     """One explained iteration on a copy of the current state; False if t did not advance."""
     new = copy.deepcopy(stp.solver)
-    rec = new.step_explained()
+    rec = new.step_through()
     advanced = new.t > stp.t
     stp.frames.append(Frame(new, rec))
     return advanced
@@ -248,14 +248,14 @@ def step_controls(inst: Instance, stp: Stepper) -> None:
 
 
 def overlay(solver, rec) -> tuple[list, list, str]:
-    """(marks, segments, note) of a record on the field (:func:`svmcore.explain.field_marks`)."""
+    """(marks, segments, note) of a record on the field (:func:`svmcore.lessons.step_through.field_marks`)."""
     if rec is None:
         return [], [], ""
-    fm = explain.field_marks(solver, rec)
+    fm = step_through.field_marks(solver, rec)
     marks, seen = [], set()
     count = {r: sum(p.role == r for p in fm.points) for r in {p.role for p in fm.points}}
     for p in fm.points:
-        colour = explain.ROLE_COLOURS.get(p.role, "#00a651")
+        colour = step_through.ROLE_COLOURS.get(p.role, "#00a651")
         legend = p.label if count[p.role] == 1 else f"{p.role} ({count[p.role]} points)"
         marks.append({"x": p.x, "y": p.y, "color": colour, "r": 11, "width": 3,
                       "legend": None if p.role in seen else legend})
@@ -271,7 +271,7 @@ def overlay(solver, rec) -> tuple[list, list, str]:
         colour, dash = LINE_STYLE.get(s.role, ("#000000", False))
         segments.append({"x0": s.start[0], "y0": s.start[1], "x1": s.end[0], "y1": s.end[1],
                          "color": colour, "width": 2.5, "dash": dash,
-                         "head": isinstance(s, explain.Arrow),
+                         "head": isinstance(s, step_through.Arrow),
                          "legend": s.role if s.role not in seen else None})
         seen.add(s.role)
     return marks, segments, fm.note
@@ -335,7 +335,7 @@ def pseudocode_html(solver, rec) -> str:
     """The pseudocode as a small HTML table: executed lines on a coloured background, the
     record's values of each line beside it."""
     rows = []
-    for r in explain.pseudocode_rows(solver, rec):
+    for r in step_through.pseudocode_rows(solver, rec):
         bg = f" style='background:{EXECUTED_BG}'" if r.executed else ""
         rows.append(f"<tr{bg}><td style='color:#888;text-align:right'>{r.number}</td>"
                     f"<td><code>{html.escape(r.text)}</code></td>"
@@ -356,7 +356,7 @@ def step_pseudocode(stp: Stepper) -> None:
     elif stp.t == 0:
         st.markdown("**t = 0** — initialised; press **Step** (→) for the first iteration.")
     st.markdown(pseudocode_html(solver, rec), unsafe_allow_html=True)
-    rows = [r for r in explain.pseudocode_rows(solver, rec) if r.executed and r.note]
+    rows = [r for r in step_through.pseudocode_rows(solver, rec) if r.executed and r.note]
     if rows:
         st.markdown("\n".join(f"- **line {r.number}** — {r.note}" for r in rows))
     if rec is not None and rec.generic:
@@ -368,12 +368,12 @@ def step_landscape(inst: Instance, stp: Stepper) -> None:
     without bias on 2-D data; otherwise one sentence why not."""
     solver = stp.solver
     try:
-        explain.landscape_lam(solver)
+        step_through.landscape_lam(solver)
         path = np.array([f.solver.linear_weights()[0] for f in stp.frames])
-        land = explain.landscape(solver, paths=[path])
+        land = step_through.landscape(solver, paths=[path])
         step_w = None
         if stp.rec is not None and stp.rec.model_w is not None:
-            step_w = explain.weight_step(stp.rec)
+            step_w = step_through.weight_step(stp.rec)
     except ValueError as exc:
         st.caption(f"No (w1, w2) landscape here: {exc}.")
         return

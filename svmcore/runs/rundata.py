@@ -1,5 +1,5 @@
-"""The arrays of a run: :func:`build_data` turns a :class:`~svmcore.config.RunConfig` into training
-and test parts (the same steps the reproduction script of :mod:`svmcore.export` writes out),
+"""The arrays of a run: :func:`build_data` turns a :class:`~svmcore.runs.config.RunConfig` into training
+and test parts (the same steps the reproduction script of :mod:`svmcore.runs.export` writes out),
 with the points added or removed by clicking applied last (no streamlit here)."""
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ import numpy as np
 import scipy.sparse as sp
 
 from .config import SOURCES, RunConfig
-from .data import load_dataset, make_toy, train_test_split
-from .data.prep import canonical_csr, scale
-from .data.upload import ParsedUpload, binary_task
+from ..data import load_dataset, make_toy, train_test_split
+from ..data.prep import canonical_csr, scale
+from ..data.upload import ParsedUpload, binary_task
 
 __all__ = ["RunData", "apply_edits", "build_data", "scaling_note", "check_memory",
            "solver_notes"]
@@ -178,7 +178,7 @@ def build_data(cfg: RunConfig, upload: ParsedUpload | None = None) -> RunData:
 
 
 #: Points at which a page evaluates a model besides its data: the field's grid (150 × 150 when
-#: paused, svmcore.live.RES_PAUSED).
+#: paused, svmcore.server.pacing.RES_PAUSED).
 FIELD_POINTS = 150 * 150
 
 
@@ -188,11 +188,11 @@ def check_memory(cfg, data: RunData, budget: int | None = None,
     budget (:func:`svmcore.solvers.memory_plan`, ``SVMCORE_MEMORY_MB``), for training on the
     data and for drawing it — a solver that evaluates its model in blocks of ``block_rows``
     rows (ASSET: feature rows of n_components numbers) does so on the ``eval_points`` grid
-    points of the field too (the worst link of issue 23, RFF with 200,000 components, fits for
+    points of the field too (the worst case, RFF with 200,000 components, fits for
     training on 150 rows but needs 6 GB per field block of 4,096 points). Raises ValueError
     with what it would need and what would fit, so nothing is allocated for a run that cannot
     fit."""
-    from .solvers import get_solver, memory_plan
+    from ..solvers import get_solver, memory_plan
     entrants = ([(e.solver, e.param_dict) for e in cfg.entrants] if hasattr(cfg, "entrants")
                 else [(cfg.solver, cfg.param_dict)])
     X = data.X_train
@@ -222,7 +222,7 @@ def check_memory(cfg, data: RunData, budget: int | None = None,
 
 def plan_param(name: str, params: dict, key: str):
     """A solver parameter's value: given, else its default."""
-    from .solvers import get_solver
+    from ..solvers import get_solver
     return params.get(key, get_solver(name).params[key].default)
 
 

@@ -1,6 +1,6 @@
 """Serve the app: one ``streamlit run app.py`` server, or k replicas behind nginx.
 
-``python -m svmcore.deploy --replicas 3 --port 8501 [--address 0.0.0.0]`` starts three servers of
+``python -m svmcore.server.replicas --replicas 3 --port 8501 [--address 0.0.0.0]`` starts three servers of
 the app on free 127.0.0.1 ports and Debian's nginx (``apt-get install nginx``) in front of them on
 ``--port``, as a sticky load balancer, and keeps them running until Ctrl-C. ``--print-config``
 prints the nginx configuration (for a system nginx) instead.
@@ -44,7 +44,7 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]          # the repository: app.py, pages/
+ROOT = Path(__file__).resolve().parents[2]          # the repository: app.py, pages/
 COOKIE = "svmcore_replica"
 REPLICA_HEADER = "X-Svmcore-Replica"
 
@@ -101,7 +101,7 @@ class AppServer:
                  extra_args: tuple[str, ...] = ()):
         self.app = Path(app) if app is not None else ROOT / "app.py"
         if not self.app.is_file():
-            raise FileNotFoundError(f"{self.app} not found: svmcore.deploy serves the app of a "
+            raise FileNotFoundError(f"{self.app} not found: svmcore.server.replicas serves the app of a "
                                     "source checkout (app.py beside the svmcore package); pass "
                                     "the path of app.py")
         self.address = address
@@ -318,7 +318,7 @@ class Replicas:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(
-        prog="python -m svmcore.deploy",
+        prog="python -m svmcore.server.replicas",
         description="Serve the app with k replicas behind nginx as a sticky load balancer "
                     "(cookie affinity, websocket upgrade for /_stcore/stream).")
     ap.add_argument("--replicas", type=int, default=2, help="app servers (default 2; about one "
@@ -346,7 +346,7 @@ def main(argv=None) -> int:
         stack.callback(rep.cleanup)             # last: a temporary folder goes, --folder stays
         stack.enter_context(rep)
         if args.warm:
-            from .bench.stclient import warm_up
+            from .protocol_client import warm_up
             for s in rep.servers:
                 warm_up(s.url)
         print(f"svmcore: {args.replicas} replicas behind nginx at {rep.url} "

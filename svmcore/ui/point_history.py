@@ -1,5 +1,5 @@
 """The point inspector on a page: an "inspect" click mode, the pinned point's ring, and its
-history against t for the run or every entrant of a race (engine: :mod:`svmcore.inspect`).
+history against t for the run or every entrant of a race (engine: :mod:`svmcore.lessons.point_history`).
 
 The page draws :func:`inspect_toggle` (one call); the live panels (:mod:`svmcore.ui.panels`)
 put the fields in the "inspect" click mode while it is on, pin the clicked training point
@@ -11,8 +11,8 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from ..inspect import PointHistory, backfill, pin, unpin
-from ..run import TrainingRun
+from ..lessons.point_history import PointHistory, backfill, pin, unpin
+from ..runs.run import TrainingRun
 from ..viz.frame import curves_frame, series
 from ..viz.race import ENTRANT_COLORS
 from .canvas import canvas_view

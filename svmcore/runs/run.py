@@ -15,9 +15,9 @@ from dataclasses import asdict, dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from .objectives import error_rate
-from .solvers import get_solver
-from .solvers.base import Solver
+from ..solvers.objectives import error_rate
+from ..solvers import get_solver
+from ..solvers.base import Solver
 
 _WARM: set = set()
 
@@ -149,7 +149,7 @@ class TrainingRun:
     against a peer measures; ``"cpu"`` the CPU time of the thread that steps the solver
     (``time.thread_time``), so that the time it waits — for the GIL held by another session's
     thread, or for a core — does not count as the solver's. A race counts that way (equal solver
-    time, :mod:`svmcore.race`): beside a thread running Python code, a step call waits up to the
+    time, :mod:`svmcore.runs.race`): beside a thread running Python code, a step call waits up to the
     interpreter's 5-ms switch interval for the GIL each time it returns from compiled code, and
     a solver of many cheap steps was measured to lose 99 % of its wall time to such waits. The
     thread's CPU time is the solver's whole work only when it computes in that thread (numba
@@ -166,7 +166,7 @@ class TrainingRun:
     """
 
     #: optional ``on_record(run)``, called after each full trace row is appended (a page's own
-    #: columns at the same checkpoints, e.g. svmcore.step_sizes); it must not change the run
+    #: columns at the same checkpoints, e.g. svmcore.lessons.step_sizes); it must not change the run
     on_record = None
 
     def __init__(self, solver: Solver | str, X, y, X_test=None, y_test=None, *, seed: int = 0,
@@ -213,7 +213,7 @@ class TrainingRun:
         self.nonfinite = False
         self.last_snapshot = None
         #: callables ``f(run)`` called after each trace checkpoint is recorded (the point
-        #: inspector, svmcore.inspect, records a pinned point there)
+        #: inspector, svmcore.lessons.point_history, records a pinned point there)
         self.observers: list = []
         if solver.diverged or solver.halted:        # already at init (SFW's q overflowed)
             self.message = solver.message

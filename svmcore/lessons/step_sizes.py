@@ -1,12 +1,12 @@
 r"""What the step size does: the schedules side by side, one solver run with several schedules in
 lockstep, and what theory predicts (no streamlit, no plotly here).
 
-* :func:`schedule_curves` — η_t of every registered schedule (:mod:`svmcore.schedules`) and of
-  ASSET's η_t = D_X / (D_G √t), computed by the same :func:`svmcore.schedules.step_size` the
+* :func:`schedule_curves` — η_t of every registered schedule (:mod:`svmcore.solvers.step_sizes`) and of
+  ASSET's η_t = D_X / (D_G √t), computed by the same :func:`svmcore.solvers.step_sizes.step_size` the
   solvers run.
 * :func:`lockstep_config` — one solver on one data set with 2–4 schedules: a
-  :class:`~svmcore.config.RaceConfig` whose entrants differ only in ``schedule`` (and ``eta0``),
-  advanced by equal iterations. It is an ordinary race: :class:`svmcore.race.Race` runs it, the
+  :class:`~svmcore.runs.config.RaceConfig` whose entrants differ only in ``schedule`` (and ``eta0``),
+  advanced by equal iterations. It is an ordinary race: :class:`svmcore.runs.race.Race` runs it, the
   same seed gives the same curves as on the Race page.
 * :class:`Extras` — per entrant and trace checkpoint, what a race's trace does not hold: the size
   of the reported model (‖w‖ for a linear model, Σ|α_i| for a kernel expansion) and the error of
@@ -33,10 +33,10 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .config import RACE_SIZE, Entrant, RaceConfig, RunConfig
-from .objectives import error_rate
-from .schedules import SCHEDULE_CODES, SCHEDULE_TEXT, Schedule
-from .solvers import REGISTRY
+from ..runs.config import RACE_SIZE, Entrant, RaceConfig, RunConfig
+from ..solvers.objectives import error_rate
+from ..solvers.step_sizes import SCHEDULE_CODES, SCHEDULE_TEXT, Schedule
+from ..solvers import REGISTRY
 
 __all__ = ["SCHEDULE_SOLVERS", "ScheduleCurve", "schedule_curves", "lockstep_config",
            "Extras", "model_size", "Fit", "fitted_slope", "slope_fits", "THEORY", "commentary",

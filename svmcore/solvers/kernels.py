@@ -31,7 +31,7 @@ from typing import NamedTuple
 import numpy as np
 import scipy.sparse as sp
 
-from ._jit import njit, njit_reduce
+from .._jit import njit, njit_reduce
 
 LINEAR, RBF, POLY = 0, 1, 2
 KERNEL_CODES = {"linear": LINEAR, "rbf": RBF, "poly": POLY}
@@ -465,8 +465,8 @@ def kernel_expansion(code, kp, Ad, Adata, Aind, Aptr, Asq, asp,
                      Bd, Bdata, Bind, Bptr, Bsq, idx, coef, out):
     """out[i] = Σ_m coef[m] · k(A_i, B_idx[m]) for every row i of A (decision values of a
     kernel expansion over the support vectors ``idx``). Returns the kernel evaluations done.
-    Dense rows with the RBF kernel take :func:`_rbf_expansion_dense` (3-4× faster: a live
-    page's snapshot, 2,000 points × 1,000 support vectors, 35 → ~10 ms)."""
+    Dense rows with the RBF kernel take :func:`_rbf_expansion_dense` (3-4× faster on a live
+    page's snapshot: 2,000 points × 1,000 support vectors)."""
     nA = Asq.shape[0]
     m = idx.shape[0]
     if code == 1 and not asp and Ad.shape[1] * m <= GATHER_MAX:

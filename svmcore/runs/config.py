@@ -7,18 +7,18 @@
   (``st.query_params``), so a copied link reproduces the run; decoding is forgiving: a bad value is
   replaced by its default and reported, never raised.
 * :class:`Entrant` / :class:`RaceConfig` — a race: 2–4 solvers (each with its own parameters) on
-  one dataset with one seed, advanced in lockstep by a budget (:mod:`svmcore.race` runs it), and
+  one dataset with one seed, advanced in lockstep by a budget (:mod:`svmcore.runs.race` runs it), and
   its URL format (:meth:`RaceConfig.to_query` / :func:`race_config_from_query`).
-* Mid-run changes (issue 22): ``RunConfig.changes`` / ``RaceConfig.changes`` list the soft
+* Mid-run changes: ``RunConfig.changes`` / ``RaceConfig.changes`` list the soft
   parameters changed while the run played, with the iteration t of each change (URL key ``ch``,
   e.g. ``300:p.eta0=0.5;800:p.C=2.0``, a race's ``300:e1.C=2.0``); a run built from such a
-  configuration applies them at their t (:meth:`svmcore.run.TrainingRun.schedule_changes`), so
+  configuration applies them at their t (:meth:`svmcore.runs.run.TrainingRun.schedule_changes`), so
   a link replays the same numbers. :func:`soft_change` tells whether two configurations differ
   only by parameters the run can take mid-run.
 * The ranges the pages offer (``N_RANGE``, ``MAX_TRAIN_CHOICES``, ``UPLOAD_SCALES``, …).
 
-The data of a configuration are built by :func:`svmcore.rundata.build_data`; curated
-configurations live in :mod:`svmcore.presets`.
+The data of a configuration are built by :func:`svmcore.runs.rundata.build_data`; curated
+configurations live in :mod:`svmcore.runs.presets`.
 """
 from __future__ import annotations
 
@@ -29,8 +29,8 @@ from typing import Any
 
 import numpy as np
 
-from .data import TOY_DEFAULTS, TOY_GENERATORS, list_datasets
-from .solvers import REGISTRY
+from ..data import TOY_DEFAULTS, TOY_GENERATORS, list_datasets
+from ..solvers import REGISTRY
 
 __all__ = ["RunConfig", "SOURCES", "VIEWS", "MAX_TRAIN_CHOICES", "DEFAULT_MAX_TRAIN",
            "UPLOAD_SCALES", "N_RANGE", "config_from_query", "encode_value", "decode_value",
@@ -430,14 +430,14 @@ def real_dataset_names() -> set:
         return {i.name for i in list_datasets(available_only=False)
                 if i.location != "unavailable"}
     except Exception:  # noqa: BLE001 - e.g. SVMCORE_DATA pointing nowhere: bundled ones only
-        from .data import BUNDLED
+        from ..data import BUNDLED
         return set(BUNDLED)
 
 
 
 # ----------------------------------------------------------------------------------- races
 
-#: How a race advances its entrants in lockstep (svmcore.race): equal solver time per tick
+#: How a race advances its entrants in lockstep (svmcore.runs.race): equal solver time per tick
 #: (the default), equal iterations, or equal kernel evaluations.
 RACE_BUDGETS = ("time", "iterations", "kernel_evals")
 BUDGET_LABELS = {"time": "equal solver time", "iterations": "equal iterations",

@@ -1,7 +1,7 @@
 """Curated runs and races: configurations with one paragraph of commentary each (no streamlit).
 
 :data:`PRESETS` (Playground runs) and :data:`RACES` are plain data: a key, a title, a text and a
-:class:`~svmcore.config.RunConfig` or :class:`~svmcore.config.RaceConfig`. One lookup serves both
+:class:`~svmcore.runs.config.RunConfig` or :class:`~svmcore.runs.config.RaceConfig`. One lookup serves both
 kinds: :func:`available` keeps the entries whose solvers are registered (and accept their
 parameters and kernels) and whose data are present here; :func:`get` finds one by key.
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .config import Entrant, RaceConfig, RunConfig, real_dataset_names
-from .solvers import REGISTRY
+from ..solvers import REGISTRY
 
 __all__ = ["Preset", "PRESETS", "RACES", "available", "get", "available_presets", "get_preset",
            "available_races", "get_race"]

@@ -2,7 +2,7 @@
 
 ``start()`` launches one daemon thread per process that compiles (or loads from numba's disk
 cache, see :mod:`svmcore._jit`) the code every registered solver runs — each with its default
-parameters, for the linear and rbf kernels it supports, dense and sparse (:func:`svmcore.run.warmup`).
+parameters, for the linear and rbf kernels it supports, dense and sparse (:func:`svmcore.runs.run.warmup`).
 It returns at once: the app draws its first page meanwhile (a page that builds a run compiles
 what that run needs itself; numba's compiler lock makes the two take turns, never compile one
 function twice). ``ready()`` says whether it has finished, ``wait()`` blocks until it has (the
@@ -33,7 +33,7 @@ __all__ = ["FIRST_PAGE", "frames", "lifespan", "middleware", "plan", "problems",
 
 #: What the app's first page imports (app.py, pages/playground.py and what they pull in): the
 #: server loads them when it starts (``start(preload=FIRST_PAGE)``), before any browser asks.
-FIRST_PAGE = ("svmcore.ui", "svmcore.viz", "svmcore.live", "svmcore.rundata",
+FIRST_PAGE = ("svmcore.ui", "svmcore.viz", "svmcore.server.pacing", "svmcore.runs.rundata",
               "svmcore.solvers.pegasos")
 
 _lock = threading.Lock()
@@ -48,7 +48,7 @@ _state = {"total": 0, "finished": 0, "current": "", "problems": [], "started": N
 def plan() -> list[tuple[str, dict]]:
     """What the warm-up compiles, in order: every solver with its default parameters first
     (what a page shows first), then every other kernel (linear, rbf) it supports."""
-    from .solvers import get_solver, list_solvers
+    from ..solvers import get_solver, list_solvers
     first, then = [], []
     for name in list_solvers():
         cls = get_solver(name)
@@ -107,7 +107,7 @@ def frames() -> None:
     try:
         import numpy as np
 
-        from .contour import level_polylines
+        from ..contour import level_polylines
         level_polylines(np.array([[-1.0, 1.0], [1.0, -1.0]]), np.arange(2.0), np.arange(2.0))
     except Exception as exc:  # noqa: BLE001 - reported by problems(), the app goes on
         _state["problems"].append(f"level lines: {type(exc).__name__}: {exc}")
@@ -132,13 +132,13 @@ def _work(freeze: bool, max_delay: float, preload: tuple[str, ...],
         except Exception as exc:  # noqa: BLE001 - reported by problems(), the app goes on
             _state["problems"].append(f"import {module}: {type(exc).__name__}: {exc}")
     if preload:                    # started with the app server: BLAS on one thread for good
-        from ._blas import limit_process
+        from .._blas import limit_process
         limit_process()
     else:                          # started by a page: let it finish first
         _yield_to_pages(max_delay)
     try:
-        from .run import warmup
-        from .solvers import get_solver
+        from ..runs.run import warmup
+        from ..solvers import get_solver
         todo = plan()
     except Exception as exc:  # noqa: BLE001 - reported by problems(), the app goes on
         _state["problems"].append(f"{type(exc).__name__}: {exc}")
@@ -224,7 +224,7 @@ async def lifespan(_app):
     first page's modules first, while a browser is still fetching Streamlit's frontend. Until
     they are loaded Python's thread switch interval is 0.5 ms, so the server's answers to that
     browser get the GIL sooner."""
-    from ._blas import THREAD_VARIABLES
+    from .._blas import THREAD_VARIABLES
     for name in THREAD_VARIABLES:  # BLAS on one thread for the server's whole process: the
         os.environ.setdefault(name, "1")   # limit itself is set by the warm-up, after numpy
     switch = sys.getswitchinterval()

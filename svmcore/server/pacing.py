@@ -40,8 +40,8 @@ PACES = {"×1.1": 1.1, "×1.25": 1.25, "×1.5": 1.5, "×2": 2.0, "×4": 4.0, "ma
 # ×1.1 by default: the live loop draws 5 frames a second (FRAME_S), so 10 s of Play are 50
 # ticks: the default Playground run (Pegasos, 1,500 planned iterations) is past t = 400 — more
 # than two decades of the log axis, the 1/(λt) descent and the noise floor — and still running,
-# so a 10-s look sees 50 different moments (issue 22's browser check counts ≥ 40); a curated
-# race of Pegasos twice is at t ≈ 660. ×1.5 (tried) ends the default run after 20 ticks, 4 s:
+# so a 10-s look sees 50 different moments (the browser test counts ≥ 40); a curated
+# race of Pegasos twice is at t ≈ 660. ×1.5 would end the default run after 20 ticks, 4 s:
 # the picture then stands still for the rest of a class's first look. Past a few hundred
 # iterations every pace is limited by LIVE_BUDGET_S, so a tick costs the same.
 DEFAULT_PACE = "×1.1"
@@ -53,7 +53,7 @@ RES_PLAYING, RES_PAUSED = 100, 150
 
 
 def model_state(run, fresh: bool = False, scores: bool | str = "auto", max_cost: float = 4e5):
-    """``(snapshot, train_scores or None)`` of a :class:`~svmcore.run.TrainingRun` for drawing.
+    """``(snapshot, train_scores or None)`` of a :class:`~svmcore.runs.run.TrainingRun` for drawing.
 
     * The run stands on its last trace checkpoint: the run's own snapshot (no second one).
     * ``fresh`` (paused, a step): ``solver.snapshot()`` — exact numbers for the tiles.
@@ -163,7 +163,7 @@ def playback_times(now: float, queued_until: float | None, keys: int, dt: float,
 def test_error(run, snap) -> float:
     """The test error of the model a frame shows: the trace row's when the snapshot is the last
     checkpoint, else computed (NaN without a test set)."""
-    from .objectives import error_rate
+    from ..solvers.objectives import error_rate
     if run.trace and run.trace[-1].iteration == snap.t:
         return run.trace[-1].test_error
     if run.X_test is not None and run.X_test.n > 0:
@@ -209,7 +209,7 @@ class Moment:
         return {k: v[:self.trace_len] for k, v in cols.items()}
 
     def curve_marks(self, x: str = "iteration") -> list[dict]:
-        from .run import curve_marks
+        from ..runs.run import curve_marks
         return curve_marks(self.marks, self.trace_columns() if x != "iteration" else {}, x)
 
     def column_labels(self) -> dict:

@@ -1,7 +1,7 @@
 r"""The point inspector: the history of one pinned training point during a run (no streamlit).
 
-Pin training point i of a :class:`~svmcore.run.TrainingRun` (or of every entrant of a
-:class:`~svmcore.race.Race`) and :class:`PointHistory` records, at every trace checkpoint of the
+Pin training point i of a :class:`~svmcore.runs.run.TrainingRun` (or of every entrant of a
+:class:`~svmcore.runs.race.Race`) and :class:`PointHistory` records, at every trace checkpoint of the
 run from then on (the run calls its ``observers``), the point's
 
 * margin :math:`m_i = y_i f(x_i)` — above 1 the point is safely on its side, between 0 and 1
@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 
-from .run import checkpoints_after
+from ..runs.run import checkpoints_after
 
 __all__ = ["PointHistory", "point_values", "backfill", "has_point_coef", "pin", "unpin"]
 
@@ -106,7 +106,7 @@ class PointHistory:
         self.sv.append(is_sv)
 
     def __call__(self, run) -> None:
-        """The observer a :class:`~svmcore.run.TrainingRun` calls at each trace checkpoint."""
+        """The observer a :class:`~svmcore.runs.run.TrainingRun` calls at each trace checkpoint."""
         self.record(run.solver)
 
     def merge_before(self, other: "PointHistory") -> None:
