@@ -6,8 +6,6 @@ from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent))       # tests/reference.py
-
 # One BLAS / OpenMP thread per test worker (and for what it starts): the workers already use
 # every core, and a second OpenBLAS thread spun, waiting for a core the other worker held.
 if os.environ.get("PYTEST_XDIST_WORKER"):
@@ -19,11 +17,8 @@ if os.environ.get("PYTEST_XDIST_WORKER"):
 
 def _scan_installed_components_once() -> None:
     """Each new AppTest scans every installed distribution's metadata for Streamlit component
-    manifests before its first run (~340 METADATA files parsed: 0.6 s here, as much CPU as a
-    page's whole run), once per AppTest — hundreds of times a suite. The installed packages do
-    not change while the tests run: the first scan's result is kept for this process. (The app
-    servers the tests start scan once each, as always; svmcore's own component is declared
-    inline and needs no manifest.)"""
+    manifests (~340 METADATA files); the installed packages do not change while the tests run,
+    so the first scan's result is kept for this process."""
     try:
         from streamlit.components.v2 import manifest_scanner
     except ImportError:             # a Streamlit without components v2: nothing to keep
@@ -65,15 +60,10 @@ assert not warm.problems(), warm.problems()
 
 
 def pytest_sessionstart(session):
-    """Fill numba's disk cache once, before any test worker starts (in the xdist controller, or
-    in the one process of a serial run): the app's warm-up list (svmcore.warm, the same list
-    every app server loads at its start), compiled by one process per core, each taking the
-    next solver no other has taken. On a fresh machine that is ~40 s of compilation, SMO's the
-    largest part: ~50 s in one process, the workers waiting; without it every worker and every
-    app server compiled the same functions in parallel, and the tests that count frames ran
-    beside a server's compilation (the → key took 0.37 s instead of 0.2). With a filled cache it
-    is a ~4.5 s load on both cores, skipped when an earlier session noted that it filled this
-    cache for the same sources, numba, Python and processor (``_warm_cache_filled``)."""
+    """Fill numba's disk cache once, before any test worker starts: the app's warm-up list
+    (svmcore.warm), compiled by up to two processes, each taking the next entry no other has
+    taken. Without it every worker and every app server the tests start compile the same
+    functions side by side; with a filled cache it only loads it (a few seconds)."""
     if os.environ.get("PYTEST_XDIST_WORKER"):
         return
     import compileall
@@ -81,106 +71,26 @@ def pytest_sessionstart(session):
     import tempfile
     import time
     t0 = time.perf_counter()
-    # Python's bytecode of the sources, written once: where PYTHONDONTWRITEBYTECODE is set (as on
-    # these machines) no import writes it, and every app server, sweep worker and subprocess of
-    # the suite compiled svmcore's ~20,000 lines again (~0.8 s of CPU each)
+    # Python's bytecode of the sources, written once: where PYTHONDONTWRITEBYTECODE is set no
+    # import writes it, and every app server and subprocess would compile svmcore again
     root = Path(__file__).resolve().parents[1]
     for part in ("svmcore", "pages"):
         compileall.compile_dir(root / part, quiet=1)
     compileall.compile_file(root / "app.py", quiet=1)
-    filled = _warm_cache_filled()
     with tempfile.TemporaryDirectory() as claims:
         logs = [Path(claims) / f"log{k}" for k in range(max(1, min(2, os.cpu_count() or 1)))]
         procs = []
-        for log in logs if filled is None else ():
+        for log in logs:
             with open(log, "w") as err:
                 procs.append(subprocess.Popen([sys.executable, "-c", _WARM_PART, claims],
                                               cwd=root, stdout=subprocess.DEVNULL, stderr=err))
-        rewritten = _write_rewritten_test_modules(session.config, root / "tests")
         failed = [log.read_text() for p, log in zip(procs, logs) if p.wait() != 0]
     if failed:
         print(f"\nnumba warm-up failed (the tests will compile what they need):\n"
               f"{failed[0][-2000:]}")
-    elif filled is not None:
-        print(f"\nbytecode written ({rewritten} test modules rewritten) in "
-              f"{time.perf_counter() - t0:.1f} s; numba cache already filled ({filled})")
     else:
-        _mark_warm_cache_filled()
-        print(f"\nbytecode written ({rewritten} test modules rewritten) and numba cache filled "
-              f"in {time.perf_counter() - t0:.1f} s ({len(procs)} processes)")
-
-
-_WARMED = "svmcore-warmed-by-tests"      # beside _cachedir's sources stamp
-
-
-def _warm_stamp() -> tuple[Path, str]:
-    """Where the note "the warm-up list is compiled in this cache" lives, and what it must say
-    to hold: this checkout's numba folder for svmcore/ (emptied, note included, by
-    svmcore._cachedir when any source changes), the sources' fingerprint, numba's and Python's
-    versions and the processor (numba's cache entries are per version and CPU)."""
-    import platform
-    from importlib.metadata import version
-
-    from svmcore import _cachedir
-    root = _cachedir.configure_cache()          # explicit folder, stale sources dropped
-    here = Path(_cachedir.__file__).parent
-    cpu = ""
-    try:
-        cpu = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo")
-                    if line.startswith("model name")), "")
-    except OSError:
-        pass
-    stamp = "\n".join([_cachedir.sources_fingerprint(), f"numba {version('numba')}",
-                       sys.version.split()[0], platform.machine(), cpu or platform.processor()])
-    return Path(_cachedir._numba_subdir(root, str(here))) / _WARMED, stamp
-
-
-def _warm_cache_filled() -> str | None:
-    """The numba cache folder when an earlier session's warm-up filled it for these exact
-    sources, numba, Python and processor (its note holds): then the warm-up processes, which
-    would only load what is there (~9 CPU-s, both cores for ~4.5 s before any worker starts),
-    are skipped; else None. A miss the note did not foresee costs a compile in a test, not a
-    wrong result."""
-    try:
-        note, stamp = _warm_stamp()
-        return str(note.parent) if note.read_text() == stamp else None
-    except (OSError, ImportError, ValueError):
-        return None
-
-
-def _mark_warm_cache_filled() -> None:
-    try:
-        note, stamp = _warm_stamp()
-        tmp = note.with_name(f"{note.name}.{os.getpid()}")
-        tmp.write_text(stamp)
-        os.replace(tmp, note)
-    except (OSError, ImportError, ValueError):
-        pass
-
-
-def _write_rewritten_test_modules(config, tests: Path) -> int:
-    """pytest's assertion-rewritten bytecode of the test modules, written once by this process
-    (while the warm-up processes, if any, compile). pytest writes it on import, but not where
-    PYTHONDONTWRITEBYTECODE is set (as on these machines): each xdist worker then rewrote every
-    test module (~7 s of its ~12-s collection); pytest reads a current one either way. Uses
-    pytest's own functions (private: pytest is pinned below 9.2 by the test extra); any
-    failure leaves the workers to rewrite as before. Returns how many modules were written."""
-    try:
-        from _pytest.assertion import rewrite as rw
-        state = config.stash.get(rw.assertstate_key, None)
-        if state is None:                    # --assert=plain: nothing is rewritten
-            return 0
-        written = 0
-        for fn in sorted(tests.glob("test_*.py")) + [tests / "conftest.py"]:
-            pyc = rw.get_cache_dir(fn) / (fn.name[:-3] + rw.PYC_TAIL)
-            if rw._read_pyc(fn, pyc) is not None or not rw.try_makedirs(pyc.parent):
-                continue                     # current already, or no place to write it
-            source_stat, co = rw._rewrite_test(fn, config)
-            written += bool(rw._write_pyc(state, co, source_stat, pyc))
-        return written
-    except Exception as exc:  # noqa: BLE001 - an optimisation only: the workers rewrite
-        print(f"\n(test modules not pre-rewritten: {type(exc).__name__}: {exc})")
-        return 0
+        print(f"\nbytecode written and numba cache filled or loaded in "
+              f"{time.perf_counter() - t0:.1f} s ({len(procs)} processes)")
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -215,10 +125,7 @@ def data_folder() -> Path:
 @pytest.fixture(scope="session")
 def shared_app(tmp_path_factory):
     """One ``streamlit run app.py`` per test worker, shared by the browser tours that only look
-    at what pages show (tests/test_browser.py's ``server``): a server start and its warm-up cost
-    ~5 s of CPU, once instead of once per tour. Tests that need a server of their own (its first
-    visit, frame counts) start one (``fresh_server``). A traceback in its log is printed at the
-    end of the worker's session."""
+    at what pages show. A traceback in its log is printed at the end of the worker's session."""
     from streamlit_server import streamlit_server
     log = tmp_path_factory.mktemp("shared-app") / "streamlit.log"
     with streamlit_server(log, timeout=120.0, fail_on_crash=False) as url:
@@ -226,28 +133,21 @@ def shared_app(tmp_path_factory):
 
 
 @pytest.fixture(scope="session")
-def quiet_app(tmp_path_factory):
-    """The app server of the exclusive tests (frames, key latencies, eight sessions' health),
-    which run one after another on one worker with no other test running: started by the first
-    of them, it serves them all — a start and its warm-up (~5 CPU-s) inside the exclusive
-    stretch, once. No other test uses it, and each exclusive test opens links of its own (the
-    default Playground, a 2,000-point Pegasos run, eight toy configurations), so no test meets
-    another's cached frames. A traceback in its log fails the worker's session at its end."""
+def own_app(tmp_path_factory):
+    """A second app server per test worker, for the tests that need links no browser tour
+    opens (the default Playground played from t = 0, eight toy configurations at once). A
+    traceback in its log fails the worker's session at its end."""
     from streamlit_server import streamlit_server
-    log = tmp_path_factory.mktemp("quiet-app") / "streamlit.log"
+    log = tmp_path_factory.mktemp("own-app") / "streamlit.log"
     with streamlit_server(log, timeout=120.0) as url:
         yield url
 
 
 # ------------------------------------------------------------------------ one chromium per worker
-# A chromium started for each browser test paid for the whole Streamlit frontend on every page
-# load: ~4.3 CPU-s for the Playground's first load in a new browser, 1.2–1.4 s for the next loads
-# in new contexts of the same browser (its renderers keep V8's compiled code; measured here). The
-# browser tests therefore share one chromium per test worker, each test in contexts of its own
-# (closed after it), and run one after another on one worker (the "browser" xdist group below).
-# Playwright's sync API keeps an asyncio loop running in this thread while it is started, so
-# asyncio.run() — the protocol-level tests' client — fails beside it: the shared browser is
-# stopped before any test that does not ask for it, and started again by the next that does.
+# One chromium per test worker, each test in contexts of its own (closed after it): a new
+# browser pays for the whole Streamlit frontend on its first page load. Playwright's sync API
+# keeps an asyncio loop running in this thread, so asyncio.run() (the protocol-level tests'
+# client) fails beside it: the browser is stopped before a test that does not ask for it.
 _PLAYWRIGHT: dict = {}
 
 
@@ -314,272 +214,10 @@ def solver_classes() -> dict:
     return out
 
 
-# ------------------------------------------------------------------ tests that run first in line
-# The suite runs on every core (pytest-xdist, `-n auto` in pyproject.toml). Tests that measure
-# frames per second or latency through a real server and browser would measure the other
-# worker's load instead, so they are `exclusive`: one worker runs them one after another, and
-# while they run the other workers' whole process trees run at the lowest priority
-# (pytest_runtest_protocol below). Browser tours that only check what a page shows (generous
-# timeouts, no rates) are not exclusive, nor are the classroom load tests (tests/test_classroom.py:
-# counts of frames and answers per session, not rates). The eight-sessions test
-# (tests/test_concurrency.py) is: its health-latency check is excused only when a control server
-# stalled at the same moment, and beside a CPU-bound test at the same priority the app server
-# (8 sessions, one busy process) answered in 1.05 s while the idle control did not stall (CI,
-# 2026-11-27).
-EXCLUSIVE_MODULES = ("test_browser_midrun", "test_concurrency")
-
-
 @pytest.hookimpl(tryfirst=True)        # before xdist tags the grouped ids (its hook reads the marks)
 def pytest_collection_modifyitems(config, items):
+    """The browser tests share one chromium per worker (``browser`` above): under ``--dist
+    loadgroup`` they all run on one worker."""
     for item in items:
-        if item.module.__name__.startswith(EXCLUSIVE_MODULES):
-            item.add_marker(pytest.mark.exclusive)
-        if item.get_closest_marker("exclusive"):
-            item.add_marker(pytest.mark.xdist_group("exclusive"))   # one worker runs them all
-        elif "browser" in getattr(item, "fixturenames", ()):
-            item.add_marker(pytest.mark.xdist_group("browser"))     # one chromium serves them
-    # The order the scheduler hands out work units (addopts has --no-loadscope-reorder, so it
-    # keeps this one): the browser tours first (the longest group: they do not start last),
-    # the exclusive group second: its worker starts it while the other starts the tours, which
-    # then run at the lowest priority (stopped while frames are counted) for the exclusive
-    # stretch's ~55 s and use what it leaves of the second core (last in the run, that core
-    # idled: nothing was left to run beside it); then the other groups, largest first, and the
-    # single tests, which balance the two workers' ends: module by module, the modules with
-    # fewer tests first (their tests are the long ones: servers, real data), in a module its
-    # slow tests first, and the many small parametrised cases last, so that neither worker
-    # ends on a long test while the other has nothing left (alphabetical, the Sweep page's
-    # server test ran last, ~12 s alone). (Tried: the CPU-bound test_sweep group beside the
-    # exclusive tests instead of the tours, which then started later, beside the real-data
-    # solver tests: the classroom page kept its frames and the idle core of its quiet moments
-    # was used, but chromium spent 40–60 CPU-s more beside those CPU-bound tests than beside
-    # the groups and servers that mostly wait: 6 min 35–44 s against 6 min 00–15 s.)
-    sizes: dict = {}
-    modules: dict = {}
-    for item in items:
-        sizes[_group(item)] = sizes.get(_group(item), 0) + 1
-        modules[item.module.__name__] = modules.get(item.module.__name__, 0) + 1
-    tours = "browser" if "browser" in sizes else None
-
-    def order(item):
-        group = _group(item)
-        rank = (0 if group == tours else 1 if item.get_closest_marker("exclusive") else
-                2 if group else 3)
-        return (rank, -sizes[group], 0 if group else modules[item.module.__name__],
-                0 if item.get_closest_marker("slow") else 1)
-
-    items.sort(key=order)
-
-
-def _group(item) -> str:
-    mark = item.get_closest_marker("xdist_group")
-    return (mark.args[0] if mark.args else mark.kwargs.get("name", "")) if mark else ""
-
-
-def pytest_configure(config):
-    """The known pair that drops the groups (below), refused with a message before any test."""
-    if os.environ.get("PYTEST_XDIST_WORKER") or config.getoption("dist", "no") != "loadgroup":
-        return
-    import xdist
-    xdist_version = tuple(int(p) for p in xdist.__version__.split(".")[:2] if p.isdigit())
-    if pytest.version_tuple[:2] >= (9, 2) and xdist_version <= (3, 8):
-        raise pytest.UsageError(
-            f"pytest {pytest.__version__} with pytest-xdist {xdist.__version__} ignores "
-            "xdist_group (pytest-xdist#1386): install the test extra's pytest<9.2")
-
-
-def pytest_collection_finish(session):
-    """The groups above are only honoured when xdist has tagged the grouped tests' ids with their
-    group (``…::test@group``); pytest 9.2 ignores that tag (structured node ids, pytest-xdist
-    #1386) and the groups were then silently dropped: a module fixture built once per worker
-    was built again and again, the exclusive tests ran on both workers, the browser tests shared
-    no chromium. A worker that sees a grouped test without its tag stops the run."""
-    if not os.environ.get("PYTEST_XDIST_WORKER") or not session.config.getvalue("loadgroup"):
-        return
-    lost = [item.nodeid for item in session.items
-            if item.get_closest_marker("xdist_group") and "@" not in item.nodeid]
-    if lost:
-        raise pytest.UsageError(
-            f"pytest-xdist's --dist loadgroup ignores xdist_group here ({len(lost)} grouped "
-            f"tests untagged, e.g. {lost[0]}): this pytest/pytest-xdist pair does not group "
-            "(pytest-xdist#1386); install the versions pyproject.toml's test extra names")
-
-
-_LOWERED: dict = {}     # tid -> policy (niceness) before an exclusive test lowered it
-
-
-@pytest.hookimpl(wrapper=True)
-def pytest_runtest_protocol(item, nextitem):
-    """An exclusive test runs first in the machine's eyes: over its whole protocol (setup, call
-    and teardown, and so the setup of the session fixtures it is the first to need: its app
-    server and warm-up) every thread of the other workers' process trees — their tests, app
-    servers, chromium — runs at the lowest priority (SCHED_IDLE). The scheduler then gives the
-    exclusive test's processes what they ask for, and the other workers what is left, so the
-    spare core keeps working; the seconds that count frames or time key presses stop the
-    other workers' tours outright (``quiet_moment``: at the lowest priority they still cost
-    ~10 % of the frames). (Before, a readers-writer lock stopped every other test: ~50 s at
-    the end of each run with one core idle.) Consecutive exclusive tests keep the others
-    lowered; after the last one their policy is restored where the system allows it (an
-    unprivileged user may lower a
-    priority, not raise it back: the others then finish at SCHED_IDLE, which costs nothing
-    when they are all that runs)."""
-    if not os.environ.get("PYTEST_XDIST_WORKER"):   # one process: every test runs alone anyway
-        return (yield)
-    exclusive = item.get_closest_marker("exclusive") is not None
-    _now_file(os.getpid()).write_text("browser" if "browser" in item.fixturenames else "other")
-    if exclusive:
-        _lower_the_other_workers()
-    try:
-        return (yield)
-    finally:
-        if exclusive and (nextitem is None or nextitem.get_closest_marker("exclusive") is None):
-            _restore_the_other_workers()
-
-
-def _kind_of(pid: int) -> str:
-    try:
-        return _now_file(pid).read_text()
-    except OSError:
-        return ""
-
-
-def _other_workers_threads() -> list[int]:
-    """Thread ids of the other xdist workers' process trees (Linux: each thread has its own
-    niceness; elsewhere process ids)."""
-    ids = []
-    for proc in _other_workers_processes():
-        try:
-            ids += [int(t) for t in os.listdir(f"/proc/{proc.pid}/task")]
-        except OSError:                      # gone, or no /proc (macOS): the process itself
-            ids.append(proc.pid)
-    return ids
-
-
-def pytest_sessionfinish(session):
-    if os.environ.get("PYTEST_XDIST_WORKER"):
-        _now_file(os.getpid()).unlink(missing_ok=True)
-
-
-def _now_file(pid: int) -> Path:
-    """Where a worker notes the kind of test it runs ("browser" or "other")."""
-    import tempfile
-    run = os.environ.get("PYTEST_XDIST_TESTRUNUID", "serial")
-    return Path(tempfile.gettempdir()) / f"svmcore-pytest-{run}-{pid}.now"
-
-
-@pytest.fixture
-def quiet_moment():
-    """A context manager for the seconds of an exclusive test that count frames or time single
-    answers (the classroom test's 10 s of play, the → key's 0.3 s): the other workers that run a
-    browser tour — with their servers and chromium — are stopped (SIGSTOP) inside it and go on
-    after it (SIGCONT; at the latest after ``limit_s``, by a watchdog process that outlives this
-    worker if it dies). At the lowest
-    priority they still cost the classroom page 3–5 of its 44–45 frames in 10 s and a key
-    press ~0.1 s (0.31–0.36 s instead of 0.18 s; SCHED_IDLE or niceness 19 alike: the two
-    vCPUs share more than the scheduler divides). The tours (the scheduler starts them beside
-    the exclusive tests: tests/conftest.py) wait 30 s or more for anything, so a 12-s pause
-    does not fail them. A worker that runs another kind of test is left running: its tests
-    may time themselves. Without xdist there is no other worker: nothing is stopped."""
-    import contextlib
-
-    @contextlib.contextmanager
-    def moment(limit_s: float = 15.0):
-        if not os.environ.get("PYTEST_XDIST_WORKER"):
-            yield
-            return
-        import signal
-        import subprocess
-        stopped: list = []
-        watchdogs: list = []
-
-        def stop(procs):
-            """A watchdog process first (it resumes them after ``limit_s`` even if this worker
-            dies meanwhile; a resumed pid that was reused is not harmed by SIGCONT), then stop."""
-            if not procs:
-                return
-            pids = " ".join(str(p.pid) for p in procs)
-            watchdogs.append(subprocess.Popen(
-                ["sh", "-c", f"sleep {limit_s:g}; kill -CONT {pids} 2>/dev/null"],
-                start_new_session=True))
-            for proc in procs:
-                try:
-                    proc.send_signal(signal.SIGSTOP)
-                    stopped.append(proc)
-                except Exception:  # noqa: BLE001 - ended meanwhile
-                    pass
-
-        try:
-            for _ in range(2):               # a second pass: what started during the first
-                stop([p for p in _other_workers_processes("browser") if p not in stopped])
-            yield
-        finally:
-            for proc in stopped:
-                try:
-                    proc.send_signal(signal.SIGCONT)
-                except Exception:  # noqa: BLE001 - ended meanwhile
-                    pass
-            for dog in watchdogs:
-                dog.kill()
-                dog.wait()
-
-    return moment
-
-
-def _other_workers_processes(kind: str | None = None) -> list:
-    """The other xdist workers (the controller's other children; only those running a test of
-    ``kind`` when given) and every process they started, as psutil Processes."""
-    import psutil
-    me = os.getpid()
-    try:
-        workers = [p for p in psutil.Process(os.getppid()).children() if p.pid != me]
-    except psutil.Error:
-        return []
-    if kind is not None:
-        workers = [w for w in workers if _kind_of(w.pid) == kind]
-    out = []
-    for worker in workers:
-        try:
-            out += [worker] + worker.children(recursive=True)
-        except psutil.Error:
-            continue
-    return out
-
-
-def _lower_the_other_workers() -> None:
-    """Every thread of the other workers' trees to SCHED_IDLE (Linux; niceness 19 elsewhere):
-    a waking thread of the exclusive test then preempts them at once. At niceness 19 it did
-    not quite (the kernel's fair scheduler gives a waking thread no priority over a running
-    low-weight one within its time slice): a frame takes ~10 wake-ups across the server's and
-    chromium's threads, and the classroom test counted 40–42 frames in 10 s instead of 44–45."""
-    idle = getattr(os, "SCHED_IDLE", None)
-    for _ in range(2):                       # a second pass: what started during the first
-        for tid in _other_workers_threads():
-            try:
-                if idle is not None:
-                    before = os.sched_getscheduler(tid)
-                    if before != idle:
-                        os.sched_setscheduler(tid, idle, os.sched_param(0))
-                        _LOWERED.setdefault(tid, before)
-                else:
-                    before = os.getpriority(os.PRIO_PROCESS, tid)
-                    if before < 19:
-                        os.setpriority(os.PRIO_PROCESS, tid, 19)
-                        _LOWERED.setdefault(tid, before)
-            except OSError:                  # ended meanwhile
-                pass
-
-
-def _restore_the_other_workers() -> None:
-    """Back to the policy (niceness) they had; new threads and processes: this worker's own."""
-    idle = getattr(os, "SCHED_IDLE", None)
-    for tid in _other_workers_threads():
-        try:
-            if idle is not None:
-                if os.sched_getscheduler(tid) == idle:
-                    os.sched_setscheduler(tid, _LOWERED.get(tid, os.sched_getscheduler(0)),
-                                          os.sched_param(0))
-            elif os.getpriority(os.PRIO_PROCESS, tid) == 19:
-                os.setpriority(os.PRIO_PROCESS, tid,
-                               _LOWERED.get(tid, os.getpriority(os.PRIO_PROCESS, 0)))
-        except OSError:                      # ended, or no permission to raise a priority
-            pass
-    _LOWERED.clear()
+        if "browser" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.xdist_group("browser"))
