@@ -214,7 +214,7 @@ def solver_classes() -> dict:
     return out
 
 
-@pytest.hookimpl(tryfirst=True)        # before xdist tags the grouped ids (its hook reads the marks)
+@pytest.hookimpl(tryfirst=True)        # before xdist's own hook reads the marks
 def pytest_collection_modifyitems(config, items):
     """The browser tests share one chromium per worker (``browser`` above): under ``--dist
     loadgroup`` they all run on one worker."""
