@@ -37,7 +37,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from streamlit_server import ROOT, free_port
 
 from svmcore import live
 from svmcore.bench.stclient import Session, warm_up
