@@ -6,9 +6,8 @@ from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent))       # tests/reference.py
-
-# One BLAS / OpenMP thread per test worker (and for what it starts): the workers use every core.
+# One BLAS / OpenMP thread per test worker (and for what it starts): the workers already use
+# every core, and a second OpenBLAS thread spun, waiting for a core the other worker held.
 if os.environ.get("PYTEST_XDIST_WORKER"):
     for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ.setdefault(_var, "1")
@@ -18,7 +17,7 @@ if os.environ.get("PYTEST_XDIST_WORKER"):
 
 def _scan_installed_components_once() -> None:
     """Each new AppTest scans every installed distribution's metadata for Streamlit component
-    manifests before its first run; the installed packages do not change while the tests run,
+    manifests (~340 METADATA files); the installed packages do not change while the tests run,
     so the first scan's result is kept for this process."""
     try:
         from streamlit.components.v2 import manifest_scanner
@@ -38,11 +37,60 @@ def _scan_installed_components_once() -> None:
 _scan_installed_components_once()
 
 
+# One of several processes that fill numba's cache together: each takes the next entry of the
+# app's warm-up list that no other process has claimed (a file created with O_EXCL claims it).
+_WARM_PART = """
+import os, sys
+from svmcore.server import warm
+from svmcore.runs.run import warmup
+from svmcore.solvers import get_solver
+claims = sys.argv[1]
+todo = [(name, params) for name, params in warm.plan()] + [("level lines", None)]
+for k, (name, params) in enumerate(todo):
+    try:
+        os.close(os.open(os.path.join(claims, str(k)), os.O_CREAT | os.O_EXCL))
+    except FileExistsError:
+        continue
+    if params is None:
+        warm.frames()
+    else:
+        warmup(get_solver(name)(**params))
+assert not warm.problems(), warm.problems()
+"""
+
+
 def pytest_sessionstart(session):
-    """Fill numba's disk cache once, before any test worker starts (tests/warm_cache.py)."""
-    if not os.environ.get("PYTEST_XDIST_WORKER"):
-        from warm_cache import fill
-        fill()
+    """Fill numba's disk cache once, before any test worker starts: the app's warm-up list
+    (svmcore.server.warm), compiled by up to two processes, each taking the next entry no other has
+    taken. Without it every worker and every app server the tests start compile the same
+    functions side by side; with a filled cache it only loads it (a few seconds)."""
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        return
+    import compileall
+    import subprocess
+    import tempfile
+    import time
+    t0 = time.perf_counter()
+    # Python's bytecode of the sources, written once: where PYTHONDONTWRITEBYTECODE is set no
+    # import writes it, and every app server and subprocess would compile svmcore again
+    root = Path(__file__).resolve().parents[1]
+    for part in ("svmcore", "pages"):
+        compileall.compile_dir(root / part, quiet=1)
+    compileall.compile_file(root / "app.py", quiet=1)
+    with tempfile.TemporaryDirectory() as claims:
+        logs = [Path(claims) / f"log{k}" for k in range(max(1, min(2, os.cpu_count() or 1)))]
+        procs = []
+        for log in logs:
+            with open(log, "w") as err:
+                procs.append(subprocess.Popen([sys.executable, "-c", _WARM_PART, claims],
+                                              cwd=root, stdout=subprocess.DEVNULL, stderr=err))
+        failed = [log.read_text() for p, log in zip(procs, logs) if p.wait() != 0]
+    if failed:
+        print(f"\nnumba warm-up failed (the tests will compile what they need):\n"
+              f"{failed[0][-2000:]}")
+    else:
+        print(f"\nbytecode written and numba cache filled or loaded in "
+              f"{time.perf_counter() - t0:.1f} s ({len(procs)} processes)")
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -72,20 +120,30 @@ def data_folder() -> Path:
 
 @pytest.fixture(scope="session")
 def shared_app(tmp_path_factory):
-    """One ``streamlit run app.py`` per test worker, shared by the tests that open pages on a
-    real server; a test that needs a server of its own starts one (``streamlit_server``)."""
+    """One ``streamlit run app.py`` per test worker, shared by the browser tours that only look
+    at what pages show. A traceback in its log is printed at the end of the worker's session."""
     from streamlit_server import streamlit_server
     log = tmp_path_factory.mktemp("shared-app") / "streamlit.log"
     with streamlit_server(log, timeout=120.0, fail_on_crash=False) as url:
         yield url
 
 
+@pytest.fixture(scope="session")
+def own_app(tmp_path_factory):
+    """A second app server per test worker, for the tests that need links no browser tour
+    opens (the default Playground played from t = 0, eight toy configurations at once). A
+    traceback in its log fails the worker's session at its end."""
+    from streamlit_server import streamlit_server
+    log = tmp_path_factory.mktemp("own-app") / "streamlit.log"
+    with streamlit_server(log, timeout=120.0) as url:
+        yield url
+
+
 # ------------------------------------------------------------------------ one chromium per worker
-# The browser tests share one chromium per test worker (a new browser pays for the whole Streamlit
-# frontend on its first page load), each test in contexts of its own, closed after it. Playwright's
-# sync API keeps an asyncio loop running in this thread while it is started, so asyncio.run() (the
-# protocol-level tests' client) fails beside it: the browser is stopped before any test that does
-# not ask for it, and started again by the next that does.
+# One chromium per test worker, each test in contexts of its own (closed after it): a new
+# browser pays for the whole Streamlit frontend on its first page load. Playwright's sync API
+# keeps an asyncio loop running in this thread, so asyncio.run() (the protocol-level tests'
+# client) fails beside it: the browser is stopped before a test that does not ask for it.
 _PLAYWRIGHT: dict = {}
 
 
@@ -152,11 +210,10 @@ def solver_classes() -> dict:
     return out
 
 
-# ------------------------------------------------------------------------ the browser tests' worker
-@pytest.hookimpl(tryfirst=True)        # before xdist tags the grouped ids (its hook reads the marks)
+@pytest.hookimpl(tryfirst=True)        # before xdist's own hook reads the marks
 def pytest_collection_modifyitems(config, items):
-    """The browser tests run on one worker (the "browser" xdist group), which starts one
-    chromium for all of them."""
+    """The browser tests share one chromium per worker (``browser`` above): under ``--dist
+    loadgroup`` they all run on one worker."""
     for item in items:
         if "browser" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.xdist_group("browser"))

@@ -1,10 +1,10 @@
-"""Mutation check of the cost counters: does tests/test_costs.py notice a counter off by one?
+"""Mutation check of the cost counters: does tests/solvers/test_cost_counters.py notice a counter off by one?
 
 Every statement in svmcore/solvers/ that adds to or sets the kernel-evaluation counter
 (``self.kernel_evals``, ``ic[_KEVALS]``) — and the two helpers there whose return value is added
 to it (SMO's ``_diag``, CPSP's ``_kernel_rows``) — is mutated in turn: ``+= x`` becomes
 ``+= 1 + x``, ``= x`` becomes ``= 1 + x``, ``return x`` becomes ``return 1 + x``. Each mutant is
-run against tests/test_costs.py in a throw-away copy of the repository (the working tree is never
+run against tests/solvers/test_cost_counters.py in a throw-away copy of the repository (the working tree is never
 touched); a mutant is *killed* when at least one test fails. The report lists every site, the
 tests that killed it, and the sites that are equivalent by construction (a value overwritten
 before anything reads it), which no test can kill.
@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-TEST = "tests/test_costs.py"
+TEST = "tests/solvers/test_cost_counters.py"
 SOLVERS = "svmcore/solvers"
 
 COUNTER = re.compile(r"^(\s*)(self\.kernel_evals|self\.ic\[_KEVALS\]|ic\[_KEVALS\])\s*(\+=|=)\s*")
@@ -161,7 +161,7 @@ def main(argv=None) -> int:
         if not args.keep:
             shutil.rmtree(tmp, ignore_errors=True)
 
-    print("\n| site | statement | result | killed by (tests/test_costs.py) |")
+    print("\n| site | statement | result | killed by (tests/solvers/test_cost_counters.py) |")
     print("|---|---|---|---|")
     for s in sites:
         why = EQUIVALENT.get(s.key, "")

@@ -98,7 +98,7 @@ def pegasos_kernel_batch_reference(K, y, lam, idx, k=1, project=True, evals=None
     return beta
 
 
-# ============================================================================ SMO (tests/test_smo.py)
+# ============================================================================ SMO (tests/solvers/test_smo.py)
 # Begin SMO section: a slow NumPy version of SMO with WSS 2, written from Fan, Chen & Lin (2005),
 # Sec. 3 (sets I_up / I_low, the second-order choice of j) and the two-variable subproblem solved
 # as a step along (y_i, −y_j) clipped to the box; full Q matrix, no cache.
@@ -311,7 +311,7 @@ def smo_shrinking_reference(K, y, C, tol=1e-3, max_iter=100_000, tau=1e-12, QD=N
 # End SMO section
 
 
-# ============================================================================ Online kernel (tests/test_online_kernel.py)
+# ============================================================================ Online kernel (tests/solvers/test_online_kernel.py)
 # Begin online-kernel section: NORMA (List 1), Pegaz (List 2) and OL SVM (Lists 3a / 3b) of
 # Kecman & Melki (2016), transcribed line by line on a full Gram matrix K. ``order`` is the
 # sequence of visited indices (the paper's shuffled dataset walked in order, cycled or reshuffled
@@ -477,7 +477,7 @@ def nobias_svm_optimum(K, y, C, sweeps=4000, tol=1e-12):
 # End online-kernel section
 
 
-# ============================================================================ SFW / MSFW (tests/test_frank_wolfe.py)
+# ============================================================================ SFW / MSFW (tests/solvers/test_frank_wolfe.py)
 # Begin SFW section: Ouyang & Gray (2010), Algorithms 1-4, on a dense A = K∘yyᵀ + yyᵀ + I/(2C) and
 # a dense α (no scaling trick, g over S by the listing's update rules, q by eq. 3.10).
 
@@ -603,7 +603,7 @@ def simplex_qp_optimum(A):
 # End SFW section
 
 
-# ============================================================================ ASSET (tests/test_asset.py)
+# ============================================================================ ASSET (tests/solvers/test_asset.py)
 # Begin ASSET section: Lee & Wright (ICPRAM 2012). Nyström features from the exact kernel matrix
 # (eq. 6-7), random Fourier features (eq. 8) and Algorithm 1 line by line on a dense V.
 
@@ -702,7 +702,7 @@ def asset_reference(V, y, lam, idx, dg_idx, *, loss="hinge", eps=0.0, fit_interc
 # End ASSET section
 
 
-# ============================================================================ CPSP (tests/test_cutting_plane.py)
+# ============================================================================ CPSP (tests/solvers/test_cutting_plane.py)
 # Begin CPSP section: Yu & Joachims (2008), Algorithms 2 and 3 for the binary L1-SVM without bias
 # (k + 1 with fit_intercept), on a dense kernel matrix: every cut is a coefficient vector gc over the
 # n points (g = Σ_i gc_i φ(x_i)), every inner product is read off K; no A store, no caches.
@@ -848,7 +848,7 @@ def cpsp_constant_reference(K, y, C, r, eps, seed, qp, max_iter=1000, add_one=0.
 
 
 # ============================================================================ step-through records
-# Begin step-through section (tests/test_step_explained.py): the quantities a StepThroughRecord names,
+# Begin step-through section (tests/solvers/test_step_through.py): the quantities a StepThroughRecord names,
 # written from the papers on dense arrays, independent of the solvers' code.
 
 

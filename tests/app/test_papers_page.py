@@ -1,0 +1,101 @@
+"""The Papers page through Streamlit's AppTest, on a small report JSON written here.
+
+The page only reads the file named by ``SVMCORE_REPORT`` (default docs/benchmarks.json): these
+tests point it at a fixture, at a missing file and at a broken one.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from urllib.parse import parse_qsl
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from svmcore.lessons import papers
+from svmcore.runs.config import config_from_query, race_config_from_query
+
+ROOT = Path(__file__).resolve().parents[2]
+PAGE = str(ROOT / "pages" / "papers.py")
+TIMEOUT = 120
+
+SFW_LINK = dict(kind="race", dataset="svmguide1", max_train=1000, budget="time",
+                entrants=[["sfw", {"kernel": "rbf", "gamma": 0.00125, "C": 0.4, "epochs": 2.0}],
+                          ["smo", {"kernel": "rbf", "gamma": 0.00125, "C": 1.0}]])
+ASSET_LINK = dict(kind="run", dataset="a9a", max_train=1000, solver="asset",
+                  params={"kernel": "rbf", "gamma": 0.005, "C": 1.5, "n_components": 256})
+
+
+def _doc():
+    base = dict(repeats=1, command="python -m svmcore.bench report --quick", peer="SVC")
+    return {
+        "schema": 1, "command": "python -m svmcore.bench report --quick", "mode": "quick",
+        "seconds": 100.0,
+        "environment": {"date": "2026-11-25 02:00 UTC", "cpu": "test cpu", "cores": 2,
+                        "sklearn": "1.9.1", "numba": "0.68.1"},
+        "records": [
+            dict(base, suite="smo", dataset="svmguide1", solver="SMO", metric="fit s",
+                 value=0.1, peer_value=0.2, ratio=0.5),
+            dict(base, suite="papers", dataset="svmguide1", solver="SFW, 1 epoch(s)",
+                 metric="test accuracy %", value=96.8, peer_value=97.0, ratio=96.8 / 97.0,
+                 paper=papers.SFW_PAPER, table="Table 3", paper_value=96.85,
+                 verdict="reproduced", link=SFW_LINK),
+            dict(base, suite="papers", dataset="a9a", solver="ASSET_M, s = 512",
+                 metric="test accuracy %", value=85.0, peer_value=84.92, ratio=85 / 84.92,
+                 paper=papers.ASSET_PAPER, table="Table 3", paper_value=84.9,
+                 verdict="reproduced", link=ASSET_LINK),
+        ],
+    }
+
+
+def _ok(at):
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+
+
+@pytest.fixture
+def report(tmp_path, monkeypatch):
+    path = tmp_path / "benchmarks.json"
+    monkeypatch.setenv("SVMCORE_REPORT", str(path))
+    return path
+
+
+def test_rows_per_paper_with_links(report):
+    report.write_text(json.dumps(_doc()))
+    at = AppTest.from_file(PAGE, default_timeout=TIMEOUT).run()
+    _ok(at)
+    assert [s.value for s in at.subheader] == [papers.SFW_PAPER, papers.ASSET_PAPER]
+    assert "report --quick" in " ".join(c.value for c in at.caption)
+    sfw, asset = (df.value for df in at.dataframe)
+    assert list(sfw["paper's"]) == ["96.85"] and list(sfw["ours"]) == ["96.8"]
+    assert list(sfw["verdict"]) == ["reproduced"] and list(sfw["SVC"]) == ["97"]
+    race_url, run_url = sfw["live"][0], asset["live"][0]
+    path, q = race_url.split("?", 1)
+    cfg, problems = race_config_from_query(dict(parse_qsl(q)))
+    assert path == "/race" and problems == []
+    assert [e.solver for e in cfg.entrants] == ["sfw", "smo"]
+    assert cfg.data.dataset == "svmguide1" and cfg.data.max_train == 1000
+    assert dict(cfg.entrants[0].params)["C"] == 0.4
+    path, q = run_url.split("?", 1)
+    run, problems = config_from_query(dict(parse_qsl(q)))
+    assert path == "/" and problems == []
+    assert (run.solver, run.dataset, run.param_dict["n_components"]) == ("asset", "a9a", 256)
+
+
+def test_missing_report_says_how_to_make_it(report):
+    at = AppTest.from_file(PAGE, default_timeout=TIMEOUT).run()
+    assert not at.exception and not at.dataframe
+    (w,) = at.warning
+    assert "No benchmark report" in w.value and "python -m svmcore.bench report" in w.value
+
+
+def test_broken_and_paperless_reports(report):
+    report.write_text("{not json")
+    at = AppTest.from_file(PAGE, default_timeout=TIMEOUT).run()
+    assert not at.exception and "could not be read" in at.warning[0].value
+    doc = _doc()
+    doc["records"] = doc["records"][:1]
+    report.write_text(json.dumps(doc))
+    at = AppTest.from_file(PAGE, default_timeout=TIMEOUT).run()
+    _ok(at)
+    assert not at.dataframe and "no paper rows" in at.info[0].value
