@@ -163,13 +163,14 @@ def test_play_moves_at_display_rate_and_pause_stops_at_once(shared_app, browser)
     assert len(playing) >= PLAYING_FRAMES // 2, len(playing)
     new = sum(b["paints"] != a["paints"] for a, b in playing)
     assert new / len(playing) > 0.5, (new, len(playing))
-    # ... and the pixels agree with the count: a new image on consecutive frames where the
-    # count grew, the same pixels where it did not
+    # ... and the pixels agree with the count: the same pixels where it did not grow, new
+    # images on several frames where it did (a blend step can round to the same pixels)
     hashed = [(a, b) for a, b in zip(before, before[1:])
               if "hash" in a and "hash" in b and a["frames"] == b["frames"]]
     assert sum(b["paints"] != a["paints"] for a, b in hashed) >= 3, hashed
-    for a, b in hashed:
-        assert (a["hash"] != b["hash"]) == (a["paints"] != b["paints"]), (a, b)
+    for a, b in hashed:                 # no change of pixels without a paint
+        assert a["paints"] != b["paints"] or a["hash"] == b["hash"], (a, b)
+    assert sum(a["hash"] != b["hash"] for a, b in hashed) >= 3, hashed
 
     # the tile shows only the t of keyframes the server sent (so does the view's data-t)
     key_ts = {t for msg in sent for t in msg if t is not None}
