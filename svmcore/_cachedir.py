@@ -1,5 +1,7 @@
-"""Where numba keeps svmcore's compiled code (stdlib only: ``import svmcore`` sets it up without
-importing numba; :mod:`svmcore._jit` holds the numba options)."""
+"""Where numba keeps svmcore's compiled code (stdlib and platformdirs only: ``import svmcore`` sets
+it up without importing numba; :mod:`svmcore._jit` holds the numba options). An installed package
+sits in a site-packages folder that may be read-only: its compiled code goes to the user's cache
+folder, never beside the sources."""
 import hashlib
 import os
 import shutil
@@ -16,13 +18,8 @@ def default_cache_dir() -> str:
     """The user's cache folder for svmcore's compiled code: ``platformdirs.user_cache_dir``
     (``$XDG_CACHE_HOME`` or ``~/.cache`` on Linux, ``~/Library/Caches`` on macOS,
     ``%LOCALAPPDATA%`` on Windows) + ``svmcore/numba``."""
-    try:
-        from platformdirs import user_cache_dir
-        base = user_cache_dir("svmcore", appauthor=False)
-    except ImportError:                                  # platformdirs comes with pooch
-        base = os.path.join(os.environ.get("XDG_CACHE_HOME") or
-                            os.path.join(os.path.expanduser("~"), ".cache"), "svmcore")
-    return os.path.join(base, "numba")
+    from platformdirs import user_cache_dir
+    return os.path.join(user_cache_dir("svmcore", appauthor=False), "numba")
 
 
 def _writable_dir(path: str) -> bool:

@@ -105,15 +105,14 @@ def _shared_data_above(start: Path) -> Path | None:
 
 
 def catalog_path() -> Path:
-    """Path of the catalog: env ``SVMCORE_CATALOG`` if set, else ``<repo>/datasets/catalog.toml``.
-
-    The default is located relative to this file (``svmcore/data/catalog.py`` -> repo root), so it
-    exists in a source checkout; an installed package without it just has no catalog datasets.
+    """Path of the catalog: env ``SVMCORE_CATALOG`` if set, else the installed package's copy
+    (``svmcore/_app/datasets/catalog.toml``), else the checkout's ``<repo>/datasets/catalog.toml``.
     """
     env = os.environ.get(CATALOG_ENV)
     if env:
         return Path(env).expanduser()
-    return Path(__file__).resolve().parents[2] / "datasets" / "catalog.toml"
+    from .._packaged import catalog_file
+    return catalog_file()
 
 
 # --------------------------------------------------------------------------------------------

@@ -99,11 +99,12 @@ class AppServer:
     def __init__(self, port: int | None = None, address: str = "127.0.0.1", app: Path | None = None,
                  log: Path | None = None, cookie_secret: str | None = None,
                  extra_args: tuple[str, ...] = ()):
-        self.app = Path(app) if app is not None else ROOT / "app.py"
+        from ._packaged import app_script
+        self.app = Path(app) if app is not None else (app_script() or ROOT / "app.py")
         if not self.app.is_file():
-            raise FileNotFoundError(f"{self.app} not found: svmcore.server.replicas serves the app of a "
-                                    "source checkout (app.py beside the svmcore package); pass "
-                                    "the path of app.py")
+            raise FileNotFoundError(f"{self.app} not found: neither an installed package's "
+                                    "svmcore/_app/app.py nor a checkout's; pass the path of "
+                                    "app.py")
         self.address = address
         self.port = port or free_port(address)
         self.log_path = log

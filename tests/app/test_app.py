@@ -105,6 +105,7 @@ def _trace_equal(ca: dict, cb: dict, n: int | None = None):
 # ----------------------------------------------------------------------------- app / page
 
 
+@pytest.mark.smoke
 def test_app_renders_playground_by_default():
     at = AppTest.from_file(APP, default_timeout=TIMEOUT).run()
     _ok(at)

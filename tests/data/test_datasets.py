@@ -94,6 +94,7 @@ def assert_pm1(y):
 # ============================================================================================
 
 
+@pytest.mark.smoke
 @pytest.mark.parametrize("name", TOY_NAMES)
 def test_toy_shapes_and_dtypes(name):
     X, y = make_toy(name, n=123, seed=3)

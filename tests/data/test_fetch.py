@@ -244,6 +244,7 @@ def toy(tmp_path, monkeypatch):
 # ============================================================================================
 
 
+@pytest.mark.smoke
 def test_download_verify_then_cache_hit_without_network(toy, monkeypatch):
     assert dataset_location("toyplain") == "remote"
     assert download_size("toyplain") == toy.site_bytes["toyplain"] + toy.site_bytes["toyplain.t"]
@@ -481,6 +482,7 @@ def test_cli_fetch_and_list(toy, monkeypatch, capsys):
     assert str(toy.cache) in out
 
 
+@pytest.mark.smoke
 def test_cli_failure_exit_code_and_text_progress_bar(toy, monkeypatch, capsys):
     monkeypatch.setitem(__import__("sys").modules, "tqdm", None)  # no tqdm: the plain bar
     with serve(toy.mirror) as srv:

@@ -34,6 +34,7 @@ def _strip(run):
     return [{k: v for k, v in r.items() if k != "time"} for r in run.trace_dicts()]
 
 
+@pytest.mark.smoke
 @pytest.mark.parametrize("kernel", ["linear", "rbf"])
 def test_trace_does_not_depend_on_chunking(kernel):
     X, y, Xt, yt = _data()

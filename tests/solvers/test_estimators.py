@@ -56,6 +56,7 @@ def test_same_seed_is_bit_identical_and_different_seed_differs(kernel):
     np.testing.assert_equal(strip(a.history_), strip(b.history_))    # NaN == NaN here
 
 
+@pytest.mark.smoke
 @pytest.mark.parametrize("labels", [(0, 1), (1, 2), (-1, 1), ("ham", "spam")])
 def test_any_two_labels(labels):
     X, y = make_classification(200, 4, random_state=0)

@@ -94,6 +94,7 @@ def test_nystroem_threshold_drops_duplicate_landmark_directions():
         NystroemFeatures(5, "rbf", 0.5, eig_threshold=100.0).fit(X, 0)
 
 
+@pytest.mark.smoke
 def test_rff_is_rbfsampler_and_eq8(cancer):
     X, Xt = cancer
     sk = RBFSampler(gamma=0.07, n_components=128, random_state=5).fit(X)

@@ -21,6 +21,7 @@ CASES = [
 ]
 
 
+@pytest.mark.smoke
 @pytest.mark.parametrize("sparse", [False, True])
 @pytest.mark.parametrize("kernel,kw,ref", CASES)
 def test_kernel_matrix_matches_sklearn(kernel, kw, ref, sparse):

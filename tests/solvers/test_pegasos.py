@@ -27,6 +27,7 @@ def _stream(n, seed, m):
 @pytest.mark.parametrize("k,project,fit_intercept,averaging", [
     (1, True, False, None), (1, False, False, None), (4, True, True, None),
     (3, True, False, 0.5), (1, True, True, 50), (2, False, True, 1.0)])
+@pytest.mark.smoke
 def test_linear_matches_reference(sparse, k, project, fit_intercept, averaging):
     X, y = _problem()
     C, epochs = 0.5, 3

@@ -18,6 +18,7 @@ CLOSED = {
 }
 
 
+@pytest.mark.smoke
 @pytest.mark.parametrize("name", sorted(SCHEDULE_CODES))
 def test_step_size_closed_form(name):
     s = Schedule(name, eta0=ETA0)

@@ -1,0 +1,6 @@
+"""``python -m svmcore ...``: the ``svmcore`` command (svmcore.cli)."""
+import sys
+
+from .cli import main
+
+sys.exit(main())
