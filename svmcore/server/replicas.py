@@ -99,7 +99,7 @@ class AppServer:
     def __init__(self, port: int | None = None, address: str = "127.0.0.1", app: Path | None = None,
                  log: Path | None = None, cookie_secret: str | None = None,
                  extra_args: tuple[str, ...] = ()):
-        from ._packaged import app_script
+        from .._packaged import app_script
         self.app = Path(app) if app is not None else (app_script() or ROOT / "app.py")
         if not self.app.is_file():
             raise FileNotFoundError(f"{self.app} not found: neither an installed package's "
