@@ -61,36 +61,10 @@ def cmd_list(out=None) -> int:
     return 0
 
 
-def _text_bar(label: str, stream):
-    """A plain progress bar for terminals without tqdm: ``label [#####.....]  45%  1.2/2.6 MB``."""
-    width = 30
-    state = {"last": -1}
-
-    def report(done: int, total: int) -> None:
-        frac = done / total if total else 0.0
-        step = int(frac * 200)
-        if step == state["last"]:
-            return
-        state["last"] = step
-        k = int(frac * width)
-        stream.write(f"\r{label} [{'#' * k}{'.' * (width - k)}] {frac:4.0%}  "
-                     f"{_mb(done)} / {_mb(total)}")
-        stream.flush()
-
-    def close() -> None:
-        stream.write("\n")
-        stream.flush()
-
-    return report, close
-
-
 def progress_bar(label: str, stream=None):
-    """``(report(done, total), close())`` driving a tqdm bar, or a text bar without tqdm."""
+    """``(report(done, total), close())`` driving a tqdm bar (a required dependency)."""
+    from tqdm import tqdm
     stream = stream or sys.stderr
-    try:
-        from tqdm import tqdm
-    except ImportError:
-        return _text_bar(label, stream)
     bar = tqdm(total=0, unit="B", unit_scale=True, unit_divisor=1024, desc=label, file=stream,
                leave=True, dynamic_ncols=True)
 

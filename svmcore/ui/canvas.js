@@ -577,7 +577,7 @@ function receive(st, data, decode, show) {
   const now = performance.now();
   if (data.keys && st.frozen && now - st.frozen < 2000) return;   // sent before the stop
   if (data.keys) {                          // a batch: play it after what is queued
-    // the rule of svmcore.live.playback_times: after what is queued, the spacing stretched or
+    // the rule of svmcore.server.pacing.playback_times: after what is queued, the spacing stretched or
     // shrunk by at most a quarter so that about `buffer` seconds stay queued at the batch's end
     let prev = st.queue.length ? st.queue[st.queue.length - 1].k : st.shown;
     const K = data.keys.length, dt = 1000 * (data.dt || 0.2), span = K * dt;
