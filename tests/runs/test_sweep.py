@@ -402,13 +402,12 @@ def test_cli_interrupted_writes_the_finished_rows(tmp_path, monkeypatch, local_t
     same(written, local_table[local_table["index"] == written["index"][0]].reset_index(drop=True))
 
 
-def test_parquet_without_pyarrow_falls_back_to_csv(tmp_path, monkeypatch):
+def test_output_paths_are_checked_before_a_sweep(tmp_path):
     from svmcore.runs import sweep
-    from svmcore.runs.sweep import table as sweep_table
     assert sweep.output_path(tmp_path / "r.parquet") == (str(tmp_path / "r.parquet"), "")
-    monkeypatch.setattr(sweep_table, "_has_pyarrow", lambda: False)
-    path, note = sweep.output_path(tmp_path / "r.parquet")
-    assert path == str(tmp_path / "r.csv") and "pyarrow is not installed" in note
+    assert sweep.output_path(tmp_path / "r.csv") == (str(tmp_path / "r.csv"), "")
+    with pytest.raises(ValueError, match="must end in .csv or .parquet"):
+        sweep.output_path(tmp_path / "r.txt")
     with pytest.raises(ValueError, match="folder .* does not exist"):
         sweep.output_path(tmp_path / "nope" / "r.csv")
 

@@ -33,24 +33,16 @@ def to_frame(rows: list[dict]):
     return df.reset_index(drop=True)
 
 
-def _has_pyarrow() -> bool:
-    import importlib.util
-    return importlib.util.find_spec("pyarrow") is not None
-
-
 def output_path(path) -> tuple[str, str]:
     """``(path to write, note)`` for a requested output file, checked before a sweep starts:
-    ``.csv`` or ``.parquet`` in an existing folder; ``.parquet`` without pyarrow becomes the same
-    name in ``.csv`` and the note says so (otherwise the note is empty)."""
+    ``.csv`` or ``.parquet`` (pyarrow, a required dependency) in an existing folder; the note is
+    empty (callers print it when there is one)."""
     path = str(path)
     if not (path.endswith(".csv") or path.endswith(".parquet")):
         raise ValueError(f"the output file must end in .csv or .parquet, got {path!r}")
     folder = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(folder):
         raise ValueError(f"the output folder {folder} does not exist")
-    if path.endswith(".parquet") and not _has_pyarrow():
-        csv = path[:-len(".parquet")] + ".csv"
-        return csv, f"pyarrow is not installed, so the table goes to {csv} (CSV), not Parquet"
     return path, ""
 
 
@@ -58,8 +50,6 @@ def write_table(table, path) -> None:
     """Write a sweep table to ``.csv`` or ``.parquet`` (see :func:`output_path`)."""
     path = str(path)
     if path.endswith(".parquet"):
-        if not _has_pyarrow():
-            raise ValueError("writing .parquet needs pyarrow (pip install pyarrow); or write .csv")
         table.to_parquet(path, index=False)
     elif path.endswith(".csv"):
         table.to_csv(path, index=False)
