@@ -57,7 +57,7 @@ def _parser() -> argparse.ArgumentParser:
 
 def run_app(argv: list[str]) -> int:
     """``streamlit run <app.py> argv...``: the installed package's copy of the app (or the
-    checkout's), in this process; Streamlit reads the app's settings from the
+    checkout's), as a child process; Streamlit reads the app's settings from the
     ``.streamlit/config.toml`` beside it, then the options given here."""
     if argv[:1] in (["-h"], ["--help"]):
         print("usage: svmcore app [streamlit run options...]\n\n"
@@ -72,8 +72,8 @@ def run_app(argv: list[str]) -> int:
         print("svmcore app: app.py not found (neither svmcore/_app/app.py of an installed "
               "package nor a checkout's)", file=sys.stderr)
         return 1
-    from streamlit.web import cli as stcli
-    return stcli.main(args=["run", str(script), *argv], prog_name="svmcore app")
+    import subprocess                 # Streamlit's own command, so only svmcore.ui imports it
+    return subprocess.call([sys.executable, "-m", "streamlit", "run", str(script), *argv])
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -39,8 +39,7 @@ def test_engine_imports_no_streamlit_and_race_no_plotly():
 def test_only_the_kit_imports_streamlit():
     """Only svmcore/ui imports streamlit. The one exception: the classroom benchmark's client
     (svmcore/server/protocol_client.py) speaks Streamlit's websocket protocol from outside the app and
-    takes the message classes from ``streamlit.proto`` — nothing else of streamlit; and the
-    command line (svmcore/cli.py) starts the app through ``streamlit.web``'s own launcher."""
+    takes the message classes from ``streamlit.proto`` — nothing else of streamlit."""
     offenders = []
     for path in (ROOT / "svmcore").rglob("*.py"):
         rel = path.relative_to(ROOT / "svmcore")
@@ -54,8 +53,6 @@ def test_only_the_kit_imports_streamlit():
                 if n.split(".")[0] != "streamlit":
                     continue
                 if rel.parts[0] == "server" and n.startswith("streamlit.proto"):
-                    continue
-                if str(rel) == "cli.py" and n.startswith("streamlit.web"):
                     continue
                 offenders.append(f"{rel}: {n}")
     assert offenders == []
