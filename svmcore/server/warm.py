@@ -28,7 +28,7 @@ import sys
 import threading
 import time
 
-__all__ = ["FIRST_PAGE", "frames", "lifespan", "middleware", "plan", "problems", "ready",
+__all__ = ["FIRST_PAGE", "lifespan", "middleware", "plan", "problems", "ready",
            "start", "status", "wait"]
 
 #: What the app's first page imports (app.py, pages/playground.py and what they pull in): the
@@ -100,19 +100,6 @@ def _yield_to_pages(max_delay: float) -> None:
         _state["delayed"] += time.monotonic() - t0
 
 
-def frames() -> None:
-    """Load (or compile, ~4 s on an empty cache) the compiled code every live frame after the
-    first one runs: the level lines (svmcore.contour). The first page needs none (its field is
-    flat): the warm-up calls this after the first solver, once the first page has settled."""
-    try:
-        import numpy as np
-
-        from ..contour import level_polylines
-        level_polylines(np.array([[-1.0, 1.0], [1.0, -1.0]]), np.arange(2.0), np.arange(2.0))
-    except Exception as exc:  # noqa: BLE001 - reported by problems(), the app goes on
-        _state["problems"].append(f"level lines: {type(exc).__name__}: {exc}")
-
-
 def _work(freeze: bool, max_delay: float, preload: tuple[str, ...],
           switch_interval: float | None = None) -> None:
     import importlib
@@ -152,8 +139,6 @@ def _work(freeze: bool, max_delay: float, preload: tuple[str, ...],
                 sys.setswitchinterval(switch_interval)
                 switch_interval = None
             _yield_to_pages(max_delay)
-        if k == 1:                 # what a Play needs next: the level lines
-            frames()
         _state["current"] = name + (f" ({params['kernel']})" if params else "")
         try:
             warmup(get_solver(name)(**params))
@@ -162,8 +147,6 @@ def _work(freeze: bool, max_delay: float, preload: tuple[str, ...],
         _state["finished"] += 1
         if k == 0 and early_freeze:
             gc.freeze()
-    if len(todo) < 2:
-        frames()
     _state["current"] = ""
     if switch_interval is not None:
         sys.setswitchinterval(switch_interval)

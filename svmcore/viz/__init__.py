@@ -14,9 +14,8 @@ in ``add_trace``/``update_layout`` costs tens of milliseconds per live frame. Ar
 from ._base import CLASS_COLORS, CLASS_NAMES, FIELD_COLORSCALE
 from .curves import CURVE_LABELS, curves_figure, schedule_figure
 from .field import boundary_figure, edit_grid, run_figure, run_frame
-from .plane import (Plane, View, decision_field, field_grid, make_view, view_plane,
-                    zero_contour)
+from .plane import Plane, View, decision_field, field_grid, make_view, view_plane
 
 __all__ = ["CLASS_COLORS", "CLASS_NAMES", "FIELD_COLORSCALE", "CURVE_LABELS", "curves_figure",
            "schedule_figure", "boundary_figure", "edit_grid", "run_figure", "run_frame", "Plane", "View",
-           "decision_field", "field_grid", "make_view", "view_plane", "zero_contour"]
+           "decision_field", "field_grid", "make_view", "view_plane"]

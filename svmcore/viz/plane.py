@@ -7,7 +7,6 @@
   its place while a run is animated.
 * :func:`decision_field` — the solver's decision function on that grid (float32), via
   :func:`svmcore.solvers.decision_plane.decision_on_plane` (the RBF field as one matrix product).
-* :func:`zero_contour` — a level line of a field (marching squares).
 * :class:`View` / :func:`make_view` — what a page needs to draw a dataset, computed once.
 """
 from __future__ import annotations
@@ -148,60 +147,6 @@ def decision_field(solver, xs, ys, plane: Plane | None = None) -> np.ndarray:
                                   dtype=np.float64)
     return np.nan_to_num(np.asarray(f, dtype=np.float64), nan=0.0, posinf=0.0,
                          neginf=0.0).astype(_F32)
-
-
-def zero_contour(z, xs, ys, level: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
-    """The level line ``z = level`` by marching squares: ``(x, y)`` float arrays of segments
-    separated by NaN (plotly draws them as one broken line). Saddle cells are resolved by the
-    cell's mean value. Empty arrays when the level is not crossed."""
-    z = np.asarray(z, dtype=np.float64) - level
-    xs = np.asarray(xs, dtype=np.float64)
-    ys = np.asarray(ys, dtype=np.float64)
-    pos = z > 0.0
-    # crossings on horizontal edges (j, i)-(j, i+1) and vertical edges (j, i)-(j+1, i)
-    zh_a, zh_b = z[:, :-1], z[:, 1:]
-    h = pos[:, :-1] != pos[:, 1:]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        th = np.where(h, zh_a / (zh_a - zh_b), 0.0)
-    hx = xs[:-1][None, :] + th * np.diff(xs)[None, :]
-    hy = np.broadcast_to(ys[:, None], hx.shape)
-    zv_a, zv_b = z[:-1, :], z[1:, :]
-    v = pos[:-1, :] != pos[1:, :]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        tv = np.where(v, zv_a / (zv_a - zv_b), 0.0)
-    vy = ys[:-1][:, None] + tv * np.diff(ys)[:, None]
-    vx = np.broadcast_to(xs[None, :], vy.shape)
-    # per cell (j, i): edges B = h[j, i], T = h[j+1, i], L = v[j, i], R = v[j, i+1]
-    E = {"B": (h[:-1, :], hx[:-1, :], hy[:-1, :]), "T": (h[1:, :], hx[1:, :], hy[1:, :]),
-         "L": (v[:, :-1], vx[:, :-1], vy[:, :-1]), "R": (v[:, 1:], vx[:, 1:], vy[:, 1:])}
-    count = E["B"][0].astype(int) + E["T"][0] + E["L"][0] + E["R"][0]
-    segs = []
-    two = count == 2
-    order = ("B", "R", "T", "L")
-    for a_i in range(4):
-        for b_i in range(a_i + 1, 4):
-            a, b = order[a_i], order[b_i]
-            m = two & E[a][0] & E[b][0]
-            if m.any():
-                segs.append((E[a][1][m], E[a][2][m], E[b][1][m], E[b][2][m]))
-    saddle = count == 4
-    if saddle.any():
-        centre = 0.25 * (z[:-1, :-1] + z[:-1, 1:] + z[1:, :-1] + z[1:, 1:])
-        bl_pos = pos[:-1, :-1]
-        joined = (centre > 0.0) == bl_pos       # BL and TR connected through the centre
-        for m, pairs in ((saddle & joined, (("B", "R"), ("T", "L"))),
-                         (saddle & ~joined, (("B", "L"), ("T", "R")))):
-            if m.any():
-                for a, b in pairs:
-                    segs.append((E[a][1][m], E[a][2][m], E[b][1][m], E[b][2][m]))
-    if not segs:
-        return np.empty(0), np.empty(0)
-    x1 = np.concatenate([s[0] for s in segs])
-    y1 = np.concatenate([s[1] for s in segs])
-    x2 = np.concatenate([s[2] for s in segs])
-    y2 = np.concatenate([s[3] for s in segs])
-    nan = np.full_like(x1, np.nan)
-    return np.column_stack([x1, x2, nan]).ravel(), np.column_stack([y1, y2, nan]).ravel()
 
 
 @dataclass

@@ -4,8 +4,9 @@ A live frame used to send the field as a ``go.Contour`` (22,500 float32 values f
 JSON ~150 kB) and let the browser recompute the contour lines on every frame, which cost a
 chromium page about one core. Here the field becomes a PNG (the colours of
 :data:`~svmcore.viz._base.FIELD_COLORSCALE`, a few kB) that the browser only scales, and the
-boundary f = 0 and the margins f = ±1 are polylines traced once on the server by marching
-squares and chained end to end (each crossing point sent once).
+boundary f = 0 and the margins f = ±1 are polylines traced once on the server by contourpy's
+marching squares (its serial algorithm, saddles resolved by the cell's mean) and chained end to
+end, each crossing point sent once.
 """
 from __future__ import annotations
 
@@ -15,8 +16,9 @@ import zlib
 
 import numpy as np
 
+from contourpy import LineType, contour_generator
+
 from ._base import FIELD_COLORSCALE
-from ..contour import level_polylines
 
 
 def _hex(c: str) -> tuple[int, int, int]:
@@ -72,7 +74,21 @@ def data_uri(png: bytes) -> str:
 
 
 def level_lines(z, xs, ys, level: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
-    """The level line ``z = level`` as polylines: ``(x, y)`` with NaN between pieces — the
-    crossing points of :func:`~svmcore.viz.plane.zero_contour`'s marching squares, chained by
-    the grid edge they lie on, so each is sent once (compiled: :mod:`svmcore.contour`)."""
-    return level_polylines(z, xs, ys, level)
+    """The level line ``z = level`` of ``z`` (rows = ``ys``, columns = ``xs``) as polylines:
+    ``(x, y)`` with NaN between pieces, a closed piece repeating its first point; empty arrays
+    when the level is not crossed. A node counts as above the level when z > level, a crossing
+    lies at the linear interpolation along its grid edge."""
+    z = np.asarray(z, dtype=np.float64)
+    xs = np.asarray(xs, dtype=np.float64)
+    ys = np.asarray(ys, dtype=np.float64)
+    if z.ndim != 2 or z.shape != (ys.shape[0], xs.shape[0]):
+        raise ValueError(f"z has shape {z.shape}, expected (len(ys), len(xs)) = "
+                         f"({ys.shape[0]}, {xs.shape[0]})")
+    if z.shape[0] < 2 or z.shape[1] < 2:
+        return np.empty(0), np.empty(0)
+    gen = contour_generator(xs, ys, z, name="serial", line_type=LineType.ChunkCombinedNan,
+                            quad_as_tri=False)
+    points = gen.lines(level)[0][0]
+    if points is None:
+        return np.empty(0), np.empty(0)
+    return np.ascontiguousarray(points[:, 0]), np.ascontiguousarray(points[:, 1])

@@ -265,18 +265,16 @@ def test_warm_up_lets_the_first_page_settle_in_the_browser_unless_someone_waits(
     assert r == {"settling": 0, "ok": True, "began": 2}
 
 
-def test_started_with_the_server_it_freezes_what_it_loads_and_leaves_the_level_lines_for_later():
+def test_started_with_the_server_it_freezes_what_it_loads_and_waits_for_the_page_to_settle():
     # with the server (preload): the server's and the preload's long-lived objects are out of
-    # the collector's sight before the first page's solver loads; the level lines (what a Play
-    # needs next, not the first page) load once the first page has settled, before the next
-    # solver
+    # the collector's sight before the first page's solver loads; the next solver loads once the
+    # first page has settled
     r = _python(
         "import gc, json, threading, time\n"
         "import svmcore.runs.run, svmcore.server.warm as warm\n"
         "warm.SETTLE_S = 0.4\n"
         "log = []\n"
         "svmcore.runs.run.warmup = lambda s: log.append((s.name, gc.get_freeze_count(), time.monotonic()))\n"
-        "warm.frames = lambda: log.append(('frames', gc.get_freeze_count(), time.monotonic()))\n"
         "warm.plan = lambda: [('pegasos', {}), ('smo', {})]\n"
         "release = threading.Event()\n"
         "script = threading.Thread(target=release.wait, args=(60,)); script.start()\n"
@@ -287,10 +285,10 @@ def test_started_with_the_server_it_freezes_what_it_loads_and_leaves_the_level_l
         "while not warm.ready() and time.monotonic() - t0 < 60: time.sleep(0.02)\n"
         "print(json.dumps(dict(before=before, log=[(n, f, t - ended) for n, f, t in log])))\n")
     names = [n for n, _, _ in r["log"]]
-    assert names == ["pegasos", "frames", "smo"]
-    (_, frozen, at), (_, _, frames_at), _ = r["log"]
+    assert names == ["pegasos", "smo"]
+    (_, frozen, at), (_, _, next_at) = r["log"]
     assert r["before"] == 0 and frozen > 0 and at < 0         # frozen, loaded before the page ended
-    assert frames_at >= 0.4                                   # after the page settled
+    assert next_at >= 0.4                                     # after the page settled
 
 
 def test_started_with_the_server_it_waits_for_the_first_page_to_come():
@@ -302,7 +300,6 @@ def test_started_with_the_server_it_waits_for_the_first_page_to_come():
         "warm.SETTLE_S = 0.2\n"
         "log = []\n"
         "svmcore.runs.run.warmup = lambda s: log.append(s.name)\n"
-        "warm.frames = lambda: None\n"
         "warm.plan = lambda: [('pegasos', {}), ('smo', {})]\n"
         "warm.start(preload=('json',), freeze=False, max_delay=60, last_request=lambda: 0.0)\n"
         "time.sleep(1.0); before_page = list(log)\n"
