@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parents[1]
 # Debian's chromium-headless-shell (the "old" headless build, what Playwright itself runs for
 # headless tests) when it is installed: the same Blink, V8 and Skia, without the full browser's
 # window and compositor machinery. Loading the Playground costs it ~4 s of CPU against ~6 s for
-# the full /usr/bin/chromium (measured here, 1600 x 1250; playing costs both the same), and the
+# the full /usr/bin/chromium (at 1600 x 1250; playing costs both the same), and the
 # suite opens ~25 pages. The full chromium is the fallback; the benchmarks (svmcore.bench) keep
 # the full browser, as a student's laptop runs it.
 _BROWSERS = ("/usr/bin/chromium-headless-shell", "/usr/bin/chromium")

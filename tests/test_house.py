@@ -15,8 +15,8 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 PKG = ROOT / "svmcore"
 
-#: at most 8 modules at svmcore's top level, plus the command line's cli.py and __main__.py
-MAX_TOP_LEVEL = 8 + 2
+#: at most 10 modules at svmcore's top level (the command line's cli.py and __main__.py among them)
+MAX_TOP_LEVEL = 10
 MAX_LINES = 700
 #: solver families whose compiled core is one piece may reach 900 lines (each says why in its
 #: module docstring)
@@ -99,6 +99,13 @@ def test_the_changelog_patterns_catch_what_they_mean(tmp_path, text, hits):
 
 def test_comments_say_what_and_why_never_when():
     assert changelog_comments(_sources()) == []
+
+
+def test_the_tests_say_what_they_check_not_which_issue_asked():
+    here = Path(__file__).resolve()
+    tests = sorted(p for p in (ROOT / "tests").rglob("*.py")
+                   if "__pycache__" not in p.parts and p.resolve() != here)
+    assert changelog_comments(tests) == []
 
 
 def test_at_most_ten_modules_at_the_top_level():

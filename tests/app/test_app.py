@@ -309,7 +309,7 @@ def test_same_configuration_gives_the_same_trace():
     # and the page drives the engine faithfully: a direct run on the same data agrees
     X, y = make_toy("gaussians", n=200, noise=0.35, imbalance=0.5, seed=0)
     X_tr, X_te, y_tr, y_te = train_test_split(X, y, test_size=0.25, seed=0)
-    X_tr, X_te, _ = scale("standard", X_tr, X_te)   # a new session standardises (issue 23)
+    X_tr, X_te, _ = scale("standard", X_tr, X_te)   # a new session standardises
     direct = TrainingRun("pegasos", X_tr, y_tr, X_te, y_te, seed=0, per_decade=pacing.LIVE_PER_DECADE)
     direct.advance_iters(_run(a).t)
     _trace_equal(direct.trace_columns(), ca)
@@ -380,7 +380,7 @@ def test_url_round_trip_reproduces_the_run():
     _step(a, 5)
     query = _query(a)
     assert query["ds"] == "circles" and query["p.gamma"] == "2.0" and query["seed"] == "7"
-    assert query["t"] == str(_run(a).t)       # the link carries the moment (issue 22)
+    assert query["t"] == str(_run(a).t)       # the link carries the moment
     b = _page(query)                          # a new session opened from the copied link
     assert b.selectbox(key="pg_toy").value == "circles"
     assert b.session_state["pg"].live.cfg == a.session_state["pg"].live.cfg

@@ -1,4 +1,4 @@
-"""Issue 22 items 7 and 8 on the pages: help a student can read, beginner-safe defaults and
+"""The pages' words and defaults: help a student can read, beginner-safe defaults and
 numbers that agree with each other (tiles, status line, Race entrants and their table).
 
 AppTest never fires ``run_every``: the runs are driven with Step at the "max" pace.
@@ -156,7 +156,7 @@ def uploaded():
     at.radio(key="pg_src").set_value("upload").run()
     at.file_uploader(key="pg_upload").set_value(
         ("sep.csv", SEPARABLE.encode(), "text/csv")).run()
-    if at.selectbox(key="pg_scale").value != "standard":   # the default after issue 22's scaling
+    if at.selectbox(key="pg_scale").value != "standard":   # the default scaling
         at.selectbox(key="pg_scale").set_value("standard").run()
     _ok(at)
     return at

@@ -169,7 +169,7 @@ def _frame_titles(at, key):
 
 
 def test_cpsp_constant_time_shows_no_gap_on_the_playground_or_the_race():
-    """Issue 21: with sampled cuts the cut model is no bound, so no curve or tile may be called
+    """With sampled cuts the cut model is no bound, so no curve or tile may be called
     a gap; the model's own curve says that it is not a bound."""
     at = AppTest.from_file(str(ROOT / "pages" / "playground.py"), default_timeout=TIMEOUT)
     at.query_params.update({"src": "toy", "ds": "moons", "n": "200", "solver": "cpsp",
@@ -196,7 +196,7 @@ def test_cpsp_constant_time_shows_no_gap_on_the_playground_or_the_race():
 
 
 def test_a_link_with_t_replays_the_run_and_pauses_there():
-    """Issue 22 item 3: ``…&t=300`` opens the same seeded run at t = 300, paused; the URL keeps
+    """``…&t=300`` opens the same seeded run at t = 300, paused; the URL keeps
     t as the run moves; a bad t is said once and the run starts at 0."""
     from svmcore.runs.config import RunConfig
     from svmcore.runs.rundata import build_data
@@ -251,3 +251,21 @@ def test_a_changed_setting_while_playing_shared_starts_a_clean_run():
     assert _tile(at) == 0 and at.session_state["pg"].shared is None
     at.button(key="pg_step1").click().run()
     assert _tile(at) == 1
+
+
+def test_the_private_streamlit_names_the_app_relies_on_still_exist():
+    """The four private names of CONTRIBUTING.md's table: each use is guarded (a Streamlit
+    without it only loses the shortcut), so their loss would pass unnoticed but for this test."""
+    from streamlit import delta_generator
+    from streamlit.components.v2 import manifest_scanner
+    from streamlit.runtime.pages_manager import PagesManager
+    from streamlit.runtime.scriptrunner import ScriptRunContext, get_script_run_ctx
+    from streamlit.runtime.scriptrunner_utils.script_requests import (ScriptRequests,
+                                                                        ScriptRequestType)
+    assert isinstance(delta_generator._use_warning_has_been_displayed, bool)
+    assert callable(manifest_scanner.scan_component_manifests)
+    assert hasattr(PagesManager, "uses_pages_directory")
+    assert callable(get_script_run_ctx)
+    fields = ScriptRunContext.__dataclass_fields__
+    assert "fragment_ids_this_run" in fields and "script_requests" in fields
+    assert ScriptRequests()._state == ScriptRequestType.CONTINUE

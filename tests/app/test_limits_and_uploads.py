@@ -1,4 +1,4 @@
-"""Issue 23, the page side: memory checked before a run is built, every clamp or drop said once,
+"""Limits on the pages: memory checked before a run is built, every clamp or drop said once,
 uploads that pick the right label column, standardised data by default (old links unchanged),
 limits that hold in wall time, and the last iterate beside the averaged model.
 

@@ -1,5 +1,4 @@
-"""A schedule switched while the Step sizes lockstep plays, in a real browser (issue 17 item 1,
-last point): the race goes on from its t without a press, the switch is said once and fitted
+"""A schedule switched while the Step sizes lockstep plays, in a real browser: the race goes on from its t without a press, the switch is said once and fitted
 in the commentary, Pause then stops it; saves ``test-artifacts/step_switch.png``. Skipped when chromium is missing."""
 from __future__ import annotations
 

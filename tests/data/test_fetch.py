@@ -640,7 +640,7 @@ def test_acceptance_corrupted_mirror_file(data_folder, tmp_path, monkeypatch):
 
 
 # ============================================================================================
-# the app: the picker lists remote datasets, a Download button fetches them (issue 19, item 4)
+# the app: the picker lists remote datasets, a Download button fetches them
 # ============================================================================================
 
 

@@ -143,7 +143,7 @@ def test_malformed_libsvm_lines(line, needle):
     assert needle in msg and "Line 3" in msg
 
 
-# ---------------------------------------------------------------- issue 23 item 5 (uploads)
+# ---------------------------------------------------------------- uploads: limits and messages
 
 
 def test_label_column_prefers_label_over_y_and_lists_the_columns():
@@ -214,7 +214,7 @@ def test_csv_fast_reader_equals_the_line_reader(data_folder):
 
 def test_libsvm_upload_peak_memory_is_a_few_times_the_file(data_folder):
     """ijcnn1's first 7,000 rows (1 MB): the parser's peak traced allocation (tracemalloc sees
-    NumPy's buffers) stays under 5× the file size (it was 14× with the line reader)."""
+    NumPy's buffers) stays under 5× the file size."""
     import tracemalloc
     raw = _real_libsvm_bytes(data_folder, "ijcnn1", 7000)
     tracemalloc.start()

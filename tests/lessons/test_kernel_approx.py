@@ -1,6 +1,6 @@
 """The Kernel approximation page: its numbers (svmcore.lessons.kernel_approx) against independent
 references (scikit-learn's rbf_kernel, numpy's eigvalsh, the ASSET solver's own maps, SVC), the
-acceptance checks of issue 17 item 2 (Nyström at s = n reproduces K to 1e-8; the RFF error falls
+page's claims (Nyström at s = n reproduces K to 1e-8; the RFF error falls
 like 1/√d), the figures, and the page through AppTest (defaults, s / d and γ changed, bad input).
 """
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The point inspector (issue 22 item 6): svmcore.lessons.point_history and its page part svmcore.ui.point_history.
+"""The point inspector: svmcore.lessons.point_history and its page part svmcore.ui.point_history.
 
 A pinned point's margin y·f(x), coefficient and hinge loss are recorded at the run's trace
 checkpoints; they are checked against the same seeded run replayed to each t, and at SMO's

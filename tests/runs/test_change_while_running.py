@@ -1,4 +1,4 @@
-"""Changing settings while a run plays (issue 22 item 2): ``Solver.retune``, ``TrainingRun.change``,
+"""Changing settings while a run plays: ``Solver.retune``, ``TrainingRun.change``,
 ``Race.change``.
 
 The reference of a mid-run change is a *fresh* solver built with the new parameters (so every
@@ -469,7 +469,7 @@ def _query(at) -> dict:
 
 
 def test_playground_eta0_change_keeps_t_marks_it_and_the_link_reproduces_it():
-    """AppTest (issue 22): changing η₀ mid-run keeps t and marks the change on the curves; the
+    """AppTest: changing η₀ mid-run keeps t and marks the change on the curves; the
     link after the change opens the same moment (same t, same model, the same mark)."""
     at = _app("playground.py", {"src": "toy", "ds": "moons", "n": "200", "seed": "2",
                                 "solver": "pegasos", "p.schedule": "sqrt", "p.eta0": "0.1"})
@@ -507,7 +507,7 @@ def test_playground_eta0_change_keeps_t_marks_it_and_the_link_reproduces_it():
 
 
 def test_playground_change_while_playing_shared_goes_on_on_its_own_copy():
-    """Issue 25 item 3: a session that changes a setting while playing on a shared timeline
+    """A session that changes a setting while playing on a shared timeline
     goes on with its own copy at the moment it showed, still playing."""
     at = _app("playground.py", {"src": "toy", "ds": "moons", "n": "200", "seed": "3",
                                 "solver": "pegasos"})

@@ -280,7 +280,7 @@ def test_equal_time_does_not_count_an_entrants_waiting():
     waits for the GIL beside another session's Python thread): its waits are not its solver
     time, and the two stay level in solver time (the clock waits for the slower one). Counting
     wall time, the waiting twin reached t = 2-3 while the other reached 1,800 at a 3.6-ms clock;
-    counting CPU time, t = 19-28 (measured here: what is left is the CPU cost of resuming after
+    counting CPU time, t = 19-28 (what is left is the CPU cost of resuming after
     each wait — cold caches — which is the twin's own work)."""
     import time as _time
     X, Xt, y, yt = _data()

@@ -1,4 +1,4 @@
-"""ASSET regression at large C (issue 17): D_X = the distance travelled (dx="travelled", the
+"""ASSET regression at large C: D_X = the distance travelled (dx="travelled", the
 regression default) against the paper's radius (dx="bound"), the line-by-line reference, the step
 the page plots, SVR and the constant predictor on small sinc sets."""
 import numpy as np
@@ -67,7 +67,7 @@ def test_the_plotted_step_is_the_step_that_runs(variant):
 
 
 def test_sinc_large_C_close_to_svr_and_never_worse_than_constant():
-    """The acceptance of issue 17 at small scale (n = 200, 20 epochs, γ = 1, ε = 0.1, 1-D and
+    """ASSET regression close to SVR at small scale (n = 200, 20 epochs, γ = 1, ε = 0.1, 1-D and
     2-D sinc). Measured (seed 0): ratios to SVR 0.75-1.05 with dx="travelled"; the paper's
     radius gives 2.9-8.6× SVR (ASSET) and ASSET* above the constant at C = 100."""
     rows = sinc_rows(n=200, n_test=400, Cs=(1.0, 100.0), dx=("travelled", "bound"),

@@ -261,7 +261,7 @@ def test_training_run_and_estimator(monkeypatch):
 @pytest.mark.slow
 def test_a9a_linear_time_r400_close_to_svc(data_folder):
     """CPSP (linear-time cuts, r = 400) on a9a with SVC's parameters (C = 1.5, σ = 10): test
-    accuracy within 1 point of SVC's 84.92% (REFERENCE.md, measured here).
+    accuracy within 1 point of SVC's 84.92% (REFERENCE.md).
 
     Run to ε = 3e-3 (99 cuts, 84.98 %) rather than the default 1e-3 (~140 cuts, 84.74 %): each
     cut's exact-cut test is a decision over all 32,561 rows against the growing basis (≈ 0.25 s
