@@ -159,6 +159,8 @@ def through_the_router() -> None:
     later visitor of such an address until someone opens the root page. Here that mode is
     switched off and the run restarted: the rerun goes through app.py, whose navigation resolves
     the same address (and keeps its query) to the same page. Inside app.py this does nothing.
+    ``PagesManager.uses_pages_directory`` is a private name: Streamlit has no option that turns
+    the ``pages/``-folder mode off (see CONTRIBUTING.md).
     """
     from streamlit.runtime.pages_manager import PagesManager
     if getattr(PagesManager, "uses_pages_directory", False):
