@@ -45,7 +45,9 @@ _A, _VSQ, _B, _BSUM_AVG, _BIAS_SUM, _N_AVG, _WSQ = 0, 1, 2, 3, 4, 5, 6
 # integer state slots (int64 array `ic`)
 _T, _KEVALS, _NSV, _DIVERGED = 0, 1, 2, 3
 
-_RENORM = 1e-9
+# w = a·v takes the scale into v once a falls below this: the running sum U + B·v cancels terms
+# up to 1/_RENORM times the average, so the bound keeps that cancellation to ~1e-12
+_RENORM = 1e-4
 _MAX_DRAWN = 1 << 20     # sample indices drawn per compiled call (step(n) with a large batch)
 
 
@@ -115,11 +117,14 @@ def _linear_chunk(Xd, Xdata, Xind, Xptr, Xsq, sparse, y, idx, n_steps, k,
             vsq = 0.0
             a = 1.0
         elif abs(a) < _RENORM:
+            # fold B v into U before v takes the scale: dividing B by a instead lets U and B v
+            # grow past 1e200 and cancel in the sum of iterates
             v_same = False
             for f in range(d):
+                U[f] += bsum * v[f]
                 v[f] *= a
             vsq *= a * a
-            bsum /= a
+            bsum = 0.0
             a = 1.0
         # 3. add the violators: v += c x_i with c = eta y_i / (k a), and U -= B c x_i
         for r in range(nv):
@@ -220,9 +225,12 @@ def _kernel_chunk(code, kp, Xd, Xdata, Xind, Xptr, Xsq, sparse, y, idx, n_steps,
             ic[_NSV] = 0
             a = 1.0
         elif abs(a) < _RENORM:
+            Bs = sc[_BSUM_AVG]
             for m in range(nsv):
-                gam[svi[m]] *= a
-            sc[_BSUM_AVG] /= a
+                j = svi[m]
+                U[j] += Bs * gam[j]
+                gam[j] *= a
+            sc[_BSUM_AVG] = 0.0
             a = 1.0
         # 3. add violators: β_i += eta/k, i.e. γ_i += eta / (k a)
         cb = eta / k

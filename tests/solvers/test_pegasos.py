@@ -45,6 +45,26 @@ def test_linear_matches_reference(sparse, k, project, fit_intercept, averaging):
     assert b == pytest.approx(b_ref, rel=1e-9, abs=1e-12)
 
 
+@pytest.mark.parametrize("sparse", [False, True])
+def test_the_average_survives_many_rescalings_of_w(sparse):
+    """w = a·v is rescaled whenever a falls below 1e-9; with a constant η and η·λ = 0.9 every
+    step shrinks a tenfold, so a 3-epoch run rescales ~60 times while it averages: the average
+    stays the reference's (the running sum folds B·v into U at each rescaling)."""
+    X, y = _problem()
+    n, eta0 = len(y), 1.0
+    C = 1.0 / (0.9 * n * eta0)                   # λ = 1/(C n) = 0.9 / η0
+    s = PegasosSolver(C=C, schedule="constant", eta0=eta0, epochs=3, projection=False,
+                      averaging=1.0)
+    s.init(sp.csr_matrix(X) if sparse else X, y, seed=2)
+    s.step(s.horizon)
+    lam = lam_from_C(C, n)
+    w_ref, _ = pegasos_linear_reference(X, y, lam, _stream(n, 2, s.horizon), project=False,
+                                        eta=lambda t: eta0, avg_start=1)
+    w, _ = s.model()
+    assert np.isfinite(w).all()
+    np.testing.assert_allclose(w, w_ref, rtol=1e-9, atol=1e-12)
+
+
 @pytest.mark.parametrize("schedule", ["sqrt", "invscaling", "kecman"])
 def test_linear_other_schedules_match_reference(schedule):
     X, y = _problem()
