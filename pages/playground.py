@@ -11,6 +11,7 @@ import streamlit as st
 
 from svmcore import ui
 from svmcore.solvers import get_solver
+from svmcore.ui.view3d import view3d_toggle
 
 
 def main() -> None:
@@ -35,6 +36,7 @@ def main() -> None:
             ui.solver_info_panel(pg, solver_name)
         if state is not None and not pg.error:
             ui.inspect_toggle(pg)
+            view3d_toggle(pg)
     ui.page_messages(pg, cfg, data, "run")
 
     if pg.error:
