@@ -237,7 +237,7 @@ def draw_run(inst: Instance, state: LiveState, layout: str = "side",
                 tiles(src, snap, test_err, per_row=3, counter=count)
         with slot():
             status_message(inst, src)
-        if not present:
+        if not present and frame is not None:    # clicks edit the 2-D field only
             edit_modes(inst, state)
         notes(inst, state, run.solver, snap, present)
         if present:                          # the axes as last chosen, no controls on screen

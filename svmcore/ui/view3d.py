@@ -8,6 +8,11 @@ with a fixed key and a constant ``uirevision``, so the camera the user turned to
 frame to frame. Everything is computed through the declared solver interface
 (``decision_function``, ``support_coef()``, the snapshot), with no per-solver code.
 
+A Streamlit Plotly chart is a new element whenever its figure changes (the figure is part of
+its identity), so the browser builds the plot again on every frame and ``uirevision`` alone
+cannot keep a turned camera. A tiny companion component (:func:`camera_keeper`) listens to the
+plot's ``plotly_relayout`` events and reports the camera; the next figure carries it.
+
 Two pictures (:mod:`svmcore.viz.surface`): the surface z = f(x) with the plane z = 0, and, for
 a degree-2 polynomial kernel, the explicit feature map with the model's separating plane.
 """
@@ -19,9 +24,44 @@ import streamlit as st
 from ..viz.plane import decision_field
 from ..viz.surface import (GRID_3D, feature_map_figure, poly2_plane, poly2_quadratic,
                            quadratic_fit, subset, surface_figure)
+from .layout import line
 from .state import Instance, LiveState
 
 SURFACE, FEATURES = "surface z = f(x)", "feature map φ(x)"
+
+# Polls for the plot under ``target`` (it is rebuilt on every frame) and hooks its relayout
+# event once per plot: a turned camera goes back to the server as {pic, camera}.
+_CAMERA_JS = """
+export default function (component) {
+  const {data, parentElement, setStateValue} = component;
+  if (parentElement.__svmcTimer) clearInterval(parentElement.__svmcTimer);
+  const target = data && data.target, pic = data && data.pic;
+  if (!target) return;
+  parentElement.__svmcTimer = setInterval(() => {
+    const gd = document.querySelector(target + " .js-plotly-plot");
+    if (!gd || !gd.on || gd.__svmcHooked === pic) return;
+    gd.__svmcHooked = pic;
+    gd.on("plotly_relayout", ev => {
+      const cam = ev && ev["scene.camera"];
+      if (cam) setStateValue("camera", {pic, camera: cam, n: Date.now()});
+    });
+  }, 250);
+}
+"""
+_CAMERA = st.components.v2.component("svmcore_view3d_camera", js=_CAMERA_JS)
+
+
+def camera_keeper(inst: Instance, target_key: str, pic: str) -> dict | None:
+    """The camera the user last turned the ``pic`` figure to (None: the default view); draws
+    the invisible component that reports it."""
+    key = inst.key("view3d_cam", keep=False)
+    _CAMERA(key=key, data={"target": f".st-key-{target_key}", "pic": pic},
+            on_camera_change=lambda: None)
+    value = st.session_state.get(key)
+    got = value.get("camera") if hasattr(value, "get") else getattr(value, "camera", None)
+    if isinstance(got, dict) and got.get("pic") == pic and isinstance(got.get("camera"), dict):
+        return got["camera"]
+    return None
 
 
 def view3d_on(inst: Instance) -> bool:
@@ -104,9 +144,9 @@ def draw_view3d(inst: Instance, state: LiveState, run, snap, scores, height: int
         pic = SURFACE
         kernel = solver.p.get("kernel") or "linear (primal)"
         deg = f", degree {solver.p.get('degree')}" if kernel == "poly" else ""
-        st.caption(f"The feature-map picture (x₁², √2·x₁x₂, x₂²) is for a degree-2 polynomial "
+        line(inst, f"The feature-map picture (x₁², √2·x₁x₂, x₂²) is for a degree-2 polynomial "
                    f"kernel; this run's kernel is {kernel}{deg}. Choose kernel poly, "
-                   "degree 2 in the sidebar to see it.")
+                   "degree 2 in the sidebar to see it.", "view3d")
     show = subset(len(view.y_train))
     n = len(view.y_train)
     if scores is not None and len(scores) == n:
@@ -130,6 +170,7 @@ def draw_view3d(inst: Instance, state: LiveState, run, snap, scores, height: int
     shown = "" if len(show) == len(view.y_train) else \
         f"{len(show):,} of {len(view.y_train):,} points drawn; "
     key = inst.key("view3d_fig", keep=False)
+    camera = camera_keeper(inst, key, pic)
     if pic == FEATURES and poly2:
         plane, how, exact, res = model_plane(solver, view.P_train[show], f_points[show])
         centre = "" if not np.any(plane.centre) else (
@@ -139,7 +180,7 @@ def draw_view3d(inst: Instance, state: LiveState, run, snap, scores, height: int
                                  f"plane {how}, off f by up to {res:.2g}")
         fig = feature_map_figure(view.P_train, view.y_train, plane, support, sv_size, mis,
                                  title=f"feature space — {head}", note=note,
-                                 height=height, font=font, show=show)
+                                 height=height, font=font, show=show, camera=camera)
     else:
         xs, ys = view.grid(GRID_3D)
         field = decision_field(solver, xs, ys)
@@ -147,5 +188,5 @@ def draw_view3d(inst: Instance, state: LiveState, run, snap, scores, height: int
         fig = surface_figure(xs, ys, field, view.P_train, view.y_train, f_points, support,
                              sv_size, mis, title=f"z = f(x) — {head}", note=note,
                              xlabel=view.plane.xlabel, ylabel=view.plane.ylabel,
-                             height=height, font=font, show=show)
+                             height=height, font=font, show=show, camera=camera)
     st.plotly_chart(fig, key=key, config={"displaylogo": False}, theme=None)

@@ -96,7 +96,8 @@ def _point_traces(Q, y, support, sv_size, misclassified, show, hover: str) -> li
     return out
 
 
-def _layout(title: str, note: str | None, height: int, font: int, scene: dict) -> dict:
+def _layout(title: str, note: str | None, height: int, font: int, scene: dict,
+            camera: dict | None = None) -> dict:
     text = title if not note else f"{title}<br><sup>{note}</sup>"
     return dict(
         title=dict(text=text, x=0.0, xanchor="left", font=dict(size=font + 2)),
@@ -107,7 +108,7 @@ def _layout(title: str, note: str | None, height: int, font: int, scene: dict) -
                     font=dict(size=max(font - 1, 10))),
         scene=dict(uirevision="view3d", aspectmode="manual",
                    aspectratio=dict(x=1.0, y=1.0, z=0.7),
-                   camera=dict(eye=dict(x=1.35, y=-1.45, z=0.95)), **scene),
+                   camera=camera or dict(eye=dict(x=1.35, y=-1.45, z=0.95)), **scene),
     )
 
 
@@ -115,13 +116,13 @@ def surface_figure(xs, ys, field, P, y, f_points, support=None, sv_size=None,
                    misclassified=None, title: str = "decision function z = f(x)",
                    note: str | None = None, xlabel: str = "x1", ylabel: str = "x2",
                    height: int = 520, font: int = 12, z_clip: float = Z_CLIP,
-                   show=None) -> go.Figure:
+                   show=None, camera: dict | None = None) -> go.Figure:
     """The surface z = f(x) over the grid ``xs × ys`` (``field``: shape (len(ys), len(xs))),
     the plane z = 0 and the boundary where they meet (f = 0, traced on the grid), the margins
     f = ±1 at z = ±1, and the training points ``P`` (n, 2) at z = ``f_points`` (their own
     decision values), marked as in the 2-D view. Heights are clipped to [−z_clip, z_clip];
     colours are the field's on [−2, 2]. ``show``: the indices of the points drawn (default
-    :func:`subset`)."""
+    :func:`subset`); ``camera``: Plotly's scene camera (eye, center, up), else the default."""
     xs = np.asarray(xs, dtype=np.float64)
     ys = np.asarray(ys, dtype=np.float64)
     z = np.clip(np.nan_to_num(np.asarray(field, dtype=np.float64), nan=0.0, posinf=z_clip,
@@ -168,7 +169,7 @@ def surface_figure(xs, ys, field, P, y, f_points, support=None, sv_size=None,
                  yaxis=dict(title=dict(text=ylabel), range=[y0, y1], autorange=False),
                  zaxis=dict(title=dict(text="f(x)"), range=[-z_clip, z_clip],
                             autorange=False))
-    return _figure(dict(data=data, layout=_layout(title, note, height, font, scene)))
+    return _figure(dict(data=data, layout=_layout(title, note, height, font, scene, camera)))
 
 
 # ------------------------------------------------------------------------- degree-2 feature map
@@ -270,7 +271,7 @@ def _plane_mesh(plane: Poly2Plane, Phi, n: int = 12):
 def feature_map_figure(P, y, plane: Poly2Plane, support=None, sv_size=None,
                        misclassified=None, title: str = "feature space φ(x)",
                        note: str | None = None, height: int = 520, font: int = 12,
-                       show=None) -> go.Figure:
+                       show=None, camera: dict | None = None) -> go.Figure:
     """The training points ``P`` (n, 2) lifted to φ(x − centre) (:class:`Poly2Plane`), marked
     as in the 2-D view, and the separating plane of the model in that space (coloured by the
     side: the field's colours at ±1)."""
@@ -291,7 +292,7 @@ def feature_map_figure(P, y, plane: Poly2Plane, support=None, sv_size=None,
     scene = dict(xaxis=dict(title=dict(text=f"{u}₁²")),
                  yaxis=dict(title=dict(text=f"√2·{u}₁{u}₂")),
                  zaxis=dict(title=dict(text=f"{u}₂²")))
-    return _figure(dict(data=data, layout=_layout(title, note, height, font, scene)))
+    return _figure(dict(data=data, layout=_layout(title, note, height, font, scene, camera)))
 
 
 def figure_bytes(fig: go.Figure) -> int:
