@@ -264,7 +264,7 @@ def test_browser_the_3d_view_plays_and_keeps_its_camera(shared_app, browser):
     assert abs(turned["x"] - first["eye"]["x"]) > 0.2, (turned, first["eye"])
     page.locator(".st-key-pg_play button").first.click()
     titles, eyes = set(), []
-    for _ in range(20):
+    for _ in range(40):                        # a loaded machine plays slower
         page.wait_for_timeout(600)
         s = _plot_state(page)
         if s is not None:

@@ -98,6 +98,9 @@ def _point_traces(Q, y, support, sv_size, misclassified, show, hover: str) -> li
 
 def _layout(title: str, note: str | None, height: int, font: int, scene: dict,
             camera: dict | None = None) -> dict:
+    tick = dict(size=min(font, 12))          # a scene's ticks crowd at projector sizes
+    for ax in ("xaxis", "yaxis", "zaxis"):
+        scene[ax] = {**scene.get(ax, {}), "tickfont": tick}
     text = title if not note else f"{title}<br><sup>{note}</sup>"
     return dict(
         title=dict(text=text, x=0.0, xanchor="left", font=dict(size=font + 2)),
