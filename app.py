@@ -14,7 +14,7 @@ import streamlit as st
 if __name__ != "__main__":                  # imported by `streamlit run`: the server
     from streamlit import delta_generator
 
-    from svmcore.server import warm          # (stdlib only: the server starts at once)
+    from svmcore.server import assets, warm  # (stdlib only: the server starts at once)
 
     # The first element a Streamlit process draws checks whether it runs outside `streamlit
     # run` (to warn once) with inspect.stack(): a realpath of every loaded module's file, 0.35 s
@@ -34,7 +34,8 @@ if __name__ != "__main__":                  # imported by `streamlit run`: the s
     if hasattr(manifest_scanner, "scan_component_manifests"):
         manifest_scanner.scan_component_manifests = lambda *args, **kwargs: []
 
-    app = st.App("app.py", lifespan=warm.lifespan, middleware=warm.middleware())
+    app = st.App("app.py", lifespan=warm.lifespan, middleware=warm.middleware(),
+                 routes=assets.routes())
 
 else:                                        # every session's script run: the router
     st.set_page_config(page_title="svmcore", page_icon=":material/scatter_plot:", layout="wide")

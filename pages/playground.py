@@ -34,7 +34,7 @@ def main() -> None:
         if not head.present:
             ui.solver_info_panel(pg, solver_name)
         if state is not None and not pg.error:
-            ui.inspect_toggle(pg)
+            ui.view_toggles(pg, head.present)
     ui.page_messages(pg, cfg, data, "run")
 
     if pg.error:

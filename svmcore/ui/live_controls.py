@@ -73,6 +73,8 @@ def _share(inst) -> None:
     state = inst.live
     if state is None or state.is_race or inst.tick_error or state.view is None:
         return                     # view None: a run without the 2-D field (the regression page)
+    if inst.get("view3d"):
+        return                     # the 3-D view draws its figure from the session's own run
     factor = pacing.PACES.get(inst.get("pace", pacing.DEFAULT_PACE))
     if factor is None:
         return

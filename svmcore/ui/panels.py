@@ -22,6 +22,7 @@ from .live_controls import _in_fragment_run, edit_modes, unshare, view_stopped
 from .live_edits import handle_click, handle_move
 from .present import FONT as PRESENT_FONT, VIEW_HEIGHT as PRESENT_HEIGHT
 from .state import Instance, LiveState
+from .view3d import draw_view3d, view3d_on
 
 def _compact(v: int) -> str:
     v = int(v)
@@ -206,9 +207,10 @@ def draw_run(inst: Instance, state: LiveState, layout: str = "side",
     else:
         src = last = run
         snap, scores, test_err = model(state.models[0], paused=not playing)
-        frame = run_frame(run, state.view, RES_PLAYING if playing else RES_PAUSED, snap,
-                          scores, mode=mode, height=height, font=font, fit=present, marks=marks)
-        if playing:                          # one keyframe, blended in from the last one
+        frame = None if view3d_on(inst) else run_frame(
+            run, state.view, RES_PLAYING if playing else RES_PAUSED, snap, scores, mode=mode,
+            height=height, font=font, fit=present, marks=marks)
+        if playing and frame is not None:    # one keyframe, blended in from the last one
             frame = batch([frame], pacing.FRAME_S, "last")
     count = layout_.counter(inst)
     if not present:
@@ -219,21 +221,25 @@ def draw_run(inst: Instance, state: LiveState, layout: str = "side",
     else:
         left = right = st.container()
     with left:
-        key = inst.key("field", keep=False)
-        inst.stop_keys = (key,)
-        result = canvas_view(key, frame, on_stop=partial(view_stopped, inst, key))
-        if keys:
-            batch_sent(inst)
-        _field_clicks(inst, result, mode, state.view.P_train.shape[0])
-        if scores is None and src.t > 0:
-            st.caption("Misclassified marks are drawn when paused (large model).")
+        if frame is None:                    # the 3-D view in the field's place
+            inst.stop_keys = ()
+            draw_view3d(inst, state, run, snap, scores, height, font, present)
+        else:
+            key = inst.key("field", keep=False)
+            inst.stop_keys = (key,)
+            result = canvas_view(key, frame, on_stop=partial(view_stopped, inst, key))
+            if keys:
+                batch_sent(inst)
+            _field_clicks(inst, result, mode, state.view.P_train.shape[0])
+            if scores is None and src.t > 0:
+                st.caption("Misclassified marks are drawn when paused (large model).")
     with right:
         if present:
             with layout_.tiles_row(inst):
                 tiles(src, snap, test_err, per_row=3, counter=count)
         with slot():
             status_message(inst, src)
-        if not present:
+        if not present and frame is not None:    # clicks edit the 2-D field only
             edit_modes(inst, state)
         notes(inst, state, run.solver, snap, present)
         if present:                          # the axes as last chosen, no controls on screen

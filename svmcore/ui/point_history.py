@@ -28,11 +28,11 @@ def inspecting(inst: Instance) -> bool:
     return bool(inst.get("inspect", False))
 
 
-def inspect_toggle(inst: Instance) -> bool:
+def inspect_toggle(inst: Instance, on_change=None) -> bool:
     """The switch of the inspect click mode (drawn by the page): while on, a click on a training
     point pins it and the panel shows its history."""
     inst.setdefault("inspect", False)
-    return st.toggle("inspect a point", key=inst.key("inspect"),
+    return st.toggle("inspect a point", key=inst.key("inspect"), on_change=on_change,
                      help="Click a training point on the field to pin it: its margin y·f(x), "
                           "its coefficient α and its hinge loss are followed against t, for "
                           "the run or every entrant, and the moments it became or stopped being "
