@@ -69,6 +69,7 @@ else:                                        # every session's script run: the r
                 icon=":material/extension:", url_path="kernel_approx"),
         st.Page("pages/regression.py", title="Regression", icon=":material/show_chart:",
                 url_path="regression"),
+        st.Page("pages/digits.py", title="Digits", icon=":material/pin:", url_path="digits"),
         st.Page("pages/sweep.py", title="Sweep", icon=":material/grid_on:", url_path="sweep"),
         st.Page("pages/papers.py", title="Papers", icon=":material/description:",
                 url_path="papers"),

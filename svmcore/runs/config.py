@@ -32,13 +32,17 @@ import numpy as np
 from ..data import TOY_DEFAULTS, TOY_GENERATORS, list_datasets
 from ..solvers import REGISTRY
 
-__all__ = ["RunConfig", "SOURCES", "VIEWS", "MAX_TRAIN_CHOICES", "DEFAULT_MAX_TRAIN",
+__all__ = ["RunConfig", "SOURCES", "RUN_SOURCES", "DIGIT_PAIR", "VIEWS", "MAX_TRAIN_CHOICES", "DEFAULT_MAX_TRAIN",
            "UPLOAD_SCALES", "N_RANGE", "config_from_query", "encode_value", "decode_value",
            "round_coord", "Entrant", "RaceConfig", "RACE_BUDGETS", "RACE_SIZE", "BUDGET_LABELS",
            "is_race_query", "race_config_from_query", "real_dataset_names", "soft_change",
            "MAX_CHANGES_IN_URL"]
 
-SOURCES = ("toy", "real", "upload")
+SOURCES = ("toy", "real", "upload", "digits")
+#: the sources of the Playground and the Race (the Digits page has its own: "digits")
+RUN_SOURCES = ("toy", "real", "upload")
+#: the digits a Digits link opens on
+DIGIT_PAIR = ("3", "8")
 VIEWS = ("pca", "features")
 MAX_TRAIN_CHOICES = (200, 500, 1000, 2000, 5000, 10000)
 DEFAULT_MAX_TRAIN = 2000
@@ -103,6 +107,11 @@ class RunConfig:
             if self.source == "real":
                 for k in ("scale", "positive", "negative", "label"):
                     put(self, k, d[k])
+            elif self.source == "digits":
+                for k in ("scale", "label", "view", "fx", "fy"):
+                    put(self, k, d[k])
+                put(self, "positive", str(self.positive or DIGIT_PAIR[0]))
+                put(self, "negative", str(self.negative or DIGIT_PAIR[1]))
         if self.noise is not None:
             put(self, "noise", float(self.noise))
         put(self, "imbalance", float(self.imbalance))
@@ -161,6 +170,10 @@ class RunConfig:
             q["maxn"] = str(self.max_train)
             q.update(view=self.view, fx=str(self.fx), fy=str(self.fy))
         q["test"] = repr(float(self.test))
+        if self.source == "digits":
+            for k in ("view", "fx", "fy"):
+                q.pop(k)
+            q.update(pos=self.positive, neg=self.negative)
         if self.source == "upload":
             q["scale"] = self.scale
             if self.positive is not None and self.negative is not None:
@@ -353,21 +366,29 @@ def clamp_to_spec(spec, value):
         return None
 
 
-def config_from_query(q, registry=None) -> tuple[RunConfig, list[str]]:
+def config_from_query(q, registry=None, sources=RUN_SOURCES) -> tuple[RunConfig, list[str]]:
     """A RunConfig from query-string parameters (a mapping of str to str), and the list of
-    problems found (each bad value falls back to its default). Never raises."""
+    problems found (each bad value falls back to its default). ``sources``: the data sources
+    the page takes (the first is the default). Never raises."""
     registry = REGISTRY if registry is None else registry
     q = {str(k): (v[-1] if isinstance(v, (list, tuple)) else str(v)) for k, v in dict(q).items()}
     w: list[str] = []
-    d = RunConfig()
+    d = RunConfig(source=sources[0], dataset="digits" if sources[0] == "digits" else "gaussians")
     source = q.get("src", d.source)
-    if source not in SOURCES:
-        w.append(f"link: unknown data source {source!r}, using {d.source!r}")
+    if source not in sources:
+        w.append(f"link: data source {source!r} is not one of this page's "
+                 f"({', '.join(sources)}), using {d.source!r}")
         source = d.source
-    dataset = q.get("ds", d.dataset if source == "toy" else "")
+    dataset = q.get("ds", {"toy": "gaussians", "digits": "digits"}.get(source, ""))
     if source == "toy" and dataset not in TOY_GENERATORS:
         w.append(f"link: unknown toy problem {dataset!r}, using {d.dataset!r}")
         dataset = d.dataset
+    if source == "digits":
+        from ..data.digits import available_digit_sets
+        if dataset not in available_digit_sets():
+            w.append(f"link: digit set {dataset!r} is not available here, using the bundled "
+                     "8 × 8 digits")
+            dataset = "digits"
     if source == "real":
         names = real_dataset_names()
         if dataset not in names:
@@ -391,6 +412,13 @@ def config_from_query(q, registry=None) -> tuple[RunConfig, list[str]]:
     kw["label"] = q.get("label") or None
     kw["positive"] = q.get("pos")
     kw["negative"] = q.get("neg")
+    if source == "digits":
+        from ..data.digits import parse_pair
+        try:
+            parse_pair(kw["positive"] or DIGIT_PAIR[0], kw["negative"] or DIGIT_PAIR[1])
+        except ValueError as exc:
+            w.append(f"link: {exc}; using {DIGIT_PAIR[0]} against {DIGIT_PAIR[1]}")
+            kw["positive"], kw["negative"] = DIGIT_PAIR
     solver = q.get("solver", d.solver)
     if solver not in registry:
         fallback = d.solver if d.solver in registry else next(iter(registry))

@@ -142,6 +142,11 @@ def build_data(cfg: RunConfig, upload: ParsedUpload | None = None) -> RunData:
         if ds.scaling:
             notes.append(f"Features scaled ({ds.scaling}) on the training part.")
         names = tuple(f"x{j + 1}" for j in range(ds.n_features))
+    elif cfg.source == "digits":
+        from ..data.digits import digit_problem
+        X_tr, y_tr, X_te, y_te, notes = digit_problem(cfg.dataset, cfg.positive, cfg.negative,
+                                                      cfg.test, int(cfg.seed), int(cfg.max_train))
+        names = tuple(f"pixel {j}" for j in range(X_tr.shape[1]))
     elif cfg.source == "upload":
         if upload is None:
             raise ValueError(f"this run uses the uploaded file {cfg.dataset!r}: upload it again")

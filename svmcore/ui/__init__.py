@@ -19,6 +19,7 @@ from .data import apply_data_config, data_panel
 from .export import export_panel
 from .point_history import inspect_toggle
 from .view3d import view_toggles
+from .digits import digits_panel, draw_digits
 from .layout import line, live_box, page_head
 from .kernel_approx import kernel_approx_panel, kernel_approx_view
 from .live import ensure_live, live_panel
@@ -58,5 +59,5 @@ __all__ = ["apply_data_config", "data_panel", "export_panel", "controls", "edit_
            "sweep_solver_panel", "sweep_state", "sweep_view",
            "draw_lockstep", "ensure_lockstep", "extras_of", "lockstep_panel", "switch_panel",
            "lockstep_start", "schedule_explorer",
-           "kernel_approx_panel", "kernel_approx_view", "inspect_toggle", "view_toggles",
+           "kernel_approx_panel", "kernel_approx_view", "inspect_toggle", "view_toggles", "digits_panel", "draw_digits",
            "load_report", "papers_view"]

@@ -291,6 +291,10 @@ def _view_widgets(inst: Instance, d: int, names=None) -> dict:
 
 def apply_data_config(inst: Instance, cfg: RunConfig) -> None:
     """Put the data fields of a configuration into the data panel's widget state."""
+    if cfg.source == "digits":
+        from .digits import apply_digits_config
+        apply_digits_config(inst, cfg)
+        return
     inst.set("src", cfg.source)
     inst.set("seed", int(cfg.seed))
     if cfg.source == "toy":

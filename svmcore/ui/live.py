@@ -33,8 +33,9 @@ def _data_and_view(inst: Instance, cfg: RunConfig, upload=None, digest=None):
     if inst.datacache is not None and inst.datacache[0] == dkey:
         return inst.datacache[1], inst.datacache[2]
     data = build_data(cfg, upload)
-    view = make_view(data.X_train, data.y_train, data.X_test, data.y_test,
-                     cfg.view, cfg.fx, cfg.fy, data.feature_names)
+    view = None if cfg.source == "digits" else make_view(   # images: no 2-D field
+        data.X_train, data.y_train, data.X_test, data.y_test, cfg.view, cfg.fx, cfg.fy,
+        data.feature_names)
     inst.datacache = (dkey, data, view)
     return data, view
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ..runs.config import (RACE_SIZE, Entrant, RaceConfig, RunConfig, config_from_query,
-                      is_race_query, race_config_from_query)
+from ..runs.config import (RACE_SIZE, RUN_SOURCES, Entrant, RaceConfig, RunConfig,
+                           config_from_query, is_race_query, race_config_from_query)
 from .data import apply_data_config
 from .params import apply_solver_config
 from .state import Instance, pending
@@ -48,7 +48,8 @@ def _query() -> dict:
 def start(inst: Instance, kind: str = "run", first=None) -> None:
     """Once per session (and whenever another page sends a configuration): what the instance
     opens with — a configuration sent by :func:`svmcore.ui.state.open_on`, else one in the URL
-    (a run link for ``kind="run"``, a race link for ``kind="race"``), else ``first()`` (the
+    (a run link for ``kind="run"``, a Digits link for ``kind="digits"``, a race link for
+    ``kind="race"``), else ``first()`` (the
     Race: the first curated race). Problems of a link are kept for :func:`page_messages`."""
     sent = pending(inst.prefix)
     if sent is not None:
@@ -64,8 +65,10 @@ def start(inst: Instance, kind: str = "run", first=None) -> None:
         if cfg is not None:
             apply_config(inst, cfg)
             return
-    elif kind == "run" and q and ({"src", "solver"} & set(q)) and not is_race_query(q):
-        cfg, inst.url_problems = config_from_query(q)
+    elif kind in ("run", "digits") and q and ({"src", "solver"} & set(q)) \
+            and not is_race_query(q):
+        cfg, inst.url_problems = config_from_query(
+            q, sources=("digits",) if kind == "digits" else RUN_SOURCES)
         inst.want_t = _link_t(inst, q)
         apply_config(inst, cfg)
         return
