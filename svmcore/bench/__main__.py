@@ -23,6 +23,7 @@ BENCHMARKS = {
     "report": "svmcore.bench.report",
     "tta": "svmcore.bench.tta",
     "memory": "svmcore.bench.memory",
+    "soak": "svmcore.bench.soak",
 }
 
 

@@ -138,6 +138,8 @@ class Session:
         self._cache: dict[str, _Cached] = {}
         self._run_count = 0
         self._run_fragments: list[str] = []
+        self._announced: set[str] = set()
+        self._announced_finishes = 0
         self._timers: dict[str, tuple[float, asyncio.Task]] = {}
         self._ws = None
         self._reader: asyncio.Task | None = None
@@ -225,8 +227,12 @@ class Session:
             return
         self._run_count += 1               # the frontend's incrementRunCount
         frags = self._run_fragments
+        self._announced_finishes += 1
+        keep = self._announced if self._announced_finishes <= 2 else set()
         for h, c in list(self._cache.items()):
             if frags and (not c.fragment_id or c.fragment_id not in frags):
+                continue
+            if h in keep:
                 continue
             if self._run_count - c.run > self.max_cache_age:
                 del self._cache[h]
@@ -298,6 +304,10 @@ class Session:
         cs.widget_states.widgets.extend(widgets)
         cs.widget_states.widgets.extend(w for w in self._values.values() if w.id not in given)
         cs.cached_message_hashes.extend(self._cache)
+        # the server may refer to any of these in the run this request starts: keep them until
+        # that run has finished, even if a run in progress now ends and ages them out
+        self._announced = set(self._cache)
+        self._announced_finishes = 0
         ctx = cs.context_info
         ctx.timezone = "UTC"
         ctx.timezone_offset = 0
