@@ -28,6 +28,9 @@ medians of ``--repeats`` interleaved runs, compile time excluded by a warm-up):
             30 sessions on one link ≥ 4 keyframes a second each, 30 distinct runs ≥ 2, the server
             ≤ 1 core; the full report adds 60 sessions on one link, which keep ≥ 40 % of the
             30 sessions' rate).
+``soak``    (full report) a lecture: 30 sessions for 45 minutes (:mod:`svmcore.bench.soak`):
+            none lost, no error, server RSS slope ≤ 1 MB/min, frames/s kept ≥ 90 %.
+            ``--add-soak FILE`` puts a separate soak run into an existing report.
 
 ``--quick`` (< 5 minutes) uses the small data sets (svmguide1, w3a, a9a for the linear and
 approximate suites) and short budgets; the full report adds ijcnn1 (35,000 rows), covtype
@@ -54,7 +57,7 @@ from .report_render import (  # noqa: F401 - the markers and tables are read fro
     README_BEGIN, README_END, live_table, readme_section, render, render_markdown, startup_table,
     write_outputs, write_readme)
 
-SUITES = ("smo", "linear", "approx", "tta", "papers", "startup", "memory", "live")
+SUITES = ("smo", "linear", "approx", "tta", "papers", "startup", "memory", "live", "soak")
 
 # name: (load_dataset arguments, dense?)
 DATA = {
@@ -89,7 +92,8 @@ MODES = {
                  startup=dict(repeat=5, modes=("cold", "warm")),
                  memory=dict(dataset="covtype.binary", seconds=15.0, budget_mb=2048),
                  live=dict(seconds=10.0, classes=(("same", 30), ("distinct", 30),
-                                                  ("same", 60)), plus_rounds=3)),
+                                                  ("same", 60)), plus_rounds=3),
+                 soak=dict(sessions=30, minutes=45)),
 }
 
 
@@ -513,6 +517,36 @@ def suite_live(ctx: Context, cfg: dict) -> None:
                 f"{res['kps']['median']:.2f}; server {res['server_cores']:.2f} cores")
 
 
+def soak_records(res: dict, command: str) -> list[dict]:
+    """One record per goal of a soak run (suite "soak")."""
+    where = f"soak: {res['sessions']} sessions, {res['minutes']:g} min"
+    return [dict(suite="soak", dataset=where, solver="server", peer=None, metric=g["goal"],
+                 value=_num(g["value"]), peer_value=None, ratio=None, repeats=1,
+                 command=command, goal=g["target"], goal_op=g["op"], within=bool(g["ok"]))
+            for g in res["goals"]]
+
+
+def add_soak(doc: dict, res: dict) -> None:
+    """A soak run's result and its goal records into a report's document (replacing any)."""
+    command = f"python -m svmcore.bench soak --sessions {res['sessions']} " \
+              f"--minutes {res['minutes']:g}"
+    doc["records"] = [r for r in doc["records"] if r["suite"] != "soak"] + \
+        soak_records(res, command)
+    doc["soak"] = res
+
+
+def suite_soak(ctx: Context, cfg: dict) -> None:
+    """A lecture: ``cfg["sessions"]`` students for ``cfg["minutes"]`` (svmcore.bench.soak)."""
+    from . import soak
+    args = soak.parser().parse_args(["--sessions", str(cfg["sessions"]),
+                                     "--minutes", str(cfg["minutes"])])
+    res = soak.run(args)
+    ctx.extras["soak"] = res
+    ctx.records.extend(soak_records(res, f"python -m svmcore.bench soak --sessions "
+                                         f"{cfg['sessions']} --minutes {cfg['minutes']:g}"))
+    ctx.log("  soak: " + ", ".join(f"{g['goal']} {g['value']:.3g}" for g in res["goals"]))
+
+
 # ------------------------------------------------------------------------------------ main
 
 
@@ -561,6 +595,9 @@ def run(mode="quick", out="docs", suites=SUITES, repeats=None, command=None, log
     if "live" in suites and "live" in cfg:
         log("# live")
         suite_live(ctx, cfg["live"])
+    if "soak" in suites and "soak" in cfg:
+        log("# soak")
+        suite_soak(ctx, cfg["soak"])
     return write_outputs(ctx, out, mode, time.perf_counter() - t0)
 
 
@@ -576,6 +613,9 @@ def main(argv=None):
                     help="print the README section rendered from a report's JSON and exit")
     ap.add_argument("--write", metavar="README", default=None,
                     help="with --readme: put the section between README's markers instead")
+    ap.add_argument("--add-soak", metavar="SOAK_JSON", default=None,
+                    help="put a soak run's result (python -m svmcore.bench soak --json) into "
+                    "--out's benchmarks.json and render it again, then exit")
     ap.add_argument("--render", metavar="JSON", default=None,
                     help="write benchmarks.md and the plots into --out from a report's JSON "
                     "(no measurement) and exit")
@@ -590,6 +630,14 @@ def main(argv=None):
         return None
     if args.render:
         render(json.loads(Path(args.render).read_text()), Path(args.out))
+        return None
+    if args.add_soak:
+        path = Path(args.out) / "benchmarks.json"
+        doc = json.loads(path.read_text())
+        add_soak(doc, json.loads(Path(args.add_soak).read_text()))
+        path.write_text(json.dumps(doc, indent=1) + "\n")
+        render(doc, Path(args.out))
+        print(f"{path}: soak of {doc['soak']['minutes']:g} min added")
         return None
     if args.repeats < 3:
         print("note: fewer than 3 repeats: the report's times are not medians of ≥ 3 runs")

@@ -157,6 +157,8 @@ def render_markdown(doc: dict) -> str:
         lines += ["## Peak memory", "", memory_caption(recs), "", memory_table(recs), ""]
     if any(r["suite"] == "live" for r in recs):
         lines += ["## The live view and a class", "", LIVE_CAPTION, "", live_table(recs), ""]
+    if doc.get("soak"):
+        lines += soak_section(doc["soak"])
     if any(r["suite"] == "papers" for r in recs):
         lines += ["## The papers' tables", "",
                   "Each row: what the paper reports, our number, SVC's in the same run, and "
@@ -169,10 +171,31 @@ def render_markdown(doc: dict) -> str:
 def write_outputs(ctx: Context, out: Path, mode: str, seconds: float) -> dict:
     out.mkdir(parents=True, exist_ok=True)
     doc = dict(schema=1, command=ctx.command, mode=mode, seconds=seconds,
-               environment=environment(), records=ctx.records, tta=ctx.extras.get("tta", []))
+               environment=environment(), records=ctx.records, tta=ctx.extras.get("tta", []),
+               **({"soak": ctx.extras["soak"]} if "soak" in ctx.extras else {}))
     (out / "benchmarks.json").write_text(json.dumps(doc, indent=1, default=_json_default) + "\n")
     render(doc, out, tta_plots=False)         # the suite drew its plots already
     return doc
+
+
+def soak_section(res: dict) -> list[str]:
+    """The soak's goals, its figures every few minutes, and its plot (soak.png)."""
+    from .soak import goals_table
+    w = res["windows"]
+    step = max(1, len(w) // 9)
+    rows = [[f"{x['minute']:.0f}", x["kps_median"], x["kps_min"], x["players"], x["rss_MB"],
+             x["cores"], x["errors"], x["closed"]]
+            for k, x in enumerate(w) if k % step == step - 1 or k == len(w) - 1]
+    return ["## A lecture: the soak", "",
+            f"`python -m svmcore.bench soak --sessions {res['sessions']} --minutes "
+            f"{res['minutes']:g}`: {res['sessions']} sessions at the protocol level on one "
+            "server, half on the default Playground's link and half on runs of their own, "
+            "playing, pausing and stepping, changing the speed, restarting ended runs "
+            f"({res['actions']:,} actions); {res.get('machine', '')}.", "",
+            goals_table(res), "",
+            markdown_table(["minute", "keyframes/s median", "slowest", "playing",
+                            "server RSS MB", "server cores", "errors", "closed"], rows), "",
+            "![server RSS and the median session's keyframes/s against time](soak.png)", ""]
 
 
 def render(doc: dict, out: Path, tta_plots=True) -> None:
@@ -183,6 +206,9 @@ def render(doc: dict, out: Path, tta_plots=True) -> None:
     if tta_plots:
         for res in doc.get("tta", []):
             tta.plot(res, out / f"tta_{res['dataset']}.png")
+        if doc.get("soak"):
+            from . import soak
+            soak.plot(doc["soak"], out / "soak.png")
     (out / "benchmarks.md").write_text(render_markdown(doc) + "\n")
 
 
