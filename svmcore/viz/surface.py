@@ -40,7 +40,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from ._base import CLASS_COLORS, CLASS_NAMES, FIELD_COLORSCALE, _f32, _figure
-from .frame import point_states
+from .frame import clipped_field, point_states
 from .raster import level_lines
 
 #: grid nodes per axis of the 3-D surface (a frame stays well under 60 kB)
@@ -126,12 +126,7 @@ def surface_figure(xs, ys, field, P, y, f_points, support=None, sv_size=None,
     decision values), marked as in the 2-D view. Heights are clipped to [−z_clip, z_clip];
     colours are the field's on [−2, 2]. ``show``: the indices of the points drawn (default
     :func:`subset`); ``camera``: Plotly's scene camera (eye, center, up), else the default."""
-    xs = np.asarray(xs, dtype=np.float64)
-    ys = np.asarray(ys, dtype=np.float64)
-    z = np.clip(np.nan_to_num(np.asarray(field, dtype=np.float64), nan=0.0, posinf=z_clip,
-                              neginf=-z_clip), -z_clip, z_clip)
-    if z.shape != (len(ys), len(xs)):
-        raise ValueError(f"field has shape {z.shape}, expected {(len(ys), len(xs))}")
+    xs, ys, z = clipped_field(field, xs, ys, z_clip)
     P = np.asarray(P, dtype=np.float64)
     fp = np.clip(np.nan_to_num(np.asarray(f_points, dtype=np.float64), nan=0.0), -z_clip,
                  z_clip)
