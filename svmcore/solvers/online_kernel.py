@@ -268,6 +268,9 @@ _COMMON = {
 class _OnlineKernelMixin:
     """Shared machinery of NORMA, Pegaz and OL SVM (see the module docstring). A mixin, not a
     Solver subclass, so that the registry test sees only the three public classes."""
+    #: example weights: example i is drawn with probability w_i / Σw and λ = 1/(C·Σw), so the
+    #: expected objective is λ/2‖w‖² + (1/Σw) Σ w_i ℓ_i (C·w_i per example, as SVC)
+    weighting = "sampling ∝ w_i, λ = 1/(C·Σw)"
 
     kernelized = True
     _strict_listing = False          # the listing's violation test: False ≤ 1, True < 1
@@ -283,7 +286,7 @@ class _OnlineKernelMixin:
         self.C = p["C"]
         # the C the listings run with: C, or C·n for NORMA/Pegaz with c_scale="svc"
         svc = p.get("c_scale", "paper") == "svc"
-        self.C_run = self.C * n if svc else self.C
+        self.C_run = self.C * self.weight_total if svc else self.C
         self.lam = 1.0 / self.C_run             # schedules' λ: pegasos gives η_t = C/t
         self.horizon = max(1, math.ceil(p["epochs"] * n))
         self.t_avg0 = averaging_start(p["averaging"], self.horizon)
@@ -293,7 +296,7 @@ class _OnlineKernelMixin:
         self.strict = self._strict_listing if rule == "listing" else rule == "<"
         self.cache = bool(p["cache_outputs"])
         self.add_rule = p.get("update", "set") == "add"
-        self.stream = SampleStream(n, self.seed, "permutation")
+        self.stream = self.sample_stream("permutation")
         self._perm = None if p["reshuffle"] else self.stream.take(n)
         self.sc = np.zeros(_NSC)
         self.sc[_A] = 1.0
@@ -541,7 +544,8 @@ class _OnlineKernelMixin:
         p = self.p
         if "C" in diff:
             self.C = p["C"]
-            self.C_run = self.C * self.n if p.get("c_scale", "paper") == "svc" else self.C
+            self.C_run = (self.C * self.weight_total if p.get("c_scale", "paper") == "svc"
+                          else self.C)
             self.lam = 1.0 / self.C_run
         self.sched = self.schedule
         self.sparams = self.sched.params(self.lam, self.C_run)
@@ -776,7 +780,7 @@ class OLSVMSolver(_OnlineKernelMixin, Solver):
     def _objective(self, hinge_mean, o_sq):
         if self.p["variant"] == "hinge":
             return hinge_mean, "mean hinge loss (eq. 2 / n), unregularised", None
-        lam = 1.0 / (self.C * self.n)
+        lam = 1.0 / (self.C * self.weight_total)
         return (0.5 * lam * o_sq + hinge_mean,
                 "primal L1-SVM, λ-form, λ = 1/(C n) (eq. 1 / (C n), SVC with C)", lam)
 

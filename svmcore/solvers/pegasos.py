@@ -359,6 +359,9 @@ def pegasos_listing(kernel=False, bias=False, project=True, avg=False, eta="1/(�
 class PegasosSolver(Solver):
     __doc__ = __doc__
     name = "pegasos"
+    #: example weights: example i is drawn with probability w_i / Σw and λ = 1/(C·Σw), so the
+    #: expected objective is λ/2‖w‖² + (1/Σw) Σ w_i ℓ_i (C·w_i per example, as SVC)
+    weighting = "sampling ∝ w_i, λ = 1/(C·Σw)"
     title = "Pegasos"
     paper = "Shalev-Shwartz, Singer & Srebro (2007), Pegasos: Primal Estimated sub-GrAdient SOlver for SVM"
     formulation = (r"\min_{w,b}\ \frac{\lambda}{2}\|w\|^2 + \frac{1}{n}\sum_{i=1}^n "
@@ -407,7 +410,7 @@ class PegasosSolver(Solver):
         self.t_avg0 = averaging_start(p["averaging"], self.horizon)
         self.sched = self.schedule
         self.sparams = self.sched.params(self.lam, p["C"])
-        self.stream = SampleStream(self.n, self.seed, p["sampling"])
+        self.stream = self.sample_stream(p["sampling"])
         self.sc = np.zeros(7)
         self.sc[_A] = 1.0
         self.ic = np.zeros(4, dtype=np.int64)
@@ -691,7 +694,7 @@ class PegasosSolver(Solver):
                 self.vmarg = np.zeros(k)
             self.horizon = max(1, self.t + max(0, math.ceil((p["epochs"] * self.n - seen) / k)))
         if "C" in diff:
-            self.lam = lam_from_C(p["C"], self.n)
+            self.lam = lam_from_C(p["C"], self.weight_total)
         self.sched = self.schedule
         self.sparams = self.sched.params(self.lam, p["C"])
         self._retune_average(diff, self.horizon)
