@@ -107,7 +107,7 @@ class SVMClassifier(OnlineMixin, ClassifierMixin, _SVMBase):
         w = self._row_weights(X, y, sample_weight)
         problems = self._problems(y)
         self._fit_runs(X, problems, weights=w)
-        self._t_total = [s.t for s in self.solvers_]
+        self._n_seen, self._calls = X.shape[0], 1        # what partial_fit continues from
         if self.probability:
             self._fit_platt(X, problems, w)
         return self

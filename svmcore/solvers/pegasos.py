@@ -428,6 +428,26 @@ class PegasosSolver(Solver):
             self.v = np.zeros(self.d)
             self.U = np.zeros(self.d)
 
+    def carry_over(self, old: "PegasosSolver", lam: float) -> None:
+        """Continue another linear Pegasos run on this run's data: its w, b, average and t (the
+        schedule goes on from t + 1), with λ = ``lam``. Call after ``init``."""
+        if self.kernelized or old.kernelized or old.d != self.d:
+            raise ValueError("pegasos carries over only a linear model with as many features")
+        self.v[:], self.U[:] = old.v, old.U
+        self.sc[:], self.ic[:] = old.sc, old.ic
+        self.t, self.t_avg0 = old.t, old.t_avg0
+        self.lam = lam
+        self.sparams = self.sched.params(lam, self.p["C"])
+
+    def visit(self, idx: np.ndarray) -> int:
+        """One step per consecutive mini-batch of the training rows ``idx``, in that order (no
+        sampling): how ``partial_fit`` streams a chunk. Returns the iterations done."""
+        idx = np.ascontiguousarray(idx, dtype=np.int64)
+        if idx.shape[0] % self.k:
+            raise ValueError(f"pegasos visits whole mini-batches: {idx.shape[0]} rows is not a "
+                             f"multiple of batch_size = {self.k}")
+        return self._advance(idx, idx.shape[0] // self.k)
+
     # ----------------------------------------------------------------------------------- step
     def step(self, n: int) -> int:
         """Run n iterations (n mini-batches) in one compiled call; returns the iterations done."""
