@@ -35,7 +35,7 @@ import math
 import numpy as np
 
 from .._jit import njit
-from .kernels import kernel_row, rows_args
+from .kernels import expansion, kernel_row, rows_args
 from .objectives import error_rate, hinge_losses
 from .step_sizes import SCHEDULE_CODES, step_size
 from .base import (AVERAGING_SPEC, C_SPEC, COEF0_SPEC, DEGREE_SPEC, ETA0_SPEC, GAMMA_SPEC,
@@ -308,6 +308,38 @@ class _OnlineKernelMixin:
         self.pos = -np.ones(n, dtype=np.int64)
         self.row = np.zeros(n)
         self.allidx = np.arange(n, dtype=np.int64)
+
+    def carry_over(self, old, keep: np.ndarray, n_seen: int) -> None:
+        """Continue ``old`` (the same algorithm) on this run's data, whose first rows are old's
+        rows ``keep`` (its support, in its support-list order): α, its average, b and t carry
+        over; C_run and λ follow the ``n_seen`` rows seen (c_scale="svc"). Call after ``init``."""
+        m = keep.shape[0]
+        self.gam[:m], self.U[:m] = old.gam[keep], old.U[keep]
+        self.sv[:m] = self.pos[:m] = np.arange(m)
+        self.sc[:], self.ic[:] = old.sc, old.ic
+        self.ic[_NSV] = m
+        self.t, self.t_avg0 = old.t, old.t_avg0
+        if self.p.get("c_scale", "paper") == "svc":
+            self.C_run = self.C * n_seen
+            self.lam = 1.0 / self.C_run
+            self.sparams = self.sched.params(self.lam, self.C_run)
+        if self.cache and m:                          # õ = Kγ at every row of this run
+            self.ot[:] = 0.0
+            expansion(self.kcode, self.kp, self.X, self.X, np.arange(m, dtype=np.int64),
+                      self.gam[:m], self.ot)
+            self.kernel_evals += self.n * m
+
+    def support_rows(self) -> np.ndarray:
+        """The rows the model uses, in support-list order (then rows only the average uses)."""
+        listed = self.sv[:self.ic[_NSV]].copy()
+        extra = np.setdiff1d(np.flatnonzero(self.U != 0.0), listed)
+        return np.concatenate([listed, extra]).astype(np.int64)
+
+    def visit(self, idx: np.ndarray) -> int:
+        """One step per row of ``idx``, in that order (no sampling): how ``partial_fit``
+        streams a chunk. Returns the iterations done."""
+        idx = np.ascontiguousarray(idx, dtype=np.int64)
+        return self._advance(idx, idx.shape[0])
 
     def _indices(self, m: int) -> np.ndarray:
         if self._perm is None:
