@@ -27,7 +27,8 @@ def expected_failed_checks(estimator) -> dict:
     weighted-versus-repeated-rows checks ask: SMO reaches the common optimum to its stopping
     tolerance; the stochastic solvers draw example i with probability ∝ w_i, so the weighted
     run and the run on repeated rows see different sample streams (the same objective in
-    expectation). SFW, MSFW and CPSP refuse weights."""
+    expectation; SFW and MSFW also sample, and weigh through the dual's diagonal). CPSP refuses
+    weights."""
     from ..solvers import get_solver
     cls = get_solver(estimator.solver)
     if not cls.weighting:

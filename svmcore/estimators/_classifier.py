@@ -22,8 +22,8 @@ _CLASSIFIER_DOC = """
         n_samples / (n_classes · count(c)). Multiplies ``fit``'s ``sample_weight``. Solvers
         honour weights their own way (``svmcore.solvers.REGISTRY[name].weighting``): SMO by
         per-example box bounds 0 ≤ α_i ≤ C·w_i; Pegasos, ASSET, NORMA, Pegaz and OL SVM by
-        drawing example i with probability w_i/Σw (λ = 1/(C·Σw)); SFW, MSFW and CPSP refuse
-        weights with a ValueError.
+        drawing example i with probability w_i/Σw (λ = 1/(C·Σw)); SFW and MSFW by the L2-SVM
+        dual's diagonal term 1/(2C·w_i) (weights > 0); CPSP refuses weights (ValueError).
     multi_class : {"ovr", "ovo"}, default="ovr"
         Three or more classes: one solver per class against the rest (LinearSVC), or one per
         pair of classes with voting (SVC; pair (i, j) is positive for class i).
@@ -105,6 +105,9 @@ class SVMClassifier(OnlineMixin, ClassifierMixin, _SVMBase):
             raise ValueError("SVMClassifier needs samples of at least two classes; "
                              f"the data contain only one class: {only!r}")
         w = self._row_weights(X, y, sample_weight)
+        if w is not None and np.unique(y[w > 0]).shape[0] < 2:
+            raise ValueError("SVMClassifier needs samples of at least two classes with a "
+                             "positive weight; the weights leave one class only")
         problems = self._problems(y)
         self._fit_runs(X, problems, weights=w)
         self._n_seen, self._calls = X.shape[0], 1        # what partial_fit continues from

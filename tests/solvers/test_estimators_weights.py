@@ -81,10 +81,12 @@ def test_weighted_sampling_draws_in_proportion_to_the_weights():
     ("pegasos", "linear", 0.50, 0.80), ("pegasos", "rbf", 0.50, 0.80),
     ("norma", "rbf", 0.50, 0.70), ("pegaz", "rbf", 0.70, 0.80),
     ("olsvm", "rbf", 0.54, 0.80), ("asset", "rbf", 0.75, 0.82),
+    ("sfw", "rbf", 0.75, 0.81), ("msfw", "rbf", 0.75, 0.84),
 ])
 def test_balanced_weights_raise_the_balanced_accuracy(solver, kernel, before, after):
     """On an 88 / 12 set every stochastic solver's balanced accuracy rises with
-    class_weight="balanced" (λ = 1/(C·Σw), example i drawn with probability ∝ w_i)."""
+    class_weight="balanced" (λ = 1/(C·Σw), example i drawn with probability ∝ w_i; SFW and
+    MSFW: the diagonal term 1/(2C·w_i))."""
     X, y = _imbalanced()
     ba = []
     for cw in (None, "balanced"):
@@ -104,7 +106,24 @@ def test_linear_pegasos_balanced_is_as_good_as_sgdclassifiers():
             >= balanced_accuracy_score(y, sgd.predict(X)) - 0.03)
 
 
-@pytest.mark.parametrize("solver", ["sfw", "msfw", "cpsp"])
+def test_sfw_integer_weights_predict_like_repeated_rows():
+    X, y = _imbalanced()
+    sw = np.random.default_rng(0).integers(1, 4, size=y.shape[0])
+    kw = dict(solver="sfw", kernel="rbf", gamma=0.5, epochs=5, random_state=0)
+    a = SVMClassifier(**kw).fit(X, y, sample_weight=sw)
+    b = SVMClassifier(**kw).fit(np.repeat(X, sw, axis=0), np.repeat(y, sw))
+    assert np.mean(a.predict(X) == b.predict(X)) >= 0.99            # measured 0.998
+    with pytest.raises(ValueError, match="sfw: sample weights must be > 0"):
+        SVMClassifier(**kw).fit(X, y, sample_weight=np.r_[0.0, np.ones(y.shape[0] - 1)])
+
+
+def test_weights_that_leave_one_class_are_refused():
+    X, y = _imbalanced(100, 20)
+    with pytest.raises(ValueError, match="two classes with a positive weight"):
+        SVMClassifier(solver="smo").fit(X, y, sample_weight=(y == 0).astype(float))
+
+
+@pytest.mark.parametrize("solver", ["cpsp"])
 def test_solvers_without_weights_refuse_them_by_name(solver):
     X, y = _imbalanced(100, 20)
     with pytest.raises(ValueError, match=f"solver '{solver}' cannot honour sample weights"):
