@@ -27,8 +27,8 @@ def expected_failed_checks(estimator) -> dict:
     weighted-versus-repeated-rows checks ask: SMO reaches the common optimum to its stopping
     tolerance; the stochastic solvers draw example i with probability ∝ w_i, so the weighted
     run and the run on repeated rows see different sample streams (the same objective in
-    expectation; SFW and MSFW also sample, and weigh through the dual's diagonal). CPSP refuses
-    weights."""
+    expectation; SFW and MSFW also sample, and weigh through the dual's diagonal; CPSP samples
+    its cuts ∝ w_i). A solver without weights would fail the weight checks: they are listed."""
     from ..solvers import get_solver
     cls = get_solver(estimator.solver)
     if not cls.weighting:

@@ -23,7 +23,8 @@ _CLASSIFIER_DOC = """
         honour weights their own way (``svmcore.solvers.REGISTRY[name].weighting``): SMO by
         per-example box bounds 0 ≤ α_i ≤ C·w_i; Pegasos, ASSET, NORMA, Pegaz and OL SVM by
         drawing example i with probability w_i/Σw (λ = 1/(C·Σw)); SFW and MSFW by the L2-SVM
-        dual's diagonal term 1/(2C·w_i) (weights > 0); CPSP refuses weights (ValueError).
+        dual's diagonal term 1/(2C·w_i) (weights > 0); CPSP by weighted slacks in its cuts.
+        A solver that cannot honour weights refuses them (ValueError naming it).
     multi_class : {"ovr", "ovo"}, default="ovr"
         Three or more classes: one solver per class against the rest (LinearSVC), or one per
         pair of classes with voting (SVC; pair (i, j) is positive for class i).

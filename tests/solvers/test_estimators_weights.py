@@ -123,10 +123,26 @@ def test_weights_that_leave_one_class_are_refused():
         SVMClassifier(solver="smo").fit(X, y, sample_weight=(y == 0).astype(float))
 
 
-@pytest.mark.parametrize("solver", ["cpsp"])
-def test_solvers_without_weights_refuse_them_by_name(solver):
+@pytest.mark.parametrize("sampling, before, after, agree", [
+    ("linear", 0.73, 0.82, 0.99), ("constant", 0.752, 0.83, 0.98)])
+def test_cpsp_weighted_slacks_approach_svc_balanced(sampling, before, after, agree):
+    X, y = _imbalanced()
+    ba = []
+    for cw in (None, "balanced"):
+        m = SVMClassifier(solver="cpsp", kernel="rbf", gamma=0.5, class_weight=cw,
+                          random_state=0, solver_params={"sampling": sampling}).fit(X, y)
+        ba.append(balanced_accuracy_score(y, m.predict(X)))
+    assert ba[0] <= before + 0.005 and ba[1] >= after, ba
+    ref = SVC(gamma=0.5, class_weight="balanced").fit(X, y)
+    assert np.mean(m.predict(X) == ref.predict(X)) >= agree
+
+
+def test_a_solver_without_weighting_refuses_weights_by_name(monkeypatch):
+    from svmcore.solvers.pegasos import PegasosSolver
+    monkeypatch.setattr(PegasosSolver, "weighting", "")
     X, y = _imbalanced(100, 20)
-    with pytest.raises(ValueError, match=f"solver '{solver}' cannot honour sample weights"):
-        SVMClassifier(solver=solver, kernel="rbf", class_weight="balanced").fit(X, y)
-    with pytest.raises(ValueError, match=solver):
-        SVMClassifier(solver=solver, kernel="rbf").fit(X, y, sample_weight=np.arange(100.0))
+    with pytest.raises(ValueError, match="solver 'pegasos' cannot honour sample weights"):
+        SVMClassifier(solver="pegasos").fit(X, y, sample_weight=np.arange(100.0))
+    with pytest.raises(ValueError, match="solver 'pegasos' cannot honour"):
+        SVMClassifier(solver="pegasos", class_weight="balanced").fit(X, y)
+    SVMClassifier(solver="pegasos").fit(X, y)                      # no weights: fine
