@@ -8,15 +8,15 @@ across calls. The C of a streamed model is SVC's over everything seen so far: af
 reproduces ``fit(epochs=1)`` up to the λ of the earlier chunks: bit for bit when the epoch is
 one chunk, within half an accuracy point when it is split (the tests measure both).
 
-Kernel expansions (NORMA, Pegaz, OL SVM) grow across calls: a call trains on the rows the
+Kernel expansions (kernel Pegasos, NORMA, Pegaz, OL SVM) grow across calls: a call trains on the rows the
 model keeps (its support vectors, first, in the order the solver listed them) followed by the
 chunk, and visits only the chunk. ``budget`` caps the support set after each call: the vectors
 with the smallest |α_i| are dropped (the older first on ties). Without a budget the set grows
 with every violator, as it does in ``fit``.
 
-Continued here: linear Pegasos, NORMA, Pegaz, OL SVM. Kernel Pegasos and ASSET (whose
-feature map is fitted on the first data) have no ``partial_fit``, with a message naming the
-solver; nor have the solvers that are not online algorithms.
+Continued here: Pegasos (linear and kernel), NORMA, Pegaz, OL SVM. ASSET (whose feature map
+is fitted on the first data) has no ``partial_fit``, with a message naming the solver; nor have
+the solvers that are not online algorithms.
 """
 from __future__ import annotations
 
@@ -32,13 +32,13 @@ from ..solvers.objectives import lam_from_C
 ONLINE_SOLVERS = ("pegasos", "norma", "pegaz", "olsvm", "asset")
 
 
-#: kernel expansions that grow across calls
+#: kernel expansions that grow across calls (and kernel Pegasos)
 KERNEL_STREAMS = ("norma", "pegaz", "olsvm")
 
 
 def _streams(est) -> bool:
     """Does this configuration continue across calls?"""
-    return (est.solver == "pegasos" and est.kernel == "linear") or est.solver in KERNEL_STREAMS
+    return est.solver == "pegasos" or est.solver in KERNEL_STREAMS
 
 
 def _has_partial_fit(est) -> bool:
@@ -47,8 +47,8 @@ def _has_partial_fit(est) -> bool:
                              f"partial_fit; the online solvers are {', '.join(ONLINE_SOLVERS)}")
     if not _streams(est):
         raise AttributeError(f"solver {est.solver!r} with kernel {est.kernel!r} has no "
-                             "partial_fit: only linear Pegasos, NORMA, Pegaz and OL SVM "
-                             "continue a model across calls")
+                             "partial_fit: only Pegasos, NORMA, Pegaz and OL SVM continue a "
+                             "model across calls")
     return True
 
 
@@ -137,10 +137,11 @@ class OnlineMixin:
             yy = np.concatenate([old.y[keep], yy])
             w = None if w is None else np.concatenate([np.ones(keep.shape[0]), w])
         s = self._fresh(cls, kw, X, yy, w)
-        if s.kernelized:
-            s.carry_over(s if old is None else old, keep, n_seen)
+        src = s if old is None else old
+        if s.name == "pegasos":
+            s.carry_over(src, lam_from_C(self.C, n_seen), keep)
         else:
-            s.carry_over(s if old is None else old, lam_from_C(self.C, n_seen))
+            s.carry_over(src, keep, n_seen)
         return s, keep.shape[0]
 
     def _prune(self, cls, kw, s, n_seen):
@@ -158,7 +159,10 @@ class OnlineMixin:
         keep = np.delete(rows, drop)
         t = self._fresh(cls, dict(kw, gamma=s.p["gamma"]), s.X.take(keep).to_scipy(), s.y[keep],
                         None)
-        t.carry_over(s, keep, n_seen)
+        if t.name == "pegasos":
+            t.carry_over(s, s.lam, keep)
+        else:
+            t.carry_over(s, keep, n_seen)
         return t
 
     def _fresh(self, cls, kw, X, yy, w):

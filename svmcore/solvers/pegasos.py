@@ -428,16 +428,35 @@ class PegasosSolver(Solver):
             self.v = np.zeros(self.d)
             self.U = np.zeros(self.d)
 
-    def carry_over(self, old: "PegasosSolver", lam: float) -> None:
-        """Continue another linear Pegasos run on this run's data: its w, b, average and t (the
-        schedule goes on from t + 1), with λ = ``lam``. Call after ``init``."""
-        if self.kernelized or old.kernelized or old.d != self.d:
-            raise ValueError("pegasos carries over only a linear model with as many features")
-        self.v[:], self.U[:] = old.v, old.U
+    def carry_over(self, old: "PegasosSolver", lam: float, keep=None) -> None:
+        """Continue another Pegasos run on this run's data: its w (linear) or its expansion,
+        b, average and t (the schedule goes on from t + 1), with λ = ``lam``. A kernel run's
+        first rows are old's rows ``keep`` (its support, in its support-list order); ‖w‖² is
+        recomputed when rows were left out. Call after ``init``."""
+        if self.kernelized != old.kernelized or old.d != self.d:
+            raise ValueError("pegasos carries over a model of the same form and features")
         self.sc[:], self.ic[:] = old.sc, old.ic
         self.t, self.t_avg0 = old.t, old.t_avg0
         self.lam = lam
         self.sparams = self.sched.params(lam, self.p["C"])
+        if not self.kernelized:
+            self.v[:], self.U[:] = old.v, old.U
+            return
+        m = keep.shape[0]
+        self.gam[:m], self.U[:m], self.counts[:m] = old.gam[keep], old.U[keep], old.counts[keep]
+        self.sv[:m] = np.arange(m)
+        self.ic[_NSV] = m
+        if m < int(old.ic[_NSV]) and m:               # pruned: ‖w‖² of what is kept
+            c = self.gam[:m] * self.y[:m]
+            self.sc[_WSQ] = self.sc[_A] ** 2 * float(c @ self.kernel_block(np.arange(m),
+                                                                           np.arange(m)) @ c)
+
+    def support_rows(self) -> np.ndarray:
+        """The rows the kernel model uses, in support-list order (then rows only the average
+        uses)."""
+        listed = self.sv[:self.ic[_NSV]].copy()
+        extra = np.setdiff1d(np.flatnonzero(self.U != 0.0), listed)
+        return np.concatenate([listed, extra]).astype(np.int64)
 
     def visit(self, idx: np.ndarray) -> int:
         """One step per consecutive mini-batch of the training rows ``idx``, in that order (no
