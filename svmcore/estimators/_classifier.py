@@ -36,8 +36,9 @@ _CLASSIFIER_DOC = """
         ``random_state``), as SVC does; adds ``predict_proba`` and ``predict_log_proba``.
         Costs five more fits per binary problem.
     budget : int or None, default=None
-        ``partial_fit`` of a kernel solver: the most support vectors the expansion keeps (None:
-        no limit but the solver's own rule); see ``partial_fit``.
+        ``partial_fit`` / warm-started ``fit`` of a kernel solver: the most support vectors
+        the expansion keeps after each call; those with the smallest |α_i| are dropped (the
+        older first on ties). None: no limit (the set grows with every violator).
     warm_start : bool, default=False
         ``fit`` continues from the model of the previous ``fit`` / ``partial_fit`` (online
         solvers), its step-size schedule's t included.

@@ -81,6 +81,16 @@ def test_warm_start_continues_fit(data):
     assert after_fit.n_iter_ == 3500                     # partial_fit continues fit's model
 
 
+def test_warm_start_continues_a_kernel_expansion(moons):
+    X, y, Xt, yt = moons
+    m = SVMClassifier(solver="olsvm", kernel="rbf", gamma=1.0, random_state=0, warm_start=True)
+    m.fit(X[:750], y[:750])
+    n_sv = m.support_.shape[0]
+    m.fit(X[750:], y[750:])                               # the second half, from the first's model
+    assert m.n_iter_ == 1500 and m.support_.shape[0] > n_sv
+    assert m.score(Xt, yt) > 0.9
+
+
 def test_one_vs_rest_streams_three_classes():
     X, y = load_iris(return_X_y=True)
     X = StandardScaler().fit_transform(X)
