@@ -19,6 +19,7 @@ BENCHMARKS = {
     "sweep-speed": "svmcore.bench.sweep_speed",
     "classroom": "svmcore.bench.classroom",
     "estimators": "svmcore.bench.estimators",
+    "estimators-proba": "svmcore.bench.estimators_proba",
     "regression": "svmcore.bench.regression",
     "report": "svmcore.bench.report",
     "tta": "svmcore.bench.tta",

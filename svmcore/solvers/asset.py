@@ -236,6 +236,9 @@ def asset_listing(regression: bool = False, star: bool = False,
 class ASSETSolver(Solver):
     __doc__ = __doc__
     name = "asset"
+    #: example weights: example i is drawn with probability w_i / Σw and λ = 1/(C·Σw), so the
+    #: expected objective is λ/2‖w‖² + (1/Σw) Σ w_i ℓ_i (C·w_i per example, as SVC)
+    weighting = "sampling ∝ w_i, λ = 1/(C·Σw)"
     tasks = ("classification", "regression")
     title = "ASSET (approximate kernel, robust SA)"
     paper = ("Lee & Wright (2012), ASSET: Approximate Stochastic Subgradient Estimation Training "
@@ -354,7 +357,7 @@ class ASSETSolver(Solver):
         n = self.n
         self.star = p["variant"] == "star"
         self.fit_b = bool(p["fit_intercept"]) and not self.star
-        self.lam = lam_from_C(p["C"], n)
+        self.lam = lam_from_C(p["C"], self.weight_total)
         self.loss_code = LOSS_CODES[p["loss"]]
         self.eps = float(p["epsilon"]) if self.regression else 0.0
         self.horizon = max(1, math.ceil(p["epochs"] * n))
@@ -434,7 +437,7 @@ class ASSETSolver(Solver):
                                         np.finfo(np.float64).tiny), self.lam, p["C"],
                                note=f"η0 = D_X / D_G = {self.DX:.4g} / {self.DG:.4g}"))
         # 5. state
-        self.stream = SampleStream(n, self.seed, p["sampling"])
+        self.stream = self.sample_stream(p["sampling"])
         self.g = np.zeros(self.dim)
         self.gavg = np.zeros(self.dim)
         self.sc = np.zeros(6)
@@ -756,7 +759,7 @@ class ASSETSolver(Solver):
     def _retune(self, diff):
         p = self.p
         if "C" in diff:
-            lam = lam_from_C(p["C"], self.n)
+            lam = lam_from_C(p["C"], self.weight_total)
             if p["approx"] == "nystroem":
                 R2 = kernel_diag_max(self.X.sqnorm, p["kernel"], p["gamma"], p["coef0"],
                                      p["degree"])

@@ -59,17 +59,24 @@ class SampleStream:
     drawn independently of how callers slice them, so ``take(1000)`` equals ten ``take(100)``.
     """
 
-    def __init__(self, n: int, seed: int, mode: str = "iid", block: int = 8192):
+    def __init__(self, n: int, seed: int, mode: str = "iid", block: int = 8192, weights=None):
         if mode not in ("iid", "permutation"):
             raise ValueError(f"sampling must be 'iid' or 'permutation', got {mode!r}")
         self.n, self.mode = int(n), mode
         self.block = int(block) if mode == "iid" else int(n)
         self.rng = np.random.default_rng(seed)
+        # example weights: index i is drawn with probability w_i / Σw, with replacement (an
+        # "epoch" of a permutation stream is then n such draws)
+        # (equal weights draw as no weights do, so all-ones weights change nothing)
+        w = None if weights is None else np.asarray(weights, dtype=np.float64)
+        self.prob = None if w is None or np.all(w == w[0]) else w / float(w.sum())
         self._buf = np.empty(0, dtype=np.int64)
         self._pos = 0
 
     def _refill(self):
-        if self.mode == "iid":
+        if self.prob is not None:
+            self._buf = self.rng.choice(self.n, size=self.block, p=self.prob).astype(np.int64)
+        elif self.mode == "iid":
             self._buf = self.rng.integers(0, self.n, size=self.block, dtype=np.int64)
         else:
             self._buf = self.rng.permutation(self.n).astype(np.int64)
@@ -160,6 +167,41 @@ class Solver:
         self.notes: list[str] = []
         self._ready = False
 
+    # ---- example weights -----------------------------------------------------------------
+    #: how the solver honours per-example weights w_i (example i's C becomes C·w_i, LIBSVM's
+    #: meaning); "" when it cannot, and then ``init`` refuses weights with a ValueError
+    weighting: ClassVar[str] = ""
+    #: per-example weights (length n, ≥ 0, not all 0) that ``init`` takes; None: every w_i = 1
+    sample_weight: np.ndarray | None = None
+
+    def _check_weights(self) -> None:
+        w = self.sample_weight
+        if w is None:
+            self._w = None
+            return
+        if not self.weighting:
+            raise ValueError(f"solver {self.name!r} cannot honour sample weights (or "
+                             "class_weight); use a solver that does, e.g. 'smo' or 'pegasos'")
+        w = np.ascontiguousarray(w, dtype=np.float64).ravel()
+        if w.shape[0] != self.n:
+            raise ValueError(f"sample_weight has {w.shape[0]} entries for {self.n} rows")
+        if not (np.all(np.isfinite(w)) and np.all(w >= 0.0) and w.sum() > 0.0):
+            raise ValueError("sample weights must be finite, ≥ 0 and not all 0")
+        self._w = w
+
+    def example_weights(self) -> np.ndarray:
+        """w_i for every training example (all 1 without weights)."""
+        return np.ones(self.n) if self._w is None else self._w
+
+    @property
+    def weight_total(self):
+        """Σ w_i: the n of λ = 1/(C·n) and of the sampled objective (n itself without weights)."""
+        return self.n if self._w is None else float(self._w.sum())
+
+    def sample_stream(self, mode: str) -> "SampleStream":
+        """The solver's sample order; with weights, draws ∝ w_i (see :class:`SampleStream`)."""
+        return SampleStream(self.n, self.seed, mode, weights=self._w)
+
     # ---- data ----------------------------------------------------------------------------
     def init(self, X, y, seed: int = 0) -> None:
         """Take the training set (labels ±1; real targets for a regression loss) and allocate
@@ -178,8 +220,9 @@ class Solver:
         self.n, self.d = self.X.n, self.X.d
         self.seed = int(seed)
         self.check_memory(self.n, self.d, self.X)
+        self._check_weights()
         if "C" in self.p:
-            self.lam = lam_from_C(self.p["C"], self.n)
+            self.lam = lam_from_C(self.p["C"], self.weight_total)
         self.t = 0
         self.kernel_evals = 0
         self.diverged = False

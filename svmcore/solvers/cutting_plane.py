@@ -222,6 +222,7 @@ def cpsp_listing(linear: bool = True, patience: int = 4) -> Listing:
 class CuttingPlaneSolver(Solver):
     __doc__ = __doc__
     name = "cpsp"
+    weighting = "weighted slack: c = Σ_I w_i/Σw, cuts sampled ∝ w_i, C_p = C·Σw"
     title = "Cutting planes with sampled cuts (CPSP)"
     paper = ("Yu & Joachims (2008), Training Structural SVMs with Kernels Using Sampled Cuts, "
              "KDD")
@@ -280,8 +281,13 @@ class CuttingPlaneSolver(Solver):
         p = self.p
         n = self.n
         self.C = p["C"]
-        self.Cp = self.C * n
-        self.lam = lam_from_C(self.C, n)
+        # example weights: the slack of a cut weighs example i by w_i / Σw, C_p = C·Σw, and
+        # cuts are sampled with probability ∝ w_i (so a sampled cut is unbiased for the exact)
+        self.w = self.example_weights()
+        self.W = self.weight_total
+        self.pw = None if self._w is None else self.w / self.w.sum()
+        self.Cp = self.C * self.W
+        self.lam = lam_from_C(self.C, self.W)
         self.eps = p["epsilon"]
         self.r = p["sample_size"]
         self.linear = p["sampling"] == "linear"
@@ -322,7 +328,8 @@ class CuttingPlaneSolver(Solver):
 
     def _check_stop(self) -> bool:
         m = self.y * self.f
-        loss = float(np.mean(np.maximum(0.0, 1.0 - m)))
+        hinge = np.maximum(0.0, 1.0 - m)
+        loss = float(np.mean(hinge) if self.pw is None else self.pw @ hinge)
         xi = self._xi()
         if loss <= xi + self.eps:
             self._stop_if_trusted(f"mean hinge {loss:.4g} ≤ ξ + ε = {xi + self.eps:.4g}")
@@ -427,16 +434,18 @@ class CuttingPlaneSolver(Solver):
         xi = self._xi()
         I = np.flatnonzero(m < 1.0)
         nI = I.size
-        s = nI / (n * r)
+        cI = nI / n if self.pw is None else float(self.pw[I].sum())    # the cut's c
+        pI = None if self.pw is None or nI == 0 else self.pw[I] / self.pw[I].sum()
+        s = cI / r
         draws = 0
         while True:
             draws += 1
             if draws > _MAX_DRAWS:
                 S = np.full(r, I[np.argmin(m[I])])
-                val = nI / n * (1.0 - m[S[0]])
+                val = cI * (1.0 - m[S[0]])
                 break
-            S = I[self.rng.integers(0, nI, r)]
-            val = nI / n * (1.0 - float(np.mean(m[S])))       # c + ⟨w, g⟩ of the sampled cut
+            S = I[self.rng.integers(0, nI, r) if pI is None else self.rng.choice(nI, r, p=pI)]
+            val = cI * (1.0 - float(np.mean(m[S])))          # c + ⟨w, g⟩ of the sampled cut
             if val > xi + self.eps:
                 break
         pts, cnt = np.unique(S, return_counts=True)
@@ -452,7 +461,7 @@ class CuttingPlaneSolver(Solver):
                 return float(coef @ Anew[pts])
             return float(self.coef[u] @ Anew[self.pts[u]])
 
-        self._add_cut(nI / n, pts, coef, Anew, gdot)
+        self._add_cut(cI, pts, coef, Anew, gdot)
         self.last_violation = val - xi
         self.last_xi = xi
         self.last_draws = draws
@@ -472,7 +481,7 @@ class CuttingPlaneSolver(Solver):
     def _iter_constant(self):
         n, r, y = self.n, self.r, self.y
         X = rows_args(self.X)
-        S = self.rng.integers(0, n, r)
+        S = self.rng.integers(0, n, r) if self.pw is None else self.rng.choice(n, r, p=self.pw)
         uniq, inv = np.unique(S, return_inverse=True)
         KSU = np.zeros((uniq.size, self.U.size))
         if self.U.size:

@@ -184,7 +184,8 @@ def _fw_chunk(code, kp, Xd, Xdata, Xind, Xptr, Xsq, sparse, Bd, Bdata, Bind, Bpt
             row = rowp
         yp = yS[mv]
         gp = gS[mv]
-        App = row[mv] + 1.0 + inv2C
+        dv = inv2C[Sidx[mv]]                          # A's diagonal term 1/(2C·w_p)
+        App = row[mv] + 1.0 + dv
         den = q + gp + App                            # dᵀAd ≥ 0
         if not do_away:
             # ---- TOWARD (Algorithm 2)
@@ -198,7 +199,7 @@ def _fw_chunk(code, kp, Xd, Xdata, Xind, Xptr, Xsq, sparse, Bd, Bdata, Bind, Bpt
             tl = 2.0 * lam
             for m in range(ns):
                 gS[m] = om * gS[m] - tl * yS[m] * yp * (row[m] + 1.0)
-            gS[mv] -= tl * inv2C
+            gS[mv] -= tl * dv
             cn = om * c
             bsum = sc[_BSUM]
             if cn == 0.0:
@@ -228,7 +229,7 @@ def _fw_chunk(code, kp, Xd, Xdata, Xind, Xptr, Xsq, sparse, Bd, Bdata, Bind, Bpt
             tl = 2.0 * lam
             for m in range(ns):
                 gS[m] = op * gS[m] + tl * yS[m] * yp * (row[m] + 1.0)
-            gS[mv] += tl * inv2C
+            gS[mv] += tl * dv
             cn = op * c
             bold = betaS[mv]
             if drop:
@@ -332,6 +333,8 @@ def _epochs_spec(default):
 class SFWSolver(Solver):
     __doc__ = __doc__
     name = "sfw"
+    #: example weights: the L2-SVM's diagonal term per example, A_ii = y_i²(K_ii + 1) + 1/(2C·w_i)
+    weighting = "per-example diagonal 1/(2C·w_i) of the L2-SVM dual"
     title = "Stochastic Frank-Wolfe (SFW)"
     paper = ("Ouyang & Gray (2010), Fast Stochastic Frank-Wolfe Algorithms for Nonlinear SVMs, "
              "SIAM SDM")
@@ -363,13 +366,17 @@ class SFWSolver(Solver):
     # ---------------------------------------------------------------------------------- setup
     def _setup(self):
         n = self.n
-        self.inv2C = 1.0 / (2.0 * self.p["C"])
+        self.weights = self.example_weights()
+        if np.any(self.weights <= 0.0):
+            raise ValueError(f"{self.name}: sample weights must be > 0 (the L2-SVM's diagonal "
+                             "term is 1/(2C·w_i))")
+        self.inv2C = 1.0 / (2.0 * self.p["C"] * self.weights)   # per example: C·w_i
         p = self.p
         with np.errstate(over="ignore", invalid="ignore"):
             self.app_max = kernel_diag_max(self.X.sqnorm, p["kernel"], p["gamma"], p["coef0"],
-                                           p["degree"]) + 1.0 + self.inv2C
+                                           p["degree"]) + 1.0 + float(self.inv2C.max())
         self.horizon = max(1, math.ceil(self.p["epochs"] * n))
-        self.stream = SampleStream(n, self.seed, "permutation")
+        self.stream = SampleStream(n, self.seed, "permutation")   # weights act through A
         self.t_avg0 = averaging_start(self.p["averaging"], self.horizon)
         self.Uavg = np.zeros(n)
         self.Gsum = np.zeros(n)
@@ -400,7 +407,7 @@ class SFWSolver(Solver):
         X = rows_args(self.X)
         k00 = kernel_value(self.kcode, self.kp, *X, p0, *X[:5], p0)
         _append_row(*X, p0, *self.B, 0, self.BT)
-        a00 = k00 + 1.0 + self.inv2C
+        a00 = k00 + 1.0 + self.inv2C[p0]
         self.Sidx[0] = p0
         self.pos[p0] = 0
         self.yS[0] = self.y[p0]
@@ -601,7 +608,7 @@ class SFWSolver(Solver):
             alpha = self.alpha
         h = self._expansion(self.X, ya, pos, np.zeros(self.n))
         h += ya.sum()
-        g = -2.0 * self.y * h - alpha / self.p["C"]
+        g = -2.0 * self.y * h - alpha / (self.p["C"] * self.weights)
         return g, h
 
     def memory_bytes(self, n, d, X=None):
@@ -652,8 +659,8 @@ class SFWSolver(Solver):
         support, ya = self._raw_support()
         # ‖(w, b)‖² of the ±1-margin model = (q − ‖α‖²/(2C)) / q², written so that no
         # intermediate overflows when 1/(2C) or the kernel values are huge
-        wb_sq = (1.0 - float(alpha @ alpha) / (2.0 * C) / q_exact) / q_exact
-        sq_loss = float(np.sum(np.maximum(0.0, 1.0 - self.y * scores) ** 2))
+        wb_sq = (1.0 - float(alpha @ (alpha / self.weights)) / (2.0 * C) / q_exact) / q_exact
+        sq_loss = float(np.sum(self.weights * np.maximum(0.0, 1.0 - self.y * scores) ** 2))
         l2_primal = 0.5 * wb_sq + C * sq_loss
         l2_dual = 0.5 / q_exact
         ic = self.ic
@@ -731,7 +738,7 @@ class SFWSolver(Solver):
         p = int(self.ic[_VERTEX])
         lam = float(self.sc[_LAM])
         gp = g_k if p == i and new else float(g0[p])
-        App = float(self.kernel_block([p], [p])[0, 0]) + 1.0 + inv2C
+        App = float(self.kernel_block([p], [p])[0, 0]) + 1.0 + inv2C[p]
         den = q0 + gp + App
         if away:
             lam_raw = -(q0 + 0.5 * gp) / den if den > 0 else 0.0
@@ -784,15 +791,19 @@ class SFWSolver(Solver):
     def _retune(self, diff):
         if "C" in diff:
             ns = int(self.ic[_NS])
-            delta = 1.0 / (2.0 * self.p["C"]) - self.inv2C
+            inv2C = 1.0 / (2.0 * self.p["C"] * self.weights)
+            delta = (inv2C - self.inv2C)[self.Sidx[:ns]]
             alpha = self.sc[_C] * self.betaS[:ns]
-            self.sc[_Q] += delta * float(alpha @ alpha)
+            if ns and np.all(delta == delta[0]):   # one C for all: δ Σ α_m²
+                self.sc[_Q] += float(delta[0]) * float(alpha @ alpha)
+            else:
+                self.sc[_Q] += float(delta @ (alpha * alpha))
             self.gS[:ns] -= 2.0 * delta * alpha
             if self.sc[_NAVG] > 0.0:
                 self.Gsum[:ns] -= 2.0 * delta * (self.Uavg[:ns]
                                                  + self.sc[_BSUM] * self.betaS[:ns])
-            self.app_max += delta               # max A_pp: its diagonal moved by δ too
-            self.inv2C = 1.0 / (2.0 * self.p["C"])
+            self.app_max += float(inv2C.max() - self.inv2C.max())   # max A_pp moves too
+            self.inv2C = inv2C
             self._check_q()
         self._retune_average(diff, self.horizon)
         self._snap_cache = None

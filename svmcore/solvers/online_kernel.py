@@ -35,7 +35,7 @@ import math
 import numpy as np
 
 from .._jit import njit
-from .kernels import kernel_row, rows_args
+from .kernels import expansion, kernel_row, rows_args
 from .objectives import error_rate, hinge_losses
 from .step_sizes import SCHEDULE_CODES, step_size
 from .base import (AVERAGING_SPEC, C_SPEC, COEF0_SPEC, DEGREE_SPEC, ETA0_SPEC, GAMMA_SPEC,
@@ -268,6 +268,9 @@ _COMMON = {
 class _OnlineKernelMixin:
     """Shared machinery of NORMA, Pegaz and OL SVM (see the module docstring). A mixin, not a
     Solver subclass, so that the registry test sees only the three public classes."""
+    #: example weights: example i is drawn with probability w_i / Σw and λ = 1/(C·Σw), so the
+    #: expected objective is λ/2‖w‖² + (1/Σw) Σ w_i ℓ_i (C·w_i per example, as SVC)
+    weighting = "sampling ∝ w_i, λ = 1/(C·Σw)"
 
     kernelized = True
     _strict_listing = False          # the listing's violation test: False ≤ 1, True < 1
@@ -283,7 +286,7 @@ class _OnlineKernelMixin:
         self.C = p["C"]
         # the C the listings run with: C, or C·n for NORMA/Pegaz with c_scale="svc"
         svc = p.get("c_scale", "paper") == "svc"
-        self.C_run = self.C * n if svc else self.C
+        self.C_run = self.C * self.weight_total if svc else self.C
         self.lam = 1.0 / self.C_run             # schedules' λ: pegasos gives η_t = C/t
         self.horizon = max(1, math.ceil(p["epochs"] * n))
         self.t_avg0 = averaging_start(p["averaging"], self.horizon)
@@ -293,7 +296,7 @@ class _OnlineKernelMixin:
         self.strict = self._strict_listing if rule == "listing" else rule == "<"
         self.cache = bool(p["cache_outputs"])
         self.add_rule = p.get("update", "set") == "add"
-        self.stream = SampleStream(n, self.seed, "permutation")
+        self.stream = self.sample_stream("permutation")
         self._perm = None if p["reshuffle"] else self.stream.take(n)
         self.sc = np.zeros(_NSC)
         self.sc[_A] = 1.0
@@ -305,6 +308,38 @@ class _OnlineKernelMixin:
         self.pos = -np.ones(n, dtype=np.int64)
         self.row = np.zeros(n)
         self.allidx = np.arange(n, dtype=np.int64)
+
+    def carry_over(self, old, keep: np.ndarray, n_seen: int) -> None:
+        """Continue ``old`` (the same algorithm) on this run's data, whose first rows are old's
+        rows ``keep`` (its support, in its support-list order): α, its average, b and t carry
+        over; C_run and λ follow the ``n_seen`` rows seen (c_scale="svc"). Call after ``init``."""
+        m = keep.shape[0]
+        self.gam[:m], self.U[:m] = old.gam[keep], old.U[keep]
+        self.sv[:m] = self.pos[:m] = np.arange(m)
+        self.sc[:], self.ic[:] = old.sc, old.ic
+        self.ic[_NSV] = m
+        self.t, self.t_avg0 = old.t, old.t_avg0
+        if self.p.get("c_scale", "paper") == "svc":
+            self.C_run = self.C * n_seen
+            self.lam = 1.0 / self.C_run
+            self.sparams = self.sched.params(self.lam, self.C_run)
+        if self.cache and m:                          # õ = Kγ at every row of this run
+            self.ot[:] = 0.0
+            expansion(self.kcode, self.kp, self.X, self.X, np.arange(m, dtype=np.int64),
+                      self.gam[:m], self.ot)
+            self.kernel_evals += self.n * m
+
+    def support_rows(self) -> np.ndarray:
+        """The rows the model uses, in support-list order (then rows only the average uses)."""
+        listed = self.sv[:self.ic[_NSV]].copy()
+        extra = np.setdiff1d(np.flatnonzero(self.U != 0.0), listed)
+        return np.concatenate([listed, extra]).astype(np.int64)
+
+    def visit(self, idx: np.ndarray) -> int:
+        """One step per row of ``idx``, in that order (no sampling): how ``partial_fit``
+        streams a chunk. Returns the iterations done."""
+        idx = np.ascontiguousarray(idx, dtype=np.int64)
+        return self._advance(idx, idx.shape[0])
 
     def _indices(self, m: int) -> np.ndarray:
         if self._perm is None:
@@ -541,7 +576,8 @@ class _OnlineKernelMixin:
         p = self.p
         if "C" in diff:
             self.C = p["C"]
-            self.C_run = self.C * self.n if p.get("c_scale", "paper") == "svc" else self.C
+            self.C_run = (self.C * self.weight_total if p.get("c_scale", "paper") == "svc"
+                          else self.C)
             self.lam = 1.0 / self.C_run
         self.sched = self.schedule
         self.sparams = self.sched.params(self.lam, self.C_run)
@@ -776,7 +812,7 @@ class OLSVMSolver(_OnlineKernelMixin, Solver):
     def _objective(self, hinge_mean, o_sq):
         if self.p["variant"] == "hinge":
             return hinge_mean, "mean hinge loss (eq. 2 / n), unregularised", None
-        lam = 1.0 / (self.C * self.n)
+        lam = 1.0 / (self.C * self.weight_total)
         return (0.5 * lam * o_sq + hinge_mean,
                 "primal L1-SVM, λ-form, λ = 1/(C n) (eq. 1 / (C n), SVC with C)", lam)
 

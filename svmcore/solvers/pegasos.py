@@ -367,6 +367,9 @@ def pegasos_listing(kernel=False, bias=False, project=True, avg=False, eta="1/(�
 class PegasosSolver(Solver):
     __doc__ = __doc__
     name = "pegasos"
+    #: example weights: example i is drawn with probability w_i / Σw and λ = 1/(C·Σw), so the
+    #: expected objective is λ/2‖w‖² + (1/Σw) Σ w_i ℓ_i (C·w_i per example, as SVC)
+    weighting = "sampling ∝ w_i, λ = 1/(C·Σw)"
     title = "Pegasos"
     paper = "Shalev-Shwartz, Singer & Srebro (2007), Pegasos: Primal Estimated sub-GrAdient SOlver for SVM"
     formulation = (r"\min_{w,b}\ \frac{\lambda}{2}\|w\|^2 + \frac{1}{n}\sum_{i=1}^n "
@@ -415,7 +418,7 @@ class PegasosSolver(Solver):
         self.t_avg0 = averaging_start(p["averaging"], self.horizon)
         self.sched = self.schedule
         self.sparams = self.sched.params(self.lam, p["C"])
-        self.stream = SampleStream(self.n, self.seed, p["sampling"])
+        self.stream = self.sample_stream(p["sampling"])
         self.sc = np.zeros(7)
         self.sc[_A] = 1.0
         self.ic = np.zeros(4, dtype=np.int64)
@@ -432,6 +435,45 @@ class PegasosSolver(Solver):
         else:
             self.v = np.zeros(self.d)
             self.U = np.zeros(self.d)
+
+    def carry_over(self, old: "PegasosSolver", lam: float, keep=None) -> None:
+        """Continue another Pegasos run on this run's data: its w (linear) or its expansion,
+        b, average and t (the schedule goes on from t + 1), with λ = ``lam``. A kernel run's
+        first rows are old's rows ``keep`` (its support, in its support-list order); ‖w‖² is
+        recomputed when rows were left out. Call after ``init``."""
+        if self.kernelized != old.kernelized or old.d != self.d:
+            raise ValueError("pegasos carries over a model of the same form and features")
+        self.sc[:], self.ic[:] = old.sc, old.ic
+        self.t, self.t_avg0 = old.t, old.t_avg0
+        self.lam = lam
+        self.sparams = self.sched.params(lam, self.p["C"])
+        if not self.kernelized:
+            self.v[:], self.U[:] = old.v, old.U
+            return
+        m = keep.shape[0]
+        self.gam[:m], self.U[:m], self.counts[:m] = old.gam[keep], old.U[keep], old.counts[keep]
+        self.sv[:m] = np.arange(m)
+        self.ic[_NSV] = m
+        if m < int(old.ic[_NSV]) and m:               # pruned: ‖w‖² of what is kept
+            c = self.gam[:m] * self.y[:m]
+            self.sc[_WSQ] = self.sc[_A] ** 2 * float(c @ self.kernel_block(np.arange(m),
+                                                                           np.arange(m)) @ c)
+
+    def support_rows(self) -> np.ndarray:
+        """The rows the kernel model uses, in support-list order (then rows only the average
+        uses)."""
+        listed = self.sv[:self.ic[_NSV]].copy()
+        extra = np.setdiff1d(np.flatnonzero(self.U != 0.0), listed)
+        return np.concatenate([listed, extra]).astype(np.int64)
+
+    def visit(self, idx: np.ndarray) -> int:
+        """One step per consecutive mini-batch of the training rows ``idx``, in that order (no
+        sampling): how ``partial_fit`` streams a chunk. Returns the iterations done."""
+        idx = np.ascontiguousarray(idx, dtype=np.int64)
+        if idx.shape[0] % self.k:
+            raise ValueError(f"pegasos visits whole mini-batches: {idx.shape[0]} rows is not a "
+                             f"multiple of batch_size = {self.k}")
+        return self._advance(idx, idx.shape[0] // self.k)
 
     # ----------------------------------------------------------------------------------- step
     def step(self, n: int) -> int:
@@ -699,7 +741,7 @@ class PegasosSolver(Solver):
                 self.vmarg = np.zeros(k)
             self.horizon = max(1, self.t + max(0, math.ceil((p["epochs"] * self.n - seen) / k)))
         if "C" in diff:
-            self.lam = lam_from_C(p["C"], self.n)
+            self.lam = lam_from_C(p["C"], self.weight_total)
         self.sched = self.schedule
         self.sparams = self.sched.params(self.lam, p["C"])
         self._retune_average(diff, self.horizon)

@@ -174,7 +174,7 @@ def _get_row(i, full, data, rc, ic):
 def _be_shrunk(t, alpha, G, y, C, Gmax1, Gmax2):
     """LIBSVM ``be_shrunk``: a bounded α_t whose gradient keeps it at its bound even against the
     current maximal violation."""
-    if alpha[t] >= C:
+    if alpha[t] >= C[t]:
         if y[t] > 0.0:
             return -G[t] > Gmax1
         return -G[t] > Gmax2
@@ -203,7 +203,7 @@ def _reconstruct_gradient(data, rc, C, alpha, G, Gbar, ic):
     nr_free = 0
     for k in range(asize):
         t = active[k]
-        if 0.0 < alpha[t] < C:
+        if 0.0 < alpha[t] < C[t]:
             nr_free += 1
     if nr_free * n > 2 * asize * (n - asize):
         for k in range(asize, n):
@@ -212,14 +212,14 @@ def _reconstruct_gradient(data, rc, C, alpha, G, Gbar, ic):
             acc = 0.0
             for kk in range(asize):
                 j = active[kk]
-                if 0.0 < alpha[j] < C:
+                if 0.0 < alpha[j] < C[j]:
                     acc += alpha[j] * Qt[j]
             G[t] += acc
     else:
         for kk in range(asize):
             j = active[kk]
             aj = alpha[j]
-            if 0.0 < aj < C:
+            if 0.0 < aj < C[j]:
                 Qj = cache[_get_row(j, _FULL, data, rc, ic)]
                 for k in range(asize, n):
                     t = active[k]
@@ -240,14 +240,14 @@ def _do_shrinking(data, rc, C, tol, alpha, G, Gbar, ic):
     for k in range(ic[_ASIZE]):
         t = active[k]
         if y[t] > 0.0:
-            if alpha[t] < C:
+            if alpha[t] < C[t]:
                 if -G[t] >= Gmax1:
                     Gmax1 = -G[t]
             if alpha[t] > 0.0:
                 if G[t] >= Gmax2:
                     Gmax2 = G[t]
         else:
-            if alpha[t] < C:
+            if alpha[t] < C[t]:
                 if -G[t] >= Gmax2:
                     Gmax2 = -G[t]
             if alpha[t] > 0.0:
@@ -294,7 +294,7 @@ def _select(data, rc, C, tol, alpha, G, QD, ic):
     for k in range(asize):
         t = active[k]
         if y[t] > 0.0:
-            if alpha[t] < C:
+            if alpha[t] < C[t]:
                 if -G[t] >= Gmax:
                     Gmax = -G[t]
                     ii = t
@@ -326,7 +326,7 @@ def _select(data, rc, C, tol, alpha, G, QD, ic):
                         jj = t
                         obj_min = od
         else:
-            if alpha[t] < C:
+            if alpha[t] < C[t]:
                 gd = Gmax - G[t]
                 if -G[t] >= Gmax2:
                     Gmax2 = -G[t]
@@ -343,11 +343,12 @@ def _select(data, rc, C, tol, alpha, G, QD, ic):
 @njit
 def _update_gbar(v, a_old, a_new, data, rc, C, Gbar, ic):
     """Ḡ = C Σ_{α_t = C} Q_:t (LIBSVM's G_bar) follows a change of α_v's upper-bound status."""
-    was_up = a_old >= C
-    if was_up == (a_new >= C):
+    Cv = C[v]
+    was_up = a_old >= Cv
+    if was_up == (a_new >= Cv):
         return
     Qv = rc[0][_get_row(v, _FULL, data, rc, ic)]
-    sign = -C if was_up else C
+    sign = -Cv if was_up else Cv
     for k in range(Gbar.shape[0]):
         Gbar[k] += sign * Qv[k]
 
@@ -392,6 +393,8 @@ def _smo_chunk(data, rc, C, tol, n_steps, shrinking, alpha, G, Gbar, QD, ic):
         aj_old = alpha[jj]
         ai = ai_old
         aj = aj_old
+        Ci = C[ii]                  # per-example bounds C·w_i (LIBSVM's get_C)
+        Cj = C[jj]
         if y[ii] != y[jj]:
             quad = QD[ii] + QD[jj] + 2.0 * Qi[jj]
             if quad <= 0.0:
@@ -408,14 +411,14 @@ def _smo_chunk(data, rc, C, tol, n_steps, shrinking, alpha, G, Gbar, QD, ic):
                 if ai < 0.0:
                     ai = 0.0
                     aj = -diff
-            if diff > 0.0:          # C_i − C_j = 0
-                if ai > C:
-                    ai = C
-                    aj = C - diff
+            if diff > Ci - Cj:
+                if ai > Ci:
+                    ai = Ci
+                    aj = Ci - diff
             else:
-                if aj > C:
-                    aj = C
-                    ai = C + diff
+                if aj > Cj:
+                    aj = Cj
+                    ai = Cj + diff
         else:
             quad = QD[ii] + QD[jj] - 2.0 * Qi[jj]
             if quad <= 0.0:
@@ -424,18 +427,18 @@ def _smo_chunk(data, rc, C, tol, n_steps, shrinking, alpha, G, Gbar, QD, ic):
             s = ai + aj
             ai -= delta
             aj += delta
-            if s > C:
-                if ai > C:
-                    ai = C
-                    aj = s - C
+            if s > Ci:
+                if ai > Ci:
+                    ai = Ci
+                    aj = s - Ci
             else:
                 if aj < 0.0:
                     aj = 0.0
                     ai = s
-            if s > C:
-                if aj > C:
-                    aj = C
-                    ai = s - C
+            if s > Cj:
+                if aj > Cj:
+                    aj = Cj
+                    ai = s - Cj
             else:
                 if ai < 0.0:
                     ai = 0.0
@@ -551,6 +554,8 @@ SMO_LISTING = Listing(
 class SMOSolver(Solver):
     __doc__ = __doc__
     name = "smo"
+    #: example weights: the box 0 ≤ α_i ≤ C·w_i (LIBSVM's per-example C)
+    weighting = "per-example box bounds C·w_i"
     title = "SMO (LIBSVM, second-order WSS)"
     paper = ("Fan, Chen & Lin (2005), Working set selection using second order information for "
              "training SVM, JMLR 6; Platt (1998), Sequential minimal optimization")
@@ -603,6 +608,8 @@ class SMOSolver(Solver):
         p = self.p
         self.C = p["C"]
         self.lam = lam_from_C(self.C, n)
+        self.weights = self.example_weights()
+        self.Cv = self.C * self.weights       # per-example box bounds C·w_i (LIBSVM's C_i)
         self.horizon = int(p["max_iter"])
         self.alpha = np.zeros(n)
         self.G = -np.ones(n)
@@ -646,7 +653,7 @@ class SMOSolver(Solver):
         n = min(int(n), self.horizon - self.t)
         if n <= 0 or self.converged:
             return 0
-        done = _smo_chunk(self._data, self._rc, self.C, self.p["tol"], n,
+        done = _smo_chunk(self._data, self._rc, self.Cv, self.p["tol"], n,
                           bool(self.p["shrinking"]), self.alpha, self.G, self.Gbar, self.QD,
                           self.ic)
         self.t = int(self.ic[_T])
@@ -681,7 +688,7 @@ class SMOSolver(Solver):
             return self._G_memo[1]
         G = self.G.copy()
         inactive = self.active[asize:]
-        free = np.flatnonzero((self.alpha > 0.0) & (self.alpha < self.C))
+        free = np.flatnonzero((self.alpha > 0.0) & (self.alpha < self.Cv))
         out = np.zeros(inactive.size)
         if free.size:
             expansion(self.kcode, self.kp, self.X.take(inactive), self.X, free,
@@ -692,7 +699,7 @@ class SMOSolver(Solver):
 
     @property
     def intercept_(self) -> float:
-        return kkt_bias(self.alpha, self.full_gradient(), self.y, self.C)
+        return kkt_bias(self.alpha, self.full_gradient(), self.y, self.Cv)
 
     def support_coef(self):
         support = np.flatnonzero(self.alpha > 0.0)
@@ -727,12 +734,12 @@ class SMOSolver(Solver):
 
     def snapshot(self) -> Snapshot:
         self._require_ready()
-        a, G, y, C = self.alpha, self.full_gradient(), self.y, self.C
+        a, G, y, C = self.alpha, self.full_gradient(), self.y, self.Cv
         b = kkt_bias(a, G, y, C)
         scores = y * (G + 1.0) + b
         wsq = max(float(a @ (G + 1.0)), 0.0)
         obj = primal_objective(scores, y, wsq, lam=self.lam)
-        dual = (float(a.sum()) - 0.5 * wsq) / (C * self.n)
+        dual = (float(a.sum()) - 0.5 * wsq) / (self.C * self.n)
         support = np.flatnonzero(a > 0.0)
         n_free = int(np.count_nonzero((a > 0.0) & (a < C)))
         return Snapshot(
@@ -769,7 +776,7 @@ class SMOSolver(Solver):
             return self._idle_record(L.no("loop"), f"max_iter = {self.horizon:,} reached")
         s0 = self.step_through_state()
         a0, G0 = s0["α"], s0["G"]
-        y, C, tol = self.y, self.C, self.p["tol"]
+        y, C, tol = self.y, self.Cv, self.p["tol"]
         v = -y * G0
         up = ((y > 0) & (a0 < C)) | ((y < 0) & (a0 > 0))
         low = ((y > 0) & (a0 > 0)) | ((y < 0) & (a0 < C))
@@ -782,7 +789,7 @@ class SMOSolver(Solver):
         s1 = self.step_through_state()
         q = {"t": t_next, "m": m0, "M": M0, "gap": m0 - M0, "tol": tol,
              "n_up": int(up.sum()), "n_low": int(low.sum()), "active": self.active_size,
-             "C": C, "b": s1["b"]}
+             "C": self.C, "b": s1["b"]}
         keys = ["loop", "sets", "pick_i", "stop"]
         if shrink_now:
             keys.append("shrink")
@@ -802,8 +809,8 @@ class SMOSolver(Solver):
         step = b_ij / a_ij
         a1 = s1["α"]
         dai, daj = float(a1[i] - a0[i]), float(a1[j] - a0[j])
-        clipped = not (math.isclose(dai, y[i] * step, rel_tol=1e-9, abs_tol=1e-15 * C)
-                       and math.isclose(daj, -y[j] * step, rel_tol=1e-9, abs_tol=1e-15 * C))
+        clipped = not (math.isclose(dai, y[i] * step, rel_tol=1e-9, abs_tol=1e-15 * self.C)
+                       and math.isclose(daj, -y[j] * step, rel_tol=1e-9, abs_tol=1e-15 * self.C))
         # f(α) = ½ αᵀ(G − e) ... with G = Qα − e: f = ½ αᵀ(G + e) − eᵀα = ½ αᵀ(G − e)
         f0 = 0.5 * float(a0 @ (G0 - 1.0))
         f1 = 0.5 * float(a1 @ (s1["G"] - 1.0))
@@ -838,16 +845,17 @@ class SMOSolver(Solver):
     def _retune(self, diff):
         C_old, C = diff["C"]
         n, y, a = self.n, self.y, self.alpha
-        upper = a >= C_old
+        upper = a >= self.Cv
+        self.Cv = C * self.weights
         a *= C / C_old
-        a[upper] = C
-        np.minimum(a, C, out=a)
+        a[upper] = self.Cv[upper]
+        np.minimum(a, self.Cv, out=a)
         self.C, self.lam = C, lam_from_C(C, n)
         G = self._expansion_at_train(np.flatnonzero(a > 0.0), a)
         self.G[:] = y * G - 1.0
         if self.p["shrinking"]:
-            at_c = np.flatnonzero(a >= C)
-            self.Gbar[:] = y * self._expansion_at_train(at_c, np.full(n, C))
+            at_c = np.flatnonzero(a >= self.Cv)
+            self.Gbar[:] = y * self._expansion_at_train(at_c, self.Cv)
             self.ic[_ASIZE] = n
             self.ic[_GEN] += 1
             self.ic[_UNSHRUNK] = 0

@@ -363,6 +363,7 @@ def test_parameter_guards():
 def test_training_run_and_estimator(monkeypatch, name):
     monkeypatch.setitem(solvers.REGISTRY, name, CLASSES[name])
     from sklearn.utils.estimator_checks import check_estimator
+    from svmcore.estimators import expected_failed_checks
 
     from svmcore.estimators import SVMClassifier
     X, y = _moons(300, noise=0.25)
@@ -376,7 +377,9 @@ def test_training_run_and_estimator(monkeypatch, name):
     assert m.n_iter_ == 400 and m.dual_coef_.shape[1] == m.support_.shape[0]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        results = check_estimator(SVMClassifier(solver=name, kernel="rbf"), on_fail=None)
+        est = SVMClassifier(solver=name, kernel="rbf")
+        results = check_estimator(est, on_fail=None,
+                                  expected_failed_checks=expected_failed_checks(est))
     failed = [(r["check_name"], r["exception"]) for r in results if r["status"] == "failed"]
     assert not failed
 

@@ -38,15 +38,14 @@ import warnings
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .runs.run import TrainingRun, eval_rows
-from .solvers import REGISTRY, get_solver
-from .solvers.base import estimator_memory_budget
+from ..runs.run import TrainingRun, eval_rows
+from ..solvers import REGISTRY, get_solver
+from ..solvers.base import estimator_memory_budget
 
 # Estimator parameters passed on to the solver when it declares them. ``None`` (where it is the
 # default) means "the solver's own default": a NORMA run keeps the paper's C√(2/t) schedule and a
@@ -217,12 +216,14 @@ class _SVMBase(BaseEstimator):
                                  f"got {kw['batch_size']}")
         return kw
 
-    def _train(self, cls, kw, X, y, seed):
+    def _train(self, cls, kw, X, y, seed, w=None):
         """One training run to its end; returns the solver. Divergence is an error; a run
         that stopped short of its stopping rule, or whose stopping test cannot be trusted, a
-        ConvergenceWarning; an adjusted parameter a UserWarning."""
+        ConvergenceWarning; an adjusted parameter a UserWarning. ``w``: per-example weights
+        (example i's C becomes C·w_i); a solver that cannot honour them refuses."""
         solver = cls(**kw)
         solver.memory_budget = estimator_memory_budget()
+        solver.sample_weight = w
         run = TrainingRun(solver, X, y, seed=seed, per_decade=5,
                           trace="light" if self.trace else None).run()
         if run.status == "diverged" or (self.trace and (not run.trace
@@ -244,14 +245,20 @@ class _SVMBase(BaseEstimator):
             warnings.warn(f"{solver.name}: {note}", UserWarning, stacklevel=3)
         return solver, (run.trace_dicts() if self.trace else None)
 
-    def _fit_runs(self, X, targets):
-        """Train one solver per target vector; sets solvers_, history_, n_iter_ and the model."""
+    def _fit_runs(self, X, targets, weights=None):
+        """Train one solver per target vector; sets solvers_, history_, n_iter_ and the model.
+        A target is a vector over X's rows, or (rows, vector) for a problem on a subset of
+        them (one-vs-one); ``weights`` are the per-row weights (None: unweighted)."""
         cls = self._solver_class()
         kw = self._solver_kwargs(cls, X)
         seed = check_random_state(self.random_state).randint(np.iinfo(np.int32).max)
+        self._seed = seed
         self.solvers_, histories = [], []
         for yy in targets:
-            solver, history = self._train(cls, kw, X, yy, seed)
+            rows, yy = yy if isinstance(yy, tuple) else (None, yy)
+            XX = X if rows is None else X[rows]
+            w = None if weights is None else (weights if rows is None else weights[rows])
+            solver, history = self._train(cls, kw, XX, yy, seed, w)
             self.solvers_.append(solver)
             histories.append(history)
         self.history_ = histories[0] if len(histories) == 1 else histories
@@ -294,40 +301,6 @@ def _diverged(why: str):
                      "them (e.g. StandardScaler).")
 
 
-class SVMClassifier(ClassifierMixin, _SVMBase):
-    __doc__ = ("""A binary (or one-vs-rest) SVM trained by any registered svmcore solver.
-
-    Defaults: solver="pegasos", kernel="linear", averaging="auto".
-""" + _PARAMS_DOC)
-
-    def __init__(self, solver="pegasos", kernel="linear", C=1.0, gamma="scale", degree=3,
-                 coef0=0.0, epochs=None, batch_size=None, schedule=None, eta0=None,
-                 fit_intercept=True, averaging="auto", approx=None, n_components=None,
-                 variant=None, random_state=None, solver_params=None, trace=False):
-        _init_params(self, locals())
-
-    def fit(self, X, y):
-        X, y = _validate(self, X, y)
-        check_classification_targets(y)
-        self.classes_ = np.unique(y)
-        if self.classes_.shape[0] < 2:
-            only = self.classes_[0]
-            only = only.item() if isinstance(only, np.generic) else only
-            raise ValueError("SVMClassifier needs samples of at least two classes; "
-                             f"the data contain only one class: {only!r}")
-        pos = [self.classes_[1]] if self.classes_.shape[0] == 2 else list(self.classes_)
-        return self._fit_runs(X, [np.where(y == c, 1.0, -1.0) for c in pos])
-
-    def decision_function(self, X):
-        return self._scores(X)
-
-    def predict(self, X):
-        scores = self.decision_function(X)
-        if scores.ndim == 1:
-            return self.classes_[(scores >= 0).astype(int)]
-        return self.classes_[np.argmax(scores, axis=1)]
-
-
 class SVMRegressor(RegressorMixin, _SVMBase):
     __doc__ = ("""Support vector regression (ε-insensitive loss) by a registered svmcore solver.
 
@@ -350,11 +323,13 @@ class SVMRegressor(RegressorMixin, _SVMBase):
                              "SVMClassifier for the hinge loss")
         return {"loss": "epsilon_insensitive", "epsilon": self.epsilon}
 
-    def fit(self, X, y):
+    def fit(self, X, y, sample_weight=None):
+        """``sample_weight``: example i's C becomes C·w_i (SVR's meaning)."""
         X, y = _validate(self, X, y, y_numeric=True)
         if X.shape[0] < 2:
             raise ValueError(f"SVMRegressor needs at least 2 samples, got n_samples={X.shape[0]}")
-        return self._fit_runs(X, [np.asarray(y, dtype=np.float64)])
+        w = check_weights(sample_weight, X)
+        return self._fit_runs(X, [np.asarray(y, dtype=np.float64)], weights=w)
 
     def predict(self, X):
         return self._scores(X)
@@ -384,6 +359,30 @@ def _validate(est, X, y=_NO_Y, reset=True, **extra):
             raise ValueError(f"X must be numeric ({exc}); encode text features as numbers "
                              "first") from exc
         raise
+
+
+def check_weights(sample_weight, X, class_w=None):
+    """The per-row weights: ``sample_weight`` (None: 1) times ``class_w`` (None: 1), as float64,
+    or None when every product is 1 (the unweighted run, bit for bit)."""
+    n = X.shape[0]
+    if sample_weight is None:
+        w = np.ones(n)
+    else:
+        w = np.asarray(sample_weight, dtype=np.float64)
+        if w.ndim == 0:
+            w = np.full(n, float(w))
+        if w.ndim != 1 or w.shape[0] != n:
+            raise ValueError(f"sample_weight.shape == {w.shape}, expected ({n},)")
+        if not np.all(np.isfinite(w)):
+            raise ValueError("sample_weight contains NaN or infinity")
+        if np.any(w < 0):
+            raise ValueError("sample_weight must be non-negative")
+        if not w.sum() > 0:
+            raise ValueError("sample_weight must not be all zero")
+        w = w.copy()
+    if class_w is not None:
+        w = w * class_w
+    return None if np.all(w == 1.0) else w
 
 
 def _same(a, b) -> bool:
