@@ -21,6 +21,13 @@ affinity here is a cookie:
   others as ``backup`` only, used if it is down;
 * every response also carries ``X-Svmcore-Replica: rK`` (what the tests read).
 
+A replica that dies: a connection to it is refused, and nginx passes the request to the next
+server (``proxy_next_upstream``; the cookie's group has the others as backups), marking the dead
+one down for ``fail_timeout``. The frontend reconnects its websocket by itself; the new session
+on a live replica starts from the page's link, which carries the run's configuration. The
+launcher (:meth:`Replicas.revive`, every second in ``main``) starts a dead replica again on its
+port, so nginx's configuration stays as it is and new students reach it once it answers.
+
 Only open-source nginx features are used (``map``, ``upstream``, ``least_conn``, ``backup``,
 ``add_header``). All replicas share one ``server.cookieSecret`` so cookies signed by one (XSRF
 for uploads) are valid on another after a failover.
@@ -46,6 +53,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]          # the repository: app.py, pages/
 COOKIE = "svmcore_replica"
+#: A replica that refused a connection is left out for this long, then tried again (a restarted
+#: one is back within it).
+DOWN_FOR = "max_fails=1 fail_timeout=3s"
 REPLICA_HEADER = "X-Svmcore-Replica"
 
 
@@ -185,15 +195,15 @@ def nginx_config(ports: list[int], listen: str, folder: Path, user: str | None =
     add("    upstream svmcore_new {")
     add("        least_conn;")
     for p in ports:
-        add(f"        server 127.0.0.1:{p};")
+        add(f"        server 127.0.0.1:{p} {DOWN_FOR};")
     add("    }")
     add("    # a returning visitor: its replica; the others only if that one is down")
     for name, p in zip(names, ports):
         add(f"    upstream svmcore_{name} {{")
-        add(f"        server 127.0.0.1:{p};")
+        add(f"        server 127.0.0.1:{p} {DOWN_FOR};")
         for q in ports:
             if q != p:
-                add(f"        server 127.0.0.1:{q} backup;")
+                add(f"        server 127.0.0.1:{q} {DOWN_FOR} backup;")
         add("    }")
     add(f"    map $cookie_{COOKIE} $svmcore_upstream {{")
     add("        default svmcore_new;")
@@ -260,6 +270,7 @@ class Replicas:
         self.servers = [AppServer(app=app, log=self.folder / f"replica{i}.log",
                                   cookie_secret=secret) for i in range(k)]
         self.proc: subprocess.Popen | None = None
+        self.restarts: list[tuple[int, float]] = []
 
     @property
     def url(self) -> str:
@@ -299,6 +310,19 @@ class Replicas:
             self.stop()
             raise
         return self
+
+    def revive(self) -> list[int]:
+        """Start again, on its port, every replica whose process has exited (not waiting for
+        it to answer); the indices of those started. Each restart is in :attr:`restarts`:
+        (index, time.monotonic() when it was started)."""
+        started = []
+        for i, s in enumerate(self.servers):
+            if s.proc is not None and s.proc.poll() is not None:
+                s.stop()
+                s.start(wait=False)
+                started.append(i)
+                self.restarts.append((i, time.monotonic()))
+        return started
 
     def stop(self) -> None:
         if self.proc is not None:
@@ -353,9 +377,12 @@ def main(argv=None) -> int:
         print(f"svmcore: {args.replicas} replicas behind nginx at {rep.url} "
               f"(config and logs in {rep.folder}); Ctrl-C stops them", flush=True)
         try:
-            while rep.proc.poll() is None and all(s.proc.poll() is None for s in rep.servers):
+            while rep.proc.poll() is None:
+                for i in rep.revive():
+                    print(f"svmcore: replica r{i} exited; started again on port "
+                          f"{rep.servers[i].port}", file=sys.stderr, flush=True)
                 time.sleep(1.0)
-            print("svmcore: a process exited; stopping", file=sys.stderr)
+            print("svmcore: nginx exited; stopping", file=sys.stderr)
             return 1
         except KeyboardInterrupt:
             return 0

@@ -432,7 +432,9 @@ def test_nginx_config(tmp_path):
     assert "least_conn;" in conf and "listen 127.0.0.1:9000;" in conf
     assert "proxy_set_header Upgrade $http_upgrade;" in conf
     assert "map $cookie_svmcore_replica $svmcore_upstream" in conf
-    assert "server 127.0.0.1:9002 backup;" in conf and "server 127.0.0.1:9001 backup;" in conf
+    assert "server 127.0.0.1:9002 max_fails=1 fail_timeout=3s backup;" in conf
+    assert "server 127.0.0.1:9001 max_fails=1 fail_timeout=3s backup;" in conf
+    assert "proxy_next_upstream error timeout" in conf
     assert "ip_hash" not in conf and "$remote_addr consistent" not in conf
     with pytest.raises(ValueError):
         nginx_config([], "9000", tmp_path)
