@@ -25,6 +25,7 @@ BENCHMARKS = {
     "tta": "svmcore.bench.tta",
     "memory": "svmcore.bench.memory",
     "soak": "svmcore.bench.soak",
+    "failover": "svmcore.bench.failover",
 }
 
 
