@@ -21,6 +21,11 @@ own protobuf classes, as the frontend does (its sources are the minified bundle 
   frontend's widget-state manager does (widgets never touched keep the server's value);
 * a download button's file is at the address its element names (``url``, served by the app's
   media endpoint), as a click on it fetches it;
+* a file uploader's file: a ``file_urls_request`` BackMsg (the file's name, the session's id)
+  answered by ``file_urls_response`` (a file id and an upload address), an HTTP PUT of the file
+  as ``multipart/form-data`` to that address with the XSRF cookie's token in ``X-Xsrftoken``
+  (the double-submit pattern: the page's GET set the cookie), then a rerun with the uploader's
+  ``file_uploader_state_value`` naming the file;
 * a fragment with ``run_every`` makes the server send ``auto_rerun(interval, fragment_id)``; the
   frontend then sends a fragment rerun (``fragment_id``, ``is_auto_rerun``) every ``interval``
   seconds with ``setInterval`` — whether or not the previous one finished — until a full run
@@ -127,6 +132,7 @@ class Session:
     fragment_runs: int = 0
     auto_rerun_requests: int = 0
     handshake_headers: dict = field(default_factory=dict)
+    alerts: list = field(default_factory=list)         # (format, body) of every alert shown
     replicas: list = field(default_factory=list)       # a load balancer's replica, per request
     closed_reason: str | None = None
 
@@ -146,6 +152,7 @@ class Session:
         self._changed: asyncio.Event | None = None
         self._field_path: tuple | None = None     # where the field chart was last drawn
         self._values: dict[str, WidgetState] = {}  # the values this user set, by user key
+        self._file_urls: dict = {}                 # request id -> FileURLsResponse
 
     # ------------------------------------------------------------------ parsing (no I/O)
 
@@ -193,6 +200,8 @@ class Session:
             self._script_finished(msg)
         elif kind == "auto_rerun":
             self._start_timer(msg.auto_rerun.fragment_id, float(msg.auto_rerun.interval))
+        elif kind == "file_urls_response":
+            self._file_urls[msg.file_urls_response.response_id] = msg.file_urls_response
         elif kind == "stop_auto_rerun":
             for fid in msg.stop_auto_rerun.fragment_ids:
                 self._stop_timer(fid)
@@ -267,8 +276,10 @@ class Session:
                 self.texts[path] = sub.body
             elif etype == "exception":
                 self.errors.append(f"{sub.type}: {sub.message}")
-            elif etype == "alert" and sub.format == ERROR_ALERT:
-                self.errors.append(sub.body)
+            elif etype == "alert":
+                self.alerts.append((sub.format, sub.body))
+                if sub.format == ERROR_ALERT:
+                    self.errors.append(sub.body)
         elif kind == "add_block":
             block = delta.add_block
             key = user_key(block.id) if block.HasField("id") else None
@@ -417,6 +428,68 @@ class Session:
             with urllib.request.urlopen(url, timeout=timeout) as r:
                 return r.read()
         return await asyncio.to_thread(get)
+
+    async def upload(self, key: str, name: str, data: bytes, timeout: float = 120.0) -> float:
+        """Choose the file ``name`` with contents ``data`` in the file uploader ``key``, as the
+        frontend does (see the module docstring); returns the time the rerun was asked for.
+        Raises on a refused upload (the HTTP error names the status)."""
+        import urllib.request
+        import uuid
+
+        from streamlit.proto.Common_pb2 import FileUploaderState, UploadedFileInfo
+
+        if key not in self.widgets:
+            raise KeyError(f"no widget with key {key!r} in this session's page")
+        request_id = uuid.uuid4().hex
+        back = BackMsg()
+        back.file_urls_request.request_id = request_id
+        back.file_urls_request.file_names.append(name)
+        back.file_urls_request.session_id = self.session_id
+        await self.send(back)
+        if not await self.wait(lambda: request_id in self._file_urls, timeout):
+            raise TimeoutError(f"no upload address for {name!r}")
+        resp = self._file_urls.pop(request_id)
+        if resp.error_msg:
+            raise RuntimeError(resp.error_msg)
+        urls = resp.file_urls[0]
+        parts = urlsplit(self.url)
+        target = f"{parts.scheme}://{parts.netloc}{parts.path.rstrip('/')}{urls.upload_url}"
+        boundary = uuid.uuid4().hex
+        body = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; "
+                f"filename=\"{name}\"\r\nContent-Type: application/octet-stream\r\n\r\n"
+                ).encode() + data + f"\r\n--{boundary}--\r\n".encode()
+        headers = {"Content-Type": f"multipart/form-data; boundary={boundary}"}
+        if "_streamlit_xsrf" not in self.cookies:      # the health check sets it, as the page's
+            await asyncio.to_thread(self._xsrf_cookie, timeout)
+        if self.cookies:
+            headers["Cookie"] = "; ".join(f"{k}={v}" for k, v in self.cookies.items())
+        if "_streamlit_xsrf" in self.cookies:
+            headers["X-Xsrftoken"] = self.cookies["_streamlit_xsrf"]
+
+        def put() -> None:
+            req = urllib.request.Request(target, data=body, method="PUT", headers=headers)
+            with urllib.request.urlopen(req, timeout=timeout) as r:
+                r.read()
+        await asyncio.to_thread(put)
+        info = UploadedFileInfo(file_id=urls.file_id, name=name, size=len(data))
+        info.file_urls.CopyFrom(urls)
+        return await self.change(key, file_uploader_state_value=FileUploaderState(
+            uploaded_file_info=[info]))
+
+    def _xsrf_cookie(self, timeout: float) -> None:
+        """The XSRF cookie the server sets on its health check (which the frontend asks for
+        before it connects), kept with this session's cookies."""
+        import urllib.request
+
+        parts = urlsplit(self.url)
+        req = urllib.request.Request(f"{parts.scheme}://{parts.netloc}"
+                                     f"{parts.path.rstrip('/')}/_stcore/health")
+        if self.cookies:
+            req.add_header("Cookie", "; ".join(f"{k}={v}" for k, v in self.cookies.items()))
+        with urllib.request.urlopen(req, timeout=timeout) as r:
+            for value in r.headers.get_all("Set-Cookie") or []:
+                k, _, v = value.split(";", 1)[0].partition("=")
+                self.cookies[k.strip()] = v.strip()
 
     async def wait(self, predicate, timeout: float) -> bool:
         """Wait until ``predicate()`` holds (checked after every message); False on timeout or
