@@ -26,6 +26,7 @@ BENCHMARKS = {
     "memory": "svmcore.bench.memory",
     "soak": "svmcore.bench.soak",
     "failover": "svmcore.bench.failover",
+    "uploads": "svmcore.bench.uploads",
 }
 
 
