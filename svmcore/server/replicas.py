@@ -53,8 +53,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]          # the repository: app.py, pages/
 COOKIE = "svmcore_replica"
-#: A replica that refused a connection is left out for this long, then tried again (a restarted
-#: one is back within it).
+#: A replica that refused a connection is left out for this long, then offered requests again
+#: (a restarted one is back within it).
 DOWN_FOR = "max_fails=1 fail_timeout=3s"
 REPLICA_HEADER = "X-Svmcore-Replica"
 
