@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+import threading
 
 import streamlit as st
 
@@ -26,6 +27,9 @@ SCALE_HELP = ("Per-feature scaling fitted on the training part (the numbers are 
               "run). Standardising puts every feature on one scale, so γ and C mean the same for "
               "any data; 'none' trains on the raw values.")
 MAX_CLASSES_LISTED = 8
+#: One upload parsed at a time in the server: parsing is Python work that holds the interpreter,
+#: so thirty at once would take the playing sessions' share of it; one at a time leaves it.
+_PARSING = threading.Semaphore(1)
 
 
 def _dataset_label(info) -> str:
@@ -71,7 +75,9 @@ def _parse_cached(inst: Instance, file, label: str | None = None) -> tuple:
     if cache and cache[0] == key:
         return cache[1], cache[2], digest
     try:
-        parsed, err = parse_upload(raw, file.name, max_bytes=MAX_BYTES, label_column=label), None
+        with _PARSING:
+            parsed, err = parse_upload(raw, file.name, max_bytes=MAX_BYTES,
+                                       label_column=label), None
     except UploadError as exc:
         parsed, err = None, str(exc)
     except Exception as exc:  # noqa: BLE001 - an unexpected parser failure is still a message
