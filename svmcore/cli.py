@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 
 #: command -> (module, its function taking an argv list, words put before the user's argv,
@@ -72,8 +73,11 @@ def run_app(argv: list[str]) -> int:
         print("svmcore app: app.py not found (neither svmcore/_app/app.py of an installed "
               "package nor a checkout's)", file=sys.stderr)
         return 1
-    import subprocess                 # Streamlit's own command, so only svmcore.ui imports it
-    return subprocess.call([sys.executable, "-m", "streamlit", "run", str(script), *argv])
+    # Streamlit's own command (so only svmcore.ui imports streamlit), in this process's place:
+    # a signal to `svmcore app` (Ctrl+C, a service manager's stop) reaches the server itself
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os.execv(sys.executable, [sys.executable, "-m", "streamlit", "run", str(script), *argv])
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -616,6 +616,8 @@ def main(argv=None):
     ap.add_argument("--add-soak", metavar="SOAK_JSON", default=None,
                     help="put a soak run's result (python -m svmcore.bench soak --json) into "
                     "--out's benchmarks.json and render it again, then exit")
+    ap.add_argument("--add-uploads", metavar="UPLOADS_JSON", default=None,
+                    help="the same for an uploads run (python -m svmcore.bench uploads --json)")
     ap.add_argument("--render", metavar="JSON", default=None,
                     help="write benchmarks.md and the plots into --out from a report's JSON "
                     "(no measurement) and exit")
@@ -631,13 +633,16 @@ def main(argv=None):
     if args.render:
         render(json.loads(Path(args.render).read_text()), Path(args.out))
         return None
-    if args.add_soak:
+    if args.add_soak or args.add_uploads:
         path = Path(args.out) / "benchmarks.json"
         doc = json.loads(path.read_text())
-        add_soak(doc, json.loads(Path(args.add_soak).read_text()))
+        if args.add_soak:
+            add_soak(doc, json.loads(Path(args.add_soak).read_text()))
+        if args.add_uploads:
+            doc["uploads"] = json.loads(Path(args.add_uploads).read_text())
         path.write_text(json.dumps(doc, indent=1) + "\n")
         render(doc, Path(args.out))
-        print(f"{path}: soak of {doc['soak']['minutes']:g} min added")
+        print(f"{path}: updated and rendered")
         return None
     if args.repeats < 3:
         print("note: fewer than 3 repeats: the report's times are not medians of ≥ 3 runs")

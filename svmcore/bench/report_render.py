@@ -159,6 +159,14 @@ def render_markdown(doc: dict) -> str:
         lines += ["## The live view and a class", "", LIVE_CAPTION, "", live_table(recs), ""]
     if doc.get("soak"):
         lines += soak_section(doc["soak"])
+    if doc.get("uploads"):
+        from .uploads import goals_table as uploads_goals, results_table
+        up = doc["uploads"]
+        lines += ["## Uploads under load", "",
+                  f"`python -m svmcore.bench uploads`: {up['uploads']} uploads at once through "
+                  f"the file uploader while {up['players']} sessions play; all answered in "
+                  f"{up['seconds']:.1f} s; {up.get('machine', '')}.", "",
+                  uploads_goals(up), "", results_table(up), ""]
     if any(r["suite"] == "papers" for r in recs):
         lines += ["## The papers' tables", "",
                   "Each row: what the paper reports, our number, SVC's in the same run, and "
