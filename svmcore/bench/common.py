@@ -52,3 +52,11 @@ def tick_parser(prog: str, doc: str, solvers_help: str, reps_help: str,
     ap.add_argument("--C", type=float, default=1.0)
     ap.add_argument("--limit-ms", type=float, default=limit_ms, help="the acceptance bound")
     return ap
+
+
+def goals_rows_table(rows) -> str:
+    """Goals as ``{"goal", "measured", "op", "target", "met"}`` rows, one table."""
+    return markdown_table(["goal", "measured", "target", "met"],
+                          [[g["goal"], "–" if g["measured"] is None else g["measured"],
+                            f"{'≥' if g['op'] == '>=' else '≤'} {g['target']:g}",
+                            "yes" if g["met"] else "NO"] for g in rows])

@@ -40,7 +40,7 @@ from urllib.parse import parse_qsl, urlsplit
 
 from ..server.protocol_client import Session, warm
 from .classroom import _clean, _open, http_get, session_queries
-from .common import machine_line, markdown_table
+from .common import goals_rows_table, machine_line, markdown_table
 
 RECONNECT_GOAL_S = 5.0
 RESTART_GOAL_S = 10.0
@@ -318,14 +318,13 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> dict:
-    from .soak import goals_table
     args = parser().parse_args(argv)
     res = run(args)
     print(f"## failover: {res['sessions']} sessions + {res['browsers']} chromium page(s) on "
           f"{res['replicas']} replicas; {res['on_victim']} sessions and "
           f"{res['pages_on_victim']} page(s) on the killed one\n")
     print(timeline(res) + "\n")
-    print(goals_table(res["goals"]) + "\n")
+    print(goals_rows_table(res["goals"]) + "\n")
     if args.json:
         args.json.write_text(json.dumps(_clean(res), separators=(",", ":")) + "\n")
     print(json.dumps(_clean(res), separators=(",", ":")))

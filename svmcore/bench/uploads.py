@@ -37,7 +37,7 @@ import numpy as np
 
 from ..server.protocol_client import Session, warm
 from .classroom import _clean, _open, settle
-from .common import machine_line, markdown_table
+from .common import goals_rows_table, machine_line, markdown_table
 from .proc_meter import Meter
 from .soak import KEYS
 
@@ -234,9 +234,7 @@ def run(args) -> dict:
 
 
 def goals_table(res: dict) -> str:
-    return markdown_table(["goal", "measured", "target", "met"],
-                          [[g["goal"], g["measured"], f"{g['op']} {g['target']}",
-                            "yes" if g["met"] else "NO"] for g in res["goals"]])
+    return goals_rows_table(res["goals"])
 
 
 def report(res: dict) -> None:
