@@ -34,7 +34,7 @@ def data():
 
 
 #: attributes a fresh solver with the new parameters computes itself (never copied)
-DERIVED = {"sparams", "viol", "vdot", "vmarg", "row", "kp", "p"}
+DERIVED = {"sparams", "viol", "vdot", "vmarg", "row", "kp", "p", "inv2C"}
 
 
 def _transplant(src, dst):
