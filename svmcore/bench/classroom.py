@@ -56,6 +56,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import math
 import os
@@ -547,6 +548,21 @@ async def settle(roots, urls=(), query: str = "", idle_cores: float = 0.1,
     if roots:
         await asyncio.to_thread(wait_idle, roots, idle_cores, limit_s)
     return time.monotonic() - t0
+
+
+@contextlib.contextmanager
+def one_server(url: str | None = None, server_pid: int | None = None):
+    """``(url, roots)`` of the server a benchmark runs against: ``url`` as given (``roots``: its
+    pid when known), else a ``streamlit run app.py`` started here and stopped afterwards."""
+    if url:
+        yield url, [server_pid] if server_pid else []
+        return
+    from ..server.replicas import AppServer
+    server = AppServer().start()
+    try:
+        yield server.url, [server.pid]
+    finally:
+        server.stop()
 
 
 def run(args, sessions: int | None = None) -> dict:

@@ -32,7 +32,7 @@ from pathlib import Path
 import numpy as np
 
 from ..server.protocol_client import Session, warm
-from .classroom import _clean, _open, session_queries, settle
+from .classroom import _clean, _open, one_server, session_queries, settle
 from .common import machine_line, markdown_table
 from .proc_meter import cpu_seconds_between, cpu_ticks, process_tree, rss_bytes
 
@@ -243,15 +243,7 @@ def plot(res: dict, path: Path) -> None:
 
 
 def run(args) -> dict:
-    from ..server.replicas import AppServer
-    server = None
-    try:
-        if args.url:
-            url, roots = args.url, [args.server_pid] if args.server_pid else []
-        else:
-            server = AppServer().start()
-            url, roots = server.url, [server.pid]
-
+    with one_server(args.url, args.server_pid) as (url, roots):
         async def go():
             _, query = await warm(url, args.query, args.timeout * 5)
             await settle(roots, [url], args.query)
@@ -259,11 +251,8 @@ def run(args) -> dict:
                                   args.query or query, roots, args.seed, args.timeout)
 
         res = asyncio.run(go())
-        res["machine"] = machine_line()
-        return res
-    finally:
-        if server is not None:
-            server.stop()
+    res["machine"] = machine_line()
+    return res
 
 
 def parser() -> argparse.ArgumentParser:

@@ -36,7 +36,7 @@ from pathlib import Path
 import numpy as np
 
 from ..server.protocol_client import Session, warm
-from .classroom import _clean, _open, settle
+from .classroom import _clean, _open, one_server, settle
 from .common import goals_rows_table, machine_line, markdown_table
 from .proc_meter import Meter
 from .soak import KEYS
@@ -211,26 +211,15 @@ def results_table(res: dict) -> str:
 
 
 def run(args) -> dict:
-    from ..server.replicas import AppServer
-
-    server = None
-    try:
-        if args.url:
-            url, roots = args.url, [args.server_pid] if args.server_pid else []
-        else:
-            server = AppServer().start()
-            url, roots = server.url, [server.pid]
-
+    with one_server(args.url, args.server_pid) as (url, roots):
         async def go():
             _, query = await warm(url, "", args.timeout)
             await settle(roots, [url], query)
             return await run_uploads(url, query, roots, args.players, timeout=args.timeout)
+
         res = asyncio.run(go())
-        res["machine"] = machine_line()
-        return res
-    finally:
-        if server is not None:
-            server.stop()
+    res["machine"] = machine_line()
+    return res
 
 
 def goals_table(res: dict) -> str:

@@ -477,8 +477,8 @@ class Session:
             uploaded_file_info=[info]))
 
     def _xsrf_cookie(self, timeout: float) -> None:
-        """The XSRF cookie the server sets on its health check (which the frontend asks for
-        before it connects), kept with this session's cookies."""
+        """The XSRF cookie the server sets on its health check (the frontend's first request),
+        kept with this session's cookies."""
         import urllib.request
 
         parts = urlsplit(self.url)
