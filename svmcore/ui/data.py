@@ -8,14 +8,14 @@ from __future__ import annotations
 
 import hashlib
 import math
-import threading
 
 import streamlit as st
 
 from ..runs.config import DEFAULT_MAX_TRAIN, MAX_TRAIN_CHOICES, N_RANGE, UPLOAD_SCALES, RunConfig
 from ..data import TOY_DEFAULTS, TOY_GENERATORS, TOY_NOISE_RANGE, list_datasets
 from ..data.fetch import download_size, fetch_dataset
-from ..data.upload import MAX_BYTES, UploadError, parse_upload
+from ..data.upload import MAX_BYTES, UploadError
+from ..server.parsing import parse_apart
 from .state import Instance, describe, ss
 
 SOURCE_LABELS = {"toy": "toy problem", "real": "real dataset", "upload": "upload a file"}
@@ -27,9 +27,6 @@ SCALE_HELP = ("Per-feature scaling fitted on the training part (the numbers are 
               "run). Standardising puts every feature on one scale, so γ and C mean the same for "
               "any data; 'none' trains on the raw values.")
 MAX_CLASSES_LISTED = 8
-#: One upload parsed at a time in the server: parsing is Python work that holds the interpreter,
-#: so thirty at once would take the playing sessions' share of it; one at a time leaves it.
-_PARSING = threading.Semaphore(1)
 
 
 def _dataset_label(info) -> str:
@@ -74,10 +71,8 @@ def _parse_cached(inst: Instance, file, label: str | None = None) -> tuple:
     cache = inst.upload_cache
     if cache and cache[0] == key:
         return cache[1], cache[2], digest
-    try:
-        with _PARSING:
-            parsed, err = parse_upload(raw, file.name, max_bytes=MAX_BYTES,
-                                       label_column=label), None
+    try:                                 # in a worker process (see server.parsing)
+        parsed, err = parse_apart(raw, file.name, max_bytes=MAX_BYTES, label_column=label), None
     except UploadError as exc:
         parsed, err = None, str(exc)
     except Exception as exc:  # noqa: BLE001 - an unexpected parser failure is still a message

@@ -1,0 +1,61 @@
+"""Uploads parsed in a worker process (svmcore.server.parsing): the same result and the same
+messages as in the server's process, a worker below the server's priority, and a dead worker
+costing one upload a message and not the next upload."""
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+
+from svmcore.data.upload import UploadError, parse_upload
+from svmcore.server import parsing
+
+LIBSVM = b"".join(f"{1 if k % 3 else -1} 1:{k / 7:.6g} 4:{(k % 5) / 2}\n".encode()
+                  for k in range(300))
+
+
+@pytest.fixture(scope="module")
+def worker():
+    parsing.shutdown()
+    yield
+    parsing.shutdown()
+
+
+def _die(*args, **kwargs):
+    os._exit(70)
+
+
+def _pid_and_nice():
+    return os.getpid(), os.nice(0)
+
+
+def test_the_worker_parses_as_the_server_would(worker):
+    apart = parsing.parse_apart(LIBSVM, "a.libsvm", max_bytes=10**6, label_column=None)
+    here = parse_upload(LIBSVM, "a.libsvm", max_bytes=10**6, label_column=None)
+    assert apart.X.shape == here.X.shape == (300, 4)
+    assert np.array_equal(apart.X.toarray(), here.X.toarray())
+    assert list(apart.classes) == list(here.classes) and apart.fmt == here.fmt == "libsvm"
+    with pytest.raises(UploadError, match="not a text file") as apart_err:
+        parsing.parse_apart(b"\0\1\2 binary", "b.csv")
+    with pytest.raises(UploadError) as here_err:
+        parse_upload(b"\0\1\2 binary", "b.csv")
+    assert str(apart_err.value) == str(here_err.value)
+
+
+def test_the_worker_is_another_process_below_the_servers_priority(worker):
+    parsing.parse_apart(LIBSVM, "a.libsvm")
+    pid, nice = parsing._worker().submit(_pid_and_nice).result()
+    assert pid != os.getpid()
+    assert nice == min(19, os.nice(0) + parsing.NICE)
+
+
+def test_a_worker_killed_mid_file_costs_that_upload_a_message_only(worker, monkeypatch):
+    parsing.parse_apart(LIBSVM, "a.libsvm")
+    ex = parsing._worker()
+    monkeypatch.setattr(parsing, "parse_upload", _die)      # the worker dies in the reader
+    with pytest.raises(UploadError, match="reader stopped before the end"):
+        parsing.parse_apart(LIBSVM, "a.libsvm")
+    monkeypatch.undo()
+    assert parsing._worker() is not ex                         # a new worker for the next file
+    assert parsing.parse_apart(LIBSVM, "a.libsvm").X.shape == (300, 4)
