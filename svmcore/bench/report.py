@@ -264,14 +264,20 @@ def _svc_dual(model, Xtr, gamma) -> float:
     return float(np.abs(c).sum() - 0.5 * c @ K @ c)
 
 
+#: the estimator's default Pegasos in the linear suite
+AVERAGED = "Pegasos averaged (estimator)"
+
+
 def suite_linear(ctx: Context, datasets, epochs=10, C=1.0) -> None:
-    """Linear Pegasos vs SGDClassifier(hinge) and LinearSVC (hinge, no bias), same λ."""
+    """Linear Pegasos (the paper's last iterate, and the estimator's averaged SGD) vs
+    SGDClassifier(hinge) and LinearSVC (hinge, no bias), same λ."""
     from sklearn.exceptions import ConvergenceWarning
     from sklearn.linear_model import SGDClassifier
     from sklearn.svm import LinearSVC
 
     from ..solvers.objectives import lam_from_C, primal_objective
     from ..runs.run import warmup
+    from ..estimators._base import averaged_sgd
     from ..solvers.pegasos import PegasosSolver
     from .tta import accuracy
     for name in datasets:
@@ -282,6 +288,14 @@ def suite_linear(ctx: Context, datasets, epochs=10, C=1.0) -> None:
 
         def pegasos():
             s = PegasosSolver(C=C, epochs=epochs)
+            s.init(Xtr, ytr, seed=0)
+            s.step(s.horizon)
+            return s.model()[0]
+
+        averaged = averaged_sgd(Xtr, {"kernel": "linear"})
+
+        def pegasos_averaged():         # SVMClassifier's default Pegasos: averaged SGD
+            s = PegasosSolver(C=C, epochs=epochs, **averaged)
             s.init(Xtr, ytr, seed=0)
             s.step(s.horizon)
             return s.model()[0]
@@ -304,18 +318,18 @@ def suite_linear(ctx: Context, datasets, epochs=10, C=1.0) -> None:
             linsvc_iter.append(int(m.n_iter_))
             return w
         linsvc_iter: list[int] = []
-        res = _interleaved({"Pegasos (linear)": pegasos, "SGDClassifier(hinge)": sgd,
-                            "LinearSVC(hinge)": linsvc}, ctx.repeats)
+        res = _interleaved({"Pegasos (linear)": pegasos, AVERAGED: pegasos_averaged,
+                            "SGDClassifier(hinge)": sgd, "LinearSVC(hinge)": linsvc},
+                           ctx.repeats)
         obj = {k: primal_objective(Xtr @ w, ytr, float(w @ w), lam=lam) for k, (_, w) in res.items()}
         acc = {k: accuracy(Xte @ w, yte) for k, (_, w) in res.items()}
         t_peg = res["Pegasos (linear)"][0]
         for peer in ("SGDClassifier(hinge)", "LinearSVC(hinge)"):
-            ctx.record("linear", name, "Pegasos (linear)", "fit s", t_peg, peer, res[peer][0],
-                       epochs=epochs)
-            ctx.record("linear", name, "Pegasos (linear)", "objective", obj["Pegasos (linear)"],
-                       peer, obj[peer])
-            ctx.record("linear", name, "Pegasos (linear)", "test accuracy %",
-                       acc["Pegasos (linear)"], peer, acc[peer])
+            for mine in ("Pegasos (linear)", AVERAGED):
+                ctx.record("linear", name, mine, "fit s", res[mine][0], peer, res[peer][0],
+                           epochs=epochs)
+                ctx.record("linear", name, mine, "objective", obj[mine], peer, obj[peer])
+                ctx.record("linear", name, mine, "test accuracy %", acc[mine], peer, acc[peer])
         ctx.record("linear", name, "SGDClassifier(hinge)", "objective",
                    obj["SGDClassifier(hinge)"], "LinearSVC(hinge)", obj["LinearSVC(hinge)"],
                    linearsvc_passes=linsvc_iter[-1], linearsvc_max_passes=1000)

@@ -153,7 +153,7 @@ class OnlineMixin:
         rows = s.support_rows()
         if rows.shape[0] <= self.budget:
             return s
-        alpha = np.abs(s.model(last=True)[0][rows])
+        alpha = np.abs(s.model()[0][rows])           # the model the estimator exports
         # stable: among equal |α| the earlier-listed (older) goes first
         drop = np.argsort(alpha, kind="stable")[:rows.shape[0] - int(self.budget)]
         keep = np.delete(rows, drop)

@@ -578,8 +578,9 @@ class PegasosSolver(Solver):
 
     def trace_row(self, rows):
         """Objective and training error with the hinge term on the training rows ``rows``;
-        ‖w‖²: exact for the linear form and for a projected last iterate (kept by the
-        compiled loop), else estimated from len(rows) // 2 draws (``Solver._trace_sqnorm``)."""
+        ‖w‖²: exact for the linear form, for a projected last iterate (kept by the compiled
+        loop) and when ``rows`` are every row, else estimated from len(rows) // 2 draws
+        (``Solver._trace_sqnorm``)."""
         self._require_ready()
         scores = self._decision_rows(self._rows_of(rows))
         y = self.y[rows]
@@ -587,7 +588,15 @@ class PegasosSolver(Solver):
             wsq, n_sv = self.w_sqnorm(), int(round(np.mean(y * scores <= 1.0) * self.n))
         else:
             exact = self.p["projection"] and not self.averaging_active
-            wsq = float(self.sc[_WSQ]) if exact else self._trace_sqnorm(rows.size // 2)
+            if exact:
+                wsq = float(self.sc[_WSQ])
+            elif rows.size == self.n:            # every row: exact, as the snapshot computes it
+                full = np.empty(self.n)
+                full[rows] = scores
+                support, coef, b = self.support_coef()
+                wsq = float(coef @ (full[support] - b)) if support.size else 0.0
+            else:
+                wsq = self._trace_sqnorm(rows.size // 2)
             n_sv = int(np.count_nonzero(self.model()[0]))
         return primal_objective(scores, y, wsq, lam=self.lam), error_rate(scores, y), n_sv
 

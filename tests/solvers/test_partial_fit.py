@@ -27,9 +27,11 @@ def _fit_order(n, random_state):
 
 def test_one_chunk_in_fits_order_is_fits_model_bit_for_bit(data):
     X, y, _, _ = data
-    fit = SVMClassifier(epochs=1, random_state=3).fit(X, y)
+    # η0 given: by default it is 1/mean‖x‖² of the first chunk, and X[idx] repeats rows
+    fit = SVMClassifier(epochs=1, eta0=0.1, random_state=3).fit(X, y)
     idx = _fit_order(len(y), 3)
-    streamed = SVMClassifier(random_state=3).partial_fit(X[idx], y[idx], classes=[0, 1])
+    streamed = SVMClassifier(eta0=0.1, random_state=3).partial_fit(X[idx], y[idx],
+                                                                   classes=[0, 1])
     np.testing.assert_array_equal(streamed.coef_, fit.coef_)
     np.testing.assert_array_equal(streamed.intercept_, fit.intercept_)
     assert streamed.n_iter_ == fit.n_iter_ == 3000
