@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 
 from ..data.upload import UploadError, parse_upload
 
@@ -30,11 +31,20 @@ _executor = None
 _in_process = threading.Semaphore(1)
 
 
-def _lower_priority() -> None:
+def _follow_parent(parent: int) -> None:
+    """Exit when the server is gone: a killed server (``kill -9``, a replica's failover)
+    runs no exit handler to stop its worker."""
+    while os.getppid() == parent:
+        time.sleep(1.0)
+    os._exit(0)
+
+
+def _start_worker(parent: int) -> None:
     try:
         os.nice(NICE)
     except (AttributeError, OSError):   # not POSIX, or not allowed: the worker still isolates
         pass
+    threading.Thread(target=_follow_parent, args=(parent,), daemon=True).start()
 
 
 def _worker():
@@ -44,8 +54,8 @@ def _worker():
             from joblib.externals.loky import ProcessPoolExecutor
             # one BLAS thread: parsing needs none, and the players keep the cores
             env = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
-            _executor = ProcessPoolExecutor(1, timeout=IDLE_SECONDS, initializer=_lower_priority,
-                                            env=env)
+            _executor = ProcessPoolExecutor(1, timeout=IDLE_SECONDS, initializer=_start_worker,
+                                            initargs=(os.getpid(),), env=env)
         return _executor
 
 

@@ -4,6 +4,9 @@ costing one upload a message and not the next upload."""
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
+import time
 
 import numpy as np
 import pytest
@@ -59,3 +62,35 @@ def test_a_worker_killed_mid_file_costs_that_upload_a_message_only(worker, monke
     monkeypatch.undo()
     assert parsing._worker() is not ex                         # a new worker for the next file
     assert parsing.parse_apart(LIBSVM, "a.libsvm").X.shape == (300, 4)
+
+
+def _alive(pid: int) -> bool:
+    """Running (a zombie that no init has reaped yet has exited)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def test_the_worker_exits_with_a_killed_server():
+    """A replica killed with SIGKILL runs no exit handler: its worker sees it gone and exits."""
+    script = ("import os, sys, time\n"
+              "from svmcore.server import parsing\n"
+              "parsing.parse_apart(sys.stdin.buffer.read(), 'a.libsvm')\n"
+              "print(parsing._worker().submit(os.getpid).result(), flush=True)\n"
+              "time.sleep(60)\n")
+    server = subprocess.Popen([sys.executable, "-c", script], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, text=False)
+    server.stdin.write(LIBSVM)
+    server.stdin.close()
+    worker_pid = int(server.stdout.readline())
+    assert _alive(worker_pid)
+    server.kill()
+    server.wait()
+    for _ in range(100):
+        if not _alive(worker_pid):
+            break
+        time.sleep(0.1)
+    else:
+        pytest.fail(f"worker {worker_pid} outlived its server")
