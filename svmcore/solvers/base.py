@@ -202,12 +202,10 @@ class Solver:
         """Σ w_i: the n of λ = 1/(C·n) and of the sampled objective (n itself without weights)."""
         return self.n if self._w is None else float(self._w.sum())
 
-    #: True for the algorithms that learn from one example (or one mini-batch) at a time and
-    #: can follow a stream (Pegasos, NORMA, Pegaz, OL SVM, ASSET); the batch solvers need the
-    #: whole training set at every step
+    #: True for the algorithms that learn from one example (or mini-batch) at a time, so can
+    #: follow a stream (Pegasos, NORMA, Pegaz, OL SVM, ASSET); batch solvers use every row
     online: ClassVar[bool] = False
-    #: set before ``init``: visit the training rows in their order, row t mod n at the t-th
-    #: visit, instead of sampling them (a stream in time order; only ``online`` solvers)
+    #: set before ``init``: visit row t mod n at the t-th visit instead of sampling (a stream)
     in_order: bool = False
 
     def sample_stream(self, mode: str) -> "SampleStream":
@@ -217,8 +215,7 @@ class Solver:
             return SampleStream(self.n, self.seed, "order")
         return SampleStream(self.n, self.seed, mode, weights=self._w)
 
-    def rows_per_step(self) -> int:
-        """How many training rows one iteration visits (a mini-batch's k, else 1)."""
+    def rows_per_step(self) -> int:               # a mini-batch's k, else 1
         return int(self.p.get("batch_size", 1))
 
     # ---- data ----------------------------------------------------------------------------

@@ -124,7 +124,8 @@ STREAM_HINT = ("One new point per step, in time order; the field shows the last 
                f"{STREAM_WINDOW} (older ones fade) and the test error is measured on fresh points "
                "of the moment. NORMA forgets (each step shrinks the old coefficients by "
                "1 − η_t/C) and keeps up; Pegasos' η_t = 1/(λt) weighs every past point alike, so "
-               "it lags more and more — try the schedule 'constant'.")
+               "it lags more and more; Pegaz and OL SVM never forget. A constant step "
+               "(schedule 'constant') never stops forgetting.")
 #: the stream's length a stream starts with when n is smaller (a few turns of the drift)
 STREAM_N = 2000
 

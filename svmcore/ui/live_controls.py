@@ -11,7 +11,7 @@ from ..server import pacing
 from ..runs.config import RaceConfig
 from ..runs.race import Race
 from ..runs.run import TrainingRun
-from ..runs.stream import Stream
+from ..runs.stream import STREAM_POINTS_PER_TICK, Stream
 from .state import Instance, LiveState, describe, ss
 from .live_edits import EDIT_MODES
 
@@ -318,7 +318,8 @@ def controls(inst: Instance, speed_label: str = "speed: t grows per tick",
             speed_help or "Each frame multiplies t by this factor, with about "
             f"{pacing.LIVE_BUDGET_S * 1e3:.0f} ms of solver time at most; 'max' spends the "
             "whole budget. Between two trace checkpoints the tiles show the last checkpoint's "
-            "numbers."))
+            f"numbers. A stream feeds {STREAM_POINTS_PER_TICK} new points a frame at ×1.1, "
+            "ten times as many at ×2."))
         st.select_slider(speed_label, list(pacing.PACES), key=inst.key("pace"),
                          label_visibility="collapsed", width=110)
         if share is not None and not inst.get("present"):
