@@ -107,3 +107,22 @@ def test_stream_url_round_trip():
                                       scale="standard").data_key()
     race = RaceConfig(cfg, (("norma", ()), ("pegasos", ())))
     assert not race.data.stream and "stream" not in race.to_query()
+
+
+def test_the_reproduction_script_replays_a_stream():
+    from svmcore.runs.export import reproduce_snippet
+    cfg = RunConfig(dataset="drift", n=400, stream=True, solver="norma", scale="standard",
+                    added=((0.1, 0.2, 1),))                # a stream ignores clicked edits
+    d = build_data(cfg)
+    run = TrainingRun("norma", d.X_train, d.y_train, d.X_test, d.y_test, seed=0,
+                      stream=Stream(probe=d.probe))
+    run.advance_iters(140)
+    code = reproduce_snippet(cfg, run.t)
+    assert "stream=Stream(probe=probe)" in code and "drift_probe" in code
+    ns: dict = {}
+    exec(compile(code, "reproduce.py", "exec"), ns)
+    other = ns["run"]
+    a, b = run.trace_columns(), other.trace_columns()
+    assert other.t == 140 and np.array_equal(a["iteration"], b["iteration"])
+    assert np.array_equal(a["test_error"], b["test_error"])
+    assert np.array_equal(a["train_error"], b["train_error"])
