@@ -525,8 +525,7 @@ class RaceConfig:
             raise ValueError(f"budget must be one of {', '.join(RACE_BUDGETS)}, "
                              f"got {self.budget!r}")
         # the data part only: the solver fields of ``data`` do not matter
-        object.__setattr__(self, "data", replace(self.data, solver="", params=(), changes=(),
-                                                 stream=False))   # a race plays no stream
+        object.__setattr__(self, "data", replace(self.data, solver="", params=(), changes=()))
         object.__setattr__(self, "changes", tuple(sorted(
             ((int(t), int(k), tuple(sorted(dict(c).items()))) for t, k, c in self.changes),
             key=lambda c: (c[0], c[1]))))

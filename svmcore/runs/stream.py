@@ -24,7 +24,7 @@ from typing import Callable
 import numpy as np
 
 __all__ = ["Stream", "STREAM_WINDOW", "STREAM_EVERY", "STREAM_POINTS_PER_TICK", "offline_message",
-           "online_solvers"]
+           "online_solvers", "stream_of"]
 
 #: points the picture shows: the last ones visited (a fifth of a turn of the drifting gaussians)
 STREAM_WINDOW = 80
@@ -32,6 +32,11 @@ STREAM_WINDOW = 80
 STREAM_EVERY = 20
 #: points one live tick feeds at the slowest pace (×1.1); the faster paces feed more
 STREAM_POINTS_PER_TICK = 8
+
+
+def stream_of(cfg, data) -> "Stream | None":
+    """The stream of a configuration (``cfg.stream``) on its data (their probe), or None."""
+    return Stream(probe=data.probe) if getattr(cfg, "stream", False) else None
 
 
 def online_solvers(registry=None) -> list[str]:

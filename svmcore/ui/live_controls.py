@@ -11,7 +11,7 @@ from ..server import pacing
 from ..runs.config import RaceConfig
 from ..runs.race import Race
 from ..runs.run import TrainingRun
-from ..runs.stream import STREAM_POINTS_PER_TICK, Stream
+from ..runs.stream import STREAM_POINTS_PER_TICK, stream_of
 from .state import Instance, LiveState, describe, ss
 from .live_edits import EDIT_MODES
 
@@ -24,17 +24,17 @@ def _build(cfg, data):
     if isinstance(cfg, RaceConfig):
         race = Race(cfg.entrants, data.X_train, data.y_train, data.X_test, data.y_test,
                     seed=cfg.seed, budget=cfg.budget, per_decade=pacing.LIVE_PER_DECADE,
-                    max_seconds=pacing.MAX_RUN_S)
+                    max_seconds=pacing.MAX_RUN_S, stream=stream_of(cfg.data, data))
         race.schedule_changes(cfg.changes)
         if race.main_group is not None:
             with st.spinner("Computing the reference optimum P* (SMO to tol 1e-6, once per "
                             "dataset)…"):
                 race.reference(wait=REF_WAIT_S)  # else it arrives in a later frame
         return race, list(race.runs)
-    stream = Stream(probe=data.probe) if getattr(cfg, "stream", False) else None
     run = TrainingRun(cfg.solver, data.X_train, data.y_train, data.X_test, data.y_test,
                       seed=int(cfg.seed), per_decade=pacing.LIVE_PER_DECADE,
-                      max_seconds=pacing.MAX_RUN_S, stream=stream, **cfg.param_dict)
+                      max_seconds=pacing.MAX_RUN_S, stream=stream_of(cfg, data),
+                      **cfg.param_dict)
     run.schedule_changes((t, dict(c)) for t, c in cfg.changes)
     return run, [run]
 

@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 from svmcore.data import DRIFT_PERIOD
-from svmcore.runs.config import RaceConfig, RunConfig, config_from_query
+from svmcore.runs.config import RaceConfig, RunConfig, config_from_query, race_config_from_query
+from svmcore.runs.race import build_race
 from svmcore.runs.rundata import build_data
 from svmcore.runs.run import TrainingRun
 from svmcore.runs.stream import STREAM_EVERY, STREAM_POINTS_PER_TICK, Stream
@@ -106,7 +107,22 @@ def test_stream_url_round_trip():
     assert cfg.data_key() != RunConfig(dataset="drift", n=2000, solver="norma",
                                       scale="standard").data_key()
     race = RaceConfig(cfg, (("norma", ()), ("pegasos", ())))
-    assert not race.data.stream and "stream" not in race.to_query()
+    assert race.data.stream and race.to_query()["stream"] == "1"
+    assert race_config_from_query(race.to_query()) == (race, [])
+
+
+def test_a_stream_race_feeds_every_entrant_the_same_points():
+    cfg = RaceConfig(RunConfig(dataset="drift", n=400, stream=True),
+                     (("norma", ()), ("pegasos", (("kernel", "rbf"),))))
+    race, data = build_race(cfg)
+    assert race.main_group is None                   # no reference optimum for a stream
+    for _ in range(3):
+        race.tick(1.1)
+    assert [r.t for r in race.runs] == [3 * STREAM_POINTS_PER_TICK] * 2
+    assert all(r.stream is not None and r.trace[-1].iteration % STREAM_EVERY == 0
+               for r in race.runs)
+    with pytest.raises(ValueError, match="entrant B .smo.: stream mode"):
+        build_race(RaceConfig(cfg.data, (("norma", ()), ("smo", ()))))
 
 
 def test_the_reproduction_script_replays_a_stream():
