@@ -367,6 +367,8 @@ class Race:
                         run.advance(budget_s)
                     else:
                         run.advance_iters(self.stream.steps_per_tick(pace, run.solver))
+            for u in self.clock:                 # the clock shows how far the stream got
+                self.clock[u] = max(self.units(k, u) for k in range(len(self.runs)))
             self.ticks += 1
             return [r.t - b for r, b in zip(self.runs, before)]
         active = [(k, u) for k, u in self._units_of() if not self.runs[k].done]
@@ -564,6 +566,10 @@ class Race:
                 text += (f" {', '.join(others)} minimise{'s' if len(others) == 1 else ''} "
                          "another function: drawn against its own objective.")
             out.append(text)
+        elif self.stream is not None:
+            out.append("A stream: every entrant is fed the same points in time order; no P* (an "
+                       "optimum over the whole stream is not what a learner that follows it "
+                       "aims at): the test error now is the yardstick.")
         else:
             out.append("No entrant reports the L1-SVM primal in the λ-form: each objective is "
                        "drawn on its own, and the test error is the common yardstick.")

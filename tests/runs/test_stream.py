@@ -115,10 +115,11 @@ def test_a_stream_race_feeds_every_entrant_the_same_points():
     cfg = RaceConfig(RunConfig(dataset="drift", n=400, stream=True),
                      (("norma", ()), ("pegasos", (("kernel", "rbf"),))))
     race, data = build_race(cfg)
-    assert race.main_group is None                   # no reference optimum for a stream
+    assert race.main_group is None and "yardstick" in race.notes()[-1]   # no P* for a stream
     for _ in range(3):
         race.tick(1.1)
     assert [r.t for r in race.runs] == [3 * STREAM_POINTS_PER_TICK] * 2
+    assert race.reached()["iterations"] == 3 * STREAM_POINTS_PER_TICK
     assert all(r.stream is not None and r.trace[-1].iteration % STREAM_EVERY == 0
                for r in race.runs)
     with pytest.raises(ValueError, match="entrant B .smo.: stream mode"):
