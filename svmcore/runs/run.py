@@ -334,11 +334,11 @@ class TrainingRun:
         return (float(np.sqrt(np.mean((f_test - self.y_test) ** 2))) if s.regression
                 else error_rate(f_test, self.y_test))
 
-    def snapshot_now(self, snap=None):
-        """The solver's snapshot (``snap``, or a new one); in stream mode its training error is
-        that of the recent points (the window the page shows: the stream's other points belong
-        to other moments, and a drifting stream's whole error stays near a coin's)."""
-        snap = self.solver.snapshot() if snap is None else snap
+    def snapshot_now(self):
+        """The solver's snapshot; in stream mode its training error is that of the recent
+        points (the window the page shows: the stream's other points belong to other moments,
+        and a drifting stream's whole error stays near a coin's)."""
+        snap = self.solver.snapshot()
         if self.stream is None or self.solver.t == 0:
             return snap
         rows = self.stream.window_rows(self.solver)

@@ -153,7 +153,8 @@ def data_panel(inst: Instance, stream: bool = False) -> dict:
         toy = st.selectbox("toy problem", list(TOY_GENERATORS), key=inst.key("toy"))
         on = False
         if toy == "drift":
-            st.caption(DRIFT_HINT)
+            st.caption(DRIFT_HINT if stream else DRIFT_HINT.split(":")[0] + " (the Playground "
+                       "and the Race feed them in time order: their stream mode).")
         if stream:
             inst.setdefault("stream", False)
             on = st.toggle("stream", key=inst.key("stream"), on_change=_stream_toggled,
