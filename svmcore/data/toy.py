@@ -11,7 +11,8 @@ Every generator has the signature ``f(n=200, noise=<default>, imbalance=0.5, see
   clean shape.
 * Randomness comes only from ``numpy.random.default_rng(seed)``: the same arguments give
   bit-identical output. Rows are shuffled (with the same generator) so that the classes are
-  interleaved, which matters for online solvers that take points in order.
+  interleaved, which matters for online solvers that take points in order. The exception is
+  ``drift``, a stream: its rows are in time order (the labels are still interleaved).
 * At the default noise the data lie in about ``[-1.5, 1.5]^2`` so one plotting field fits all.
 """
 
@@ -27,8 +28,13 @@ __all__ = [
     "TOY_DEFAULTS",
     "TOY_GENERATORS",
     "TOY_NOISE_RANGE",
+    "TOY_PROBES",
+    "DRIFT_PERIOD",
     "checkerboard",
     "circles",
+    "drift",
+    "drift_angle",
+    "drift_probe",
     "gaussians",
     "make_toy",
     "moons",
@@ -178,6 +184,55 @@ def spirals(n: int = 200, noise: float = 0.05, imbalance: float = 0.5, seed: int
     return _assemble(rng, _jitter(rng, X_pos, noise), _jitter(rng, X_neg, noise))
 
 
+#: points per turn of the drifting gaussians (about: a stream makes whole turns, see drift_angle)
+DRIFT_PERIOD = 400
+#: distance of each drifting class centre from the origin: at angle 45° the centres are those of
+#: ``gaussians``, (±0.5, ±0.5)
+DRIFT_RADIUS = math.sqrt(0.5)
+
+
+def drift_angle(i, n: int) -> np.ndarray:
+    """The angle of the class +1 centre at time ``i`` (an index 0..n−1 of a stream of ``n``
+    points, or an array of them): θ_i = 2π·turns·i/n with ``turns = max(1, round(n /
+    DRIFT_PERIOD))``, so a stream makes whole turns and cycling it (row t mod n) never jumps."""
+    turns = max(1, round(int(n) / DRIFT_PERIOD))
+    return 2.0 * np.pi * turns * np.asarray(i, dtype=np.float64) / int(n)
+
+
+def _drift_points(rng, theta, y, noise):
+    centre = DRIFT_RADIUS * np.column_stack([np.cos(theta), np.sin(theta)])
+    return np.ascontiguousarray(y[:, None] * centre + noise * rng.standard_normal((len(y), 2)))
+
+
+def drift(n: int = 200, noise: float = 0.35, imbalance: float = 0.5, seed: int = 0):
+    """Two gaussians whose centres rotate about the origin: a stream with concept drift.
+
+    Row i (time order, NOT shuffled) has the label y_i (a seeded permutation of the labels, so
+    the classes are interleaved) and lies around y_i·r·(cos θ_i, sin θ_i), r = √0.5, θ_i =
+    :func:`drift_angle`; ``noise`` is each blob's standard deviation (at 0.35, as ``gaussians``,
+    about 2 % Bayes error at any one moment). Taken all at once the classes cover each other
+    (every angle holds both): only a learner that follows the stream can separate them.
+    """
+    n_pos, n_neg = _check_args(n, noise, imbalance, seed)
+    rng = np.random.default_rng(seed)
+    y = np.concatenate([np.ones(n_pos), -np.ones(n_neg)])[rng.permutation(n_pos + n_neg)]
+    X = _drift_points(rng, drift_angle(np.arange(n_pos + n_neg), n_pos + n_neg), y, noise)
+    return X, np.ascontiguousarray(y)
+
+
+def drift_probe(i: int, n: int = 200, noise: float = 0.35, imbalance: float = 0.5,
+                seed: int = 0, m: int = 200):
+    """``m`` fresh points of ``drift(n, noise, imbalance, seed)``'s concept at time ``i``: the
+    blobs at angle θ_i, points that the stream never holds (drawn from ``default_rng([seed,
+    1])``, the same offsets at every i, so that a curve of the error on them moves only with
+    the model and the angle)."""
+    n_pos, n_neg = _check_args(m, noise, imbalance, seed)
+    rng = np.random.default_rng([seed, 1])
+    y = np.concatenate([np.ones(n_pos), -np.ones(n_neg)])[rng.permutation(m)]
+    X = _drift_points(rng, np.full(m, float(drift_angle(i % int(n), n))), y, noise)
+    return X, np.ascontiguousarray(y)
+
+
 #: name -> generator
 TOY_GENERATORS: dict[str, Callable[..., tuple[np.ndarray, np.ndarray]]] = {
     "gaussians": gaussians,
@@ -186,6 +241,7 @@ TOY_GENERATORS: dict[str, Callable[..., tuple[np.ndarray, np.ndarray]]] = {
     "xor": xor,
     "checkerboard": checkerboard,
     "spirals": spirals,
+    "drift": drift,
 }
 
 #: name -> default ``noise`` of the generator (for UI widgets)
@@ -201,7 +257,12 @@ TOY_NOISE_RANGE: dict[str, tuple[float, float]] = {
     "xor": (0.0, 0.5),
     "checkerboard": (0.0, 0.2),
     "spirals": (0.0, 0.3),
+    "drift": (0.0, 1.0),
 }
+
+#: toy problems whose rows are a stream in time order, with fresh points of the concept at
+#: each time (the Playground's stream mode measures the test error on them)
+TOY_PROBES: dict[str, Callable[..., tuple[np.ndarray, np.ndarray]]] = {"drift": drift_probe}
 
 
 def make_toy(name: str, **kw):

@@ -90,12 +90,16 @@ class RunConfig:
     removed: tuple = ()
     changes: tuple = ()
     label: str | None = None         # upload: the label column chosen by name (None: guessed)
+    #: stream mode (toy data only): an online solver visits the rows in order, one new point per
+    #: step, and the page shows the recent ones (:mod:`svmcore.runs.stream`); URL ``stream=1``
+    stream: bool = False
 
     def __post_init__(self):
         # canonical form: fields that do not matter for this source take their defaults, so a
         # configuration equals its own round trip through the URL
         put = object.__setattr__
         d = _DEFAULTS
+        put(self, "stream", bool(self.stream) and self.source == "toy")
         if self.source == "toy":
             if self.noise is None:
                 put(self, "noise", float(TOY_DEFAULTS.get(self.dataset, 0.1)))
@@ -155,7 +159,7 @@ class RunConfig:
         """The fields that decide the data (not the solver): a cache key for :func:`build_data`."""
         return (self.source, self.dataset, self.n, self.noise_value, self.imbalance, self.test,
                 self.seed, self.max_train, self.scale, self.positive, self.negative, self.label,
-                self.added, self.removed)
+                self.stream, self.added, self.removed)
 
     # ----------------------------------------------------------------------------- URL
     def to_query(self) -> dict[str, str]:
@@ -166,6 +170,8 @@ class RunConfig:
             q.update(n=str(self.n), noise=repr(self.noise_value), imb=repr(float(self.imbalance)))
             if self.scale != "none":       # absent (every link before scaling): unscaled
                 q["scale"] = self.scale
+            if self.stream:                # absent (every link before streams): no stream
+                q["stream"] = "1"
         else:
             q["maxn"] = str(self.max_train)
             q.update(view=self.view, fx=str(self.fx), fy=str(self.fy))
@@ -410,6 +416,14 @@ def config_from_query(q, registry=None, sources=RUN_SOURCES) -> tuple[RunConfig,
         w.append(f"link: scale={q['scale']!r} is not one of {', '.join(UPLOAD_SCALES)}; "
                  f"using {d.scale!r}")
     kw["label"] = q.get("label") or None
+    if "stream" in q:
+        on = str(q["stream"]).strip().lower()
+        if on not in ("1", "0", "true", "false", "on", "off"):
+            w.append(f"link: stream={q['stream']!r} is not 1 or 0; no stream")
+        elif on in ("1", "true", "on") and source != "toy":
+            w.append("link: stream mode takes a toy problem only; no stream")
+        else:
+            kw["stream"] = on in ("1", "true", "on")
     kw["positive"] = q.get("pos")
     kw["negative"] = q.get("neg")
     if source == "digits":

@@ -21,6 +21,7 @@ import numpy as np
 from .config import RaceConfig, RunConfig
 from .race import LETTERS, Race
 from .run import TrainingRun
+from ..data import TOY_PROBES
 
 __all__ = ["rows_csv", "trace_csv", "trace_json", "race_rows", "race_csv", "race_json",
            "reproduce_snippet", "reproduce_race_snippet"]
@@ -135,13 +136,22 @@ def _data_lines(cfg: RunConfig, *, n_before_edit: int | None = None,
              f"seed={cfg.seed!r})")
     if cfg.source == "toy":
         imports.add("from svmcore.data import make_toy, train_test_split")
-        body.append(f"X, y = make_toy({cfg.dataset!r}, n={int(cfg.n)!r}, "
-                    f"noise={cfg.noise_value!r}, imbalance={float(cfg.imbalance)!r}, "
-                    f"seed={int(cfg.seed)!r})")
-        body.append(split if cfg.test > 0 else "X_train, X_test, y_train, y_test = X, None, y, None")
+        toy = (f"n={int(cfg.n)!r}, noise={cfg.noise_value!r}, "
+               f"imbalance={float(cfg.imbalance)!r}, seed={int(cfg.seed)!r}")
+        body.append(f"X, y = make_toy({cfg.dataset!r}, {toy})")
+        probed = cfg.stream and cfg.dataset in TOY_PROBES
+        body.append(split if cfg.test > 0 and not probed
+                    else "X_train, X_test, y_train, y_test = X, None, y, None")
         if cfg.scale != "none":
             imports.add("from svmcore.data import scale")
-            body.append(f"X_train, X_test, _ = scale({cfg.scale!r}, X_train, X_test)")
+            body.append(f"X_train, X_test, scaler = scale({cfg.scale!r}, X_train, X_test)")
+        if probed:                   # the stream's test points: fresh ones of each moment
+            fn = TOY_PROBES[cfg.dataset].__name__
+            imports.add(f"from svmcore.data import {fn}")
+            body += ["", "def probe(i):", f"    Xp, yp = {fn}(i, {toy})",
+                     "    return " + ("scaler(Xp), yp" if cfg.scale != "none" else "Xp, yp")]
+        if cfg.stream:
+            return imports, body     # a stream is played as generated: no clicked edits
     elif cfg.source == "real":
         imports.add("from svmcore.data import load_dataset")
         test = cfg.test if cfg.test > 0 else 0.25
@@ -226,6 +236,10 @@ def reproduce_snippet(cfg: RunConfig, t: int, *, n_before_edit: int | None = Non
     extra = f", {_kwargs(params)}" if params else ""
     if int(per_decade) != 20:
         extra = f", per_decade={int(per_decade)}" + extra
+    if cfg.stream:                   # one new point per step, rows in time order
+        imports.add("from svmcore.runs.stream import Stream")
+        probe = "probe" if cfg.dataset in TOY_PROBES else "None"
+        extra = f", stream=Stream(probe={probe})" + extra
     body.append(f"run = TrainingRun({cfg.solver!r}, X_train, y_train, X_test, y_test, "
                 f"seed={int(cfg.seed)!r}{extra})")
     if cfg.changes:                  # settings changed while the run played, at their t

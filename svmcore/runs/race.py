@@ -24,6 +24,8 @@ Lockstep budgets (``budget``), one *clock* per race, moved forward once per :met
   machine) holds the race back instead of falling behind; overshoot in one tick (a chunk) is
   paid back in the next.
 * ``"iterations"`` — equal iterations: every entrant is advanced to the same iteration count t.
+* a stream (``stream``, :mod:`svmcore.runs.stream`), whatever the budget: each tick feeds every
+  entrant the same new points, in time order; no reference optimum.
 * ``"kernel_evals"`` — equal kernel evaluations: every entrant is advanced until its
   ``kernel_evals`` counter reaches the common target (it overshoots by at most one iteration's
   evaluations; the evaluations a solver spends in ``init``, e.g. SMO's kernel diagonal, count).
@@ -71,6 +73,7 @@ from .optimum import (L1_NAME, REF_MAX_SECONDS, REF_TOL, Reference, data_fingerp
 from .config import BUDGET_LABELS, RACE_BUDGETS, RACE_SIZE, Entrant, RaceConfig
 from .rundata import RunData, build_data
 from .run import TrainingRun
+from .stream import stream_of
 from ..solvers import get_solver
 from ..solvers.base import Solver
 
@@ -156,7 +159,8 @@ class Race:
     """
 
     def __init__(self, entrants, X, y, X_test=None, y_test=None, *, seed: int = 0,
-                 budget: str = "time", per_decade: int = 20, max_seconds: float | None = None):
+                 budget: str = "time", per_decade: int = 20, max_seconds: float | None = None,
+                 stream=None):
         entrants = [_entrant_of(e) for e in entrants]
         lo, hi = RACE_SIZE
         if not lo <= len(entrants) <= hi:
@@ -166,13 +170,18 @@ class Race:
         self.budget = budget
         self.seed = int(seed)
         self.X, self.y = X, np.asarray(y, dtype=np.float64)
+        #: stream mode (:class:`svmcore.runs.stream.Stream`): every entrant is fed the same new
+        #: points each tick, and there is no reference optimum (the stream's whole objective is
+        #: not what a learner that follows it minimises)
+        self.stream = stream
         self.runs: list[TrainingRun] = []
         for k, e in enumerate(entrants):
             name = e.name if isinstance(e, Solver) else e.solver
             try:
                 solver = e if isinstance(e, Solver) else get_solver(e.solver)(**e.param_dict)
                 run = TrainingRun(solver, X, y, X_test, y_test, seed=self.seed,
-                                  per_decade=per_decade, max_seconds=max_seconds, clock="cpu")
+                                  per_decade=per_decade, max_seconds=max_seconds, clock="cpu",
+                                  stream=stream)
             except (ValueError, TypeError, MemoryError) as exc:
                 raise ValueError(f"entrant {LETTERS[k]} ({name}): {exc}") from exc
             self.runs.append(run)
@@ -351,6 +360,17 @@ class Race:
         if not budget_s > 0:
             raise ValueError(f"budget_s must be > 0, got {budget_s!r}")
         before = [r.t for r in self.runs]
+        if self.stream is not None:              # the same new points for every entrant
+            for run in self.runs:
+                if not run.done:
+                    if pace is None:
+                        run.advance(budget_s)
+                    else:
+                        run.advance_iters(self.stream.steps_per_tick(pace, run.solver))
+            for u in self.clock:                 # the clock shows how far the stream got
+                self.clock[u] = max(self.units(k, u) for k in range(len(self.runs)))
+            self.ticks += 1
+            return [r.t - b for r, b in zip(self.runs, before)]
         active = [(k, u) for k, u in self._units_of() if not self.runs[k].done]
         with one_blas_thread():          # an entrant's CPU time is then all of its work
             for unit in ("time", "iterations", "kernel_evals"):
@@ -440,7 +460,7 @@ class Race:
     # ------------------------------------------------------------------------------ reference
     def _main_group(self) -> tuple | None:
         l1 = [g for g in self.groups if g[0] == L1_NAME and g[1] is not None]
-        if not l1:
+        if not l1 or self.stream is not None:
             return None
         counts = {g: l1.count(g) for g in l1}
         best = max(counts.values())
@@ -546,6 +566,10 @@ class Race:
                 text += (f" {', '.join(others)} minimise{'s' if len(others) == 1 else ''} "
                          "another function: drawn against its own objective.")
             out.append(text)
+        elif self.stream is not None:
+            out.append("A stream: every entrant is fed the same points in time order; no P* (an "
+                       "optimum over the whole stream is not what a learner that follows it "
+                       "aims at): the test error now is the yardstick.")
         else:
             out.append("No entrant reports the L1-SVM primal in the λ-form: each objective is "
                        "drawn on its own, and the test error is the common yardstick.")
@@ -590,5 +614,5 @@ def build_race(cfg: RaceConfig, upload=None, *, per_decade: int = 20,
     data = build_data(cfg.data, upload)
     race = Race(cfg.entrants, data.X_train, data.y_train, data.X_test, data.y_test,
                 seed=cfg.seed, budget=cfg.budget, per_decade=per_decade,
-                max_seconds=max_seconds)
+                max_seconds=max_seconds, stream=stream_of(cfg.data, data))
     return race, data

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 
 import numpy as np
 import scipy.sparse as sp
@@ -172,11 +172,19 @@ class TrainingRun:
     def __init__(self, solver: Solver | str, X, y, X_test=None, y_test=None, *, seed: int = 0,
                  max_iter: int | None = None, max_seconds: float | None = None,
                  per_decade: int = 20, trace: str | None = "full", clock: str = "wall",
-                 **params):
+                 stream=None, **params):
         if isinstance(solver, str):
             solver = get_solver(solver)(**params)
         elif params:
             raise ValueError("pass parameters either to the solver or to the run, not both")
+        #: stream mode (:class:`svmcore.runs.stream.Stream`): rows in order, a checkpoint every
+        #: ``stream.every`` iterations, the test error on the stream's current concept
+        self.stream = stream
+        if stream is not None:
+            if not solver.online:
+                from .stream import offline_message
+                raise ValueError(offline_message(type(solver)))
+            solver.in_order = True
         if trace not in ("full", "light", None):
             raise ValueError(f"trace must be 'full', 'light' or None, got {trace!r}")
         if clock not in CLOCKS:
@@ -208,7 +216,7 @@ class TrainingRun:
         self.wall_time = 0.0                # the wall time of its steps (the cap counts it)
         self.trace: list[TraceRow] = []
         self._chunk = 1
-        self._next_ckpt = 1
+        self._next_ckpt = self._checkpoint_after(0)
         self.message = ""
         self.nonfinite = False
         self.last_snapshot = None
@@ -279,15 +287,11 @@ class TrainingRun:
                                        train_error=float(err), test_error=float("nan"),
                                        n_sv=int(n_sv), kernel_evals=int(s.kernel_evals)))
             return
-        snap = s.snapshot()
+        snap = self.snapshot_now()
         if not math.isfinite(snap.objective):
             # keep the last finite row; say what happened; stop
             return self._nonfinite("the objective")
-        test_err = float("nan")
-        if self.X_test is not None and self.X_test.n > 0:
-            f_test = s.decision_function(self.X_test)
-            test_err = (float(np.sqrt(np.mean((f_test - self.y_test) ** 2)))   # test RMSE
-                        if s.regression else error_rate(f_test, self.y_test))
+        test_err = self.test_error_now()
         names = snap.labels()
         self.trace.append(TraceRow(
             iteration=s.t, time=self.solver_time, objective=float(snap.objective),
@@ -311,6 +315,37 @@ class TrainingRun:
         self.solver_time += (c1 - c0) if cpu else wall
         return done
 
+    def _checkpoint_after(self, t: int) -> int:
+        if self.stream is not None:
+            return self.stream.next_checkpoint(t)
+        return checkpoints_after(t, self.per_decade)
+
+    def test_error_now(self) -> float:
+        """The current model's test error (RMSE for regression): on the stream's fresh points
+        of its current concept in stream mode with a probe, else on the test set (NaN without
+        one)."""
+        s = self.solver
+        if self.stream is not None and self.stream.probe is not None:
+            X, y = self.stream.probe(self.stream.visited(s))
+            return error_rate(s.decision_function(X), y)
+        if self.X_test is None or self.X_test.n == 0:
+            return float("nan")
+        f_test = s.decision_function(self.X_test)
+        return (float(np.sqrt(np.mean((f_test - self.y_test) ** 2))) if s.regression
+                else error_rate(f_test, self.y_test))
+
+    def snapshot_now(self):
+        """The solver's snapshot; in stream mode its training error is that of the recent
+        points (the window the page shows: the stream's other points belong to other moments,
+        and a drifting stream's whole error stays near a coin's)."""
+        snap = self.solver.snapshot()
+        if self.stream is None or self.solver.t == 0:
+            return snap
+        rows = self.stream.window_rows(self.solver)
+        f = self.solver.decision_function(self.solver.X.take(rows))
+        err = error_rate(f, self.solver.y[rows])
+        return replace(snap, extra={**snap.extra, "train_error": err})
+
     def _advance_once(self, n: int) -> int:
         """Up to n iterations, stopping at the next checkpoint to record it."""
         if self.done:
@@ -326,7 +361,7 @@ class TrainingRun:
                 self.message = self._end_message()
             return done
         while self._next_ckpt <= self.t:
-            self._next_ckpt = checkpoints_after(self._next_ckpt, self.per_decade)
+            self._next_ckpt = self._checkpoint_after(self._next_ckpt)
         limit = self._next_ckpt - self.t
         if self.max_iter is not None:
             limit = min(limit, self.max_iter - self.t)
@@ -337,7 +372,7 @@ class TrainingRun:
                 self._record()
                 for watch in self.observers:
                     watch(self)
-            self._next_ckpt = checkpoints_after(self.t, self.per_decade)
+            self._next_ckpt = self._checkpoint_after(self.t)
         self._apply_due()
         if (self.solver.diverged or self.solver.halted) and not self.message:
             self.message = self.solver.message

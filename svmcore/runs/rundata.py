@@ -4,13 +4,14 @@ with the points added or removed by clicking applied last (no streamlit here).""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
 
 from .config import SOURCES, RunConfig
-from ..data import load_dataset, make_toy, train_test_split
+from ..data import TOY_PROBES, load_dataset, make_toy, train_test_split
 from ..data.prep import canonical_csr, scale
 from ..data.upload import ParsedUpload, binary_task
 
@@ -47,6 +48,9 @@ class RunData:
     n_before_edit: int = 0           # rows of [train; test] before clicking (removal indices)
     origin: np.ndarray | None = None  # per row of [train; test]: index before editing, or
     #                                   -(k+1) for the k-th clicked point
+    #: stream mode on a toy with a concept in time (drift): ``probe(i) -> (X, y)``, fresh
+    #: points of the concept at stream position i, scaled as the training part
+    probe: Any = None
 
     @property
     def n_features(self) -> int:
@@ -112,14 +116,26 @@ def build_data(cfg: RunConfig, upload: ParsedUpload | None = None) -> RunData:
     ``max_train`` training rows, optional scaling fitted on the training part. Clicked edits last.
     """
     notes: list[str] = []
+    probe = None
     if cfg.source == "toy":
-        X, y = make_toy(cfg.dataset, n=int(cfg.n), noise=cfg.noise_value,
-                        imbalance=float(cfg.imbalance), seed=int(cfg.seed))
-        X_tr, X_te, y_tr, y_te = _split(X, y, cfg.test, cfg.seed)
+        toy = dict(n=int(cfg.n), noise=cfg.noise_value, imbalance=float(cfg.imbalance),
+                   seed=int(cfg.seed))
+        X, y = make_toy(cfg.dataset, **toy)
+        if cfg.stream and cfg.dataset in TOY_PROBES:
+            # the whole stream in time order; the test points are fresh ones of the concept
+            X_tr, X_te, y_tr, y_te = X, None, y, None
+            probe = partial(TOY_PROBES[cfg.dataset], **toy)
+            notes.append(f"Stream: {cfg.n:,} points in time order, one per step (row t mod "
+                         f"{cfg.n:,} at step t); the test error is measured on 200 fresh points "
+                         "of the current moment, never trained on.")
+        else:
+            X_tr, X_te, y_tr, y_te = _split(X, y, cfg.test, cfg.seed)
         names = ("x1", "x2")
         if cfg.scale != "none":      # new sessions standardise; links without scale= do not
             X_tr, X_te, scaler = scale(cfg.scale, X_tr, X_te)
             notes.append(scaling_note(cfg.scale, scaler, names))
+            if probe is not None:
+                probe = _scaled_probe(probe, scaler)
     elif cfg.source == "real":
         test = cfg.test if cfg.test > 0 else 0.25
         ds = load_dataset(cfg.dataset, max_train=int(cfg.max_train), test_size=test,
@@ -172,14 +188,27 @@ def build_data(cfg: RunConfig, upload: ParsedUpload | None = None) -> RunData:
     else:
         raise ValueError(f"unknown data source {cfg.source!r}; valid: {', '.join(SOURCES)}")
     n0 = X_tr.shape[0] + (0 if X_te is None else X_te.shape[0])
-    X_tr, y_tr, X_te, y_te, origin, problems = apply_edits(X_tr, y_tr, X_te, y_te, cfg.added,
-                                                           cfg.removed)
+    added, removed = cfg.added, cfg.removed
+    if cfg.stream and (added or removed):
+        notes.append("Stream mode keeps the stream as generated: the clicked edits are not "
+                     "applied.")
+        added, removed = (), ()
+    X_tr, y_tr, X_te, y_te, origin, problems = apply_edits(X_tr, y_tr, X_te, y_te, added,
+                                                           removed)
     if np.unique(y_tr).size < 2:
         raise ValueError("the training points have a single class after editing: add a point of "
                          "the other class")
     return RunData(X_tr, np.asarray(y_tr, dtype=np.float64), X_te,
                    None if y_te is None else np.asarray(y_te, dtype=np.float64), tuple(names),
-                   notes, problems, n0, origin)
+                   notes, problems, n0, origin, probe)
+
+
+def _scaled_probe(probe, scaler):
+    """A probe whose points are scaled as the training part was."""
+    def scaled(i):
+        X, y = probe(i)
+        return scaler.transform(X), y
+    return scaled
 
 
 #: Points at which a page evaluates a model besides its data: the field's grid (150 × 150 when

@@ -76,7 +76,7 @@ def model_state(run, fresh: bool = False, scores: bool | str = "auto", max_cost:
     if last is not None and run.trace and run.trace[-1].iteration == run.t and last.t == run.t:
         snap = last
     elif fresh or last is None or (expansion := solver.support_coef()) is None:
-        snap = solver.snapshot()
+        snap = run.snapshot_now()
     else:
         support, coef, _ = expansion
         support = np.asarray(support, dtype=np.int64)
@@ -103,7 +103,11 @@ def advance_tick(run, pace: float | None, budget_s: float) -> int:
         return 0
     if pace is None:
         return run.advance(budget_s)
-    target = max(run.t + 1, int(np.ceil(run.t * float(pace))))
+    stream = getattr(run, "stream", None)
+    if stream is not None:                   # a stream: an even number of new points per tick
+        target = run.t + stream.steps_per_tick(pace, run.solver)
+    else:
+        target = max(run.t + 1, int(np.ceil(run.t * float(pace))))
     if run.end_t is not None:
         target = min(target, run.end_t)
     return run.advance(budget_s, max_iters=max(1, target - run.t))
@@ -163,12 +167,9 @@ def playback_times(now: float, queued_until: float | None, keys: int, dt: float,
 def test_error(run, snap) -> float:
     """The test error of the model a frame shows: the trace row's when the snapshot is the last
     checkpoint, else computed (NaN without a test set)."""
-    from ..solvers.objectives import error_rate
     if run.trace and run.trace[-1].iteration == snap.t:
         return run.trace[-1].test_error
-    if run.X_test is not None and run.X_test.n > 0:
-        return error_rate(run.solver.decision_function(run.X_test), run.y_test)
-    return float("nan")
+    return run.test_error_now()
 
 
 class Moment:
@@ -196,6 +197,11 @@ class Moment:
     @property
     def solver(self):
         return self._run.solver
+
+    @property
+    def stream(self):
+        """The run's stream mode (None: a run on all its points)."""
+        return getattr(self._run, "stream", None)
 
     @property
     def done(self) -> bool:

@@ -236,6 +236,7 @@ def asset_listing(regression: bool = False, star: bool = False,
 class ASSETSolver(Solver):
     __doc__ = __doc__
     name = "asset"
+    online = True
     #: example weights: example i is drawn with probability w_i / Σw and λ = 1/(C·Σw), so the
     #: expected objective is λ/2‖w‖² + (1/Σw) Σ w_i ℓ_i (C·w_i per example, as SVC)
     weighting = "sampling ∝ w_i, λ = 1/(C·Σw)"

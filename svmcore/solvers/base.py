@@ -55,13 +55,15 @@ class SampleStream:
     """Training-example indices drawn from ``np.random.default_rng(seed)`` in fixed blocks.
 
     ``mode="iid"`` draws uniformly with replacement (as in the Pegasos analysis);
-    ``mode="permutation"`` walks through a fresh random permutation every epoch. Blocks are
-    drawn independently of how callers slice them, so ``take(1000)`` equals ten ``take(100)``.
+    ``mode="permutation"`` walks through a fresh random permutation every epoch;
+    ``mode="order"`` visits the rows as they are, 0, 1, …, n − 1, 0, … (a stream in time order:
+    the t-th index is t mod n; no randomness, no weights). Blocks are drawn independently of how
+    callers slice them, so ``take(1000)`` equals ten ``take(100)``.
     """
 
     def __init__(self, n: int, seed: int, mode: str = "iid", block: int = 8192, weights=None):
-        if mode not in ("iid", "permutation"):
-            raise ValueError(f"sampling must be 'iid' or 'permutation', got {mode!r}")
+        if mode not in ("iid", "permutation", "order"):
+            raise ValueError(f"sampling must be 'iid', 'permutation' or 'order', got {mode!r}")
         self.n, self.mode = int(n), mode
         self.block = int(block) if mode == "iid" else int(n)
         self.rng = np.random.default_rng(seed)
@@ -74,7 +76,9 @@ class SampleStream:
         self._pos = 0
 
     def _refill(self):
-        if self.prob is not None:
+        if self.mode == "order":
+            self._buf = np.arange(self.n, dtype=np.int64)
+        elif self.prob is not None:
             self._buf = self.rng.choice(self.n, size=self.block, p=self.prob).astype(np.int64)
         elif self.mode == "iid":
             self._buf = self.rng.integers(0, self.n, size=self.block, dtype=np.int64)
@@ -198,9 +202,21 @@ class Solver:
         """Σ w_i: the n of λ = 1/(C·n) and of the sampled objective (n itself without weights)."""
         return self.n if self._w is None else float(self._w.sum())
 
+    #: True for the algorithms that learn from one example (or mini-batch) at a time, so can
+    #: follow a stream (Pegasos, NORMA, Pegaz, OL SVM, ASSET); batch solvers use every row
+    online: ClassVar[bool] = False
+    #: set before ``init``: visit row t mod n at the t-th visit instead of sampling (a stream)
+    in_order: bool = False
+
     def sample_stream(self, mode: str) -> "SampleStream":
-        """The solver's sample order; with weights, draws ∝ w_i (see :class:`SampleStream`)."""
+        """The solver's sample order; with weights, draws ∝ w_i (see :class:`SampleStream`);
+        ``in_order``: the rows in order, whatever ``mode`` says."""
+        if self.in_order:
+            return SampleStream(self.n, self.seed, "order")
         return SampleStream(self.n, self.seed, mode, weights=self._w)
+
+    def rows_per_step(self) -> int:               # a mini-batch's k, else 1
+        return int(self.p.get("batch_size", 1))
 
     # ---- data ----------------------------------------------------------------------------
     def init(self, X, y, seed: int = 0) -> None:

@@ -273,6 +273,7 @@ class _OnlineKernelMixin:
     weighting = "sampling ∝ w_i, λ = 1/(C·Σw)"
 
     kernelized = True
+    online = True
     _strict_listing = False          # the listing's violation test: False ≤ 1, True < 1
 
     def _alg(self) -> int:

@@ -367,6 +367,7 @@ def pegasos_listing(kernel=False, bias=False, project=True, avg=False, eta="1/(�
 class PegasosSolver(Solver):
     __doc__ = __doc__
     name = "pegasos"
+    online = True
     #: example weights: example i is drawn with probability w_i / Σw and λ = 1/(C·Σw), so the
     #: expected objective is λ/2‖w‖² + (1/Σw) Σ w_i ℓ_i (C·w_i per example, as SVC)
     weighting = "sampling ∝ w_i, λ = 1/(C·Σw)"

@@ -139,6 +139,7 @@ function keyframe(d) {                     // the typed arrays of one field fram
     train: q(d.train), labels: cached(d.labels, s => b64(s, Int8Array)),
     ring: cached(d.ring, s => b64(s, Uint8Array)), size: cached(d.size, s => b64(s, Uint8Array)),
     test: q(d.test), tlabels: cached(d.tlabels, s => b64(s, Int8Array)),
+    fade: d.fade ? cached(d.fade, s => b64(s, Uint8Array)) : null,   // per point opacity (a stream)
     last: d.last ? q(d.last) : null,
   };
 }
@@ -319,7 +320,9 @@ function drawField(st) {
   const SA = A.size, SB = B && B.size.length === SA.length ? B.size : SA;
   const R = B && a >= 0.5 && B.ring.length === A.ring.length ? B.ring : A.ring;
   const drag = st.drag && st.drag.moved ? st.drag : null;
+  const F = A.fade && A.fade.length === L.length ? A.fade : null;
   for (let i = 0; i < L.length; i++) {
+    if (F) ctx.globalAlpha = F[i] / 255;
     const r = (SA.length ? SA[i] + a * (SB[i] - SA[i]) : 7) / 2;
     const px = drag && drag.index === i ? drag.px : X(P[2 * i]);
     const py = drag && drag.index === i ? drag.py : Y(P[2 * i + 1]);
@@ -332,6 +335,7 @@ function drawField(st) {
     ctx.strokeStyle = ringCol[code];
     ctx.stroke();
   }
+  ctx.globalAlpha = 1;
   const T = A.test, TL = A.tlabels;
   for (let i = 0; i < TL.length; i++) {
     ctx.beginPath();

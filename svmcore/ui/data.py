@@ -12,7 +12,8 @@ import math
 import streamlit as st
 
 from ..runs.config import DEFAULT_MAX_TRAIN, MAX_TRAIN_CHOICES, N_RANGE, UPLOAD_SCALES, RunConfig
-from ..data import TOY_DEFAULTS, TOY_GENERATORS, TOY_NOISE_RANGE, list_datasets
+from ..runs.stream import STREAM_WINDOW
+from ..data import TOY_DEFAULTS, TOY_GENERATORS, TOY_NOISE_RANGE, TOY_PROBES, list_datasets
 from ..data.fetch import download_size, fetch_dataset
 from ..data.upload import MAX_BYTES, UploadError
 from ..server.parsing import parse_apart
@@ -110,8 +111,31 @@ def _regenerate(inst: Instance):
     inst.set("seed", int(inst.get("seed", 0)) + 1)
 
 
-def data_panel(inst: Instance) -> dict:
-    """The data widgets: source, generator or dataset, sizes, seed. Returns a dict with the
+#: what the drifting gaussians are, under the toy problem's name
+DRIFT_HINT = ("Two gaussians whose centres turn about the origin (a turn every ~400 points). "
+              "Seen all at once, the classes cover each other: turn on **stream** to feed them "
+              "to an online solver one point at a time and watch it follow the turn.")
+STREAM_HINT = ("One new point per step, in time order; the field shows the last "
+               f"{STREAM_WINDOW} (older ones fade) and the test error is measured on fresh points "
+               "of the moment. NORMA forgets (each step shrinks the old coefficients by "
+               "1 − η_t/C) and keeps up; Pegasos' η_t = 1/(λt) weighs every past point alike, so "
+               "it lags more and more; Pegaz and OL SVM never forget. A constant step "
+               "(schedule 'constant') never stops forgetting.")
+#: the stream's length a stream starts with when n is smaller (a few turns of the drift)
+STREAM_N = 2000
+
+
+def _stream_toggled(inst: Instance) -> None:
+    """Stream on: a stream long enough for a few turns, curves on a linear time axis."""
+    on = bool(inst.get("stream"))
+    if on and int(inst.get("n", 200)) < STREAM_N // 2:
+        inst.set("n", STREAM_N)
+    inst.set("logx", not on)
+
+
+def data_panel(inst: Instance, stream: bool = False) -> dict:
+    """The data widgets: source, generator or dataset, sizes, seed (``stream``: and the stream
+    toggle of a toy problem, :mod:`svmcore.runs.stream`). Returns a dict with the
     RunConfig data fields (``cfg``), the parsed upload (``upload``), its digest, and messages
     (``errors``, ``warnings``, ``info``) to show in the main area."""
     out = {"upload": None, "digest": None, "errors": [], "warnings": [], "info": []}
@@ -122,6 +146,17 @@ def data_panel(inst: Instance) -> dict:
     if source == "toy":
         inst.setdefault("toy", "gaussians")
         toy = st.selectbox("toy problem", list(TOY_GENERATORS), key=inst.key("toy"))
+        on = False
+        if toy == "drift":
+            st.caption(DRIFT_HINT if stream else DRIFT_HINT.split(":")[0] + " (the Playground "
+                       "and the Race feed them in time order: their stream mode).")
+        if stream:
+            inst.setdefault("stream", False)
+            on = st.toggle("stream", key=inst.key("stream"), on_change=_stream_toggled,
+                           args=(inst,), help="Feed the points to an online solver in time "
+                           "order, one per step, and show the recent ones.")
+            if on:
+                st.caption(STREAM_HINT)
         inst.setdefault("n", 200)
         n = st.slider("n points", N_RANGE[0], N_RANGE[1], step=10, key=inst.key("n"),
                       help="Training + test points.")
@@ -135,13 +170,17 @@ def data_panel(inst: Instance) -> dict:
         imbalance = st.slider("fraction of +1", 0.05, 0.95, step=0.05, key=inst.key("imb"),
                               help="Imbalance: the share of points in class +1.")
         inst.setdefault("test", 0.25)
+        probed = on and toy in TOY_PROBES
         test = st.slider("test fraction", 0.0, 0.5, step=0.05, key=inst.key("test"),
-                         help="Held-out points (hollow markers), never trained on.")
+                         disabled=probed,
+                         help="Held-out points (hollow markers), never trained on." + (
+                             " A stream of drifting points is tested on fresh points of each "
+                             "moment instead." if probed else ""))
         inst.setdefault("scale_toy", DEFAULT_SCALE)
         scale = st.selectbox("scaling", list(UPLOAD_SCALES), key=inst.key("scale_toy"),
                              format_func=SCALE_LABELS.get, help=SCALE_HELP)
         kw.update(dataset=toy, n=int(n), noise=float(noise), imbalance=float(imbalance),
-                  test=float(test), scale=scale)
+                  test=float(test), scale=scale, stream=bool(on))
     elif source == "real":
         try:
             infos = {i.name: i for i in list_datasets(available_only=False)
@@ -305,6 +344,9 @@ def apply_data_config(inst: Instance, cfg: RunConfig) -> None:
         inst.set("imb", float(cfg.imbalance))
         inst.set("test", float(cfg.test))
         inst.set("scale_toy", cfg.scale)
+        inst.set("stream", bool(cfg.stream))
+        if cfg.stream:
+            inst.set("logx", False)
     else:
         if cfg.source == "real":
             inst.set("real", cfg.dataset)

@@ -18,7 +18,6 @@ import streamlit as st
 
 from ..server import pacing
 from ..runs.config import RaceConfig, RunConfig, soft_change
-from ..solvers.objectives import error_rate
 from ..runs.run import change_label
 from ..runs.rundata import build_data, check_memory, solver_notes
 from ..solvers import get_solver
@@ -220,12 +219,7 @@ def model(entry: dict, paused: bool):
         return cache["snap"], cache["scores"], cache["test"]
     snap, scores = pacing.model_state(run, fresh=paused, scores=True if paused else "auto")
     exact = snap.t == run.t
-    if run.trace and run.trace[-1].iteration == snap.t:
-        test = run.trace[-1].test_error
-    elif run.X_test is not None and run.X_test.n > 0:
-        test = error_rate(run.solver.decision_function(run.X_test), run.y_test)
-    else:
-        test = float("nan")
+    test = pacing.test_error(run, snap)
     entry["cache"] = {"t": run.t, "exact": exact and scores is not None, "snap": snap,
                       "scores": scores, "test": test}
     return snap, scores, test

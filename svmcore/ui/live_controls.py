@@ -11,6 +11,7 @@ from ..server import pacing
 from ..runs.config import RaceConfig
 from ..runs.race import Race
 from ..runs.run import TrainingRun
+from ..runs.stream import STREAM_POINTS_PER_TICK, stream_of
 from .state import Instance, LiveState, describe, ss
 from .live_edits import EDIT_MODES
 
@@ -23,7 +24,7 @@ def _build(cfg, data):
     if isinstance(cfg, RaceConfig):
         race = Race(cfg.entrants, data.X_train, data.y_train, data.X_test, data.y_test,
                     seed=cfg.seed, budget=cfg.budget, per_decade=pacing.LIVE_PER_DECADE,
-                    max_seconds=pacing.MAX_RUN_S)
+                    max_seconds=pacing.MAX_RUN_S, stream=stream_of(cfg.data, data))
         race.schedule_changes(cfg.changes)
         if race.main_group is not None:
             with st.spinner("Computing the reference optimum P* (SMO to tol 1e-6, once per "
@@ -32,7 +33,8 @@ def _build(cfg, data):
         return race, list(race.runs)
     run = TrainingRun(cfg.solver, data.X_train, data.y_train, data.X_test, data.y_test,
                       seed=int(cfg.seed), per_decade=pacing.LIVE_PER_DECADE,
-                      max_seconds=pacing.MAX_RUN_S, **cfg.param_dict)
+                      max_seconds=pacing.MAX_RUN_S, stream=stream_of(cfg, data),
+                      **cfg.param_dict)
     run.schedule_changes((t, dict(c)) for t, c in cfg.changes)
     return run, [run]
 
@@ -316,7 +318,8 @@ def controls(inst: Instance, speed_label: str = "speed: t grows per tick",
             speed_help or "Each frame multiplies t by this factor, with about "
             f"{pacing.LIVE_BUDGET_S * 1e3:.0f} ms of solver time at most; 'max' spends the "
             "whole budget. Between two trace checkpoints the tiles show the last checkpoint's "
-            "numbers."))
+            f"numbers. A stream feeds {STREAM_POINTS_PER_TICK} new points a frame at ×1.1, "
+            "ten times as many at ×2."))
         st.select_slider(speed_label, list(pacing.PACES), key=inst.key("pace"),
                          label_visibility="collapsed", width=110)
         if share is not None and not inst.get("present"):

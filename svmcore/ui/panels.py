@@ -93,9 +93,14 @@ def tiles(run, snap, test_err, per_row: int | None = None, counter=None) -> None
                       f"{snap.dual_objective:.4g}", snap.dual_name or None))
     if snap.gap is not None and math.isfinite(snap.gap):
         items.append(("gap", f"{snap.gap:.2e}", snap.gap_name or None))
+    stream = getattr(run, "stream", None)
+    now = stream is not None and stream.probe is not None
     items += [
-        ("train error", _pct(train_err), None),
-        ("test error", _pct(test_err), None),
+        ("train error recent" if stream is not None else "train error", _pct(train_err),
+         f"on the last {stream.window} points fed" if stream is not None else None),
+        ("test error now" if now else "test error", _pct(test_err),
+         "on 200 fresh points of the stream's current moment, never trained on" if now
+         else None),
         ("# SV", f"{sv_count(snap)[0]:,}", sv_count(snap)[1]),
         ("kernel evals", _compact(run.kernel_evals), f"{run.kernel_evals:,}"),
         ("status", status, run.message or None),
@@ -193,7 +198,9 @@ def draw_run(inst: Instance, state: LiveState, layout: str = "side",
     run = state.run
     playing = inst.playing
     height, font, present = frame_params(inst, height)
-    mode = inspector.field_mode(inst, inst.get("edit", "view") if not playing else "view")
+    stream = run.stream is not None          # the field shows a window: no edits, no pins
+    mode = "view" if stream else inspector.field_mode(
+        inst, inst.get("edit", "view") if not playing else "view")
     if inspector.pinned(inst) is not None and inst.shared is not None:
         unshare(inst)                        # the pinned point follows this session's own run
     marks = inspector.pin_marks(inst, state)
@@ -239,7 +246,7 @@ def draw_run(inst: Instance, state: LiveState, layout: str = "side",
                 tiles(src, snap, test_err, per_row=3, counter=count)
         with slot():
             status_message(inst, src)
-        if not present and frame is not None:    # clicks edit the 2-D field only
+        if not present and frame is not None and not stream:   # clicks edit the 2-D field
             edit_modes(inst, state)
         notes(inst, state, run.solver, snap, present)
         if present:                          # the axes as last chosen, no controls on screen
@@ -257,6 +264,10 @@ def draw_run(inst: Instance, state: LiveState, layout: str = "side",
         logs = [True if g == ("gap",) else (log_y if k == 0 else False)
                 for k, g in enumerate(groups)]
         names = {k: v for k, v in last.column_labels().items() if v}
+        if stream:
+            names["train_error"] = f"train error % (last {run.stream.window} points)"
+            if run.stream.probe is not None:
+                names["test_error"] = "test error % now (fresh points of the moment)"
         if "n_margin_sv" in snap.extra:     # ASSET: the trace counts its landmarks (the rings)
             names["n_sv"] = "landmarks (the rings), not the # SV tile"
         curves = curves_frame(

@@ -24,19 +24,28 @@ PIN_COLOR = "#e6007e"
 BACKFILL_MAX_S = 3.0
 
 
+def streaming(inst: Instance) -> bool:
+    """Does the instance play a stream (its field shows only the recent points)?"""
+    cfg = inst.live.cfg if inst.live is not None else None
+    return bool(getattr(getattr(cfg, "data", cfg), "stream", False))
+
+
 def inspecting(inst: Instance) -> bool:
-    return bool(inst.get("inspect", False))
+    return bool(inst.get("inspect", False)) and not streaming(inst)
 
 
 def inspect_toggle(inst: Instance, on_change=None) -> bool:
     """The switch of the inspect click mode (drawn by the page): while on, a click on a training
-    point pins it and the panel shows its history."""
+    point pins it and the panel shows its history (not in stream mode)."""
     inst.setdefault("inspect", False)
     return st.toggle("inspect a point", key=inst.key("inspect"), on_change=on_change,
+                     disabled=streaming(inst),
                      help="Click a training point on the field to pin it: its margin y·f(x), "
                           "its coefficient α and its hinge loss are followed against t, for "
                           "the run or every entrant, and the moments it became or stopped being "
-                          "a support vector are listed.")
+                          "a support vector are listed." + (
+                              " Not in stream mode: the field shows only the recent points."
+                              if streaming(inst) else ""))
 
 
 def _slot(inst: Instance) -> dict:
@@ -47,7 +56,7 @@ def _slot(inst: Instance) -> dict:
 
 
 def pinned(inst: Instance) -> int | None:
-    return _slot(inst)["pin"]
+    return None if streaming(inst) else _slot(inst)["pin"]
 
 
 def set_pin(inst: Instance, index: int | None) -> None:

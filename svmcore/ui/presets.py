@@ -96,4 +96,4 @@ def sidebar_start(inst: Instance, kind: str = "run") -> dict:
     st.header("Presets" if kind == "run" else "Curated races")
     preset_panel(inst, kind)
     st.header("Data")
-    return data_panel(inst)
+    return data_panel(inst, stream=True)

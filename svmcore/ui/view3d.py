@@ -142,7 +142,8 @@ def draw_view3d(inst: Instance, state: LiveState, run, snap, scores, height: int
         line(inst, f"The feature-map picture (x₁², √2·x₁x₂, x₂²) is for a degree-2 polynomial "
                    f"kernel; this run's kernel is {kernel}{deg}. Choose kernel poly, "
                    "degree 2 in the sidebar to see it.", "view3d")
-    show = subset(len(view.y_train))
+    stream = getattr(run, "stream", None)     # a stream: its recent points only
+    show = subset(len(view.y_train)) if stream is None else np.unique(stream.window_rows(solver))
     n = len(view.y_train)
     if scores is not None and len(scores) == n:
         f_points = np.asarray(scores, dtype=np.float64)

@@ -229,9 +229,46 @@ def run_frame(run, view: View, resolution: int, snap, scores=None, title: str | 
     ``shared_legend``: see :func:`~svmcore.viz.frame.field_frame`."""
     p = run_parts(run, view, resolution, snap, scores, title)
     last = last_iterate_boundary(run.solver, view, resolution)
-    return {"t": int(run.t)} | field_frame(view.P_train, view.y_train, p["field"], p["xs"], p["ys"],
+    P, y, fade = view.P_train, view.y_train, None
+    stream = getattr(run, "stream", None)
+    if stream is not None:                   # the recent points of the stream only
+        P, y, fade, p, marks = stream_window(run, view, p, marks)
+    return {"t": int(run.t)} | field_frame(P, y, p["field"], p["xs"], p["ys"],
                        P_test=view.P_test, y_test=view.y_test, support=p["support"],
                        sv_size=p["sv_size"], misclassified=p["misclassified"],
                        title=p["title"], note=p["note"], xlabel=view.plane.xlabel,
                        ylabel=view.plane.ylabel, height=height, font=font, mode=mode,
-                       marks=marks, fit=fit, last=last, shared_legend=shared_legend)
+                       marks=marks, fit=fit, last=last, shared_legend=shared_legend, fade=fade)
+
+
+#: the ring around the newest point of a stream
+NEWEST_COLOR = "#00a651"
+
+
+def stream_window(run, view: View, parts: dict, marks=()):
+    """What a stream run's frame shows of its training points: the last ``run.stream.window``
+    points fed (oldest first, fading from 0.2 to full opacity), their support-vector rings and
+    mistakes, and a ring around the newest one. Returns ``(P, y, fade, parts, marks)``."""
+    rows = run.stream.window_rows(run.solver)
+    m = rows.size
+    fade = np.linspace(0.2, 1.0, m) if m > 1 else np.ones(m)
+    p = dict(parts)
+    support, sv_size = p["support"], p["sv_size"]
+    if support is not None:                  # training indices -> positions in the window
+        where = np.full(view.P_train.shape[0], -1, dtype=np.int64)
+        where[rows] = np.arange(m)
+        at = where[np.asarray(support, dtype=np.int64)]
+        keep = at >= 0
+        p["support"] = at[keep]
+        p["sv_size"] = None if sv_size is None else np.asarray(sv_size)[keep]
+    if p["misclassified"] is not None:
+        p["misclassified"] = np.asarray(p["misclassified"])[rows]
+    what = (f"stream: the last {m:,} points fed, older ones fading; the newest is ringed"
+            if m else "stream: no point fed yet — press Play")
+    p["note"] = what if not p["note"] else f"{p['note']}; {what}"
+    marks = list(marks)
+    if m:
+        x, z = view.P_train[rows[-1]]
+        marks.append({"x": float(x), "y": float(z), "color": NEWEST_COLOR, "r": 8, "width": 2.5,
+                      "legend": "newest point"})
+    return view.P_train[rows], view.y_train[rows], fade, p, marks

@@ -141,7 +141,7 @@ def field_frame(P_train, y_train, field, xs, ys, *, P_test=None, y_test=None, su
                 xlabel: str = "", ylabel: str = "", height: int = 520, font: int = 12,
                 mode: str = "view", marks: Sequence[Mapping] = (), clip: float = 2.0,
                 fit: bool = False, last: tuple | None = None,
-                shared_legend: bool = False) -> dict:
+                shared_legend: bool = False, fade=None) -> dict:
     """One frame of the field view: the field image, its level lines, the points and their
     state. ``P_*`` are plane coordinates (n, 2); ``field`` is f on ``ys × xs``; ``support`` are
     training indices ringed (sizes from ``sv_size`` = |coefficient|), ``misclassified`` a mask;
@@ -154,7 +154,8 @@ def field_frame(P_train, y_train, field, xs, ys, *, P_test=None, y_test=None, su
     its iterates: drawn dashed beside the averaged model's boundary, with a legend entry.
     ``shared_legend``: the page explains the points and lines once for several fields (the
     Race: :data:`svmcore.viz.race.FIELD_LEGEND`), so this field's legend keeps only what is
-    its own (the last iterate, pinned points, segments)."""
+    its own (the last iterate, pinned points, segments). ``fade``: an opacity in (0, 1] per
+    training point (a stream's older points fade), optional."""
     xs, ys, z = clipped_field(field, xs, ys, clip)
     ring, size = point_states(len(y_train), support, sv_size, misclassified)
     P_train = np.asarray(P_train, dtype=np.float64)
@@ -205,6 +206,8 @@ def field_frame(P_train, y_train, field, xs, ys, *, P_test=None, y_test=None, su
         "marks": [dict(m) for m in marks], "legend": legend,
         **({"segments": [dict(g) for g in segments]} if segments else {}),
         **({"last": _xy(*last)} if has_last else {}),
+        **({"fade": b64(np.rint(255 * np.clip(np.asarray(fade, dtype=np.float64), 0.0, 1.0)),
+                        np.uint8)} if fade is not None and len(fade) == len(y_train) else {}),
     }
 
 

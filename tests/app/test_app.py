@@ -785,3 +785,26 @@ def test_app_tick_benchmark_smoke(capsys):
     app_tick.main(["--solvers", SOLVERS[0], "--n", "200", "--target-sv", "10", "--reps", "2"])
     out = capsys.readouterr().out
     assert "| " + SOLVERS[0] + " |" in out and "tick median ms" in out
+
+
+def test_stream_mode_in_the_playground():
+    """The stream toggle of a toy: n grows to a few turns, the curves go linear, NORMA steps
+    through the points in order, the field shows the recent ones, the tiles say what they
+    measure, the link carries stream=1; a batch solver is refused with the reason."""
+    at = _page()
+    at.selectbox(key="pg_toy").set_value("drift").run()
+    at.selectbox(key="pg_solver").set_value("norma").run()
+    at.toggle(key="pg_stream").set_value(True).run()
+    _ok(at)
+    assert at.slider(key="pg_n").value == 2000 and at.toggle(key="pg_logx").value is False
+    _step(at, 2)
+    run = _run(at)
+    assert run.stream is not None and run.t > 0 and not at.error
+    field = _views(at)["pg_field"]
+    labels = np.frombuffer(base64.b64decode(field["labels"]), dtype=np.int8)
+    assert 0 < labels.size <= run.stream.window and "fade" in field
+    assert np.array_equal(labels, run.solver.y[run.stream.window_rows(run.solver)])
+    assert _metric(at, "test error now").endswith("%")
+    assert _query(at)["stream"] == "1"
+    at.selectbox(key="pg_solver").set_value("smo").run()
+    assert any("batch solver" in e.value for e in at.error)

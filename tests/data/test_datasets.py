@@ -704,3 +704,27 @@ def test_class_ordered_files_are_sampled_not_cut(data_folder):
     assert not get_info("ijcnn1").ordered
     ij = load_dataset("ijcnn1", max_train=35000)
     np.testing.assert_array_equal(ij.y_train, load_dataset("ijcnn1").y_train[:35000])
+
+
+def test_drift_is_a_deterministic_rotating_stream():
+    from svmcore.data import DRIFT_PERIOD, drift, drift_probe
+    from svmcore.data.toy import DRIFT_RADIUS, drift_angle
+    n = 4 * DRIFT_PERIOD                              # four turns, rows in time order
+    X, y = drift(n, seed=3)
+    X2, y2 = drift(n, seed=3)
+    assert X.tobytes() == X2.tobytes() and y.tobytes() == y2.tobytes()
+    assert np.allclose(drift_angle([0, n // 8, n], n), [0.0, np.pi, 8 * np.pi])
+    # the class +1 centre at time i: the mean of y_j x_j over the 41 rows around i
+    for i in (20, 150, 333, 700, 1111, 1579):
+        m = (y[i - 20:i + 21, None] * X[i - 20:i + 21]).mean(axis=0)
+        theta = drift_angle(i, n)
+        assert np.hypot(*m) == pytest.approx(DRIFT_RADIUS, abs=0.12)
+        assert abs(np.angle(np.exp(1j * (np.arctan2(m[1], m[0]) - theta)))) < 0.2
+    # fresh points of the concept at time i: the same offsets, the centres at θ_i
+    P, c = drift_probe(150, n, seed=3)
+    Q, d = drift_probe(150 + n, n, seed=3)            # the stream cycles: row t mod n
+    assert P.tobytes() == Q.tobytes() and c.tobytes() == d.tobytes()
+    m = (c[:, None] * P).mean(axis=0)
+    assert np.arctan2(m[1], m[0]) == pytest.approx(drift_angle(150, n), abs=0.05)
+    R, _ = drift_probe(250, n, seed=3)
+    assert not np.array_equal(P, R)
