@@ -440,7 +440,8 @@ class PegasosSolver(Solver):
         """Continue another Pegasos run on this run's data: its w (linear) or its expansion,
         b, average and t (the schedule goes on from t + 1), with λ = ``lam``. A kernel run's
         first rows are old's rows ``keep`` (its support, in its support-list order); ‖w‖² is
-        recomputed when rows were left out. Call after ``init``."""
+        recomputed when rows were left out. A new λ is the objective's from the next step on
+        (SGD on the objective of the rows seen; w is not rescaled). Call after ``init``."""
         if self.kernelized != old.kernelized or old.d != self.d:
             raise ValueError("pegasos carries over a model of the same form and features")
         self.sc[:], self.ic[:] = old.sc, old.ic
@@ -452,12 +453,12 @@ class PegasosSolver(Solver):
             return
         m = keep.shape[0]
         self.gam[:m], self.U[:m], self.counts[:m] = old.gam[keep], old.U[keep], old.counts[keep]
-        self.sv[:m] = np.arange(m)
-        self.ic[_NSV] = m
-        if m < int(old.ic[_NSV]) and m:               # pruned: ‖w‖² of what is kept
-            c = self.gam[:m] * self.y[:m]
-            self.sc[_WSQ] = self.sc[_A] ** 2 * float(c @ self.kernel_block(np.arange(m),
-                                                                           np.arange(m)) @ c)
+        listed = np.flatnonzero(self.counts[:m] > 0)    # a prefix: keep lists them first
+        self.sv[:listed.size] = listed
+        self.ic[_NSV] = listed.size
+        if listed.size < int(old.ic[_NSV]) and listed.size:    # pruned: ‖w‖² of what is kept
+            c = self.gam[listed] * self.y[listed]
+            self.sc[_WSQ] = self.sc[_A] ** 2 * float(c @ self.kernel_block(listed, listed) @ c)
 
     def support_rows(self) -> np.ndarray:
         """The rows the kernel model uses, in support-list order (then rows only the average
