@@ -4,8 +4,9 @@ Each run trains ``fit(epochs=1)`` and two streams over the same rows in ``fit_or
 consecutive chunks): with ``n_stream`` = n (λ = 1/(C·n) from the first call) and without it
 (λ = 1/(C·N) after N rows seen). Columns: "bit" — the streamed model with ``n_stream`` equals
 fit's bit for bit on every seed (coefficients and intercept; ASSET's γ, its average and D_G),
-the held-out accuracy of fit (mean over the seeds), and of the stream without ``n_stream``
-minus fit's: the mean over the seeds and the largest single-seed difference. Data: two moons
+the held-out accuracy of fit (mean and standard deviation over the seeds: one epoch's own
+spread), and of the stream without ``n_stream`` minus fit's: the mean over the seeds, its
+standard error and the largest single-seed difference, in points. Data: two moons
 (1,500 / 1,500 rows, noise 0.25), a9a and ijcnn1 (``--n`` training rows drawn with seed 0 from
 the training file, 3,000 test rows from the test file; skipped when the data are not found).
 γ is "scale" resolved once on the training rows and given as a number; C = 1; ASSET with
@@ -25,8 +26,8 @@ from sklearn.datasets import make_moons
 from ..estimators import SVMClassifier, resolve_gamma
 from .common import machine_line, markdown_table
 
-HEADER = ["data", "solver", "bit", "fit acc", "stream − fit (mean)", "max |stream − fit|",
-          "cpu s"]
+HEADER = ["data", "solver", "bit", "fit acc", "fit sd", "stream − fit", "± se",
+          "max |stream − fit|", "cpu s"]
 
 
 def configs(gamma):
@@ -97,7 +98,8 @@ def compare(X, y, Xt, yt, kw, seeds, chunks=10):
         fits.append(fit.score(Xt, yt))
         frees.append(free.score(Xt, yt))
     d = 100 * (np.array(frees) - np.array(fits))
-    return all(bits), 100 * float(np.mean(fits)), float(d.mean()), float(np.abs(d).max())
+    return (all(bits), 100 * float(np.mean(fits)), 100 * float(np.std(fits)), float(d.mean()),
+            float(d.std() / np.sqrt(seeds)), float(np.abs(d).max()))
 
 
 def table(seeds, n, only=None):
@@ -110,8 +112,8 @@ def table(seeds, n, only=None):
             t0 = time.process_time()
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                bit, acc, mean, worst = compare(X, y, Xt, yt, kw, seeds)
-            rows.append([name, solver, "yes" if bit else "no", acc, mean, worst,
+                bit, *figures = compare(X, y, Xt, yt, kw, seeds)
+            rows.append([name, solver, "yes" if bit else "no", *figures,
                          time.process_time() - t0])
             print(markdown_table(HEADER, rows[-1:]).splitlines()[-1], flush=True)
     return rows

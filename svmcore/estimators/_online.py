@@ -3,10 +3,10 @@
 A chunk is streamed, not sampled: each row is visited once, in the order given, one step per
 row (per mini-batch), by the solver's own compiled step; the schedule's t goes on across calls.
 λ (C_run = 1/λ for NORMA and Pegaz) is SVC's for the stream: 1/(C·n_stream) from the first call
-when ``n_stream`` (the rows of one epoch) is given, else 1/(C·N) after N rows seen. Pegasos
-and ASSET then take the new λ from the next step on (SGD on the objective of the rows seen);
-NORMA and Pegaz, whose steps are ∝ C_run, scale α and b by C_run_new/C_run_old: the model a
-run with the new C_run from its start would hold for the same violators.
+when ``n_stream`` (the rows of one epoch) is given, else 1/(C·N) after N rows seen. When λ
+grows and the steps are ∝ 1/λ (Pegasos' 1/(λt), NORMA's and Pegaz's C√(2/t)), the model is
+scaled by λ_old/λ: the one a run with the new λ from its start would hold, same violators
+(ASSET takes the new λ from its next step on).
 
 Equivalence: ``partial_fit`` over the consecutive chunks of one epoch, in the order ``fit``
 visits them (``fit_order(n)``), with ``n_stream`` = n and a numeric ``gamma``, gives

@@ -36,17 +36,21 @@ def test_one_chunk_in_fits_order_is_fits_model_bit_for_bit(data):
     assert streamed.n_iter_ == fit.n_iter_ == 3000
 
 
-@pytest.mark.parametrize("random_state", range(5))
-def test_ten_chunks_of_one_epoch_are_within_half_a_point_of_fit(data, random_state):
-    """Split, the earlier chunks run with λ = 1/(C·rows seen so far): the held-out accuracy
-    stays within 0.5 points of fit(epochs=1)'s (measured: 0.00-0.47 on these seeds)."""
+def test_ten_chunks_of_one_epoch_are_within_half_a_point_of_fit(data):
+    """Without n_stream the earlier chunks run with λ = 1/(C·rows seen so far), the model
+    rescaled as λ shrinks: over seeds 0-19 the held-out accuracy is fit(epochs=1)'s within
+    half a point on average (measured −0.27 ± 0.23), single seeds −3.4 to +1.3 points (one
+    epoch's own spread)."""
     X, y, Xt, yt = data
-    fit = SVMClassifier(epochs=1, random_state=random_state).fit(X, y)
-    streamed = SVMClassifier(random_state=random_state)
-    for part in np.array_split(_fit_order(len(y), random_state), 10):
-        streamed.partial_fit(X[part], y[part], classes=[0, 1])
-    assert streamed.solver_.t == 3000                   # t went on across the ten calls
-    assert abs(streamed.score(Xt, yt) - fit.score(Xt, yt)) <= 0.005
+    diffs = []
+    for random_state in range(20):
+        fit = SVMClassifier(epochs=1, random_state=random_state).fit(X, y)
+        streamed = SVMClassifier(random_state=random_state)
+        for part in np.array_split(fit.fit_order(len(y)), 10):
+            streamed.partial_fit(X[part], y[part], classes=[0, 1])
+        assert streamed.solver_.t == 3000               # t went on across the ten calls
+        diffs.append(streamed.score(Xt, yt) - fit.score(Xt, yt))
+    assert abs(np.mean(diffs)) <= 0.005 and np.max(np.abs(diffs)) <= 0.04, diffs
 
 
 def test_the_schedule_continues_and_lambda_follows_the_rows_seen(data):
@@ -155,8 +159,8 @@ def test_kernel_expansion_grows_across_ten_chunks(moons, solver, tol):
 def test_kernel_pegasos_streams_its_expansion(moons):
     """One chunk in fit's (iid) order: fit's decision function (a row drawn twice is one
     coefficient in fit, two here: the same function). Ten chunks without n_stream: the
-    earlier ones run with λ = 1/(C·rows seen so far), which kernel Pegasos feels most
-    (measured on seeds 0-2: −5.1, −1.2, −3.5 points of held-out accuracy)."""
+    earlier ones run with λ = 1/(C·rows seen so far), the model rescaled as λ shrinks
+    (measured on seeds 0-2: −2.9, +0.8, −1.3 points of held-out accuracy)."""
     X, y, Xt, yt = moons
     kw = dict(solver="pegasos", kernel="rbf", gamma=1.0)
     for rs in range(3):
@@ -169,7 +173,7 @@ def test_kernel_pegasos_streams_its_expansion(moons):
         for part in np.array_split(idx, 10):
             streamed.partial_fit(X[part], y[part], classes=[0, 1])
         assert streamed.solver_.t == 1500
-        assert abs(streamed.score(Xt, yt) - fit.score(Xt, yt)) <= 0.055
+        assert abs(streamed.score(Xt, yt) - fit.score(Xt, yt)) <= 0.035
 
 
 @pytest.mark.parametrize("solver", ["pegasos", "norma", "pegaz", "olsvm"])
