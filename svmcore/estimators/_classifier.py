@@ -48,7 +48,8 @@ _CLASSIFIER_DOC = """
         planned on one such epoch, as ``fit(epochs=1)`` on n_stream rows plans them: chunks of
         that epoch in ``fit_order(n_stream)`` give fit's model bit for bit (give ``gamma`` as a
         number: "scale" is resolved on the first chunk). None: λ = 1/(C·N) after N rows seen,
-        the model rescaled when λ changes (within half an accuracy point of fit's).
+        the model rescaled when λ changes (fit's accuracy within half a point on average
+        over seeds; docs/estimators.md has the figures).
 """
 
 

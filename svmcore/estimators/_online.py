@@ -4,7 +4,7 @@ A chunk is streamed, not sampled: each row is visited once, in the order given, 
 row (per mini-batch), by the solver's own compiled step; the schedule's t goes on across calls.
 λ (C_run = 1/λ for NORMA and Pegaz) is SVC's for the stream: 1/(C·n_stream) from the first call
 when ``n_stream`` (the rows of one epoch) is given, else 1/(C·N) after N rows seen. When λ
-grows and the steps are ∝ 1/λ (Pegasos' 1/(λt), NORMA's and Pegaz's C√(2/t)), the model is
+changes and the steps are ∝ 1/λ (Pegasos' 1/(λt), NORMA's and Pegaz's C√(2/t)), the model is
 scaled by λ_old/λ: the one a run with the new λ from its start would hold, same violators
 (ASSET takes the new λ from its next step on).
 
@@ -13,8 +13,9 @@ visits them (``fit_order(n)``), with ``n_stream`` = n and a numeric ``gamma``, g
 ``fit(epochs=1)``'s model bit for bit — linear Pegasos, kernel Pegasos (with
 ``sampling="permutation"``: a row drawn twice is one coefficient in fit, two in a stream), NORMA,
 Pegaz, OL SVM, ASSET with random Fourier features (first chunk ≥ dg_samples rows). Without
-``n_stream`` the earlier chunks run with a larger λ: within half an accuracy point (the tests
-and ``python -m svmcore.bench estimators-stream`` measure it).
+``n_stream`` the earlier chunks run with a larger λ: the held-out accuracy is fit's within half
+a point on average over seeds, a single seed within one epoch's own spread (the tests and
+``python -m svmcore.bench estimators-stream`` measure both; docs/estimators.md).
 
 Kernel expansions (kernel Pegasos, NORMA, Pegaz, OL SVM) grow across calls: a call trains on
 the rows the model keeps (its support vectors, first, in support-list order) followed by the
@@ -118,7 +119,7 @@ class OnlineMixin:
         for q, yy in enumerate(self._problems(y)):
             s, m = self._grow(cls, kw, None if first else self.solvers_[q], X, yy, None, n_lam)
             if s.name == "asset":
-                self._plan_average(s, first, n_seen, X.shape[0])
+                self._plan_average(s, first, n_seen)
             s.visit(np.arange(m, m + X.shape[0]))
             new.append(self._prune(cls, kw, s, n_lam))
         return self._adopt(new, X.shape[0])
@@ -181,7 +182,7 @@ class OnlineMixin:
             s.carry_over(src, keep, n_lam)
         return s, keep.shape[0]
 
-    def _plan_average(self, s, first, n_seen, n_rows):
+    def _plan_average(self, s, first, n_seen):
         """ASSET without ``n_stream``: the averaging window planned on the rows seen after this
         call; an average whose planned start falls inside this call restarts there."""
         if self.n_stream is not None or s.star:
