@@ -91,7 +91,7 @@ def test_regressor_takes_the_classifiers_parameters():
 
     reg, clf = set(SVMRegressor().get_params()), set(SVMClassifier().get_params())
     classifier_only = {"class_weight", "multi_class", "decision_function_shape", "probability",
-                       "budget", "warm_start"}
+                       "budget", "warm_start", "n_stream"}
     assert reg - clf == {"epsilon"} and clf - reg == classifier_only
     assert issubclass(SVMRegressor, _SVMBase) and issubclass(SVMClassifier, _SVMBase)
     X, y = sinc(120, 0.1, 0)
