@@ -463,11 +463,11 @@ class ASSETSolver(Solver):
         bmax = (p["bias_bound"] or b_auto) if self.fit_b else 0.0
         DX = math.hypot(gmax, bmax)
         if not DX < _DX_MAX:
-            raise ValueError(f"asset: C = {p['C']:g} and the kernel values of these data (max "
-                             f"k(x, x) = {self.R2:.3g}) make the radius of the feasible set D_X "
-                             f"= √(Γ² + B²) = {DX:.3g}, beyond what float64 can square (B = 1 + "
-                             "√(max k)·Γ overflows float64); scale the features (e.g. "
-                             "StandardScaler), or use a smaller gamma, coef0, degree or C")
+            raise ValueError(f"asset: the kernel values of these data (max k(x, x) = "
+                             f"{self.R2:.3g}) make the radius of the feasible set D_X = √(Γ² + "
+                             f"B²) = {DX:.3g}, beyond what float64 can square (B = 1 + √(max k)·Γ "
+                             "overflows float64); scale the features (e.g. StandardScaler), or "
+                             f"use a smaller gamma, coef0, degree or C (C = {p['C']:g})")
         self.lam, self.gmax, self.bmax, self.DX = lam, gmax, bmax, DX
 
     def _set_rule(self):
