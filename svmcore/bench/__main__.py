@@ -20,6 +20,7 @@ BENCHMARKS = {
     "classroom": "svmcore.bench.classroom",
     "estimators": "svmcore.bench.estimators",
     "estimators-proba": "svmcore.bench.estimators_proba",
+    "estimators-stream": "svmcore.bench.estimators_stream",
     "regression": "svmcore.bench.regression",
     "report": "svmcore.bench.report",
     "tta": "svmcore.bench.tta",

@@ -1,22 +1,33 @@
 """``partial_fit`` and ``warm_start`` for the online solvers (see ``OnlineMixin.partial_fit``).
 
 A chunk is streamed, not sampled: each row is visited once, in the order given, one step per
-row (per mini-batch), by the solver's own compiled step; the step-size schedule's t goes on
-across calls. The C of a streamed model is SVC's over everything seen so far: after N rows,
-λ = 1/(C·N) (the λ of ``fit`` on those N rows; NORMA and Pegaz run with C_run = C·N). So
-``partial_fit`` over the consecutive chunks of one epoch, in the order ``fit`` draws them,
-reproduces ``fit(epochs=1)`` up to the λ of the earlier chunks: bit for bit when the epoch is
-one chunk, within half an accuracy point when it is split (the tests measure both).
+row (per mini-batch), by the solver's own compiled step; the schedule's t goes on across calls.
+λ (C_run = 1/λ for NORMA and Pegaz) is SVC's for the stream: 1/(C·n_stream) from the first call
+when ``n_stream`` (the rows of one epoch) is given, else 1/(C·N) after N rows seen. When λ
+changes and the steps are ∝ 1/λ (Pegasos' 1/(λt), NORMA's and Pegaz's C√(2/t)), the model is
+scaled by λ_old/λ: the one a run with the new λ from its start would hold, same violators
+(ASSET takes the new λ from its next step on).
 
-Kernel expansions (kernel Pegasos, NORMA, Pegaz, OL SVM) grow across calls: a call trains on the rows the
-model keeps (its support vectors, first, in the order the solver listed them) followed by the
+Equivalence: ``partial_fit`` over the consecutive chunks of one epoch, in the order ``fit``
+visits them (``fit_order(n)``), with ``n_stream`` = n and a numeric ``gamma``, gives
+``fit(epochs=1)``'s model bit for bit — linear Pegasos, kernel Pegasos (with
+``sampling="permutation"``: a row drawn twice is one coefficient in fit, two in a stream), NORMA,
+Pegaz, OL SVM, ASSET with random Fourier features (first chunk ≥ dg_samples rows). Without
+``n_stream`` the earlier chunks run with a larger λ: the held-out accuracy is fit's within half
+a point on average over seeds, a single seed within one epoch's own spread (the tests and
+``python -m svmcore.bench estimators-stream`` measure both; docs/estimators.md).
+
+Kernel expansions (kernel Pegasos, NORMA, Pegaz, OL SVM) grow across calls: a call trains on
+the rows the model keeps (its support vectors, first, in support-list order) followed by the
 chunk, and visits only the chunk. ``budget`` caps the support set after each call: the vectors
 with the smallest |α_i| are dropped (the older first on ties). Without a budget the set grows
 with every violator, as it does in ``fit``.
 
-Continued here: Pegasos (linear and kernel), NORMA, Pegaz, OL SVM. ASSET (whose feature map
-is fitted on the first data) has no ``partial_fit``, with a message naming the solver; nor have
-the solvers that are not online algorithms.
+ASSET fixes its feature map on the first call: random Fourier features need only d and γ (fit's
+map, same seed); Nyström draws its landmarks from the first chunk. D_G is estimated on the first
+chunk's first dg_samples rows; t, the iterate and the step-weighted average carry on. Its
+averaging window is planned on one epoch of n_stream rows, else on the rows seen after each
+call (an average whose window moves into the new chunk restarts there).
 """
 from __future__ import annotations
 
@@ -25,30 +36,22 @@ import scipy.sparse as sp
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import _check_partial_fit_first_call, check_classification_targets
 
-from ..solvers.base import estimator_memory_budget
+from ..solvers.base import averaging_start, estimator_memory_budget
 from ..solvers.objectives import lam_from_C
 
 #: the solvers that are online algorithms by design: one example (or mini-batch) per step
 ONLINE_SOLVERS = ("pegasos", "norma", "pegaz", "olsvm", "asset")
 
 
-#: kernel expansions that grow across calls (and kernel Pegasos)
-KERNEL_STREAMS = ("norma", "pegaz", "olsvm")
-
-
 def _streams(est) -> bool:
     """Does this configuration continue across calls?"""
-    return est.solver == "pegasos" or est.solver in KERNEL_STREAMS
+    return est.solver in ONLINE_SOLVERS
 
 
 def _has_partial_fit(est) -> bool:
-    if est.solver not in ONLINE_SOLVERS:
+    if not _streams(est):
         raise AttributeError(f"solver {est.solver!r} is not an online algorithm and has no "
                              f"partial_fit; the online solvers are {', '.join(ONLINE_SOLVERS)}")
-    if not _streams(est):
-        raise AttributeError(f"solver {est.solver!r} with kernel {est.kernel!r} has no "
-                             "partial_fit: only Pegasos, NORMA, Pegaz and OL SVM continue a "
-                             "model across calls")
     return True
 
 
@@ -67,10 +70,10 @@ class OnlineMixin:
         cls = self._solver_class()
         kw = self._solver_kwargs(cls, X)
         w = self._row_weights(X, y, sample_weight)
-        n_seen = self._n_seen + X.shape[0]
         new = []
         for old, yy in zip(self.solvers_, self._problems(y)):
-            s, m = self._grow(cls, kw, old, X, yy, w, n_seen)
+            # λ of this fit's rows (SGDClassifier's warm start: the new problem, the old start)
+            s, m = self._grow(cls, kw, old, X, yy, w, X.shape[0])
             if m == 0:
                 s.step(s.horizon)                     # fit's own sample stream
             else:                                     # the new rows only, epochs times
@@ -79,7 +82,7 @@ class OnlineMixin:
                 rng = np.random.default_rng(self._stream_seed())
                 rounds = max(1, int(np.ceil(s.p["epochs"])))
                 s.visit(np.concatenate([m + rng.permutation(X.shape[0]) for _ in range(rounds)]))
-            new.append(self._prune(cls, kw, s, n_seen))
+            new.append(self._prune(cls, kw, s, X.shape[0]))
         return self._adopt(new, X.shape[0])
 
     @available_if(_has_partial_fit)
@@ -87,9 +90,11 @@ class OnlineMixin:
         """Continue training on the chunk (X, y): every row once, in the given order.
 
         ``classes`` (all the labels the stream will contain) is required on the first call
-        unless ``fit`` came before. The schedule's t continues, and λ = 1/(C·N) after N rows
-        seen. Weights act through the sampling distribution of ``fit``, which a streamed
-        chunk does not have: ``sample_weight`` and ``class_weight`` are refused here.
+        unless ``fit`` came before. The schedule's t continues; λ = 1/(C·n_stream), or
+        1/(C·N) after N rows seen without ``n_stream``. Chunks of one epoch in ``fit``'s order
+        (``fit_order``) give ``fit(epochs=1)``'s model (see the module ``_online``). Weights
+        act through the sampling distribution of ``fit``, which a streamed chunk does not
+        have: ``sample_weight`` and ``class_weight`` are refused here.
         """
         from ._base import _validate
         if sample_weight is not None or self.class_weight is not None:
@@ -108,13 +113,31 @@ class OnlineMixin:
         self._check_chunk_labels(y)
         cls = self._solver_class()
         kw = self._solver_kwargs(cls, X)
-        n_seen = getattr(self, "_n_seen", 0) + X.shape[0]
+        n_seen = (0 if first else self._n_seen) + X.shape[0]
+        n_lam = n_seen if self.n_stream is None else self._check_n_stream()
         new = []
         for q, yy in enumerate(self._problems(y)):
-            s, m = self._grow(cls, kw, None if first else self.solvers_[q], X, yy, None, n_seen)
+            s, m = self._grow(cls, kw, None if first else self.solvers_[q], X, yy, None, n_lam)
+            if s.name == "asset":
+                self._plan_average(s, first, n_seen)
             s.visit(np.arange(m, m + X.shape[0]))
-            new.append(self._prune(cls, kw, s, n_seen))
+            new.append(self._prune(cls, kw, s, n_lam))
         return self._adopt(new, X.shape[0])
+
+    def fit_order(self, n_samples: int) -> np.ndarray:
+        """The rows ``fit(epochs=1)`` on ``n_samples`` rows visits, in order (one epoch,
+        unweighted): pass them as consecutive chunks to ``partial_fit`` (with ``n_stream`` =
+        n_samples) for ``fit``'s model. Pegasos and ASSET draw with replacement unless
+        ``solver_params={"sampling": "permutation"}``; NORMA, Pegaz and OL SVM visit a
+        permutation. Pegasos's length is a multiple of ``batch_size``."""
+        from sklearn.utils import check_random_state
+        from ..solvers.base import SampleStream
+        seed = check_random_state(self.random_state).randint(np.iinfo(np.int32).max)
+        extra = self.solver_params or {}
+        mode = ("permutation" if self.solver in ("norma", "pegaz", "olsvm")
+                else extra.get("sampling", "iid"))
+        k = (self.batch_size or extra.get("batch_size", 1)) if self.solver == "pegasos" else 1
+        return SampleStream(int(n_samples), seed, mode).take(-(-int(n_samples) // k) * k)
 
     # ------------------------------------------------------------------------------ helpers
     def _check_chunk_labels(self, y):
@@ -123,30 +146,56 @@ class OnlineMixin:
             raise ValueError(f"labels {unknown.tolist()} are not in classes_ "
                              f"{self.classes_.tolist()}")
 
-    def _grow(self, cls, kw, old, X, yy, w, n_seen):
-        """A solver on (X, yy) that continues ``old`` (None: a new model), and the number of
-        rows before X's: a kernel expansion's kept support vectors come first."""
+    def _check_n_stream(self) -> int:
+        n = self.n_stream
+        if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)) or n < 2:
+            raise ValueError(f"n_stream must be None or an integer ≥ 2 (the rows of one epoch "
+                             f"of the stream), got {n!r}")
+        return int(n)
+
+    def _grow(self, cls, kw, old, X, yy, w, n_lam):
+        """A solver on (X, yy) that continues ``old`` (None: a new model) with λ = 1/(C·n_lam),
+        and the number of rows before X's: a kernel expansion's kept support vectors come
+        first."""
         keep = np.zeros(0, dtype=np.int64)
         if old is not None and "gamma" in old.p:
             kw = dict(kw, gamma=old.p["gamma"])         # the kernel stays the first call's
-        if old is not None and old.kernelized:
+        if old is not None and old.kernelized and old.name != "asset":
             keep = old.support_rows()
             kept = old.X.take(keep).to_scipy()
             X = (sp.vstack([kept, X], format="csr") if sp.issparse(X)
                  else np.vstack([kept.toarray() if sp.issparse(kept) else kept, X]))
             yy = np.concatenate([old.y[keep], yy])
             w = None if w is None else np.concatenate([np.ones(keep.shape[0]), w])
-        s = self._fresh(cls, kw, X, yy, w)
+        s = self._fresh(cls, kw, X, yy, w, old)
+        if old is None and self.n_stream is not None:
+            # one epoch of n_stream rows planned, as fit(epochs=1) plans it on n rows
+            s.horizon = max(1, -(-n_lam // getattr(s, "k", 1)))
+            s.t_avg0 = (s.t_avg0 if getattr(s, "star", False)
+                        else averaging_start(s.p["averaging"], s.horizon))
         src = s if old is None else old
         if s.name == "pegasos":
-            s.carry_over(src, lam_from_C(self.C, n_seen), keep)
+            s.carry_over(src, lam_from_C(self.C, n_lam), keep)
+        elif s.name == "asset":
+            s.carry_over(src, lam_from_C(self.C, n_lam))
         else:
-            s.carry_over(src, keep, n_seen)
+            s.carry_over(src, keep, n_lam)
         return s, keep.shape[0]
 
-    def _prune(self, cls, kw, s, n_seen):
+    def _plan_average(self, s, first, n_seen):
+        """ASSET without ``n_stream``: the averaging window planned on the rows seen after this
+        call; an average whose planned start falls inside this call restarts there."""
+        if self.n_stream is not None or s.star:
+            return
+        start = averaging_start(s.p["averaging"], n_seen)
+        if first or start > s.t:
+            if s.averaging_active:
+                s._clear_average()
+            s.t_avg0 = max(start, s.t + 1)
+
+    def _prune(self, cls, kw, s, n_lam):
         """At most ``budget`` support vectors: drop those with the smallest |α_i|."""
-        if self.budget is None or not s.kernelized:
+        if self.budget is None or not s.kernelized or s.name == "asset":
             return s
         if int(self.budget) < 2:
             raise ValueError(f"budget must be an integer ≥ 2, got {self.budget!r}")
@@ -162,14 +211,17 @@ class OnlineMixin:
         if t.name == "pegasos":
             t.carry_over(s, s.lam, keep)
         else:
-            t.carry_over(s, keep, n_seen)
+            t.carry_over(s, keep, n_lam)
         return t
 
-    def _fresh(self, cls, kw, X, yy, w):
-        """A solver initialised on the chunk (its state is then carried over)."""
+    def _fresh(self, cls, kw, X, yy, w, old=None):
+        """A solver initialised on the chunk (its state is then carried over); ASSET keeps the
+        first call's feature map and D_G (``continues``)."""
         s = cls(**kw)
         s.memory_budget = estimator_memory_budget()
         s.sample_weight = w
+        if cls.name == "asset":
+            s.continues, s.streamed = old, True
         s.init(X, yy, seed=self._stream_seed())
         return s
 

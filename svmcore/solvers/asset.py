@@ -316,6 +316,12 @@ class ASSETSolver(Solver):
     }
 
     listing_default = asset_listing()
+    #: set before ``init`` to continue a stream (``partial_fit``): the run whose feature map,
+    #: D_G and kernel bound this one keeps (None: fitted and estimated on this run's data)
+    continues = None
+    #: set before ``init`` for a stream's first chunk: D_G from its first M rows in order (the
+    #: rows a streamed chunk visits first) instead of the sample stream's first M draws
+    streamed = False
 
     def __init__(self, **params):
         super().__init__(**params)
@@ -367,18 +373,25 @@ class ASSETSolver(Solver):
         self.dtype = np.dtype(p["feature_dtype"])
         self.block = int(p["block_rows"])
         self._Xs = self.X.to_scipy()
-        # 1. the feature map (randomness: default_rng([seed, 1]))
+        # 1. the feature map (randomness: default_rng([seed, 1])), or the continued run's
         arng = np.random.default_rng([self.seed, 1])
+        old = self.continues
         if p["approx"] == "nystroem":
-            self.fmap = NystroemFeatures(p["n_components"], p["kernel"], p["gamma"], p["coef0"],
-                                         p["degree"], p["eig_threshold"]).fit(self._Xs, arng)
-            R2 = kernel_diag_max(self.X.sqnorm, p["kernel"], p["gamma"], p["coef0"],
-                                 p["degree"])
+            self.R2 = kernel_diag_max(self.X.sqnorm, p["kernel"], p["gamma"], p["coef0"],
+                                      p["degree"])
+            if old is None:
+                self.fmap = NystroemFeatures(p["n_components"], p["kernel"], p["gamma"],
+                                             p["coef0"], p["degree"],
+                                             p["eig_threshold"]).fit(self._Xs, arng)
         else:
-            self.fmap = RandomFourierFeatures(p["n_components"], p["gamma"]).fit(self.d, arng)
-            R2 = 2.0
-        self.kernel_evals = int(self.fmap.fit_kernel_evals)
-        if p["approx"] == "nystroem" and p["n_components"] > n:
+            self.R2 = 2.0
+            if old is None:
+                self.fmap = RandomFourierFeatures(p["n_components"], p["gamma"]).fit(self.d,
+                                                                                      arng)
+        if old is not None:
+            self.fmap, self.R2 = old.fmap, max(self.R2, old.R2)
+        self.kernel_evals = 0 if old is not None else int(self.fmap.fit_kernel_evals)
+        if old is None and p["approx"] == "nystroem" and p["n_components"] > n:
             self.notes.append(f"n_components = {p['n_components']:,} landmarks asked for, "
                               f"{n:,} used (Nyström picks landmarks among the n = {n:,} "
                               "training rows)")
@@ -386,21 +399,7 @@ class ASSETSolver(Solver):
         self.travelled = (p["dx"] == "travelled"
                           or (p["dx"] == "auto" and self.regression))
         # 2. the feasible set X = {‖γ‖ ≤ Γ, |b| ≤ B}
-        if self.regression:
-            ymax = float(np.max(np.abs(self.y)))
-            self.gmax = math.sqrt(max(0.0, 2.0 * (ymax - self.eps) / self.lam))
-            b_auto = ymax + math.sqrt(R2) * self.gmax
-        else:
-            self.gmax = 1.0 / math.sqrt(self.lam)
-            b_auto = 1.0 + math.sqrt(R2) * self.gmax
-        self.bmax = (p["bias_bound"] or b_auto) if self.fit_b else 0.0
-        self.DX = math.hypot(self.gmax, self.bmax)
-        if not self.DX < _DX_MAX:
-            raise ValueError(f"asset: the kernel values of these data (max k(x, x) = {R2:.3g}) "
-                             f"make the radius of the feasible set D_X = √(Γ² + B²) = "
-                             f"{self.DX:.3g}, beyond what float64 can square (B = 1 + √(max k)·Γ "
-                             "overflows float64); scale the features (e.g. StandardScaler), or "
-                             "use a smaller gamma, coef0, degree or C")
+        self._set_bounds(self.lam)
         # 3. feature cache (only when n·d fits in cache_mb), filled in canonical chunks of
         #    block_rows consecutive rows: a row's features never depend on who asked first
         nbytes = n * self.dim * self.dtype.itemsize
@@ -410,10 +409,30 @@ class ASSETSolver(Solver):
             nchunks = -(-n // self.block)
             self.chunk_done = np.zeros(nchunks, dtype=bool)      # features computed
             self.chunk_counted = np.zeros(nchunks, dtype=bool)   # ... and needed by training
-        # 4. D_G from M samples at (γ_0, b_0) = (0, 0) (randomness: default_rng([seed, 2]))
-        drng = np.random.default_rng([self.seed, 2])
-        M = p["dg_samples"]
-        didx = drng.integers(0, n, size=M)
+        # 4. D_G from M samples at (γ_0, b_0) = (0, 0): the sample stream's first M draws
+        #    (the rows training visits first), or the continued run's D_G
+        self.stream = self.sample_stream(p["sampling"])
+        if old is not None:
+            self.DG, self.dg_fallback = old.DG, old.dg_fallback
+        else:
+            M = p["dg_samples"]
+            self._estimate_dg(np.arange(min(M, n), dtype=np.int64) if self.streamed
+                              else self.sample_stream(p["sampling"]).take(M))
+        self._set_rule()
+        # 5. state
+        self.g = np.zeros(self.dim)
+        self.gavg = np.zeros(self.dim)
+        self.sc = np.zeros(6)
+        self.sc[_RBAR] = _R_EPS * self.DX
+        self.ic = np.zeros(2, dtype=np.int64)
+        self._buf = None
+        self._F = None
+        self._pos = np.zeros(0, dtype=np.int64)
+        self._bidx = np.zeros(0, dtype=np.int64)
+        self._bat = 0
+
+    def _estimate_dg(self, didx):
+        """D_G² = mean of d_l² (‖V_l·‖² + 1) over the rows ``didx`` at (γ_0, b_0) = (0, 0)."""
         uniq, inv = np.unique(didx, return_inverse=True)
         sq_u = np.empty(uniq.size)
         for a, c in iter_blocks(uniq.size, self.block):     # O(block·d) memory for any M
@@ -431,24 +450,64 @@ class ASSETSolver(Solver):
         if self.dg_fallback:
             DG2 = float(np.mean(sq + extra1))
         self.DG = math.sqrt(DG2) if DG2 > 0 else 1.0
+
+    def _set_bounds(self, lam):
+        """λ and what it bounds: Γ, B (when automatic) and D_X = √(Γ² + B²)."""
+        p = self.p
+        if self.regression:
+            ymax = float(np.max(np.abs(self.y)))
+            gmax = math.sqrt(max(0.0, 2.0 * (ymax - self.eps) / lam))
+            b_auto = ymax + math.sqrt(self.R2) * gmax
+        else:
+            gmax = 1.0 / math.sqrt(lam)
+            b_auto = 1.0 + math.sqrt(self.R2) * gmax
+        bmax = (p["bias_bound"] or b_auto) if self.fit_b else 0.0
+        DX = math.hypot(gmax, bmax)
+        if not DX < _DX_MAX:
+            raise ValueError(f"asset: the kernel values of these data (max k(x, x) = "
+                             f"{self.R2:.3g}) make the radius of the feasible set D_X = √(Γ² + "
+                             f"B²) = {DX:.3g}, beyond what float64 can square (B = 1 + √(max k)·Γ "
+                             "overflows float64); scale the features (e.g. StandardScaler), or "
+                             f"use a smaller gamma, coef0, degree or C (C = {p['C']:g})")
+        self.lam, self.gmax, self.bmax, self.DX = lam, gmax, bmax, DX
+
+    def _set_rule(self):
+        """The step rule of λ, D_X and D_G: η0 = D_X / D_G (ASSET*: 1/(λj))."""
+        C = self.p["C"]
         self.step0 = self.DX / self.DG
-        self._rule = (StepRule(Schedule("pegasos"), self.lam, p["C"], note="ASSET*: η_j = 1/(λj)")
+        self._rule = (StepRule(Schedule("pegasos"), self.lam, C, note="ASSET*: η_j = 1/(λj)")
                       if self.star else
                       StepRule(Schedule("sqrt", eta0=self.step0 if self.step0 > 0 else
-                                        np.finfo(np.float64).tiny), self.lam, p["C"],
+                                        np.finfo(np.float64).tiny), self.lam, C,
                                note=f"η0 = D_X / D_G = {self.DX:.4g} / {self.DG:.4g}"))
-        # 5. state
-        self.stream = self.sample_stream(p["sampling"])
-        self.g = np.zeros(self.dim)
-        self.gavg = np.zeros(self.dim)
-        self.sc = np.zeros(6)
-        self.sc[_RBAR] = _R_EPS * self.DX
-        self.ic = np.zeros(2, dtype=np.int64)
-        self._buf = None
-        self._F = None
-        self._pos = np.zeros(0, dtype=np.int64)
-        self._bidx = np.zeros(0, dtype=np.int64)
+
+    # ---- streams (partial_fit) ---------------------------------------------------------------
+    def carry_over(self, old: "ASSETSolver", lam: float) -> None:
+        """Continue ``old`` (its map and D_G given as ``continues`` to ``init``): γ, b, the
+        step-weighted average, r̄ and t carry over (η_j goes on from j = t + 1); λ = ``lam``
+        sets Γ, B, D_X and η0 anew (the iterate is projected by the next step, as for a new
+        C). Call after ``init``."""
+        self.g[:], self.gavg[:], self.sc[:], self.ic[:] = old.g, old.gavg, old.sc, old.ic
+        self.t, self.t_avg0 = old.t, old.t_avg0
+        if lam != self.lam:
+            self._set_bounds(lam)
+            self._set_rule()
+
+    def visit(self, idx: np.ndarray) -> int:
+        """One step per training row of ``idx``, in that order (no sampling): how
+        ``partial_fit`` streams a chunk, its feature rows computed as ``step`` computes them.
+        Returns the iterations done."""
+        self._require_ready()
+        idx = np.ascontiguousarray(idx, dtype=np.int64)
+        total = 0
+        for a, c in iter_blocks(idx.shape[0], self.block):
+            if self.diverged:
+                break
+            self._load_block(idx[a:c])
+            total += self._run(c - a)
+        self._bidx = np.zeros(0, dtype=np.int64)        # step() draws a new block
         self._bat = 0
+        return total
 
     # ---- features --------------------------------------------------------------------------
     def _transform(self, rows, out=None):
@@ -484,7 +543,10 @@ class ASSETSolver(Solver):
 
     def _next_block(self):
         """Draw the next ``block_rows`` sample indices and make their feature rows available."""
-        idx = self.stream.take(self.block)
+        self._load_block(self.stream.take(self.block))
+
+    def _load_block(self, idx):
+        """Make the feature rows of the sample indices ``idx`` available for ``_run``."""
         uniq, inv = np.unique(idx, return_inverse=True)
         if self.cache is not None:
             self._fill_cache(uniq)
@@ -507,19 +569,21 @@ class ASSETSolver(Solver):
         while total < n and not self.diverged:
             if self._bat >= self._bidx.shape[0]:
                 self._next_block()
-            m = min(n - total, self._bidx.shape[0] - self._bat)
-            a = self._bat
-            done = _asset_chunk(self._F, self._pos[a:a + m], self._bidx[a:a + m], self.y, m,
-                                self.g, self.gavg, self.sc, self.ic, self.lam, self.gmax,
-                                self.bmax, self._rule.code, self._rule.params, self.loss_code,
-                                self.eps, self.fit_b, self.t_avg0, self.travelled, self.DX,
-                                self.DG)
-            self._bat += done
-            total += done
-            self.t = int(self.ic[_T])
-            if self.ic[_DIVERGED]:
-                self._mark_diverged("the iterate became NaN or infinite")
+            total += self._run(min(n - total, self._bidx.shape[0] - self._bat))
         return total
+
+    def _run(self, m: int) -> int:
+        """m iterations on the loaded block from its position ``_bat`` on."""
+        a = self._bat
+        done = _asset_chunk(self._F, self._pos[a:a + m], self._bidx[a:a + m], self.y, m,
+                            self.g, self.gavg, self.sc, self.ic, self.lam, self.gmax, self.bmax,
+                            self._rule.code, self._rule.params, self.loss_code, self.eps,
+                            self.fit_b, self.t_avg0, self.travelled, self.DX, self.DG)
+        self._bat += done
+        self.t = int(self.ic[_T])
+        if self.ic[_DIVERGED]:
+            self._mark_diverged("the iterate became NaN or infinite")
+        return int(done)
 
     # ---------------------------------------------------------------------------------- model
     @property
@@ -760,32 +824,8 @@ class ASSETSolver(Solver):
     def _retune(self, diff):
         p = self.p
         if "C" in diff:
-            lam = lam_from_C(p["C"], self.weight_total)
-            if p["approx"] == "nystroem":
-                R2 = kernel_diag_max(self.X.sqnorm, p["kernel"], p["gamma"], p["coef0"],
-                                     p["degree"])
-            else:
-                R2 = 2.0
-            if self.regression:
-                ymax = float(np.max(np.abs(self.y)))
-                gmax = math.sqrt(max(0.0, 2.0 * (ymax - self.eps) / lam))
-                b_auto = ymax + math.sqrt(R2) * gmax
-            else:
-                gmax = 1.0 / math.sqrt(lam)
-                b_auto = 1.0 + math.sqrt(R2) * gmax
-            bmax = (p["bias_bound"] or b_auto) if self.fit_b else 0.0
-            DX = math.hypot(gmax, bmax)
-            if not DX < _DX_MAX:
-                raise ValueError(f"asset: C = {p['C']:g} makes the radius of the feasible set "
-                                 f"D_X = {DX:.3g} too large for float64; use a smaller C")
-            self.lam, self.gmax, self.bmax, self.DX = lam, gmax, bmax, DX
-            self.step0 = self.DX / self.DG
-            self._rule = (StepRule(Schedule("pegasos"), self.lam, p["C"],
-                                   note="ASSET*: η_j = 1/(λj)")
-                          if self.star else
-                          StepRule(Schedule("sqrt", eta0=self.step0 if self.step0 > 0 else
-                                            np.finfo(np.float64).tiny), self.lam, p["C"],
-                                   note=f"η0 = D_X / D_G = {self.DX:.4g} / {self.DG:.4g}"))
+            self._set_bounds(lam_from_C(p["C"], self.weight_total))
+            self._set_rule()
         if not self.star:
             self._retune_average(diff, self.horizon)
 

@@ -35,7 +35,7 @@ import math
 import numpy as np
 
 from .._jit import njit
-from .kernels import expansion, kernel_row, rows_args
+from .kernels import kernel_row, rows_args
 from .objectives import error_rate, hinge_losses
 from .step_sizes import SCHEDULE_CODES, step_size
 from .base import (AVERAGING_SPEC, C_SPEC, COEF0_SPEC, DEGREE_SPEC, ETA0_SPEC, GAMMA_SPEC,
@@ -145,10 +145,12 @@ def _online_chunk(alg, code, kp, Xd, Xdata, Xind, Xptr, Xsq, sparse, y, idx, n_s
             kernel_row(code, kp, Xd, Xdata, Xind, Xptr, Xsq, sparse, i,
                        Xd, Xdata, Xind, Xptr, Xsq, allidx, row)
             ic[_KEVALS] += nn
+            # summed in support-list order, as the 'support' mode sums: the same α whichever
+            # mode runs, and a streamed chunk (partial_fit) adds the same terms in fit's order
             g = 0.0
-            for j in range(nn):
-                if gam[j] != 0.0:
-                    g += gam[j] * row[j]
+            for m in range(ic[_NSV]):
+                j = sv[m]
+                g += gam[j] * row[j]
         else:
             g = 0.0
             nsv = ic[_NSV]
@@ -212,6 +214,18 @@ def _online_chunk(alg, code, kp, Xd, Xdata, Xind, Xptr, Xsq, sparse, y, idx, n_s
             ic[_DIVERGED] = 1
             return s + 1
     return n_steps
+
+
+@njit
+def _outputs(code, kp, Xd, Xdata, Xind, Xptr, Xsq, sparse, svi, gam, ot, col, allidx):
+    """õ += γ_j k(x_j, ·) for the support list in its order: the sums a run that added those
+    coefficients one by one holds (streamed chunks continue it)."""
+    for m in range(svi.shape[0]):
+        j = svi[m]
+        kernel_row(code, kp, Xd, Xdata, Xind, Xptr, Xsq, sparse, j,
+                   Xd, Xdata, Xind, Xptr, Xsq, allidx, col)
+        for q in range(ot.shape[0]):
+            ot[q] += gam[j] * col[q]
 
 
 # --------------------------------------------------------------------------- solvers
@@ -310,25 +324,35 @@ class _OnlineKernelMixin:
         self.row = np.zeros(n)
         self.allidx = np.arange(n, dtype=np.int64)
 
-    def carry_over(self, old, keep: np.ndarray, n_seen: int) -> None:
+    def carry_over(self, old, keep: np.ndarray, n_lam: int) -> None:
         """Continue ``old`` (the same algorithm) on this run's data, whose first rows are old's
-        rows ``keep`` (its support, in its support-list order): α, its average, b and t carry
-        over; C_run and λ follow the ``n_seen`` rows seen (c_scale="svc"). Call after ``init``."""
+        rows ``keep`` (its support in support-list order, then rows only its average uses): α,
+        its average, b and t carry over, the support list keeps its order. With c_scale="svc",
+        C_run = C·``n_lam``; when that changes C_run and the steps are ∝ C_run (the kecman and
+        pegasos schedules), α, b and their averages are scaled by C_run_new/C_run_old: the
+        model a run with the new C_run from its start would have, for the same violators.
+        Outputs (cache_outputs) are summed column by column in support-list order, as the run
+        accumulated them. Call after ``init``."""
         m = keep.shape[0]
         self.gam[:m], self.U[:m] = old.gam[keep], old.U[keep]
-        self.sv[:m] = self.pos[:m] = np.arange(m)
+        listed = np.flatnonzero(self.gam[:m] != 0.0)        # a prefix: keep lists them first
+        self.sv[:listed.size] = self.pos[listed] = listed
         self.sc[:], self.ic[:] = old.sc, old.ic
-        self.ic[_NSV] = m
+        self.ic[_NSV] = listed.size
         self.t, self.t_avg0 = old.t, old.t_avg0
         if self.p.get("c_scale", "paper") == "svc":
-            self.C_run = self.C * n_seen
+            self.C_run = self.C * n_lam
             self.lam = 1.0 / self.C_run
             self.sparams = self.sched.params(self.lam, self.C_run)
-        if self.cache and m:                          # õ = Kγ at every row of this run
+            r = self.C_run / old.C_run
+            if old.t > 0 and r != 1.0 and self.p["schedule"] in ("kecman", "pegasos"):
+                self.U[:m] *= r
+                self.sc[[_A, _B, _BSUM, _BIAS_SUM]] *= r
+        if self.cache and listed.size:                  # õ = Kγ at every row of this run
             self.ot[:] = 0.0
-            expansion(self.kcode, self.kp, self.X, self.X, np.arange(m, dtype=np.int64),
-                      self.gam[:m], self.ot)
-            self.kernel_evals += self.n * m
+            _outputs(self.kcode, self.kp, *rows_args(self.X), self.sv[:listed.size], self.gam,
+                     self.ot, self.row, self.allidx)
+            self.kernel_evals += self.n * listed.size
 
     def support_rows(self) -> np.ndarray:
         """The rows the model uses, in support-list order (then rows only the average uses)."""

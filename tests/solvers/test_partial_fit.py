@@ -1,5 +1,6 @@
 """partial_fit and warm_start: the schedule's t continues across calls, one epoch streamed in
-fit's order gives fit(epochs=1)'s model, and the solvers that cannot continue say so."""
+fit's order gives fit(epochs=1)'s model (bit for bit with n_stream), ASSET keeps its feature
+map, and the solvers that cannot continue say so."""
 import warnings
 
 import numpy as np
@@ -37,17 +38,21 @@ def test_one_chunk_in_fits_order_is_fits_model_bit_for_bit(data):
     assert streamed.n_iter_ == fit.n_iter_ == 3000
 
 
-@pytest.mark.parametrize("random_state", range(5))
-def test_ten_chunks_of_one_epoch_are_within_half_a_point_of_fit(data, random_state):
-    """Split, the earlier chunks run with λ = 1/(C·rows seen so far): the held-out accuracy
-    stays within 0.5 points of fit(epochs=1)'s (measured: 0.00-0.47 on these seeds)."""
+def test_ten_chunks_of_one_epoch_are_within_half_a_point_of_fit(data):
+    """Without n_stream the earlier chunks run with λ = 1/(C·rows seen so far), the model
+    rescaled as λ shrinks: over seeds 0-19 the held-out accuracy is fit(epochs=1)'s within
+    half a point on average (measured −0.27 ± 0.23), single seeds −3.4 to +1.3 points (one
+    epoch's own spread)."""
     X, y, Xt, yt = data
-    fit = SVMClassifier(epochs=1, random_state=random_state).fit(X, y)
-    streamed = SVMClassifier(random_state=random_state)
-    for part in np.array_split(_fit_order(len(y), random_state), 10):
-        streamed.partial_fit(X[part], y[part], classes=[0, 1])
-    assert streamed.solver_.t == 3000                   # t went on across the ten calls
-    assert abs(streamed.score(Xt, yt) - fit.score(Xt, yt)) <= 0.005
+    diffs = []
+    for random_state in range(20):
+        fit = SVMClassifier(epochs=1, random_state=random_state).fit(X, y)
+        streamed = SVMClassifier(random_state=random_state)
+        for part in np.array_split(fit.fit_order(len(y)), 10):
+            streamed.partial_fit(X[part], y[part], classes=[0, 1])
+        assert streamed.solver_.t == 3000               # t went on across the ten calls
+        diffs.append(streamed.score(Xt, yt) - fit.score(Xt, yt))
+    assert abs(np.mean(diffs)) <= 0.005 and np.max(np.abs(diffs)) <= 0.04, diffs
 
 
 def test_the_schedule_continues_and_lambda_follows_the_rows_seen(data):
@@ -135,11 +140,13 @@ def test_kernel_expansion_one_chunk_in_fits_order_is_fits_model(moons, solver):
                                rtol=0, atol=1e-12)
 
 
-@pytest.mark.parametrize("solver, tol", [("olsvm", 0.0), ("pegaz", 0.02), ("norma", 0.05)])
+@pytest.mark.parametrize("solver, tol", [("olsvm", 0.0), ("pegaz", 0.03), ("norma", 0.06)])
 def test_kernel_expansion_grows_across_ten_chunks(moons, solver, tol):
-    """OL SVM's steps do not depend on n: ten chunks give fit's accuracy exactly. NORMA and
-    Pegaz run their earlier chunks with C_run = C·(rows seen so far): measured held-out
-    accuracy differences on seeds 0-2, NORMA −4.1 to +1.9 points, Pegaz 0.0 to +0.8."""
+    """OL SVM's steps do not depend on n: ten chunks give fit's accuracy exactly. Without
+    n_stream NORMA and Pegaz run their earlier chunks with C_run = C·(rows seen so far), α
+    and b rescaled when it grows: measured held-out accuracy differences on seeds 0-2, NORMA
+    −5.8, −0.1, −1.5 points, Pegaz −2.5, −0.2, −1.2 (one epoch of NORMA is itself this noisy:
+    fit's accuracy over seeds 0-4 spans 77-92 %)."""
     X, y, Xt, yt = moons
     kw = dict(solver=solver, kernel="rbf", gamma=1.0)
     for rs in range(3):
@@ -153,9 +160,9 @@ def test_kernel_expansion_grows_across_ten_chunks(moons, solver, tol):
 
 def test_kernel_pegasos_streams_its_expansion(moons):
     """One chunk in fit's (iid) order: fit's decision function (a row drawn twice is one
-    coefficient in fit, two here: the same function). Ten chunks: the earlier ones run with
-    λ = 1/(C·rows seen so far), which kernel Pegasos feels most (measured on seeds 0-2:
-    −5.1, −1.2, −3.5 points of held-out accuracy)."""
+    coefficient in fit, two here: the same function). Ten chunks without n_stream: the
+    earlier ones run with λ = 1/(C·rows seen so far), the model rescaled as λ shrinks
+    (measured on seeds 0-2: −2.9, +0.8, −1.3 points of held-out accuracy)."""
     X, y, Xt, yt = moons
     kw = dict(solver="pegasos", kernel="rbf", gamma=1.0)
     for rs in range(3):
@@ -168,13 +175,14 @@ def test_kernel_pegasos_streams_its_expansion(moons):
         for part in np.array_split(idx, 10):
             streamed.partial_fit(X[part], y[part], classes=[0, 1])
         assert streamed.solver_.t == 1500
-        assert abs(streamed.score(Xt, yt) - fit.score(Xt, yt)) <= 0.055
+        assert abs(streamed.score(Xt, yt) - fit.score(Xt, yt)) <= 0.035
 
 
 @pytest.mark.parametrize("solver", ["pegasos", "norma", "pegaz", "olsvm"])
 def test_budget_bounds_the_support_set(moons, solver):
     X, y, Xt, yt = moons
-    m = SVMClassifier(solver=solver, kernel="rbf", gamma=1.0, budget=100, random_state=0)
+    m = SVMClassifier(solver=solver, kernel="rbf", gamma=1.0, budget=100, random_state=0,
+                      n_stream=len(y))
     for part in np.array_split(np.arange(len(y)), 10):
         m.partial_fit(X[part], y[part], classes=[0, 1])
         assert m.support_.shape[0] <= 100
@@ -193,7 +201,7 @@ def test_budget_bounds_the_support_set(moons, solver):
 
 @pytest.mark.parametrize("solver, kernel, why", [
     ("smo", "rbf", "not an online algorithm"), ("sfw", "rbf", "not an online algorithm"),
-    ("cpsp", "rbf", "not an online algorithm"), ("asset", "rbf", "only Pegasos, NORMA"),
+    ("cpsp", "rbf", "not an online algorithm"), ("msfw", "linear", "not an online algorithm"),
 ])
 def test_solvers_that_cannot_continue_have_no_partial_fit(solver, kernel, why):
     m = SVMClassifier(solver=solver, kernel=kernel)
@@ -218,3 +226,77 @@ def test_partial_fit_refuses_what_it_cannot_do(data):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         m.partial_fit(X[100:200], y[100:200])
+    for bad in (1, 2.5, True, "all"):
+        with pytest.raises(ValueError, match="n_stream must be None or an integer"):
+            SVMClassifier(n_stream=bad).partial_fit(X[:100], y[:100], classes=[0, 1])
+
+
+# ---------------------------------------------------------------- the stream's size up front
+
+def _pairs(m):
+    """The model as sorted (support vector, α) pairs (a stream and fit number rows apart)."""
+    S = m.support_vectors_
+    return sorted(zip(map(tuple, S.tolist()), m.dual_coef_[0].tolist()))
+
+
+STREAMED = {
+    "pegasos": dict(),
+    "pegasos-rbf": dict(solver="pegasos", kernel="rbf", solver_params={"sampling": "permutation"}),
+    "norma": dict(solver="norma", kernel="rbf"), "pegaz": dict(solver="pegaz", kernel="rbf"),
+    "olsvm": dict(solver="olsvm", kernel="rbf"),
+    "asset-rff": dict(solver="asset", kernel="rbf", approx="rff", n_components=32,
+                      solver_params={"dg_samples": 60}),
+}
+
+
+@pytest.mark.parametrize("name", list(STREAMED))
+def test_n_stream_makes_ten_chunks_fits_model_bit_for_bit(moons, name):
+    X, y, Xt, _ = moons
+    X, y = X[:600], y[:600]
+    kw = dict(gamma=1.0, random_state=1, **STREAMED[name])
+    fit = SVMClassifier(epochs=1, **kw).fit(X, y)
+    m = SVMClassifier(n_stream=len(y), **kw)
+    for part in np.array_split(fit.fit_order(len(y)), 10):
+        m.partial_fit(X[part], y[part], classes=[0, 1])
+    assert m.n_iter_ == fit.n_iter_ == 600
+    a, b = m.solver_, fit.solver_
+    if name in ("pegasos", "asset-rff"):        # the same weights: the same function
+        assert np.array_equal(m.decision_function(Xt), fit.decision_function(Xt))
+        if name == "asset-rff":
+            assert a.DG == b.DG and np.array_equal(a.fmap.weights_, b.fmap.weights_)
+            assert np.array_equal(a.g, b.g) and np.array_equal(a.gavg, b.gavg)
+        else:
+            assert np.array_equal(m.coef_, fit.coef_)
+    else:                                        # the same terms, summed in another order
+        assert _pairs(m) == _pairs(fit) and np.array_equal(m.intercept_, fit.intercept_)
+        np.testing.assert_allclose(m.decision_function(Xt), fit.decision_function(Xt),
+                                   rtol=0, atol=1e-12)
+    assert a.lam == b.lam
+
+
+def test_asset_fixes_its_map_on_the_first_chunk_and_continues(moons):
+    X, y, Xt, yt = moons
+    parts = np.array_split(np.arange(len(y)), 5)
+    nys = SVMClassifier(solver="asset", kernel="rbf", gamma=1.0, n_components=40, random_state=0)
+    nys.partial_fit(X[parts[0]], y[parts[0]], classes=[0, 1])
+    fmap, dg, t_avg0 = nys.solver_.fmap, nys.solver_.DG, nys.solver_.t_avg0
+    assert t_avg0 == len(parts[0]) - 99                 # the last 100 of the rows seen
+    # Nyström's landmarks are rows of the first chunk
+    first = {tuple(r) for r in X[parts[0]].tolist()}
+    assert all(tuple(r) in first for r in fmap.landmarks_.tolist())
+    for part in parts[1:]:
+        nys.partial_fit(X[part], y[part])
+        s = nys.solver_
+        assert s.fmap is fmap and s.DG == dg and s.lam == pytest.approx(1 / s.t)
+        assert s.t_avg0 == s.t - 99 and s.averaging_active   # restarted in this chunk
+    assert nys.n_iter_ == len(y) and nys.score(Xt, yt) > 0.9
+    # with n_stream the window is one epoch's: it starts once and the average runs on
+    rff = SVMClassifier(solver="asset", kernel="rbf", gamma=1.0, approx="rff", n_components=40,
+                        random_state=0, n_stream=len(y), averaging=0.5)
+    sums = []
+    for part in parts:
+        rff.partial_fit(X[part], y[part], classes=[0, 1])
+        assert rff.solver_.t_avg0 == 751
+        sums.append(rff.solver_.sc[2])                  # η̃, the average's total weight
+    assert sums[:2] == [0.0, 0.0] and sums[2] < sums[3] < sums[4]
+    assert rff.score(Xt, yt) > 0.9

@@ -44,7 +44,7 @@ def test_classifier_and_regressor_share_one_base_and_their_parameters():
     assert issubclass(SVMClassifier, _SVMBase) and issubclass(SVMRegressor, _SVMBase)
     clf, reg = set(SVMClassifier().get_params()), set(SVMRegressor().get_params())
     classifier_only = {"class_weight", "multi_class", "decision_function_shape", "probability",
-                       "budget", "warm_start"}
+                       "budget", "warm_start", "n_stream"}
     assert reg == (clf - classifier_only) | {"epsilon"}
 
 
