@@ -240,7 +240,8 @@ def _pairs(m):
 
 
 STREAMED = {
-    "pegasos": dict(),
+    # η0 given: the averaged default takes 1/mean‖x‖² from the first chunk, fit from every row
+    "pegasos": dict(eta0=0.5),
     "pegasos-rbf": dict(solver="pegasos", kernel="rbf", solver_params={"sampling": "permutation"}),
     "norma": dict(solver="norma", kernel="rbf"), "pegaz": dict(solver="pegaz", kernel="rbf"),
     "olsvm": dict(solver="olsvm", kernel="rbf"),
