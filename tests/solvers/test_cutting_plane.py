@@ -217,7 +217,7 @@ def test_a_failed_qp_stops_the_run_with_a_message(monkeypatch):
     s.step(2)
     before = s.decision_function(X)
 
-    def broken(G, c, Cp):
+    def broken(G, c, Cp, warm=None):
         raise RuntimeError("the cut QP failed (NumericalError)")
     monkeypatch.setattr(cp, "solve_cut_dual", broken)
     assert s.step(5) == 1 and s.diverged and "QP failed" in s.message
