@@ -213,7 +213,9 @@ def scaling_section(res: dict) -> list[str]:
     from . import scaling
     sv = [r["n"] for r in res["rows"] if r.get("svc")]
     return ["## Scaling with the training-set size: the papers' cost claims", "",
-            f"`python -m svmcore.bench scaling`: CPSP (r = {res['r']}, ε = {res['epsilon']:g}) "
+            " then ".join(f"`{c}`" for c in res.get("commands") or
+                          ["python -m svmcore.bench scaling"])
+            + f": CPSP (r = {res['r']}, ε = {res['epsilon']:g}) "
             f"and SVC on the noisy 4 × 4 checkerboard, RBF γ = {res['gamma']:g}, C = {res['C']:g} "
             "(SVC's meaning, the paper's C × n), CPU seconds and test error on 20,000 fresh "
             "points, one run per cell, BLAS on one thread; SVC up to n = "

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
 import warnings
 from pathlib import Path
@@ -71,13 +72,18 @@ def checkerboard(n, seed):
     return np.ascontiguousarray(X, dtype=np.float64), np.asarray(y, dtype=np.float64)
 
 
+_WARM: set = set()
+
+
 def cpsp_row(sampling, X, y, Xte, yte, C=C) -> dict:
     from sklearn.exceptions import ConvergenceWarning
     from ..estimators import SVMClassifier
     make = lambda: SVMClassifier(solver="cpsp", kernel="rbf", gamma=GAMMA, C=C, random_state=0,
                                  solver_params=dict(sampling=sampling, sample_size=R,
                                                     epsilon=EPS))
-    make().fit(X[:300], y[:300])                                   # compile / load the cache
+    if sampling not in _WARM:                        # compile / load the cache, once
+        make().fit(X[:300], y[:300])
+        _WARM.add(sampling)
     clf = make()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
@@ -132,11 +138,13 @@ def time_to_target(solver, params, X, y, Xev, yev, target, budget, seed=0) -> di
                 target=target, budget=budget, spent=el)
 
 
-def pegasos_rows(sizes, log, rel=PEG_REL, iters=PEG_ITERS, every=25_000) -> list[dict]:
+def pegasos_rows(sizes, log, rel=PEG_REL, iters=PEG_ITERS, every=25_000,
+                 seeds=(0, 1, 2)) -> list[dict]:
     """Linear Pegasos (the paper's last iterate, k = 1) at λ = PEG_LAM on covtype subsets: the
     CPU time and the iterations until its objective is within ``rel`` (relative) of the
     optimum P* (LinearSVC, dual coordinate descent to 1e-5) and stays there, checked every
-    ``every`` iterations up to ``iters`` (the same for every n; objectives not timed)."""
+    ``every`` iterations up to ``iters`` (the same for every n; objectives not timed); the
+    median over ``seeds`` (None when a seed never stays there)."""
     from sklearn.svm import LinearSVC
     from ..data import load_dataset
     from ..runs.run import warmup
@@ -156,69 +164,95 @@ def pegasos_rows(sizes, log, rel=PEG_REL, iters=PEG_ITERS, every=25_000) -> list
             w = LinearSVC(C=Cn, loss="hinge", fit_intercept=False, dual=True, tol=1e-5,
                           max_iter=20_000).fit(X, y).coef_.ravel()
         p_star = 0.5 * PEG_LAM * float(w @ w) + float(np.mean(np.maximum(0.0, 1 - y * (X @ w))))
-        s = REGISTRY["pegasos"](kernel="linear", C=Cn, epochs=iters / n)
-        warmup(s)
-        el, _ = _cpu(lambda: s.init(X, y, seed=0))
-        pts = []
-        while s.t < iters:
-            dt, _ = _cpu(lambda: s.step(min(every, iters - s.t)))
-            el += dt
-            pts.append((el, s.snapshot().objective / p_star - 1.0, int(s.t)))
-        stay = None
-        for k, (t, gap, it) in enumerate(pts):
-            if stay is None and gap <= rel:
-                stay = (t, it)
-            elif gap > rel:
-                stay = None
-        res = dict(n=n, seconds=stay[0] if stay else None, iterations=stay[1] if stay else None,
-                   target=rel, final_gap=pts[-1][1], p_star=p_star, spent=el, budget_iters=iters)
+        runs = []
+        for seed in seeds:
+            s = REGISTRY["pegasos"](kernel="linear", C=Cn, epochs=iters / n)
+            warmup(s)
+            el, _ = _cpu(lambda: s.init(X, y, seed=seed))
+            pts = []
+            while s.t < iters:
+                dt, _ = _cpu(lambda: s.step(min(every, iters - s.t)))
+                el += dt
+                pts.append((el, s.snapshot().objective / p_star - 1.0, int(s.t)))
+            stay = None
+            for t, gap, it in pts:
+                if stay is None and gap <= rel:
+                    stay = (t, it)
+                elif gap > rel:
+                    stay = None
+            runs.append(dict(seconds=stay[0] if stay else None,
+                             iterations=stay[1] if stay else None, final_gap=pts[-1][1],
+                             us_per_iter=1e6 * el / iters))
+        med = lambda k: (None if any(r[k] is None for r in runs)
+                         else float(np.median([r[k] for r in runs])))
+        res = dict(n=n, seconds=med("seconds"), iterations=med("iterations"), target=rel,
+                   final_gap=med("final_gap"), us_per_iter=med("us_per_iter"), p_star=p_star,
+                   budget_iters=iters, seeds=list(seeds), runs=runs)
         log(f"  pegasos n={n:,}: {res['seconds']} s, {res['iterations']} iterations to "
-            f"P ≤ (1 + {rel:g}) P* (final gap {pts[-1][1]:.3g})")
+            f"P ≤ (1 + {rel:g}) P* (median of {len(seeds)} seeds; "
+            f"{res['us_per_iter']:.3f} µs per iteration)")
         rows.append(res)
     return rows
 
 
-def run(sizes=SIZES, svc_max=300.0, sfw_budget=120.0, log=print, pegasos=True,
-        sfw=True) -> dict:
+PARTS = ("cpsp", "sfw", "pegasos")
+
+
+def run(sizes=SIZES, svc_max=300.0, sfw_budget=300.0, log=print, parts=PARTS,
+        base: dict | None = None, test_n=20_000) -> dict:
+    """The parts measured here (CPSP and SVC; SFW, which needs SVC's rows; Pegasos), the others
+    kept from ``base`` (an earlier result); slopes and goals computed from the whole."""
     from .._blas import one_blas_thread
-    from .tta import accuracy, eval_subset
-    Xte, yte = checkerboard(20_000, seed=12345)
+    from .tta import eval_subset
+    res = dict(base or {})
+    res.update(sizes=list(sizes), gamma=GAMMA, C=C, r=R, epsilon=EPS, svc_max=svc_max,
+               pegasos_lam=PEG_LAM, machine=machine_line())
+    Xte, yte = checkerboard(test_n, seed=12345)
     Xev, yev = eval_subset(Xte, yte, 5000)
-    rows, sfw_rows = [], []
     with one_blas_thread():
-        for n in sizes:
-            X, y = checkerboard(n, seed=n)
-            row = dict(n=n)
-            for sampling in ("constant", "linear"):
-                row[sampling] = cpsp_row(sampling, X, y, Xte, yte)
-            for key, sampling in FIXED.items():
-                row[key] = cpsp_row(sampling, X, y, Xte, yte, C=C * sizes[0] / n)
-            est = _svc_estimate(rows, n)
-            row["svc_estimate"] = est
-            if est is None or est <= svc_max:
-                row["svc"] = svc_row(X, y, Xte, yte)
-            log(f"  n={n:,}: " + "; ".join(
-                f"{k} {row[k]['seconds']:.2f} s {row[k]['error']:.2f} %"
-                for k in ("constant", "linear", "svc") if row.get(k))
-                + (f"; SVC skipped (estimated {est:.0f} s)" if not row.get("svc") else ""))
-            rows.append(row)
-            if sfw:
-                from sklearn.svm import SVC
-                ref = [r for r in rows if r.get("svc")][-1]
+        if "cpsp" in parts:
+            res["rows"] = []
+            for n in sizes:
+                res["rows"].append(_cpsp_cells(n, sizes, res["rows"], svc_max, Xte, yte, log))
+        if "sfw" in parts:
+            res["sfw"] = []
+            for n in sizes:
+                X, y = checkerboard(n, seed=n)
+                ref = [r for r in res["rows"] if r.get("svc") and r["n"] <= n][-1]
                 svc_acc = 100.0 - ref["svc"]["error"]
-                res = time_to_target("sfw", dict(kernel="rbf", gamma=GAMMA, C=1.0, epochs=20.0,
-                                                 averaging=0.5), X, y, Xev, yev,
-                                     svc_acc - 0.5, budget=sfw_budget)
-                res.update(n=n, ref_n=ref["n"], ref_acc=svc_acc)
-                log(f"  sfw n={n:,}: {res['seconds']} s to {svc_acc - 0.5:.2f} % "
-                    f"(final {res['final_acc']:.2f} %, {res['iterations']:,} iterations)")
-                sfw_rows.append(res)
-        peg = pegasos_rows(sizes, log) if pegasos else []
-    res = dict(sizes=list(sizes), gamma=GAMMA, C=C, r=R, epsilon=EPS, svc_max=svc_max,
-               rows=rows, pegasos=peg, pegasos_lam=PEG_LAM, sfw=sfw_rows, machine=machine_line())
+                p = time_to_target("sfw", dict(kernel="rbf", gamma=GAMMA, C=1.0, epochs=20.0,
+                                               averaging=0.5), X, y, Xev, yev,
+                                   svc_acc - 0.5, budget=sfw_budget)
+                p.update(n=n, ref_n=ref["n"], ref_acc=svc_acc)
+                log(f"  sfw n={n:,}: {p['seconds']} s to {svc_acc - 0.5:.2f} % "
+                    f"(final {p['final_acc']:.2f} %, {p['iterations']:,} iterations)")
+                res["sfw"].append(p)
+        if "pegasos" in parts:
+            res["pegasos"] = pegasos_rows(sizes, log)
+    for k in ("rows", "sfw", "pegasos"):
+        res.setdefault(k, [])
     res["slopes"] = slopes(res)
     res["goals"] = goals(res)
     return res
+
+
+def _cpsp_cells(n, sizes, done, svc_max, Xte, yte, log) -> dict:
+    """One n: CPSP constant / linear (and at C·n fixed), SVC unless its estimate is too long."""
+    X, y = checkerboard(n, seed=n)
+    row = dict(n=n)
+    for sampling in ("constant", "linear"):
+        row[sampling] = cpsp_row(sampling, X, y, Xte, yte)
+    for key, sampling in FIXED.items():
+        row[key] = cpsp_row(sampling, X, y, Xte, yte, C=C * sizes[0] / n)
+    est = _svc_estimate(done, n)
+    row["svc_estimate"] = est
+    if est is None or est <= svc_max:
+        row["svc"] = svc_row(X, y, Xte, yte)
+    log(f"  n={n:,}: " + "; ".join(
+        f"{k} {row[k]['seconds']:.2f} s {row[k]['error']:.2f} %"
+        for k in ("constant", "linear", "svc") if row.get(k))
+        + (f"; SVC skipped (estimated {est:.0f} s)" if not row.get("svc") else ""))
+    return row
 
 
 def slopes(res) -> dict:
@@ -234,6 +268,11 @@ def slopes(res) -> dict:
     out["svc"] = slope([r["n"] for r in sv], [r["svc"]["seconds"] for r in sv])
     out["pegasos"] = slope([p["n"] for p in res["pegasos"]],
                            [p["seconds"] for p in res["pegasos"]])
+    out["pegasos_T"] = slope([p["n"] for p in res["pegasos"]],
+                             [p["iterations"] for p in res["pegasos"]])
+    out["sfw_T"] = slope([p["n"] for p in res["sfw"]],
+                         [p["iterations"] if p["seconds"] is not None else None
+                          for p in res["sfw"]])
     out["sfw"] = slope([p["n"] for p in res["sfw"]], [p["seconds"] for p in res["sfw"]])
     return out
 
@@ -289,7 +328,8 @@ def others_table(res) -> str:
     for p in res["pegasos"]:
         rows.append([f"Pegasos (linear, covtype, λ = {res['pegasos_lam']:g})", f"{p['n']:,}",
                      _f(p["seconds"], "{:.2f} s"), f"P ≤ (1 + {p['target']:g}) P*",
-                     f"gap {p['final_gap']:.3g}", _f(p["iterations"], "{:,}")])
+                     f"gap {p['final_gap']:.3g}; {_f(p.get('us_per_iter'), '{:.2f}')} µs per "
+                     "iteration", _f(p["iterations"], "{:,.0f}")])
     for p in res["sfw"]:
         rows.append(["SFW (checkerboard, C = 1)", f"{p['n']:,}", _f(p["seconds"], "{:.2f} s"),
                      f"acc. ≥ {p['target']:.2f} %", f"acc. {p['final_acc']:.2f} %",
@@ -359,9 +399,11 @@ def parser() -> argparse.ArgumentParser:
     ap.add_argument("--max-n", type=int, default=SIZES[-1], help="largest n (default 256000)")
     ap.add_argument("--svc-max", type=float, default=300.0,
                     help="skip SVC where its estimated fit time exceeds this (s)")
-    ap.add_argument("--sfw-budget", type=float, default=120.0, help="SFW's CPU budget per n")
-    ap.add_argument("--skip-pegasos", action="store_true")
-    ap.add_argument("--skip-sfw", action="store_true")
+    ap.add_argument("--sfw-budget", type=float, default=300.0, help="SFW's CPU budget per n")
+    ap.add_argument("--parts", nargs="+", default=list(PARTS), choices=PARTS,
+                    help="what to measure (sfw needs SVC's rows: cpsp, or --update's)")
+    ap.add_argument("--update", metavar="JSON", default=None,
+                    help="keep the parts not measured from this earlier result")
     ap.add_argument("--json", default=None, help="write the result here")
     ap.add_argument("--plot", default=None, help="write the log-log plot (PNG) here")
     return ap
@@ -372,8 +414,14 @@ def main(argv=None):
     sizes = [n for n in SIZES if n <= args.max_n]
     if len(sizes) < 2:                                 # a small smoke run: two sizes
         sizes = [max(500, args.max_n // 4), args.max_n]
+    base = json.loads(Path(args.update).read_text()) if args.update else None
+    if base is not None and base.get("sizes") != sizes:
+        raise SystemExit(f"--update: {args.update} has sizes {base.get('sizes')}, not {sizes}")
     res = run(sizes, args.svc_max, args.sfw_budget, log=lambda m: print(m, flush=True),
-              pegasos=not args.skip_pegasos, sfw=not args.skip_sfw)
+              parts=tuple(args.parts), base=base)
+    argv = sys.argv[1:] if argv is None else argv
+    res["commands"] = list((base or {}).get("commands", [])) + [
+        " ".join(["python -m svmcore.bench scaling", *argv])]
     print("\n" + report(res))
     if args.json:
         Path(args.json).write_text(json.dumps(res, indent=1) + "\n")

@@ -369,14 +369,20 @@ def scaling_claims(res: dict | None) -> list[dict]:
                                  ", ".join(f"{f:.2f}×" for f in fast) or "–"))))
     peg = [p for p in res.get("pegasos", []) if p.get("seconds") is not None]
     if res.get("pegasos"):
-        its = [p["iterations"] for p in peg]
-        out.append(dict(paper=PEGASOS_PAPER, claim="linear Pegasos: time to an ε-accurate "
-                        "objective does not depend on n", data=f"covtype, λ = "
-                        f"{res.get('pegasos_lam', 1e-4):g}", slope=sl("pegasos"), goal="≤ n^0.25",
-                        verdict=met(s.get("pegasos"), 0.25) if len(peg) == len(res["pegasos"])
-                        else "not met",
-                        why="iterations to within 10 % of P*: " + (
-                            ", ".join(f"{i:,}" for i in its) or "–")))
+        full = len(peg) == len(res["pegasos"])
+        data = f"covtype, λ = {res.get('pegasos_lam', 1e-4):g}, {ns}"
+        its = ", ".join(f"{p['iterations']:,.0f}" for p in peg) or "–"
+        us = ", ".join(f"{p['us_per_iter']:.2f}" for p in peg if p.get("us_per_iter")) or "–"
+        out.append(dict(paper=PEGASOS_PAPER, claim="linear Pegasos: the iterations to an "
+                        "ε-accurate objective do not depend on n", data=data,
+                        slope=sl("pegasos_T") + " (iterations)", goal="≤ n^0.25",
+                        verdict=met(s.get("pegasos_T"), 0.25) if full else "not met",
+                        why=f"iterations to within 10 % of P*: {its}"))
+        out.append(dict(paper=PEGASOS_PAPER, claim="linear Pegasos: so its run time does not "
+                        "depend on n", data=data, slope=sl("pegasos"), goal="≤ n^0.25",
+                        verdict=met(s.get("pegasos"), 0.25) if full else "not met",
+                        why=f"µs per iteration: {us} (a step reads one random row: the rows "
+                            "leave the CPU caches as the data grows)"))
     if res.get("sfw"):
         done = [p for p in res["sfw"] if p.get("seconds") is not None]
         out.append(dict(paper=SFW_PAPER, claim="SFW: time O(d·Q²/ε²) to an ε-accurate dual "

@@ -16,7 +16,8 @@ def test_slope_is_the_log_log_fit():
 
 
 def test_a_tiny_run_its_goals_and_the_report_section(tmp_path):
-    res = scaling.run(sizes=(200, 400), pegasos=False, sfw=False, log=lambda m: None)
+    res = scaling.run(sizes=(200, 400), parts=("cpsp",), log=lambda m: None,
+                      test_n=2000)
     rows = res["rows"]
     assert [r["n"] for r in rows] == [200, 400] and all(r.get("svc") for r in rows)
     for r in rows:
