@@ -200,7 +200,7 @@ PARTS = ("cpsp", "sfw", "pegasos")
 
 def run(sizes=SIZES, svc_max=300.0, sfw_budget=300.0, log=print, parts=PARTS,
         base: dict | None = None, test_n=20_000) -> dict:
-    """The parts measured here (CPSP and SVC; SFW, which needs SVC's rows; Pegasos), the others
+    """The parts in ``parts`` (CPSP and SVC; SFW, which needs SVC's rows; Pegasos), the others
     kept from ``base`` (an earlier result); slopes and goals computed from the whole."""
     from .._blas import one_blas_thread
     from .tta import eval_subset
