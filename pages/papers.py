@@ -20,6 +20,7 @@ def main() -> None:
         st.warning(problem)
         return
     ui.papers_view(doc)
+    ui.papers_scaling_view(doc)
 
 
 ui.guarded(main)

@@ -28,6 +28,7 @@ BENCHMARKS = {
     "soak": "svmcore.bench.soak",
     "failover": "svmcore.bench.failover",
     "uploads": "svmcore.bench.uploads",
+    "scaling": "svmcore.bench.scaling",
 }
 
 

@@ -31,6 +31,8 @@ medians of ``--repeats`` interleaved runs, compile time excluded by a warm-up):
 ``soak``    (full report) a lecture: 30 sessions for 45 minutes (:mod:`svmcore.bench.soak`):
             none lost, no error, server RSS slope ≤ 1 MB/min, frames/s kept ≥ 90 %.
             ``--add-soak FILE`` puts a separate soak run into an existing report.
+``scaling`` (separate run, ``--add-scaling FILE``) the papers' cost claims against the
+            training-set size: CPSP, SVC, Pegasos, SFW (:mod:`svmcore.bench.scaling`).
 
 ``--quick`` (< 5 minutes) uses the small data sets (svmguide1, w3a, a9a for the linear and
 approximate suites) and short budgets; the full report adds ijcnn1 (35,000 rows), covtype
@@ -632,6 +634,8 @@ def main(argv=None):
                     "--out's benchmarks.json and render it again, then exit")
     ap.add_argument("--add-uploads", metavar="UPLOADS_JSON", default=None,
                     help="the same for an uploads run (python -m svmcore.bench uploads --json)")
+    ap.add_argument("--add-scaling", metavar="SCALING_JSON", default=None,
+                    help="the same for a scaling run (python -m svmcore.bench scaling --json)")
     ap.add_argument("--render", metavar="JSON", default=None,
                     help="write benchmarks.md and the plots into --out from a report's JSON "
                     "(no measurement) and exit")
@@ -647,13 +651,15 @@ def main(argv=None):
     if args.render:
         render(json.loads(Path(args.render).read_text()), Path(args.out))
         return None
-    if args.add_soak or args.add_uploads:
+    if args.add_soak or args.add_uploads or args.add_scaling:
         path = Path(args.out) / "benchmarks.json"
         doc = json.loads(path.read_text())
         if args.add_soak:
             add_soak(doc, json.loads(Path(args.add_soak).read_text()))
         if args.add_uploads:
             doc["uploads"] = json.loads(Path(args.add_uploads).read_text())
+        if args.add_scaling:
+            doc["scaling"] = json.loads(Path(args.add_scaling).read_text())
         path.write_text(json.dumps(doc, indent=1) + "\n")
         render(doc, Path(args.out))
         print(f"{path}: updated and rendered")

@@ -167,6 +167,8 @@ def render_markdown(doc: dict) -> str:
                   f"the file uploader while {up['players']} sessions play; all answered in "
                   f"{up['seconds']:.1f} s; {up.get('machine', '')}.", "",
                   uploads_goals(up), "", results_table(up), ""]
+    if doc.get("scaling"):
+        lines += scaling_section(doc["scaling"])
     if any(r["suite"] == "papers" for r in recs):
         lines += ["## The papers' tables", "",
                   "Each row: what the paper reports, our number, SVC's in the same run, and "
@@ -206,11 +208,31 @@ def soak_section(res: dict) -> list[str]:
             "![server RSS and the median session's keyframes/s against time](soak.png)", ""]
 
 
+def scaling_section(res: dict) -> list[str]:
+    """The papers' cost claims against n: tables, slopes, goals and the plot (scaling.png)."""
+    from . import scaling
+    sv = [r["n"] for r in res["rows"] if r.get("svc")]
+    return ["## Scaling with the training-set size: the papers' cost claims", "",
+            " then ".join(f"`{c}`" for c in res.get("commands") or
+                          ["python -m svmcore.bench scaling"])
+            + f": CPSP (r = {res['r']}, ε = {res['epsilon']:g}) "
+            f"and SVC on the noisy 4 × 4 checkerboard, RBF γ = {res['gamma']:g}, C = {res['C']:g} "
+            "(SVC's meaning, the paper's C × n), CPU seconds and test error on 20,000 fresh "
+            "points, one run per cell, BLAS on one thread; SVC up to n = "
+            f"{max(sv):,} (beyond it its extrapolated fit exceeds {res['svc_max']:.0f} s); "
+            f"{res.get('machine', '')}. The machine was shared with other jobs.", "",
+            scaling.report(res), "", "![time against n, and CPSP's iterations and basis against n]"
+            "(scaling.png)", ""]
+
+
 def render(doc: dict, out: Path, tta_plots=True) -> None:
     """benchmarks.md and the plots from a report's JSON document (nothing is measured)."""
     from . import tta
     out = Path(out)
     ratio_plot(doc["records"], out / "ratios.png")
+    if doc.get("scaling"):
+        from . import scaling
+        scaling.plot(doc["scaling"], out / "scaling.png")
     if tta_plots:
         for res in doc.get("tta", []):
             tta.plot(res, out / f"tta_{res['dataset']}.png")

@@ -26,7 +26,7 @@ from .live import ensure_live, live_panel
 from .live_controls import controls, edit_modes, tick
 from .live_edits import handle_click, handle_move
 from .panels import draw_race, draw_run
-from .papers import load_report, papers_view
+from .papers import load_report, papers_scaling_view, papers_view
 from .params import (entrants_panel, schedule_preview, solver_info, solver_info_panel,
                      solver_panel)
 from .present import present_toggle
@@ -60,4 +60,4 @@ __all__ = ["apply_data_config", "data_panel", "export_panel", "controls", "edit_
            "draw_lockstep", "ensure_lockstep", "extras_of", "lockstep_panel", "switch_panel",
            "lockstep_start", "schedule_explorer",
            "kernel_approx_panel", "kernel_approx_view", "inspect_toggle", "view_toggles", "digits_panel", "draw_digits",
-           "load_report", "papers_view"]
+           "load_report", "papers_scaling_view", "papers_view"]

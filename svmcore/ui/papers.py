@@ -14,7 +14,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from ..lessons.papers import paper_link, paper_rows
+from ..lessons.papers import paper_link, paper_rows, scaling_claims
 
 DEFAULT_REPORT = Path(__file__).resolve().parents[2] / "docs" / "benchmarks.json"
 REPORT_COMMAND = "python -m svmcore.bench report"
@@ -84,3 +84,23 @@ def papers_view(doc: dict) -> None:
             "live": st.column_config.LinkColumn(
                 "live", help="A small version on the Playground or the Race (1,000 rows)",
                 display_text="open")})
+
+
+def papers_scaling_view(doc: dict, path: Path | None = None) -> None:
+    """The papers' cost claims against n (the report's ``scaling`` entry, from
+    ``python -m svmcore.bench scaling``): each claim's measured slope and verdict beside the
+    log-log figure the report drew (``scaling.png`` next to the JSON)."""
+    claims = scaling_claims(doc.get("scaling"))
+    if not claims:
+        return
+    st.subheader("Cost against the training-set size")
+    st.caption("Fitted log-log slope of CPU time against n (time ∝ n^slope), measured in one "
+               "run of `python -m svmcore.bench scaling` on a shared machine; \"why\" gives "
+               "what the time is made of.")
+    st.dataframe([{"paper": c["paper"], "claim": c["claim"], "verdict": c["verdict"],
+                   "slope": c["slope"], "goal": c["goal"], "data": c["data"], "why": c["why"]}
+                  for c in claims], hide_index=True, width="stretch")
+    png = (Path(path) if path is not None else report_path()).parent / "scaling.png"
+    if png.is_file():
+        st.image(str(png), caption="Left: CPU time against n. Right: CPSP's iterations T and "
+                 "basis (distinct points of the model) against n.")

@@ -99,3 +99,27 @@ def test_broken_and_paperless_reports(report):
     at = AppTest.from_file(PAGE, default_timeout=TIMEOUT).run()
     _ok(at)
     assert not at.dataframe and "no paper rows" in at.info[0].value
+
+
+def test_the_cost_claims_against_n_with_their_verdicts(report):
+    doc = _doc()
+    cut = lambda s, e: dict(seconds=s, error=e)
+    doc["scaling"] = {
+        "rows": [dict(n=4000, constant=cut(0.7, 6.6), linear=cut(0.8, 5.6), svc=cut(0.1, 5.4)),
+                 dict(n=64000, constant=cut(2.5, 5.5), linear=cut(30.0, 5.0),
+                      svc=cut(12.0, 4.8))],
+        "slopes": {"constant": 0.45, "linear": 1.31, "constant_T": 0.2, "linear_T": 0.3},
+        "pegasos": [dict(n=4000, seconds=0.02, iterations=200_000),
+                    dict(n=64000, seconds=0.02, iterations=200_000)],
+        "pegasos_lam": 1e-4}
+    doc["scaling"]["slopes"].update(pegasos=0.0, pegasos_T=0.0)
+    report.write_text(json.dumps(doc))
+    at = AppTest.from_file(PAGE, default_timeout=TIMEOUT).run()
+    _ok(at)
+    assert at.subheader[-1].value == "Cost against the training-set size"
+    claims = at.dataframe[-1].value
+    assert list(claims["slope"])[:2] == ["n^0.45", "n^1.31"]
+    # slopes above the goals; constant-time 0.7 points above SVC at 4k, linear-time slower
+    # than SVC at 64k; Pegasos flat in iterations and in time
+    assert list(claims["verdict"]) == ["not met"] * 4 + ["met", "met"]
+    assert "T n^0.20" in claims["why"][0]

@@ -217,7 +217,7 @@ def test_a_failed_qp_stops_the_run_with_a_message(monkeypatch):
     s.step(2)
     before = s.decision_function(X)
 
-    def broken(G, c, Cp):
+    def broken(G, c, Cp, warm=None):
         raise RuntimeError("the cut QP failed (NumericalError)")
     monkeypatch.setattr(cp, "solve_cut_dual", broken)
     assert s.step(5) == 1 and s.diverged and "QP failed" in s.message
@@ -280,3 +280,43 @@ def test_a9a_linear_time_r400_close_to_svc(data_folder):
     assert s.converged and snap.extra["model_gap"] <= 3e-3
     acc = np.mean(np.where(s.decision_function(ds.X_test) >= 0, 1.0, -1.0) == ds.y_test)
     assert acc >= 0.8492 - 0.01, acc
+
+
+class _FirstRows:
+    """A generator whose integers(0, n, r) draw from the first ``m`` rows only, whatever n."""
+
+    def __init__(self, seed, m):
+        self.g, self.m = np.random.default_rng(seed), m
+
+    def integers(self, low, high, size):
+        return self.g.integers(low, self.m, size)
+
+
+def test_constant_time_kernel_evaluations_per_iteration_do_not_depend_on_n():
+    """Algorithm 2 on n = 500 and on the same 500 points plus 1,500 others, the draws confined to
+    the common 500 and C·n the same (the cut QP's C_p): every iteration costs the same kernel
+    evaluations and gives the same model (no pass over the n points). Algorithm 3's cut costs
+    n per distinct sampled point."""
+    X, y = _moons(2000, noise=0.3)
+    per_iter, models = [], []
+    for n in (500, 2000):
+        s = CuttingPlaneSolver(C=500.0 / n, kernel="rbf", gamma=1.0, sampling="constant",
+                               sample_size=40, fit_intercept=True)
+        s.init(X[:n], y[:n], seed=0)
+        s.rng = _FirstRows(7, 500)
+        counts = []
+        while s.step(1):
+            counts.append(s.kernel_evals)
+        assert s.converged and len(counts) > 20
+        per_iter.append(np.diff([0] + counts))
+        support, coef, b = s.support_coef()
+        models.append((support, coef, b))
+    np.testing.assert_array_equal(per_iter[0], per_iter[1])
+    np.testing.assert_array_equal(models[0][0], models[1][0])
+    np.testing.assert_allclose(models[0][1], models[1][1], rtol=1e-9)
+    assert per_iter[1].max() < 2000 * 40                 # below one linear-time cut
+    for n in (500, 2000):
+        s = CuttingPlaneSolver(C=1.0, kernel="rbf", gamma=1.0, sampling="linear", sample_size=40)
+        s.init(X[:n], y[:n], seed=0)
+        s.step(1)
+        assert s.kernel_evals == n * s.pts[0].size

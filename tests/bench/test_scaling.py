@@ -1,0 +1,48 @@
+"""``python -m svmcore.bench scaling`` on two tiny sizes, and its way into the report."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from svmcore.bench import report, scaling
+
+
+def test_slope_is_the_log_log_fit():
+    ns = [1000, 4000, 16000]
+    assert scaling.slope(ns, [2.0 * n ** 0.5 for n in ns]) == pytest.approx(0.5)
+    assert scaling.slope(ns, [None, 3.0, None]) is None           # not reached: left out
+
+
+def test_a_tiny_run_its_goals_and_the_report_section(tmp_path):
+    res = scaling.run(sizes=(200, 400), parts=("cpsp",), log=lambda m: None,
+                      test_n=2000)
+    rows = res["rows"]
+    assert [r["n"] for r in rows] == [200, 400] and all(r.get("svc") for r in rows)
+    for r in rows:
+        for k in ("constant", "linear", "constant_fixed", "linear_fixed"):
+            x = r[k]
+            assert x["converged"] and 0.0 <= x["error"] <= 50.0 and x["T"] >= x["cuts_added"] > 0
+            assert x["evals_per_iter"] == pytest.approx(x["kernel_evals"] / x["T"])
+        # the linear-time cut costs n kernel values per distinct sampled point
+        assert r["linear"]["kernel_evals"] >= r["n"] * r["linear"]["cuts_added"]
+    goal = {g["goal"]: g for g in res["goals"]}
+    worst = max(r["constant"]["error"] - r["svc"]["error"] for r in rows)
+    g = goal["CPSP constant-time: test error − SVC's, worst n (points)"]
+    assert g["measured"] == pytest.approx(worst) and g["met"] == (worst <= 0.5)
+    s = res["slopes"]["linear"]
+    assert s == pytest.approx(np.log(rows[1]["linear"]["seconds"] / rows[0]["linear"]["seconds"])
+                              / np.log(2.0))
+    # merged into an existing report and rendered (no other suite needed)
+    (tmp_path / "benchmarks.json").write_text(json.dumps(dict(
+        schema=1, command="c", mode="quick", seconds=1.0, records=[], tta=[],
+        environment=dict(date="d", cpu="x", cores=2, python="3", numpy="n", numba="n",
+                         sklearn="s", libsvm="l"))))
+    src = tmp_path / "scaling.json"
+    src.write_text(json.dumps(res))
+    report.main(["--out", str(tmp_path), "--add-scaling", str(src)])
+    md = (tmp_path / "benchmarks.md").read_text()
+    assert "## Scaling with the training-set size" in md and "scaling.png" in md
+    assert (tmp_path / "scaling.png").stat().st_size > 0
+    assert json.loads((tmp_path / "benchmarks.json").read_text())["scaling"]["rows"][1]["n"] == 400
