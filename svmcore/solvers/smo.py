@@ -35,7 +35,7 @@ import math
 import numpy as np
 
 from .._jit import njit
-from .kernels import expansion, kernel_row, kernel_value, rows_args
+from .kernels import _finish, _rbf_args, exp_into, expansion, kernel_row, kernel_value, rows_args
 from .objectives import error_rate, lam_from_C, primal_objective
 from .base import (C_SPEC, COEF0_SPEC, DEGREE_SPEC, GAMMA_SPEC, KERNEL_SPEC, Line, Listing,
                    ParamSpec, Snapshot, Solver, StepThroughRecord, join_state, state_changes, state_part)
@@ -91,8 +91,56 @@ def _lru_push_front(s, head, prev, nxt):
     prev[q] = s
 
 
+@njit
+def _full_row(data, i, out, arg, scratch):
+    """out[t] = K(x_i, x_t) at every t from the transposed copy XT (d × n; row f holds feature f
+    of every example): Σ over x_i's nonzero features f of x_if · XT[f, :], each a contiguous
+    loop over the n examples that LLVM vectorises, then the kernel's finish over the row (RBF:
+    :func:`exp_into`). The same products as the pairwise inner products, summed in ascending
+    feature order; the rows of X are read once, not n times through an index. Returns n."""
+    code, kp, Xd, Xdata, Xind, Xptr, Xsq, sparse, y, allidx, XT = data
+    n = out.shape[0]
+    for k in range(n):
+        out[k] = 0.0
+    if sparse:
+        for p in range(Xptr[i], Xptr[i + 1]):
+            a = Xdata[p]
+            col = XT[Xind[p]]
+            for k in range(n):
+                out[k] += a * col[k]
+    else:
+        for f in range(Xd.shape[1]):
+            a = Xd[i, f]
+            if a != 0.0:
+                col = XT[f]
+                for k in range(n):
+                    out[k] += a * col[k]
+    if code == 1:
+        _rbf_args(Xsq[i], Xsq, out, kp[0], arg, n)
+        exp_into(arg, out, scratch, n)
+    else:
+        sa = Xsq[i]
+        for k in range(n):
+            out[k] = _finish(code, kp, out[k], sa, Xsq[k])
+    return n
+
+
+#: the transposed copy is kept up to this size (covtype's 435,759 × 54: 188 MB); past it rows are
+#: computed pairwise. A fixed bound, not a share of cache_mb: the result must not depend on the
+#: cache size (the two ways sum the same products, but in a different order)
+TRANSPOSED_MAX = 256 * 2**20
+
+
+def transposed_bytes(n: int, d: int) -> int:
+    """Bytes of the transposed copy XT that :func:`_full_row` reads (d × n float64), or 0 when it
+    is past :data:`TRANSPOSED_MAX` (then rows are computed pairwise)."""
+    b = 8 * n * d
+    return b if b <= TRANSPOSED_MAX else 0
+
+
 # The compiled functions below share two bundles (plain tuples, so numba specialises once):
-#   data  = (code, kp, Xd, Xdata, Xind, Xptr, Xsq, sparse, y, allidx)     — read only
+#   data  = (code, kp, Xd, Xdata, Xind, Xptr, Xsq, sparse, y, allidx, XT) — read only
+#           (XT: the d × n transposed copy, or 0 × 0 when rows are computed pairwise)
 #   rc    = (cache, slot_of, row_of, prev, nxt, row_state, valid, work, idxbuf, active)
 # and the integer state ``ic``.
 
@@ -108,7 +156,7 @@ def _get_row(i, full, data, rc, ic):
     otherwise. Without shrinking every row is computed whole (the active set is everything).
     With shrinking ``valid[s, t]`` marks the entries a slot holds, so a row is only ever
     completed, never recomputed (LIBSVM extends a cached row by its missing part likewise)."""
-    code, kp, Xd, Xdata, Xind, Xptr, Xsq, sparse, y, allidx = data
+    code, kp, Xd, Xdata, Xind, Xptr, Xsq, sparse, y, allidx, XT = data
     cache, slot_of, row_of, prev, nxt, row_state, valid, work, idxbuf, active = rc
     head = cache.shape[0]                 # sentinel index of the LRU ring
     n = y.shape[0]
@@ -136,9 +184,15 @@ def _get_row(i, full, data, rc, ic):
     row = cache[s]
     yi = y[i]
     whole = full or asize == n
+    by_columns = XT.shape[1] == n
+    if st == -2 and by_columns and 2 * asize >= n:
+        whole = True                      # the whole row costs little more than most of it
     if st == -2 and whole:                # nothing usable held: the whole row at once
-        ic[_KEVALS] += kernel_row(code, kp, Xd, Xdata, Xind, Xptr, Xsq, sparse, i,
-                                  Xd, Xdata, Xind, Xptr, Xsq, allidx, row)
+        if by_columns:
+            ic[_KEVALS] += _full_row(data, i, row, work, idxbuf.view(np.float64))
+        else:
+            ic[_KEVALS] += kernel_row(code, kp, Xd, Xdata, Xind, Xptr, Xsq, sparse, i,
+                                      Xd, Xdata, Xind, Xptr, Xsq, allidx, row)
         for k in range(n):
             row[k] *= yi * y[k]
         if shrinking:
@@ -273,71 +327,63 @@ def _do_shrinking(data, rc, C, tol, alpha, G, Gbar, ic):
 
 
 @njit
-def _wss2_score(gd, quad):
-    """WSS 2's score of a candidate j: −b²/a, with a replaced by τ when a ≤ 0 (LIBSVM)."""
-    if quad > 0.0:
-        return -(gd * gd) / quad
-    return -(gd * gd) / TAU
-
-
-@njit
 def _select(data, rc, C, tol, alpha, G, QD, ic):
     """WSS 2 over the active set. Returns (i, j, slot of row i), or i = −1 when the maximal
-    violating pair gap there is ≤ tol (or no pair exists)."""
+    violating pair gap there is ≤ tol (or no pair exists).
+
+    The scans keep positions in ``active`` (ties go to the last one, as LIBSVM's ``>=``) and
+    read the arrays through unsigned indices (an active index is never negative, and a signed
+    one costs a wrap-around test per load); membership of I_up / I_low and the running maxima
+    are conditional selects, not branches (they depend on y_t, α_t and G_t, which a branch
+    predictor cannot guess). A candidate's score is LIBSVM's arithmetic: y_t = ±1 only flips
+    signs, exactly."""
     y = data[8]
     cache = rc[0]
     active = rc[9]
     asize = ic[_ASIZE]
-    # ---- select i: maximal violator in I_up
+    # ---- select i: maximal violator in I_up, m(α) = max −y_t G_t
     Gmax = -np.inf
-    ii = _NONE                   # not the literal -1: see _FULL
+    ki = _NONE                   # not the literal -1: see _FULL
     for k in range(asize):
-        t = active[k]
-        if y[t] > 0.0:
-            if alpha[t] < C[t]:
-                if -G[t] >= Gmax:
-                    Gmax = -G[t]
-                    ii = t
-        else:
-            if alpha[t] > 0.0:
-                if G[t] >= Gmax:
-                    Gmax = G[t]
-                    ii = t
-    if ii < 0:
+        t = np.uint64(active[k])
+        yt = y[t]
+        at = alpha[t]
+        up = (at < C[t]) if yt > 0.0 else (at > 0.0)
+        v = -yt * G[t]
+        v = v if up else -np.inf
+        better = v >= Gmax
+        Gmax = v if better else Gmax
+        ki = k if better else ki
+    if ki < 0 or Gmax == -np.inf:
         return -1, -1, -1
+    ii = active[ki]
     si = _get_row(ii, _ACTIVE, data, rc, ic)
     Qi = cache[si]
-    # ---- select j: second-order gain over I_low
+    # ---- select j: second-order gain over I_low, M(α) = min −y_t G_t
     Gmax2 = -np.inf
-    jj = -1
+    kj = _NONE
     obj_min = np.inf
-    yi = y[ii]
+    yi2 = 2.0 * y[ii]
     QDi = QD[ii]
     for k in range(asize):
-        t = active[k]
-        if y[t] > 0.0:
-            if alpha[t] > 0.0:
-                gd = Gmax + G[t]
-                if G[t] >= Gmax2:
-                    Gmax2 = G[t]
-                if gd > 0.0:
-                    od = _wss2_score(gd, QDi + QD[t] - 2.0 * yi * Qi[t])
-                    if od <= obj_min:
-                        jj = t
-                        obj_min = od
-        else:
-            if alpha[t] < C[t]:
-                gd = Gmax - G[t]
-                if -G[t] >= Gmax2:
-                    Gmax2 = -G[t]
-                if gd > 0.0:
-                    od = _wss2_score(gd, QDi + QD[t] + 2.0 * yi * Qi[t])
-                    if od <= obj_min:
-                        jj = t
-                        obj_min = od
-    if Gmax + Gmax2 <= tol or jj < 0:
+        t = np.uint64(active[k])
+        yt = y[t]
+        at = alpha[t]
+        low = (at > 0.0) if yt > 0.0 else (at < C[t])
+        yg = yt * G[t]
+        yg = yg if low else -np.inf
+        Gmax2 = yg if yg >= Gmax2 else Gmax2
+        gd = Gmax + yg
+        if gd > 0.0:                      # few t: the division only for them
+            quad = QDi + QD[t] - (yi2 * yt) * Qi[t]
+            quad = quad if quad > 0.0 else TAU
+            od = -(gd * gd) / quad
+            better = od <= obj_min
+            obj_min = od if better else obj_min
+            kj = k if better else kj
+    if Gmax + Gmax2 <= tol or kj < 0:
         return -1, -1, -1
-    return ii, jj, si
+    return ii, active[kj], si
 
 
 @njit
@@ -448,7 +494,7 @@ def _smo_chunk(data, rc, C, tol, n_steps, shrinking, alpha, G, Gbar, QD, ic):
         dai = ai - ai_old
         daj = aj - aj_old
         for k in range(ic[_ASIZE]):
-            t = active[k]
+            t = np.uint64(active[k])      # unsigned: no wrap-around test per load
             G[t] += Qi[t] * dai + Qj[t] * daj
         if shrinking:
             _update_gbar(ii, ai_old, ai, data, rc, C, Gbar, ic)
@@ -598,9 +644,11 @@ class SMOSolver(Solver):
 
     def memory_bytes(self, n, d, X=None):
         """The kernel-row cache (at least two rows, at most cache_mb; with shrinking one more
-        byte per entry, which ones a row holds) plus O(n) state."""
+        byte per entry, which ones a row holds), the transposed copy of X that whole rows are
+        computed from (d × n float64, up to TRANSPOSED_MAX) plus O(n) state."""
         slots = max(2, min(n, int(self.p["cache_mb"] * 2**20 // (8 * n))))
-        return (9 if self.p["shrinking"] else 8) * n * slots + 80 * n
+        return ((9 if self.p["shrinking"] else 8) * n * slots + 80 * n
+                + transposed_bytes(n, d))
 
     # ---------------------------------------------------------------------------------- setup
     def _setup(self):
@@ -640,7 +688,13 @@ class SMOSolver(Solver):
         self.active = np.arange(n, dtype=np.int64)   # active[:ic[_ASIZE]] is the active set
         shrinking = bool(p["shrinking"])
         valid = np.zeros((self.slots, n) if shrinking else (0, 0), dtype=np.bool_)
-        self._data = (self.kcode, self.kp, *X, self.y, self.allidx)
+        d = self.X.d
+        if transposed_bytes(n, d):
+            XT = (self.X.to_scipy().T.toarray() if self.X.sparse else self.X.dense.T)
+            XT = np.ascontiguousarray(XT, dtype=np.float64)
+        else:
+            XT = np.zeros((0, 0))
+        self._data = (self.kcode, self.kp, *X, self.y, self.allidx, XT)
         self._rc = (self.cache, self.slot_of, self.row_of, self.prev, self.nxt, self.row_state,
                     valid, np.empty(n), np.empty(n, dtype=np.int64), self.active)
         self._G_memo = (None, None)
