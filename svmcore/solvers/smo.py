@@ -358,6 +358,19 @@ def _do_shrinking(data, rc, C, tol, alpha, G, Gbar, ic):
     ic[_ASIZE] = asize
 
 
+@njit(inline="always")
+def _lane_max(g0, k0, g1, k1, g2, k2, g3, k3):
+    """The largest of four (value, position) maxima, ties to the larger position."""
+    g, kk = g0, k0
+    if g1 > g or (g1 == g and k1 > kk):
+        g, kk = g1, k1
+    if g2 > g or (g2 == g and k2 > kk):
+        g, kk = g2, k2
+    if g3 > g or (g3 == g and k3 > kk):
+        g, kk = g3, k3
+    return g, kk
+
+
 @njit
 def _select(data, rc, C, tol, alpha, G, QD, ic):
     """WSS 2 over the active set. Returns (i, j, slot of row i), or i = −1 when the maximal
@@ -367,47 +380,87 @@ def _select(data, rc, C, tol, alpha, G, QD, ic):
     read the arrays through unsigned indices (an active index is never negative, and a signed
     one costs a wrap-around test per load); membership of I_up / I_low is an added 0 or −∞
     (``_set_status``) and the running maxima are conditional selects, not branches (they
-    depend on y_t, α_t and G_t, which a branch predictor cannot guess). A candidate's score is LIBSVM's arithmetic: y_t = ±1 only flips
-    signs, exactly."""
+    depend on y_t, α_t and G_t, which a branch predictor cannot guess). A candidate's score is
+    LIBSVM's arithmetic: y_t = ±1 only flips signs, exactly."""
     y = data[8]
     cache = rc[0]
     active = rc[9]
     asize = ic[_ASIZE]
     up_off = rc[10][0]
     low_off = rc[10][1]
-    # ---- select i: maximal violator in I_up, m(α) = max −y_t G_t
-    Gmax = -np.inf
-    ki = _NONE                   # not the literal -1: see _FULL
-    for k in range(asize):
-        t = np.uint64(active[k])
-        v = -y[t] * G[t] + up_off[t]      # −∞ outside I_up
-        better = v >= Gmax
-        Gmax = v if better else Gmax
-        ki = k if better else ki
+    # ---- select i: maximal violator in I_up, m(α) = max −y_t G_t. Four running maxima over
+    # the positions k ≡ 0, 1, 2, 3 (mod 4), so that no compare waits for the previous one, then
+    # the largest value, ties to the larger position: the serial scan's answer, exactly.
+    g0 = g1 = g2 = g3 = -np.inf
+    k0 = k1 = k2 = k3 = _NONE                 # not the literal -1: see _FULL
+    k = 0
+    while k + 4 <= asize:
+        t0 = np.uint64(active[k])
+        t1 = np.uint64(active[k + 1])
+        t2 = np.uint64(active[k + 2])
+        t3 = np.uint64(active[k + 3])
+        v0 = -y[t0] * G[t0] + up_off[t0]      # −∞ outside I_up
+        v1 = -y[t1] * G[t1] + up_off[t1]
+        v2 = -y[t2] * G[t2] + up_off[t2]
+        v3 = -y[t3] * G[t3] + up_off[t3]
+        b0 = v0 >= g0
+        b1 = v1 >= g1
+        b2 = v2 >= g2
+        b3 = v3 >= g3
+        g0 = v0 if b0 else g0
+        g1 = v1 if b1 else g1
+        g2 = v2 if b2 else g2
+        g3 = v3 if b3 else g3
+        k0 = k if b0 else k0
+        k1 = k + 1 if b1 else k1
+        k2 = k + 2 if b2 else k2
+        k3 = k + 3 if b3 else k3
+        k += 4
+    while k < asize:                          # the tail: later positions than lane 0's
+        t0 = np.uint64(active[k])
+        v0 = -y[t0] * G[t0] + up_off[t0]
+        b0 = v0 >= g0
+        g0 = v0 if b0 else g0
+        k0 = k if b0 else k0
+        k += 1
+    Gmax, ki = _lane_max(g0, k0, g1, k1, g2, k2, g3, k3)
     if ki < 0 or Gmax == -np.inf:
         return -1, -1, -1
     ii = active[ki]
     si = _get_row(ii, _ACTIVE, data, rc, ic)
     Qi = cache[si]
-    # ---- select j: second-order gain over I_low, M(α) = min −y_t G_t
-    Gmax2 = -np.inf
+    # ---- select j: second-order gain over I_low, M(α) = min −y_t G_t (as four maxima of
+    # y_t G_t, like m(α)); the candidates with b_it > 0 are few and scored in position order
+    h0 = h1 = h2 = h3 = -np.inf
     kj = _NONE
     obj_min = np.inf
     yi2 = 2.0 * y[ii]
     QDi = QD[ii]
-    for k in range(asize):
-        t = np.uint64(active[k])
-        yt = y[t]
-        yg = yt * G[t] + low_off[t]      # −∞ outside I_low
-        Gmax2 = yg if yg >= Gmax2 else Gmax2
-        gd = Gmax + yg
-        if gd > 0.0:                      # few t: the division only for them
-            quad = QDi + QD[t] - (yi2 * yt) * Qi[t]
-            quad = quad if quad > 0.0 else TAU
-            od = -(gd * gd) / quad
-            better = od <= obj_min
-            obj_min = od if better else obj_min
-            kj = k if better else kj
+    k = 0
+    while k < asize:
+        nk = 4 if k + 4 <= asize else 1
+        for r in range(nk):
+            t = np.uint64(active[k + r])
+            yt = y[t]
+            yg = yt * G[t] + low_off[t]      # −∞ outside I_low
+            if r == 0:
+                h0 = yg if yg >= h0 else h0
+            elif r == 1:
+                h1 = yg if yg >= h1 else h1
+            elif r == 2:
+                h2 = yg if yg >= h2 else h2
+            else:
+                h3 = yg if yg >= h3 else h3
+            gd = Gmax + yg
+            if gd > 0.0:                      # few t: the division only for them
+                quad = QDi + QD[t] - (yi2 * yt) * Qi[t]
+                quad = quad if quad > 0.0 else TAU
+                od = -(gd * gd) / quad
+                better = od <= obj_min
+                obj_min = od if better else obj_min
+                kj = k + r if better else kj
+        k += nk
+    Gmax2 = max(max(h0, h1), max(h2, h3))
     if Gmax + Gmax2 <= tol or kj < 0:
         return -1, -1, -1
     return ii, active[kj], si
