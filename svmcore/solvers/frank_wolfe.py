@@ -98,14 +98,29 @@ def _dense_gathered_row(code, kp, Ad, Asq, i, BT, Bsq, m, out):
     columns of BT (d × ≥ m): Σ over A_i's nonzero features f of A_if · BT[f, :m], each a
     contiguous loop over the working set that LLVM vectorises (the dense counterpart of
     :func:`~svmcore.solvers.kernels.gathered_row`; features added in ascending order)."""
+    d = Ad.shape[1]
+    fi = np.empty(d, dtype=np.int64)
+    nz = 0
+    for f in range(d):
+        if Ad[i, f] != 0.0:
+            fi[nz] = f
+            nz += 1
     for k in range(m):
         out[k] = 0.0
-    for f in range(Ad.shape[1]):
-        a = Ad[i, f]
-        if a != 0.0:
-            col = BT[f]
-            for k in range(m):
-                out[k] += a * col[k]
+    # four features a pass (a quarter of the passes over ``out``), added in the same order
+    p = 0
+    while p + 4 <= nz:
+        a0, a1, a2, a3 = Ad[i, fi[p]], Ad[i, fi[p + 1]], Ad[i, fi[p + 2]], Ad[i, fi[p + 3]]
+        c0, c1, c2, c3 = BT[fi[p]], BT[fi[p + 1]], BT[fi[p + 2]], BT[fi[p + 3]]
+        for k in range(m):
+            out[k] = (((out[k] + a0 * c0[k]) + a1 * c1[k]) + a2 * c2[k]) + a3 * c3[k]
+        p += 4
+    while p < nz:
+        a = Ad[i, fi[p]]
+        col = BT[fi[p]]
+        for k in range(m):
+            out[k] += a * col[k]
+        p += 1
     if code == 0:
         return m
     if code == 1:
