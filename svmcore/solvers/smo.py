@@ -217,8 +217,8 @@ def _get_row(i, full, data, rc, ic):
     yi = y[i]
     whole = full or asize == n
     by_columns = XT.shape[1] == n
-    if st == -2 and by_columns and 2 * asize >= n:
-        whole = True                      # the whole row costs little more than most of it
+    if st == -2 and by_columns and (4 if sparse else 2) * asize >= n:
+        whole = True      # a whole row costs less than most of it pairwise (CSR: a quarter)
     if st == -2 and whole:                # nothing usable held: the whole row at once
         if by_columns:
             ic[_KEVALS] += _full_row(data, i, row, work, idxbuf.view(np.float64))
