@@ -53,9 +53,10 @@ from pathlib import Path
 import numpy as np
 
 from ..data import load_dataset
+from .common import _lib_dual, _svc_dual
 from .report_render import (  # noqa: F401 - the markers and tables are read from here too
-    README_BEGIN, README_END, live_table, readme_section, render, render_markdown, startup_table,
-    write_outputs, write_readme)
+    README_BEGIN, README_END, live_table, merge_docs, readme_section, render, render_markdown,
+    startup_table, write_outputs, write_readme)
 
 SUITES = ("smo", "linear", "approx", "tta", "papers", "startup", "memory", "live", "soak")
 
@@ -266,29 +267,6 @@ def suite_smo(ctx: Context, datasets) -> None:
                     f"{t / lib_t:.2f}× LIBSVM; {acc:.2f} % (SVC {svc_acc:.2f} %), {nsv} SV "
                     f"(SVC {int(svc_model.n_support_.sum())}), dual {s.dual_objective_C():.10g} "
                     f"(SVC {svc_dual:.10g})")
-
-
-def _dual_C(c, S, gamma, block=2048) -> float:
-    """D_C = Σ|c_i| − ½ cᵀKc for the coefficients c = y_i α_i at the support vectors S (rows),
-    K by blocks of rows (covtype-50k's 24,711 SVs: no 4.9 GB matrix)."""
-    from sklearn.metrics.pairwise import rbf_kernel
-    cKc = 0.0
-    for a in range(0, len(c), block):
-        cKc += float(c[a:a + block] @ (rbf_kernel(S[a:a + block], S, gamma=gamma) @ c))
-    return float(np.abs(c).sum() - 0.5 * cKc)
-
-
-def _lib_dual(model, Xtr, gamma) -> float:
-    """D_C of a libsvm-official model (c = y_i α_i at its SVs)."""
-    c = np.array([v[0] for v in model.get_sv_coef()])
-    idx = np.asarray(model.get_sv_indices(), dtype=np.int64) - 1      # 1-based
-    return _dual_C(c, Xtr[idx], gamma)
-
-
-def _svc_dual(model, Xtr, gamma) -> float:
-    c = model.dual_coef_
-    c = np.asarray(c.toarray() if hasattr(c, "toarray") else c).ravel()
-    return _dual_C(c, Xtr[model.support_], gamma)
 
 
 def suite_linear(ctx: Context, datasets, epochs=10, C=1.0) -> None:
@@ -638,30 +616,6 @@ def run(mode="quick", out="docs", suites=SUITES, repeats=None, command=None, log
         return write_outputs(ctx, out, mode, time.perf_counter() - t0,
                              merge=lambda doc: merge_docs(old_doc, doc, suites, datasets))
     return write_outputs(ctx, out, mode, time.perf_counter() - t0)
-
-
-def merge_docs(old: dict, new: dict, suites, datasets=None) -> dict:
-    """``old`` with the records of ``suites`` replaced by ``new``'s (records of the other
-    suites, the soak and the uploads kept); with ``datasets``, only those datasets' records of
-    those suites (and their time-to-accuracy curves). Each record carries the command that
-    measured it; the document lists the runs merged into it under ``merged``."""
-    suites = set(suites)
-
-    def replaced(suite, dataset):
-        return suite in suites and (datasets is None or dataset in datasets)
-    doc = dict(old)
-    doc["records"] = ([r for r in old["records"] if not replaced(r["suite"], r["dataset"])]
-                      + list(new["records"]))
-    if "tta" in suites:
-        doc["tta"] = ([t for t in old.get("tta", []) if not replaced("tta", t["dataset"])]
-                      + list(new.get("tta", [])))
-    if "soak" in suites and "soak" in new:
-        doc["soak"] = new["soak"]
-    doc["merged"] = list(old.get("merged", [])) + [dict(
-        command=new["command"], suites=sorted(suites), seconds=new["seconds"],
-        datasets=None if datasets is None else list(datasets),
-        date=new["environment"]["date"], mode=new["mode"])]
-    return doc
 
 
 def main(argv=None):

@@ -207,6 +207,30 @@ def write_outputs(ctx: Context, out: Path, mode: str, seconds: float, merge=None
     return doc
 
 
+def merge_docs(old: dict, new: dict, suites, datasets=None) -> dict:
+    """``old`` with the records of ``suites`` replaced by ``new``'s (records of the other
+    suites, the soak and the uploads kept); with ``datasets``, only those datasets' records of
+    those suites (and their time-to-accuracy curves). Each record carries the command that
+    measured it; the document lists the runs merged into it under ``merged``."""
+    suites = set(suites)
+
+    def replaced(suite, dataset):
+        return suite in suites and (datasets is None or dataset in datasets)
+    doc = dict(old)
+    doc["records"] = ([r for r in old["records"] if not replaced(r["suite"], r["dataset"])]
+                      + list(new["records"]))
+    if "tta" in suites:
+        doc["tta"] = ([t for t in old.get("tta", []) if not replaced("tta", t["dataset"])]
+                      + list(new.get("tta", [])))
+    if "soak" in suites and "soak" in new:
+        doc["soak"] = new["soak"]
+    doc["merged"] = list(old.get("merged", [])) + [dict(
+        command=new["command"], suites=sorted(suites), seconds=new["seconds"],
+        datasets=None if datasets is None else list(datasets),
+        date=new["environment"]["date"], mode=new["mode"])]
+    return doc
+
+
 def soak_section(res: dict) -> list[str]:
     """The soak's goals, its figures every few minutes, and its plot (soak.png)."""
     from .soak import goals_table
