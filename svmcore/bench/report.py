@@ -55,9 +55,10 @@ from pathlib import Path
 import numpy as np
 
 from ..data import load_dataset
+from .common import _lib_dual, _svc_dual
 from .report_render import (  # noqa: F401 - the markers and tables are read from here too
-    README_BEGIN, README_END, live_table, readme_section, render, render_markdown, startup_table,
-    write_outputs, write_readme)
+    README_BEGIN, README_END, live_table, merge_docs, readme_section, render, render_markdown,
+    startup_table, write_outputs, write_readme)
 
 SUITES = ("smo", "linear", "approx", "tta", "papers", "startup", "memory", "live", "soak")
 
@@ -85,7 +86,7 @@ MODES = {
                   startup=dict(repeat=1, modes=("warm",)),
                   memory=dict(dataset="a9a", seconds=2.0, budget_mb=2048),
                   live=dict(seconds=10.0, classes=(("same", 30),), plus_rounds=1)),
-    "full": dict(smo=["svmguide1", "w3a", "ijcnn1"], linear=["a9a", "covtype"],
+    "full": dict(smo=["svmguide1", "w3a", "ijcnn1", "covtype50k"], linear=["a9a", "covtype"],
                  approx=["a9a", "ijcnn1"], tta=["ijcnn1", "a9a", "covtype50k"],
                  tta_budget=40.0, tta_budget_factor=0.8, tta_eval=5000,
                  papers=dict(sfw=["svmguide1", "w3a", "ijcnn1", "a9a"], cpsp_exact="svmguide1",
@@ -190,17 +191,19 @@ def _num(v):
     return v if np.isfinite(v) else None
 
 
-def _interleaved(jobs: dict, repeats: int, with_times=False) -> dict:
+def _interleaved(jobs: dict, repeats: int, with_times=False, clock=time.perf_counter) -> dict:
     """Run each job ``repeats`` times, interleaved (a, b, c, a, b, c, …; the order reversed
-    every other round): {key: (median seconds, last result[, all times])}."""
+    every other round): {key: (median seconds, last result[, all times])}. ``clock``:
+    ``time.process_time`` measures the process's CPU seconds (for jobs that run on one thread:
+    on a shared machine the other processes' load then does not count)."""
     times = {k: [] for k in jobs}
     last = {}
     keys = list(jobs)
     for r in range(repeats):
         for k in (keys if r % 2 == 0 else keys[::-1]):
-            t0 = time.perf_counter()
+            t0 = clock()
             last[k] = jobs[k]()
-            times[k].append(time.perf_counter() - t0)
+            times[k].append(clock() - t0)
     return {k: (statistics.median(v), last[k]) + ((v,) if with_times else ())
             for k, v in times.items()}
 
@@ -209,7 +212,9 @@ def _interleaved(jobs: dict, repeats: int, with_times=False) -> dict:
 
 
 def suite_smo(ctx: Context, datasets) -> None:
-    """SMO (svmcore, with / without shrinking) vs SVC and LIBSVM's own binding."""
+    """SMO (svmcore, with / without shrinking) vs SVC and LIBSVM's own binding, in CPU seconds
+    of this process (every job runs on one thread under the report's thread limits), each
+    dataset ``svc_repeats`` times where the mode sets it, else ``ctx.repeats`` times."""
     from libsvm.svmutil import svm_problem, svm_train
 
     from ..runs.run import warmup
@@ -234,36 +239,36 @@ def suite_smo(ctx: Context, datasets) -> None:
             return fit
         jobs = {"LIBSVM (libsvm-official)": lambda: svm_train(prob, opts),
                 "SMO": smo(False), "SMO shrinking": smo(True)}
-        if name not in ctx._svc:                 # SVC interleaved with the others, then shared
-            jobs["SVC"] = ctx.svc_fit(name)
-        res = _interleaved(jobs, ctx.repeats, with_times=True)
-        if "SVC" in res:
-            _, model, times = res["SVC"]
-            svc = ctx.svc(name, times=times, model=model)
-        else:
-            svc = ctx.svc(name)
+        jobs["SVC"] = ctx.svc_fit(name)          # interleaved with the others, CPU seconds
+        reps = ctx.svc_repeats.get(name, ctx.repeats)
+        res = _interleaved(jobs, reps, with_times=True, clock=time.process_time)
+        svc_t, svc_model = res["SVC"][:2]
+        svc_acc = accuracy(svc_model.decision_function(Xte), yte)
+        svc_dual = _svc_dual(svc_model, Xtr, p["gamma"])
         lib_t, lib_model = res["LIBSVM (libsvm-official)"][:2]
-        ctx.record("smo", name, "LIBSVM (libsvm-official)", "fit s", lib_t, "SVC", svc["time"],
-                   nsv=int(lib_model.get_nr_sv()))
+        cpu = dict(clock="process CPU s", repeats=reps)
+        ctx.record("smo", name, "LIBSVM (libsvm-official)", "fit s", lib_t, "SVC", svc_t,
+                   nsv=int(lib_model.get_nr_sv()), **cpu)
         for key in ("SMO", "SMO shrinking"):
             t, s = res[key][:2]
             acc = accuracy(s.decision_function(Xte), yte)
-            ctx.record("smo", name, key, "fit s", t, "SVC", svc["time"],
-                       nsv=int(np.count_nonzero(s.alpha)))
-            ctx.record("smo", name, key, "fit s", t, "LIBSVM (libsvm-official)", lib_t)
-            ctx.record("smo", name, key, "test accuracy %", acc, "SVC", svc["acc"])
+            nsv = int(np.count_nonzero(s.alpha))
+            ctx.record("smo", name, key, "fit s", t, "SVC", svc_t, nsv=nsv,
+                       svc_nsv=int(svc_model.n_support_.sum()), **cpu)
+            ctx.record("smo", name, key, "fit s", t, "LIBSVM (libsvm-official)", lib_t,
+                       **cpu)
+            ctx.record("smo", name, key, "test accuracy %", acc, "SVC", svc_acc, repeats=reps)
             ctx.record("smo", name, key, "dual objective", s.dual_objective_C(), "SVC",
-                       _svc_dual(svc["model"], Xtr, p["gamma"]), repeats=1)
-            ctx.log(f"  smo {name} {key}: {t:.3f} s = {t / svc['time']:.2f}× SVC, "
-                    f"{t / lib_t:.2f}× LIBSVM; {acc:.2f} % (SVC {svc['acc']:.2f} %)")
-
-
-def _svc_dual(model, Xtr, gamma) -> float:
-    from sklearn.metrics.pairwise import rbf_kernel
-    c = model.dual_coef_
-    c = np.asarray(c.toarray() if hasattr(c, "toarray") else c).ravel()
-    K = rbf_kernel(Xtr[model.support_], gamma=gamma)
-    return float(np.abs(c).sum() - 0.5 * c @ K @ c)
+                       svc_dual, repeats=1)
+            ctx.record("smo", name, key, "#SV", nsv, "SVC", int(svc_model.n_support_.sum()),
+                       repeats=1)
+            ctx.record("smo", name, key, "dual objective", s.dual_objective_C(),
+                       "LIBSVM (libsvm-official)", _lib_dual(lib_model, Xtr, p["gamma"]),
+                       repeats=1)
+            ctx.log(f"  smo {name} {key}: {t:.3f} CPU s = {t / svc_t:.2f}× SVC, "
+                    f"{t / lib_t:.2f}× LIBSVM; {acc:.2f} % (SVC {svc_acc:.2f} %), {nsv} SV "
+                    f"(SVC {int(svc_model.n_support_.sum())}), dual {s.dual_objective_C():.10g} "
+                    f"(SVC {svc_dual:.10g})")
 
 
 #: the estimator's default Pegasos in the linear suite
@@ -566,10 +571,17 @@ def suite_soak(ctx: Context, cfg: dict) -> None:
 # ------------------------------------------------------------------------------------ main
 
 
-def run(mode="quick", out="docs", suites=SUITES, repeats=None, command=None, log=print) -> dict:
+def run(mode="quick", out="docs", suites=SUITES, repeats=None, command=None, log=print,
+        merge=False, datasets=None) -> dict:
     """Run the suites of ``mode`` ("quick", "full" or "tiny": the test's) and write the
-    report into ``out``; returns the JSON document."""
-    cfg = MODES[mode]
+    report into ``out``; returns the JSON document. ``merge``: the suites run here replace
+    those suites' records (and time-to-accuracy curves) in ``out``'s existing benchmarks.json,
+    every other suite's records are kept as they were (:func:`merge_docs`). ``datasets``: run
+    the data-set suites (smo, linear, approx, tta) on those of the mode's data sets only."""
+    cfg = dict(MODES[mode])
+    if datasets is not None:
+        for key in ("smo", "linear", "approx", "tta"):
+            cfg[key] = [d for d in cfg[key] if d in datasets]
     out = Path(out)
     command = command or f"python -m svmcore.bench report --{mode}"
     ctx = Context(repeats=3 if repeats is None else repeats, command=command,
@@ -614,6 +626,11 @@ def run(mode="quick", out="docs", suites=SUITES, repeats=None, command=None, log
     if "soak" in suites and "soak" in cfg:
         log("# soak")
         suite_soak(ctx, cfg["soak"])
+    previous = out / "benchmarks.json"
+    if merge and previous.exists():
+        old_doc = json.loads(previous.read_text())
+        return write_outputs(ctx, out, mode, time.perf_counter() - t0,
+                             merge=lambda doc: merge_docs(old_doc, doc, suites, datasets))
     return write_outputs(ctx, out, mode, time.perf_counter() - t0)
 
 
@@ -625,6 +642,13 @@ def main(argv=None):
     ap.add_argument("--out", default="docs", help="output folder (default docs)")
     ap.add_argument("--suites", nargs="+", default=list(SUITES), choices=list(SUITES))
     ap.add_argument("--repeats", type=int, default=3, help="interleaved repeats (median)")
+    ap.add_argument("--datasets", nargs="+", default=None, choices=list(DATA),
+                    help="run the data-set suites on these of the mode's data sets only (with "
+                    "--merge: replace only their records)")
+    ap.add_argument("--merge", action="store_true",
+                    help="replace only the chosen suites' records in --out's existing "
+                    "benchmarks.json and render benchmarks.md again (the other suites' records "
+                    "are kept)")
     ap.add_argument("--readme", metavar="JSON", default=None,
                     help="print the README section rendered from a report's JSON and exit")
     ap.add_argument("--write", metavar="README", default=None,
@@ -668,7 +692,8 @@ def main(argv=None):
         print("note: fewer than 3 repeats: the report's times are not medians of ≥ 3 runs")
     command = "python -m svmcore.bench report " + " ".join(argv)
     doc = run("quick" if args.quick else "full", args.out, args.suites, args.repeats,
-              command.strip(), log=lambda m: print(m, flush=True))
+              command.strip(), log=lambda m: print(m, flush=True), merge=args.merge,
+              datasets=args.datasets)
     print(f"wrote {args.out}/benchmarks.md and benchmarks.json ({len(doc['records'])} records, "
           f"{doc['seconds']:.0f} s)")
     return doc

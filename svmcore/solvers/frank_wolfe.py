@@ -38,8 +38,8 @@ import numpy as np
 
 from .._jit import njit
 from .feature_maps import kernel_diag_max
-from .kernels import (MATMUL_MIN_EVALS, expansion_by_matmul, gathered_row, kernel_expansion,
-                       kernel_row, kernel_value, rows_args)
+from .kernels import (MATMUL_MIN_EVALS, _rbf_args, exp_into, expansion_by_matmul, gathered_row,
+                       kernel_expansion, kernel_row, kernel_value, rows_args)
 from .objectives import error_rate
 from .base import (AVERAGING_SPEC, COEF0_SPEC, DEGREE_SPEC, GAMMA_SPEC, KERNEL_SPEC, Line,
                    Listing, ParamSpec, SampleStream, Snapshot, Solver, StepThroughRecord,
@@ -71,9 +71,12 @@ def _renorm(betaS, ns, sc):
 
 @njit
 def _append_row(Xd, Xdata, Xind, Xptr, Xsq, sparse, i, Bd, Bdata, Bind, Bptr, Bsq, m, BT):
-    """Copy training row i into slot m of the compact working-set matrix B (and, for CSR rows
-    with a transposed block BT of d × n, into its column m)."""
+    """Copy training row i into slot m of the compact working-set matrix B (and, with a
+    transposed block BT of d × n, into its column m)."""
     Bsq[m] = Xsq[i]
+    if not sparse and BT.shape[1] > 0:
+        for f in range(Xd.shape[1]):
+            BT[f, m] = Xd[i, f]
     if sparse:
         p0 = Bptr[m]
         with_bt = BT.shape[1] > 0
@@ -87,6 +90,48 @@ def _append_row(Xd, Xdata, Xind, Xptr, Xsq, sparse, i, Bd, Bdata, Bind, Bptr, Bs
     else:
         for f in range(Xd.shape[1]):
             Bd[m, f] = Xd[i, f]
+
+
+@njit
+def _dense_gathered_row(code, kp, Ad, Asq, i, BT, Bsq, m, out):
+    """out[k] = k(A_i, b_k) for k < m, for a dense row A_i and the working set held as the
+    columns of BT (d × ≥ m): Σ over A_i's nonzero features f of A_if · BT[f, :m], each a
+    contiguous loop over the working set that LLVM vectorises (the dense counterpart of
+    :func:`~svmcore.solvers.kernels.gathered_row`; features added in ascending order)."""
+    d = Ad.shape[1]
+    fi = np.empty(d, dtype=np.int64)
+    nz = 0
+    for f in range(d):
+        if Ad[i, f] != 0.0:
+            fi[nz] = f
+            nz += 1
+    for k in range(m):
+        out[k] = 0.0
+    # four features a pass (a quarter of the passes over ``out``), added in the same order
+    p = 0
+    while p + 4 <= nz:
+        a0, a1, a2, a3 = Ad[i, fi[p]], Ad[i, fi[p + 1]], Ad[i, fi[p + 2]], Ad[i, fi[p + 3]]
+        c0, c1, c2, c3 = BT[fi[p]], BT[fi[p + 1]], BT[fi[p + 2]], BT[fi[p + 3]]
+        for k in range(m):
+            out[k] = (((out[k] + a0 * c0[k]) + a1 * c1[k]) + a2 * c2[k]) + a3 * c3[k]
+        p += 4
+    while p < nz:
+        a = Ad[i, fi[p]]
+        col = BT[fi[p]]
+        for k in range(m):
+            out[k] += a * col[k]
+        p += 1
+    if code == 0:
+        return m
+    if code == 1:
+        arg = np.empty(m)
+        scratch = np.empty(m)
+        _rbf_args(Asq[i], Bsq, out, kp[0], arg, m)
+        exp_into(arg, out, scratch, m)
+        return m
+    for k in range(m):
+        out[k] = (kp[0] * out[k] + kp[1]) ** kp[2]
+    return m
 
 
 @njit
@@ -114,7 +159,9 @@ def _fw_chunk(code, kp, Xd, Xdata, Xind, Xptr, Xsq, sparse, Bd, Bdata, Bind, Bpt
         added = False
         # ---- 1. the new sample: g_i and the working-set test (Algorithm 1, lines 4-9)
         if pos[i] < 0:
-            if BT.shape[1] > 0:
+            if BT.shape[1] > 0 and not sparse:
+                _dense_gathered_row(code, kp, Xd, Xsq, i, BT, Bsq, ns, rowi)
+            elif BT.shape[1] > 0:
                 gathered_row(code, kp, Xdata, Xind, Xptr, Xsq, i, BT, Bsq, ns, rowi)
             else:
                 kernel_row(code, kp, Xd, Xdata, Xind, Xptr, Xsq, sparse, i,
@@ -173,6 +220,10 @@ def _fw_chunk(code, kp, Xd, Xdata, Xind, Xptr, Xsq, sparse, Bd, Bdata, Bind, Bpt
         # ---- 4. kernel row of the vertex against S
         if added and mv == ns - 1:
             row = rowi
+        elif BT.shape[1] > 0 and not sparse:
+            _dense_gathered_row(code, kp, Bd, Bsq, mv, BT, Bsq, ns, rowp)
+            ic[_KEVALS] += ns
+            row = rowp
         elif BT.shape[1] > 0:
             gathered_row(code, kp, Bdata, Bind, Bptr, Bsq, mv, BT, Bsq, ns, rowp)
             ic[_KEVALS] += ns
@@ -397,7 +448,8 @@ class SFWSolver(Solver):
         # kernel row is a few vectorised passes (see _fw_chunk) — when d is small enough that
         # the block stays within BT_MAX values (a9a: 123 × 32,561, 32 MB; high-dimensional
         # text data keeps the pairwise rows)
-        self.BT = (np.zeros((R.d, n)) if R.sparse and R.d * n <= BT_MAX else np.zeros((0, 0)))
+        # (dense rows too: the working set's columns are read contiguously, not row by row)
+        self.BT = (np.zeros((R.d, n)) if R.d * n <= BT_MAX else np.zeros((0, 0)))
         self.rowi = np.zeros(n + 1)
         self.rowp = np.zeros(n + 1)
         self.sc = np.zeros(_NSC)
@@ -612,10 +664,10 @@ class SFWSolver(Solver):
         return g, h
 
     def memory_bytes(self, n, d, X=None):
-        """The compact copy B of the working-set rows (at most all n), for CSR data its dense
-        transposed copy BT when d·n ≤ BT_MAX, and ten length-n arrays (S, positions, labels,
+        """The compact copy B of the working-set rows (at most all n), its dense transposed
+        copy BT when d·n ≤ BT_MAX, and ten length-n arrays (S, positions, labels,
         β, g, the averaging sums, two kernel rows, …)."""
-        bt = 8 * d * n if X is not None and X.sparse and d * n <= BT_MAX else 0
+        bt = 8 * d * n if d * n <= BT_MAX else 0
         return data_bytes(n, d, X) + bt + 96 * n
 
     def trace_row(self, rows):

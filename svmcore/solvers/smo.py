@@ -36,6 +36,8 @@ import numpy as np
 
 from .._jit import njit
 from .kernels import expansion, kernel_row, kernel_value, rows_args
+from .smo_parts import (TRANSPOSED_MAX, _full_row, _lane_max, _set_all_status,  # noqa: F401
+                        _set_status, kkt_bias, max_violation, transposed_bytes)
 from .objectives import error_rate, lam_from_C, primal_objective
 from .base import (C_SPEC, COEF0_SPEC, DEGREE_SPEC, GAMMA_SPEC, KERNEL_SPEC, Line, Listing,
                    ParamSpec, Snapshot, Solver, StepThroughRecord, join_state, state_changes, state_part)
@@ -92,8 +94,9 @@ def _lru_push_front(s, head, prev, nxt):
 
 
 # The compiled functions below share two bundles (plain tuples, so numba specialises once):
-#   data  = (code, kp, Xd, Xdata, Xind, Xptr, Xsq, sparse, y, allidx)     — read only
-#   rc    = (cache, slot_of, row_of, prev, nxt, row_state, valid, work, idxbuf, active)
+#   data  = (code, kp, Xd, Xdata, Xind, Xptr, Xsq, sparse, y, allidx, XT) — read only
+#           (XT: the d × n transposed copy, or 0 × 0 when rows are computed pairwise)
+#   rc    = (cache, slot_of, row_of, prev, nxt, row_state, valid, work, idxbuf, active, off)
 # and the integer state ``ic``.
 
 
@@ -108,8 +111,8 @@ def _get_row(i, full, data, rc, ic):
     otherwise. Without shrinking every row is computed whole (the active set is everything).
     With shrinking ``valid[s, t]`` marks the entries a slot holds, so a row is only ever
     completed, never recomputed (LIBSVM extends a cached row by its missing part likewise)."""
-    code, kp, Xd, Xdata, Xind, Xptr, Xsq, sparse, y, allidx = data
-    cache, slot_of, row_of, prev, nxt, row_state, valid, work, idxbuf, active = rc
+    code, kp, Xd, Xdata, Xind, Xptr, Xsq, sparse, y, allidx, XT = data
+    cache, slot_of, row_of, prev, nxt, row_state, valid, work, idxbuf, active, _ = rc
     head = cache.shape[0]                 # sentinel index of the LRU ring
     n = y.shape[0]
     asize = ic[_ASIZE]
@@ -136,9 +139,15 @@ def _get_row(i, full, data, rc, ic):
     row = cache[s]
     yi = y[i]
     whole = full or asize == n
+    by_columns = XT.shape[1] == n
+    if st == -2 and by_columns and (4 if sparse else 2) * asize >= n:
+        whole = True      # a whole row costs less than most of it pairwise (CSR: a quarter)
     if st == -2 and whole:                # nothing usable held: the whole row at once
-        ic[_KEVALS] += kernel_row(code, kp, Xd, Xdata, Xind, Xptr, Xsq, sparse, i,
-                                  Xd, Xdata, Xind, Xptr, Xsq, allidx, row)
+        if by_columns:
+            ic[_KEVALS] += _full_row(data, i, row, work, idxbuf.view(np.float64))
+        else:
+            ic[_KEVALS] += kernel_row(code, kp, Xd, Xdata, Xind, Xptr, Xsq, sparse, i,
+                                      Xd, Xdata, Xind, Xptr, Xsq, allidx, row)
         for k in range(n):
             row[k] *= yi * y[k]
         if shrinking:
@@ -273,71 +282,98 @@ def _do_shrinking(data, rc, C, tol, alpha, G, Gbar, ic):
 
 
 @njit
-def _wss2_score(gd, quad):
-    """WSS 2's score of a candidate j: −b²/a, with a replaced by τ when a ≤ 0 (LIBSVM)."""
-    if quad > 0.0:
-        return -(gd * gd) / quad
-    return -(gd * gd) / TAU
-
-
-@njit
 def _select(data, rc, C, tol, alpha, G, QD, ic):
     """WSS 2 over the active set. Returns (i, j, slot of row i), or i = −1 when the maximal
-    violating pair gap there is ≤ tol (or no pair exists)."""
+    violating pair gap there is ≤ tol (or no pair exists).
+
+    The scans keep positions in ``active`` (ties go to the last one, as LIBSVM's ``>=``) and
+    read the arrays through unsigned indices (an active index is never negative, and a signed
+    one costs a wrap-around test per load); membership of I_up / I_low is an added 0 or −∞
+    (``_set_status``) and the running maxima are conditional selects, not branches (they
+    depend on y_t, α_t and G_t, which a branch predictor cannot guess). A candidate's score is
+    LIBSVM's arithmetic: y_t = ±1 only flips signs, exactly."""
     y = data[8]
     cache = rc[0]
     active = rc[9]
     asize = ic[_ASIZE]
-    # ---- select i: maximal violator in I_up
-    Gmax = -np.inf
-    ii = _NONE                   # not the literal -1: see _FULL
-    for k in range(asize):
-        t = active[k]
-        if y[t] > 0.0:
-            if alpha[t] < C[t]:
-                if -G[t] >= Gmax:
-                    Gmax = -G[t]
-                    ii = t
-        else:
-            if alpha[t] > 0.0:
-                if G[t] >= Gmax:
-                    Gmax = G[t]
-                    ii = t
-    if ii < 0:
+    up_off = rc[10][0]
+    low_off = rc[10][1]
+    # ---- select i: maximal violator in I_up, m(α) = max −y_t G_t. Four running maxima over
+    # the positions k ≡ 0, 1, 2, 3 (mod 4), so that no compare waits for the previous one, then
+    # the largest value, ties to the larger position: the serial scan's answer, exactly.
+    g0 = g1 = g2 = g3 = -np.inf
+    k0 = k1 = k2 = k3 = _NONE                 # not the literal -1: see _FULL
+    k = 0
+    while k + 4 <= asize:
+        t0 = np.uint64(active[k])
+        t1 = np.uint64(active[k + 1])
+        t2 = np.uint64(active[k + 2])
+        t3 = np.uint64(active[k + 3])
+        v0 = -y[t0] * G[t0] + up_off[t0]      # −∞ outside I_up
+        v1 = -y[t1] * G[t1] + up_off[t1]
+        v2 = -y[t2] * G[t2] + up_off[t2]
+        v3 = -y[t3] * G[t3] + up_off[t3]
+        b0 = v0 >= g0
+        b1 = v1 >= g1
+        b2 = v2 >= g2
+        b3 = v3 >= g3
+        g0 = v0 if b0 else g0
+        g1 = v1 if b1 else g1
+        g2 = v2 if b2 else g2
+        g3 = v3 if b3 else g3
+        k0 = k if b0 else k0
+        k1 = k + 1 if b1 else k1
+        k2 = k + 2 if b2 else k2
+        k3 = k + 3 if b3 else k3
+        k += 4
+    while k < asize:                          # the tail: later positions than lane 0's
+        t0 = np.uint64(active[k])
+        v0 = -y[t0] * G[t0] + up_off[t0]
+        b0 = v0 >= g0
+        g0 = v0 if b0 else g0
+        k0 = k if b0 else k0
+        k += 1
+    Gmax, ki = _lane_max(g0, k0, g1, k1, g2, k2, g3, k3)
+    if ki < 0 or Gmax == -np.inf:
         return -1, -1, -1
+    ii = active[ki]
     si = _get_row(ii, _ACTIVE, data, rc, ic)
     Qi = cache[si]
-    # ---- select j: second-order gain over I_low
-    Gmax2 = -np.inf
-    jj = -1
+    # ---- select j: second-order gain over I_low, M(α) = min −y_t G_t (as four maxima of
+    # y_t G_t, like m(α)); the candidates with b_it > 0 are few and scored in position order
+    h0 = h1 = h2 = h3 = -np.inf
+    kj = _NONE
     obj_min = np.inf
-    yi = y[ii]
+    yi2 = 2.0 * y[ii]
     QDi = QD[ii]
-    for k in range(asize):
-        t = active[k]
-        if y[t] > 0.0:
-            if alpha[t] > 0.0:
-                gd = Gmax + G[t]
-                if G[t] >= Gmax2:
-                    Gmax2 = G[t]
-                if gd > 0.0:
-                    od = _wss2_score(gd, QDi + QD[t] - 2.0 * yi * Qi[t])
-                    if od <= obj_min:
-                        jj = t
-                        obj_min = od
-        else:
-            if alpha[t] < C[t]:
-                gd = Gmax - G[t]
-                if -G[t] >= Gmax2:
-                    Gmax2 = -G[t]
-                if gd > 0.0:
-                    od = _wss2_score(gd, QDi + QD[t] + 2.0 * yi * Qi[t])
-                    if od <= obj_min:
-                        jj = t
-                        obj_min = od
-    if Gmax + Gmax2 <= tol or jj < 0:
+    k = 0
+    while k < asize:
+        nk = 4 if k + 4 <= asize else 1
+        for r in range(nk):
+            t = np.uint64(active[k + r])
+            yt = y[t]
+            yg = yt * G[t] + low_off[t]      # −∞ outside I_low
+            if r == 0:
+                h0 = yg if yg >= h0 else h0
+            elif r == 1:
+                h1 = yg if yg >= h1 else h1
+            elif r == 2:
+                h2 = yg if yg >= h2 else h2
+            else:
+                h3 = yg if yg >= h3 else h3
+            gd = Gmax + yg
+            if gd > 0.0:                      # few t: the division only for them
+                quad = QDi + QD[t] - (yi2 * yt) * Qi[t]
+                quad = quad if quad > 0.0 else TAU
+                od = -(gd * gd) / quad
+                better = od <= obj_min
+                obj_min = od if better else obj_min
+                kj = k + r if better else kj
+        k += nk
+    Gmax2 = max(max(h0, h1), max(h2, h3))
+    if Gmax + Gmax2 <= tol or kj < 0:
         return -1, -1, -1
-    return ii, jj, si
+    return ii, active[kj], si
 
 
 @njit
@@ -445,10 +481,12 @@ def _smo_chunk(data, rc, C, tol, n_steps, shrinking, alpha, G, Gbar, QD, ic):
                     aj = s
         alpha[ii] = ai
         alpha[jj] = aj
+        _set_status(ii, alpha, C, y, rc[10])
+        _set_status(jj, alpha, C, y, rc[10])
         dai = ai - ai_old
         daj = aj - aj_old
         for k in range(ic[_ASIZE]):
-            t = active[k]
+            t = np.uint64(active[k])      # unsigned: no wrap-around test per load
             G[t] += Qi[t] * dai + Qj[t] * daj
         if shrinking:
             _update_gbar(ii, ai_old, ai, data, rc, C, Gbar, ic)
@@ -458,41 +496,6 @@ def _smo_chunk(data, rc, C, tol, n_steps, shrinking, alpha, G, Gbar, QD, ic):
         ic[_PJ] = jj
         done += 1
     return done
-
-
-# --------------------------------------------------------------------------- NumPy helpers
-
-
-def kkt_bias(alpha, G, y, C) -> float:
-    """b = −ρ with ρ from LIBSVM's ``calculate_rho``: mean of y_i G_i over free α_i, else the
-    midpoint of [lb, ub] given by the bounded ones."""
-    yG = y * G
-    upper = alpha >= C
-    lower = alpha <= 0.0
-    free = ~(upper | lower)
-    if free.any():
-        return -float(yG[free].mean())
-    ub_mask = (upper & (y < 0)) | (lower & (y > 0))
-    lb_mask = (upper & (y > 0)) | (lower & (y < 0))
-    ub = float(yG[ub_mask].min()) if ub_mask.any() else math.inf
-    lb = float(yG[lb_mask].max()) if lb_mask.any() else -math.inf
-    if math.isinf(ub) and math.isinf(lb):
-        return 0.0
-    if math.isinf(ub):
-        return -lb
-    if math.isinf(lb):
-        return -ub
-    return -0.5 * (ub + lb)
-
-
-def max_violation(alpha, G, y, C) -> float:
-    """m(α) − M(α) with m = max_{I_up} −y_t G_t, M = min_{I_low} −y_t G_t (0 if a set is empty)."""
-    v = -y * G
-    up = ((y > 0) & (alpha < C)) | ((y < 0) & (alpha > 0.0))
-    low = ((y > 0) & (alpha > 0.0)) | ((y < 0) & (alpha < C))
-    if not up.any() or not low.any():
-        return 0.0
-    return float(v[up].max() - v[low].min())
 
 
 # --------------------------------------------------------------------------- pseudocode
@@ -598,9 +601,11 @@ class SMOSolver(Solver):
 
     def memory_bytes(self, n, d, X=None):
         """The kernel-row cache (at least two rows, at most cache_mb; with shrinking one more
-        byte per entry, which ones a row holds) plus O(n) state."""
+        byte per entry, which ones a row holds), the transposed copy of X that whole rows are
+        computed from (d × n float64, up to TRANSPOSED_MAX) plus O(n) state."""
         slots = max(2, min(n, int(self.p["cache_mb"] * 2**20 // (8 * n))))
-        return (9 if self.p["shrinking"] else 8) * n * slots + 80 * n
+        return ((9 if self.p["shrinking"] else 8) * n * slots + 80 * n
+                + transposed_bytes(n, d))
 
     # ---------------------------------------------------------------------------------- setup
     def _setup(self):
@@ -640,9 +645,16 @@ class SMOSolver(Solver):
         self.active = np.arange(n, dtype=np.int64)   # active[:ic[_ASIZE]] is the active set
         shrinking = bool(p["shrinking"])
         valid = np.zeros((self.slots, n) if shrinking else (0, 0), dtype=np.bool_)
-        self._data = (self.kcode, self.kp, *X, self.y, self.allidx)
+        d = self.X.d
+        if transposed_bytes(n, d):
+            XT = (self.X.to_scipy().T.toarray() if self.X.sparse else self.X.dense.T)
+            XT = np.ascontiguousarray(XT, dtype=np.float64)
+        else:
+            XT = np.zeros((0, 0))
+        self._data = (self.kcode, self.kp, *X, self.y, self.allidx, XT)
         self._rc = (self.cache, self.slot_of, self.row_of, self.prev, self.nxt, self.row_state,
-                    valid, np.empty(n), np.empty(n, dtype=np.int64), self.active)
+                    valid, np.empty(n), np.empty(n, dtype=np.int64), self.active,
+                    np.empty((2, n)))
         self._G_memo = (None, None)
 
     # ----------------------------------------------------------------------------------- step
@@ -653,6 +665,8 @@ class SMOSolver(Solver):
         n = min(int(n), self.horizon - self.t)
         if n <= 0 or self.converged:
             return 0
+        # membership of I_up / I_low from α as it is now (α may have been set from outside)
+        _set_all_status(self.alpha, self.Cv, self.y, self._rc[10])
         done = _smo_chunk(self._data, self._rc, self.Cv, self.p["tol"], n,
                           bool(self.p["shrinking"]), self.alpha, self.G, self.Gbar, self.QD,
                           self.ic)

@@ -421,12 +421,12 @@ def test_memory_budget_default_and_bad_value(monkeypatch):
 
 def test_smo_kernel_cache_over_the_budget_is_refused(monkeypatch):
     X, y = _toy(1000)
-    need = 8 * 1000 * 1000 + 80 * 1000                    # 1000 cached rows of 1000 floats
+    need = 8 * 1000 * 1000 + 80 * 1000 + 8 * 1000 * 2      # 1000 cached rows of 1000 floats, XT
     assert get_solver("smo")().memory_bytes(1000, 2, None) == need
     monkeypatch.setenv("SVMCORE_MEMORY_MB", "4")
     msg = (r"^smo would need about 8 MB for n = 1,000 \(budget 4 MB, set by SVMCORE_MEMORY_MB\); "
            r"use fewer rows or a solver that scales: asset \(Nyström or random Fourier features\) "
-           r"or pegasos with a linear kernel\. This would fit: cache_mb ≤ 3\.93, or n ≤ 719 rows$")
+           r"or pegasos with a linear kernel\. This would fit: cache_mb ≤ 3\.91, or n ≤ 718 rows$")
     with pytest.raises(ValueError, match=msg):
         TrainingRun("smo", X, y)
     with pytest.raises(ValueError, match=msg):

@@ -237,3 +237,22 @@ def test_startup_suite_records(monkeypatch):
     table = report.startup_table(ctx.records)
     assert "| app, warm numba cache | 5 | 3 | ✗ | 3 | 2 |" in table
     assert "| app, cold numba cache | 9 | 15 | ✓ | 3 | 6 |" in table
+
+
+def test_merge_replaces_only_the_chosen_suites(tiny):
+    """``report --suites smo --merge``: the smo records come from the new run, every other
+    suite's records and the time-to-accuracy curves stay as they were, and the rendering says
+    which run replaced which suite."""
+    _, doc = tiny
+    new = json.loads(json.dumps(doc))
+    new["command"] = "python -m svmcore.bench report --suites smo --merge"
+    new["records"] = [dict(r, command=new["command"]) for r in doc["records"]
+                      if r["suite"] == "smo"]
+    new["tta"] = []
+    merged = report.merge_docs(doc, new, ["smo"])
+    keep = [r for r in doc["records"] if r["suite"] != "smo"]
+    assert [r for r in merged["records"] if r["suite"] != "smo"] == keep
+    smo = [r for r in merged["records"] if r["suite"] == "smo"]
+    assert smo and all(r["command"] == new["command"] for r in smo)
+    assert merged["tta"] == doc["tta"] and merged["merged"][-1]["suites"] == ["smo"]
+    assert "replaced the smo suite" in report.render_markdown(merged)

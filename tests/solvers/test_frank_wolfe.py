@@ -89,7 +89,30 @@ def test_csr_rows_from_the_dense_block_equal_the_pairwise_rows(monkeypatch, name
     assert a.memory_bytes(200, 12, a.X) - fw.data_bytes(200, 12, a.X) == 96 * 200   # BT_MAX 0
     monkeypatch.setattr(fw, "BT_MAX", 1 << 25)
     assert a.memory_bytes(200, 12, a.X) - fw.data_bytes(200, 12, a.X) == 8 * 12 * 200 + 96 * 200
-    assert a.memory_bytes(200, 12, None) - fw.data_bytes(200, 12, None) == 96 * 200  # dense
+    assert a.memory_bytes(200, 12, None) - fw.data_bytes(200, 12, None) == 8 * 12 * 200 + 96 * 200
+
+
+@pytest.mark.parametrize("kernel", ["rbf", "poly"])
+def test_dense_rows_from_the_block_equal_the_pairwise_rows(monkeypatch, kernel):
+    """Dense data: the same block BT (the working set's columns, read contiguously) or the
+    pairwise rows give the same working set in the same order and α to rounding (the inner
+    products add the same products in another order)."""
+    from svmcore.solvers import frank_wolfe as fw
+    X, y = make_classification(200, 12, n_informative=6, random_state=4)
+    y = 2.0 * y - 1.0
+    runs = []
+    for bt_max in (fw.BT_MAX, 0):
+        monkeypatch.setattr(fw, "BT_MAX", bt_max)
+        s = CLASSES["msfw"](C=2.0, kernel=kernel, gamma=0.2, epochs=3)
+        s.init(X, y, seed=7)
+        s.step(s.horizon)
+        runs.append(s)
+    a, b = runs
+    assert a.BT.shape == (12, 200) and b.BT.shape == (0, 0)
+    np.testing.assert_array_equal(a.BT[:, :len(a.working_set)].T, X[a.working_set])
+    assert list(a.working_set) == list(b.working_set)
+    np.testing.assert_allclose(a.alpha, b.alpha, rtol=1e-9, atol=1e-12)
+    assert a.kernel_evals == b.kernel_evals
 
 
 @pytest.mark.parametrize("name", ["sfw", "msfw"])

@@ -1,0 +1,140 @@
+"""Leaf helpers of SMO's compiled core (:mod:`svmcore.solvers.smo`): whole kernel rows from a
+transposed copy of X, membership of I_up / I_low as added offsets, the combination of the scans'
+running maxima, and the NumPy forms of the bias and the maximal violation.
+
+The compiled functions take SMO's bundles as documented there:
+``data = (code, kp, Xd, Xdata, Xind, Xptr, Xsq, sparse, y, allidx, XT)``.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .._jit import njit
+from .kernels import _finish, _rbf_args, exp_into
+
+
+@njit
+def _full_row(data, i, out, arg, scratch):
+    """out[t] = K(x_i, x_t) at every t from the transposed copy XT (d × n; row f holds feature f
+    of every example): Σ over x_i's nonzero features f of x_if · XT[f, :], each a contiguous
+    loop over the n examples that LLVM vectorises, then the kernel's finish over the row (RBF:
+    :func:`exp_into`). The same products as the pairwise inner products, summed in ascending
+    feature order; the rows of X are read once, not n times through an index. Returns n."""
+    code, kp, Xd, Xdata, Xind, Xptr, Xsq, sparse, y, allidx, XT = data
+    n = out.shape[0]
+    if sparse:
+        lo = Xptr[i]
+        m = Xptr[i + 1] - lo
+        fi = Xind[lo:lo + m]
+        fv = Xdata[lo:lo + m]
+    else:
+        fi = np.empty(Xd.shape[1], dtype=np.int32)
+        fv = np.empty(Xd.shape[1])
+        m = 0
+        for f in range(Xd.shape[1]):
+            if Xd[i, f] != 0.0:
+                fi[m] = f
+                fv[m] = Xd[i, f]
+                m += 1
+    for k in range(n):
+        out[k] = 0.0
+    # four features a pass (a quarter of the passes over ``out``), added in the same order
+    p = 0
+    while p + 4 <= m:
+        a0, a1, a2, a3 = fv[p], fv[p + 1], fv[p + 2], fv[p + 3]
+        c0, c1, c2, c3 = XT[fi[p]], XT[fi[p + 1]], XT[fi[p + 2]], XT[fi[p + 3]]
+        for k in range(n):
+            out[k] = (((out[k] + a0 * c0[k]) + a1 * c1[k]) + a2 * c2[k]) + a3 * c3[k]
+        p += 4
+    while p < m:
+        a = fv[p]
+        col = XT[fi[p]]
+        for k in range(n):
+            out[k] += a * col[k]
+        p += 1
+    if code == 1:
+        _rbf_args(Xsq[i], Xsq, out, kp[0], arg, n)
+        exp_into(arg, out, scratch, n)
+    else:
+        sa = Xsq[i]
+        for k in range(n):
+            out[k] = _finish(code, kp, out[k], sa, Xsq[k])
+    return n
+
+
+#: the transposed copy is kept up to this size (covtype's 435,759 × 54: 188 MB); past it rows are
+#: computed pairwise. A fixed bound, not a share of cache_mb: the result must not depend on the
+#: cache size (the two ways sum the same products, but in a different order)
+TRANSPOSED_MAX = 256 * 2**20
+
+
+def transposed_bytes(n: int, d: int) -> int:
+    """Bytes of the transposed copy XT that :func:`_full_row` reads (d × n float64), or 0 when it
+    is past :data:`TRANSPOSED_MAX` (then rows are computed pairwise)."""
+    b = 8 * n * d
+    return b if b <= TRANSPOSED_MAX else 0
+
+
+@njit
+def _set_status(t, alpha, C, y, off):
+    """off[0, t] = 0 if t ∈ I_up else −∞, off[1, t] likewise for I_low: the scans add them to
+    −y_t G_t / y_t G_t instead of testing y_t and α_t (kept in step with every change of α)."""
+    at = alpha[t]
+    up = (at < C[t]) if y[t] > 0.0 else (at > 0.0)
+    low = (at > 0.0) if y[t] > 0.0 else (at < C[t])
+    off[0, t] = 0.0 if up else -np.inf
+    off[1, t] = 0.0 if low else -np.inf
+
+
+@njit
+def _set_all_status(alpha, C, y, off):
+    for t in range(alpha.shape[0]):
+        _set_status(t, alpha, C, y, off)
+
+
+@njit(inline="always")
+def _lane_max(g0, k0, g1, k1, g2, k2, g3, k3):
+    """The largest of four (value, position) maxima, ties to the larger position."""
+    g, kk = g0, k0
+    if g1 > g or (g1 == g and k1 > kk):
+        g, kk = g1, k1
+    if g2 > g or (g2 == g and k2 > kk):
+        g, kk = g2, k2
+    if g3 > g or (g3 == g and k3 > kk):
+        g, kk = g3, k3
+    return g, kk
+
+
+
+def kkt_bias(alpha, G, y, C) -> float:
+    """b = −ρ with ρ from LIBSVM's ``calculate_rho``: mean of y_i G_i over free α_i, else the
+    midpoint of [lb, ub] given by the bounded ones."""
+    yG = y * G
+    upper = alpha >= C
+    lower = alpha <= 0.0
+    free = ~(upper | lower)
+    if free.any():
+        return -float(yG[free].mean())
+    ub_mask = (upper & (y < 0)) | (lower & (y > 0))
+    lb_mask = (upper & (y > 0)) | (lower & (y < 0))
+    ub = float(yG[ub_mask].min()) if ub_mask.any() else math.inf
+    lb = float(yG[lb_mask].max()) if lb_mask.any() else -math.inf
+    if math.isinf(ub) and math.isinf(lb):
+        return 0.0
+    if math.isinf(ub):
+        return -lb
+    if math.isinf(lb):
+        return -ub
+    return -0.5 * (ub + lb)
+
+
+def max_violation(alpha, G, y, C) -> float:
+    """m(α) − M(α) with m = max_{I_up} −y_t G_t, M = min_{I_low} −y_t G_t (0 if a set is empty)."""
+    v = -y * G
+    up = ((y > 0) & (alpha < C)) | ((y < 0) & (alpha > 0.0))
+    low = ((y > 0) & (alpha > 0.0)) | ((y < 0) & (alpha < C))
+    if not up.any() or not low.any():
+        return 0.0
+    return float(v[up].max() - v[low].min())
