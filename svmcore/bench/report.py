@@ -293,19 +293,13 @@ def suite_linear(ctx: Context, datasets, epochs=10, C=1.0) -> None:
         lam = lam_from_C(C, n)
         warmup(PegasosSolver(C=C, epochs=epochs))
 
-        def pegasos():
-            s = PegasosSolver(C=C, epochs=epochs)
+        def pegasos(**kw):              # kw: SVMClassifier's default, averaged SGD
+            s = PegasosSolver(C=C, epochs=epochs, **kw)
             s.init(Xtr, ytr, seed=0)
             s.step(s.horizon)
             return s.model()[0]
 
         averaged = averaged_sgd(Xtr, {"kernel": "linear"})
-
-        def pegasos_averaged():         # SVMClassifier's default Pegasos: averaged SGD
-            s = PegasosSolver(C=C, epochs=epochs, **averaged)
-            s.init(Xtr, ytr, seed=0)
-            s.step(s.horizon)
-            return s.model()[0]
 
         def sgd():
             m = SGDClassifier(loss="hinge", alpha=lam, fit_intercept=False, max_iter=epochs,
@@ -325,7 +319,7 @@ def suite_linear(ctx: Context, datasets, epochs=10, C=1.0) -> None:
             linsvc_iter.append(int(m.n_iter_))
             return w
         linsvc_iter: list[int] = []
-        res = _interleaved({"Pegasos (linear)": pegasos, AVERAGED: pegasos_averaged,
+        res = _interleaved({"Pegasos (linear)": pegasos, AVERAGED: lambda: pegasos(**averaged),
                             "SGDClassifier(hinge)": sgd, "LinearSVC(hinge)": linsvc},
                            ctx.repeats)
         obj = {k: primal_objective(Xtr @ w, ytr, float(w @ w), lam=lam) for k, (_, w) in res.items()}
