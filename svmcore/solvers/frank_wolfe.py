@@ -38,7 +38,7 @@ import numpy as np
 
 from .._jit import njit
 from .feature_maps import kernel_diag_max
-from .kernels import (MATMUL_MIN_EVALS, _rbf_args, exp_into, expansion_by_matmul, gathered_row,
+from .kernels import (MATMUL_MIN_EVALS, expansion_by_matmul, finish_row, gathered_row,
                        kernel_expansion, kernel_row, kernel_value, rows_args)
 from .objectives import error_rate
 from .base import (AVERAGING_SPEC, COEF0_SPEC, DEGREE_SPEC, GAMMA_SPEC, KERNEL_SPEC, Line,
@@ -121,17 +121,7 @@ def _dense_gathered_row(code, kp, Ad, Asq, i, BT, Bsq, m, out):
         for k in range(m):
             out[k] += a * col[k]
         p += 1
-    if code == 0:
-        return m
-    if code == 1:
-        arg = np.empty(m)
-        scratch = np.empty(m)
-        _rbf_args(Asq[i], Bsq, out, kp[0], arg, m)
-        exp_into(arg, out, scratch, m)
-        return m
-    for k in range(m):
-        out[k] = (kp[0] * out[k] + kp[1]) ** kp[2]
-    return m
+    return finish_row(code, kp, Asq[i], Bsq, out, m)
 
 
 @njit

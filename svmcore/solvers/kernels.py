@@ -287,16 +287,21 @@ def gathered_row(code, kp, Adata, Aind, Aptr, Asq, i, CT, Csq, m, out):
         col = CT[Aind[p]]
         for k in range(m):
             out[k] += a * col[k]
-    if code == 0:
-        return m
+    return finish_row(code, kp, Asq[i], Csq, out, m)
+
+
+@njit
+def finish_row(code, kp, asq, Csq, out, m):
+    """Turn the inner products out[:m] of one row (squared norm ``asq``) with m centres
+    (squared norms ``Csq``) into kernel values in place; returns m."""
     if code == 1:
         arg = np.empty(m)
         scratch = np.empty(m)
-        _rbf_args(Asq[i], Csq, out, kp[0], arg, m)
+        _rbf_args(asq, Csq, out, kp[0], arg, m)
         exp_into(arg, out, scratch, m)
-        return m
-    for k in range(m):
-        out[k] = (kp[0] * out[k] + kp[1]) ** kp[2]
+    elif code != 0:
+        for k in range(m):
+            out[k] = (kp[0] * out[k] + kp[1]) ** kp[2]
     return m
 
 
