@@ -120,7 +120,7 @@ def draw_digits(inst: Instance, state: LiveState, layout: str = "side",
     side = digit_images(state.cfg.dataset).side
     count = layout_.counter(inst)
     with layout_.tiles_row(inst):
-        tiles(run, snap, test_err, counter=count)
+        tiles(run, snap, test_err, counter=count, playing=playing)
     left, right = st.columns([3, 2] if present else [5, 4])
     scale = max(1, 48 // side)
     tile_px = 58 if present else 40          # a tile's width on the page

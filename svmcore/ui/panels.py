@@ -73,16 +73,18 @@ def sv_count(snap) -> tuple[int, str]:
     return int(snap.n_sv), "support vectors"
 
 
-def tiles(run, snap, test_err, per_row: int | None = None, counter=None) -> None:
+def tiles(run, snap, test_err, per_row: int | None = None, counter=None,
+          playing: bool = True) -> None:
     """The numbers of the current model on one line (``per_row`` to a line where it is given).
     With ``counter`` (a container: :func:`svmcore.ui.layout.counter`) the "iteration t" tile
     goes there, at the end of the toolbar's line. The second curve's tile is labelled by what
     it is (a dual bound, or a model that is no bound) and shown only when it is another
-    function than the objective; a gap only when it is one; at t = 0 the status is "ready"."""
+    function than the objective; a gap only when it is one. The status of a run that has not
+    ended is "ready" at t = 0, "paused" when it is not ``playing`` and "running" when it is."""
     train_err = snap.extra.get("train_error", float("nan"))
     status = run.status + (" ✓" if run.status == "converged" else "")
-    if run.t == 0 and run.status == "running":
-        status = "ready"
+    if run.status == "running" and (run.t == 0 or not playing):
+        status = "ready" if run.t == 0 else "paused"
     when = "" if snap.t == run.t else f" (at the last checkpoint, t = {snap.t:,})"
     items = [
         ("iteration t", f"{run.t:,}", planned_text(run)),
@@ -222,7 +224,7 @@ def draw_run(inst: Instance, state: LiveState, layout: str = "side",
     count = layout_.counter(inst)
     if not present:
         with layout_.tiles_row(inst):
-            tiles(src, snap, test_err, counter=count)
+            tiles(src, snap, test_err, counter=count, playing=playing)
     if layout == "side":
         left, right = st.columns([3, 2] if present else [5, 4])   # the field fills its column
     else:
@@ -243,7 +245,7 @@ def draw_run(inst: Instance, state: LiveState, layout: str = "side",
     with right:
         if present:
             with layout_.tiles_row(inst):
-                tiles(src, snap, test_err, per_row=3, counter=count)
+                tiles(src, snap, test_err, per_row=3, counter=count, playing=playing)
         with slot():
             status_message(inst, src)
         if not present and frame is not None and not stream:   # clicks edit the 2-D field
@@ -337,13 +339,22 @@ def _subopt_text(value) -> str:
     return "—" if value is None else f"{value:.3e}"
 
 
+def _shown_status(row: dict, playing: bool) -> str:
+    """A race entrant's status as the tiles say it: a run that has not ended is "ready" at
+    t = 0 and "paused" while the race is not playing."""
+    if row["status"] != "running" or (playing and row["t"]):
+        return row["status"]
+    return "paused" if row["t"] else "ready"
+
+
 def results_table(inst: Instance, race, models) -> None:
     rows = race.results([(m[0], m[2]) for m in models])
     flags = objective_flags(race)
     # what a teacher compares first comes first: at 1280 px with the sidebar open the table shows
     # about ten columns, and the rest scrolls
     table = [{
-        "entrant": r["entrant"], "objective differs?": f, "status": r["status"], "t": r["t"],
+        "entrant": r["entrant"], "objective differs?": f, "status": _shown_status(r, inst.playing),
+        "t": r["t"],
         "test acc %": _pct100(r["test_accuracy"]), "P − P*": _subopt_text(r["suboptimality"]),
         "solver time s": r["time_s"], "kernel evals": r["kernel_evals"], "#SV": r["n_sv"],
         "objective": r["objective"], "train acc %": _pct100(r["train_accuracy"]),

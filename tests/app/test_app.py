@@ -140,6 +140,7 @@ def test_step_and_plus_one():
     _step(at, key="pg_step1")
     assert _t(at) == before + 1
     assert not at.error
+    assert _metric(at, "status") == "paused"         # stepped, not ended, not playing
 
 
 def test_change_dataset_and_kernel_then_step():
@@ -242,7 +243,7 @@ def test_run_to_the_end_shows_status_and_disables_play():
     at.select_slider(key="pg_pace").set_value("max").run()
     _ok(at)
     for _ in range(60):
-        if _metric(at, "status") not in ("running", "ready"):
+        if _metric(at, "status") not in ("running", "ready", "paused"):
             break
         _step(at)
     assert _metric(at, "status") == "finished"
@@ -260,7 +261,7 @@ def test_converged_signal_and_dual_curves():
                 "p.gamma": "2.0"})
     at.select_slider(key="pg_pace").set_value("max").run()
     for _ in range(30):
-        if _metric(at, "status") not in ("running", "ready"):
+        if _metric(at, "status") not in ("running", "ready", "paused"):
             break
         _step(at)
     assert _metric(at, "status") == "converged ✓"

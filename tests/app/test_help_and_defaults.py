@@ -292,6 +292,11 @@ def test_results_table_flags_entrants_whose_objectives_differ():
     assert list(table["objective differs?"]) == ["same", "same", "⚠ differs"]
     assert table["P − P*"].iloc[2] == "—"          # not the table's "None"
     assert any("another objective" in c.value for c in at.caption)
+    assert set(table["status"]) == {"ready"}        # t = 0: nothing has run yet
+    at.button(key="race_step").click().run()
+    _ok(at)
+    table = at.dataframe[0].value
+    assert set(table["status"]) <= {"paused", "converged", "finished"}, list(table["status"])
 
 
 # ------------------------------------------------------------------ default speed
