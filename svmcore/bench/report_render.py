@@ -263,7 +263,7 @@ def scaling_section(res: dict) -> list[str]:
             + f": CPSP (r = {res['r']}, ε = {res['epsilon']:g}) "
             f"and SVC on the noisy 4 × 4 checkerboard, RBF γ = {res['gamma']:g}, C = {res['C']:g} "
             "(SVC's meaning, the paper's C × n), CPU seconds and test error on 20,000 fresh "
-            "points, one run per cell, BLAS on one thread; SVC up to n = "
+            f"points, {res.get('runs', 'one run per cell')}, BLAS on one thread; SVC up to n = "
             f"{max(sv):,} (beyond it its extrapolated fit exceeds {res['svc_max']:.0f} s); "
             f"{res.get('machine', '')}. The machine was shared with other jobs.", "",
             scaling.report(res), "", "![time against n, and CPSP's iterations and basis against n]"

@@ -330,6 +330,22 @@ def papers_table(records) -> str:
 
 # ------------------------------------------------------------------------- cost against n
 
+def _sweep_why(sw: dict | None) -> str:
+    """The constant-time sample-size sweep in words: the error gap and the objective's excess
+    against r, and why (the sampled stopping test's noise σ_r ∝ 1/√r, far above ε)."""
+    if not sw or not sw.get("rows"):
+        return ""
+    rows = sw["rows"]
+    return (f". Against r at n = {sw['n']:,}: error gap " + ", ".join(
+        f"{c['gap']:+.2f} (r = {c['r']:,}, {c['seconds']:.1f} s)" for c in rows)
+        + f" (SVC {sw['svc']['seconds']:.1f} s); objective − SVC's " + ", ".join(
+        f"{c['excess']:.3f}" for c in rows) + ", beside σ_r = std(hinge)/√r = " + ", ".join(
+        f"{c['sigma']:.3f}" for c in rows) + (" ≫" if min(c["sigma"] for c in rows)
+                                              > 5 * sw["epsilon"] else " against")
+        + f" ε = {sw['epsilon']:g}: the stopping test reads a sampled loss, whose noise "
+        "σ_r bounds how exact the answer can be (the paper's Theorem 3: ε + O(√(log(T/δ)/r)))")
+
+
 def scaling_claims(res: dict | None) -> list[dict]:
     """The papers' cost claims against the training-set size, from a scaling run
     (``python -m svmcore.bench scaling``, the report's ``scaling`` entry): per claim the paper,
@@ -369,7 +385,8 @@ def scaling_claims(res: dict | None) -> list[dict]:
                             "met" if worst <= tol and fast and max(fast) < 1.0 else "not met"),
                         why=("worst error gap " + ("–" if worst is None else f"{worst:+.2f}")
                              + " points; time / SVC's at n ≥ 64k " + (
-                                 ", ".join(f"{f:.2f}×" for f in fast) or "–"))))
+                                 ", ".join(f"{f:.2f}×" for f in fast) or "–")
+                             + (_sweep_why(res.get("r_sweep")) if k == "constant" else ""))))
     peg = [p for p in res.get("pegasos", []) if p.get("seconds") is not None]
     if res.get("pegasos"):
         full = len(peg) == len(res["pegasos"])

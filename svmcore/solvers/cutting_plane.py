@@ -535,10 +535,11 @@ class CuttingPlaneSolver(Solver):
         n, r, y = self.n, self.r, self.y
         S = self.rng.integers(0, n, r) if self.pw is None else self.rng.choice(n, r, p=self.pw)
         uniq, inv = np.unique(S, return_inverse=True)
-        KSU = np.zeros((uniq.size, self.U.size))
+        KSU = np.empty((uniq.size, self.U.size))       # every entry written below
         if self.U.size:
             self.kernel_evals += _rows_block(self.kcode, self.kp, self.X, uniq, self.U, KSU)
-            KSU += self.add_one
+            if self.add_one:
+                KSU += self.add_one
         fS = KSU @ self._beta_U()
         mS = (y[uniq] * fS)[inv]
         val = float(np.mean(np.maximum(0.0, 1.0 - mS)))      # c + ⟨w, g⟩ of the sampled cut
@@ -561,9 +562,10 @@ class CuttingPlaneSolver(Solver):
         rows = np.flatnonzero(violated)
         pts = uniq[rows]
         coef = -(1.0 / r) * y[pts] * cnt[rows]
-        Kvv = np.zeros((pts.size, pts.size))
+        Kvv = np.empty((pts.size, pts.size))
         self.kernel_evals += _rows_block(self.kcode, self.kp, self.X, pts, pts, Kvv)
-        Kvv += self.add_one
+        if self.add_one:
+            Kvv += self.add_one
         gU = coef @ KSU[rows] if self.U.size else np.zeros(0)     # ⟨g_new, φ(x_U[m])⟩
 
         def gdot(u):

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from svmcore.bench import report, scaling
+from svmcore.lessons.papers import scaling_claims
 
 
 def test_slope_is_the_log_log_fit():
@@ -27,6 +28,20 @@ def test_a_tiny_run_its_goals_and_the_report_section(tmp_path):
             assert x["evals_per_iter"] == pytest.approx(x["kernel_evals"] / x["T"])
         # the linear-time cut costs n kernel values per distinct sampled point
         assert r["linear"]["kernel_evals"] >= r["n"] * r["linear"]["cuts_added"]
+    # the paper's protocol: constant-time r = 1000 (linear-time 400), the mean of 3 seeds
+    c = rows[0]["constant"]
+    assert c["r"] == 1000 and rows[0]["linear"]["r"] == 400 and len(c["errors"]) == 3
+    assert c["error"] == pytest.approx(np.mean(c["errors"]))
+    assert c["seconds"] == pytest.approx(np.mean(c["seconds_runs"]))
+    # the sample-size sweep: its excess is measured against SVC's objective, σ_r ∝ 1/√r
+    sw = res["r_sweep"]["rows"]
+    assert [x["r"] for x in sw] == list(scaling.SWEEP_R[:3])
+    for x in sw:
+        assert x["sigma"] * np.sqrt(x["r"]) == pytest.approx(res["r_sweep"]["svc"]["hinge_std"])
+        assert x["excess"] == pytest.approx(x["objective"] - res["r_sweep"]["svc"]["objective"])
+    # the Papers page gives the sweep as the reason beside constant-time's error claim
+    why = [c["why"] for c in scaling_claims(res) if "constant-time cuts: test error" in c["claim"]]
+    assert f"Against r at n = {res['r_sweep']['n']:,}" in why[0] and "σ_r" in why[0]
     goal = {g["goal"]: g for g in res["goals"]}
     worst = max(r["constant"]["error"] - r["svc"]["error"] for r in rows)
     g = goal["CPSP constant-time: test error − SVC's, worst n (points)"]
@@ -46,3 +61,10 @@ def test_a_tiny_run_its_goals_and_the_report_section(tmp_path):
     assert "## Scaling with the training-set size" in md and "scaling.png" in md
     assert (tmp_path / "scaling.png").stat().st_size > 0
     assert json.loads((tmp_path / "benchmarks.json").read_text())["scaling"]["rows"][1]["n"] == 400
+
+
+def test_the_quoted_command_keeps_only_file_names():
+    argv = ["--parts", "cpsp", "--json", "/tmp/run/final.json", "--plot=/tmp/run/final.png",
+            "--max-n", "4000"]
+    assert scaling.canonical_command(argv) == ("python -m svmcore.bench scaling --parts cpsp "
+                                               "--json final.json --plot=final.png --max-n 4000")
