@@ -262,6 +262,34 @@ def test_averaging_is_the_mean_of_the_iterates(name, averaging):
     assert snap.n_sv == np.count_nonzero(abar)
 
 
+@pytest.mark.parametrize("name", ["sfw", "msfw"])
+def test_the_last_iterates_bias_jumps_and_the_mean_iterates_does_not(name):
+    """Why the time-to-accuracy suite averages SFW from half an epoch on: a step toward p moves
+    yᵀα by λ(y_p − yᵀα), and since ρ = αᵀAα is of the order of λ, the last iterate's bias
+    yᵀα/ρ jumps by O(1) in margin units from one step to the next; the mean iterate's bias
+    moves by 1/(window length) of that."""
+    from svmcore.bench.tta import solver_params
+    from svmcore.solvers.params import averaging_start
+    X, y = make_classification(600, 6, n_informative=4, weights=[0.85], flip_y=0.02,
+                               random_state=3)
+    y = 2.0 * y - 1.0
+    p = solver_params(name, "ijcnn1")
+    s = CLASSES[name](**p)
+    s.init(X, y, seed=0)
+    start = averaging_start(p["averaging"], s.horizon)
+    assert start <= len(y) // 2 + 1                     # the window opens within epoch one
+    s.step(start + 50)
+    last, mean = [], []
+    for _ in range(200):
+        s.step(1)
+        last.append(float(y @ s.alpha) / s.q)
+        mean.append(s.intercept_)
+    jumps_last = np.abs(np.diff(last))
+    jumps_mean = np.abs(np.diff(mean))
+    assert np.median(jumps_last) > 0.05                 # O(1) steps of the bias
+    assert np.sum(jumps_mean) < 0.1 * np.sum(jumps_last)
+
+
 def test_averaging_survives_resets_to_a_vertex():
     """λ = 1 (a step all the way to a vertex: the scale c becomes 0 and β is reset) inside the
     averaging window. Linear kernel, positives on a ray: a shorter positive x_p with
