@@ -96,7 +96,8 @@ def _lru_push_front(s, head, prev, nxt):
 # The compiled functions below share two bundles (plain tuples, so numba specialises once):
 #   data  = (code, kp, Xd, Xdata, Xind, Xptr, Xsq, sparse, y, allidx, XT) — read only
 #           (XT: the d × n transposed copy, or 0 × 0 when rows are computed pairwise)
-#   rc    = (cache, slot_of, row_of, prev, nxt, row_state, valid, work, idxbuf, active, off)
+#   rc    = (cache, slot_of, row_of, prev, nxt, row_state, valid, work, idxbuf, active, off,
+#            rowbuf)   (cache: float32 rows of Q, LIBSVM's Qfloat; rowbuf: one float64 row)
 # and the integer state ``ic``.
 
 
@@ -112,7 +113,7 @@ def _get_row(i, full, data, rc, ic):
     With shrinking ``valid[s, t]`` marks the entries a slot holds, so a row is only ever
     completed, never recomputed (LIBSVM extends a cached row by its missing part likewise)."""
     code, kp, Xd, Xdata, Xind, Xptr, Xsq, sparse, y, allidx, XT = data
-    cache, slot_of, row_of, prev, nxt, row_state, valid, work, idxbuf, active, _ = rc
+    cache, slot_of, row_of, prev, nxt, row_state, valid, work, idxbuf, active, _, rowbuf = rc
     head = cache.shape[0]                 # sentinel index of the LRU ring
     n = y.shape[0]
     asize = ic[_ASIZE]
@@ -140,16 +141,16 @@ def _get_row(i, full, data, rc, ic):
     yi = y[i]
     whole = full or asize == n
     by_columns = XT.shape[1] == n
-    if st == -2 and by_columns and (4 if sparse else 2) * asize >= n:
-        whole = True      # a whole row costs less than most of it pairwise (CSR: a quarter)
+    if st == -2 and by_columns and (4 if sparse else 3) * asize >= n:
+        whole = True      # a whole row costs less than a third of it pairwise (CSR: a quarter)
     if st == -2 and whole:                # nothing usable held: the whole row at once
         if by_columns:
-            ic[_KEVALS] += _full_row(data, i, row, work, idxbuf.view(np.float64))
+            ic[_KEVALS] += _full_row(data, i, rowbuf, work, idxbuf.view(np.float64))
         else:
             ic[_KEVALS] += kernel_row(code, kp, Xd, Xdata, Xind, Xptr, Xsq, sparse, i,
-                                      Xd, Xdata, Xind, Xptr, Xsq, allidx, row)
+                                      Xd, Xdata, Xind, Xptr, Xsq, allidx, rowbuf)
         for k in range(n):
-            row[k] *= yi * y[k]
+            row[k] = rowbuf[k] * (yi * y[k])          # rounded to float32 once, as LIBSVM
         if shrinking:
             valid[s, :] = True
         m = n
@@ -167,7 +168,7 @@ def _get_row(i, full, data, rc, ic):
                                       Xd, Xdata, Xind, Xptr, Xsq, idx, work)
             for k in range(m):
                 t = idx[k]
-                row[t] = work[k] * yi * y[t]
+                row[t] = work[k] * (yi * y[t])
                 valid[s, t] = True
     row_state[s] = -1 if whole else gen
     if m > 0:
@@ -282,25 +283,16 @@ def _do_shrinking(data, rc, C, tol, alpha, G, Gbar, ic):
 
 
 @njit
-def _select(data, rc, C, tol, alpha, G, QD, ic):
-    """WSS 2 over the active set. Returns (i, j, slot of row i), or i = −1 when the maximal
-    violating pair gap there is ≤ tol (or no pair exists).
-
-    The scans keep positions in ``active`` (ties go to the last one, as LIBSVM's ``>=``) and
-    read the arrays through unsigned indices (an active index is never negative, and a signed
-    one costs a wrap-around test per load); membership of I_up / I_low is an added 0 or −∞
-    (``_set_status``) and the running maxima are conditional selects, not branches (they
-    depend on y_t, α_t and G_t, which a branch predictor cannot guess). A candidate's score is
-    LIBSVM's arithmetic: y_t = ±1 only flips signs, exactly."""
+def _scan_up(data, rc, G, ic):
+    """m(α) = max −y_t G_t over I_up in the active set and its position in ``active`` (−1 if
+    I_up is empty there): four running maxima over the positions k ≡ 0, 1, 2, 3 (mod 4), so
+    that no compare waits for the previous one, then the largest value, ties to the larger
+    position: the serial scan's answer, exactly (:func:`_update_scan` fuses it with the
+    gradient update)."""
     y = data[8]
-    cache = rc[0]
     active = rc[9]
     asize = ic[_ASIZE]
     up_off = rc[10][0]
-    low_off = rc[10][1]
-    # ---- select i: maximal violator in I_up, m(α) = max −y_t G_t. Four running maxima over
-    # the positions k ≡ 0, 1, 2, 3 (mod 4), so that no compare waits for the previous one, then
-    # the largest value, ties to the larger position: the serial scan's answer, exactly.
     g0 = g1 = g2 = g3 = -np.inf
     k0 = k1 = k2 = k3 = _NONE                 # not the literal -1: see _FULL
     k = 0
@@ -333,7 +325,80 @@ def _select(data, rc, C, tol, alpha, G, QD, ic):
         g0 = v0 if b0 else g0
         k0 = k if b0 else k0
         k += 1
-    Gmax, ki = _lane_max(g0, k0, g1, k1, g2, k2, g3, k3)
+    return _lane_max(g0, k0, g1, k1, g2, k2, g3, k3)
+
+
+@njit
+def _update_scan(Qi, Qj, dai, daj, data, rc, G, ic):
+    """G ← G + Q_i Δα_i + Q_j Δα_j over the active set, and in the same pass the next
+    iteration's m(α) and its position, exactly as :func:`_scan_up` finds them from the new G
+    (the same lanes, the same ties): one pass over the active set instead of two."""
+    y = data[8]
+    active = rc[9]
+    asize = ic[_ASIZE]
+    up_off = rc[10][0]
+    g0 = g1 = g2 = g3 = -np.inf
+    k0 = k1 = k2 = k3 = _NONE
+    k = 0
+    while k + 4 <= asize:
+        t0 = np.uint64(active[k])             # unsigned: no wrap-around test per load
+        t1 = np.uint64(active[k + 1])
+        t2 = np.uint64(active[k + 2])
+        t3 = np.uint64(active[k + 3])
+        G0 = G[t0] + (Qi[t0] * dai + Qj[t0] * daj)
+        G1 = G[t1] + (Qi[t1] * dai + Qj[t1] * daj)
+        G2 = G[t2] + (Qi[t2] * dai + Qj[t2] * daj)
+        G3 = G[t3] + (Qi[t3] * dai + Qj[t3] * daj)
+        G[t0] = G0
+        G[t1] = G1
+        G[t2] = G2
+        G[t3] = G3
+        v0 = -y[t0] * G0 + up_off[t0]
+        v1 = -y[t1] * G1 + up_off[t1]
+        v2 = -y[t2] * G2 + up_off[t2]
+        v3 = -y[t3] * G3 + up_off[t3]
+        b0 = v0 >= g0
+        b1 = v1 >= g1
+        b2 = v2 >= g2
+        b3 = v3 >= g3
+        g0 = v0 if b0 else g0
+        g1 = v1 if b1 else g1
+        g2 = v2 if b2 else g2
+        g3 = v3 if b3 else g3
+        k0 = k if b0 else k0
+        k1 = k + 1 if b1 else k1
+        k2 = k + 2 if b2 else k2
+        k3 = k + 3 if b3 else k3
+        k += 4
+    while k < asize:
+        t0 = np.uint64(active[k])
+        G0 = G[t0] + (Qi[t0] * dai + Qj[t0] * daj)
+        G[t0] = G0
+        v0 = -y[t0] * G0 + up_off[t0]
+        b0 = v0 >= g0
+        g0 = v0 if b0 else g0
+        k0 = k if b0 else k0
+        k += 1
+    return _lane_max(g0, k0, g1, k1, g2, k2, g3, k3)
+
+
+@njit
+def _select(data, rc, C, tol, alpha, G, QD, ic, Gmax, ki):
+    """WSS 2 over the active set, given m(α) = Gmax at position ki of ``active`` (from
+    :func:`_scan_up` or :func:`_update_scan`). Returns (i, j, slot of row i), or i = −1 when
+    the maximal violating pair gap there is ≤ tol (or no pair exists).
+
+    The scans keep positions in ``active`` (ties go to the last one, as LIBSVM's ``>=``) and
+    read the arrays through unsigned indices (an active index is never negative, and a signed
+    one costs a wrap-around test per load); membership of I_up / I_low is an added 0 or −∞
+    (``_set_status``) and the running maxima are conditional selects, not branches (they
+    depend on y_t, α_t and G_t, which a branch predictor cannot guess). A candidate's score is
+    LIBSVM's arithmetic: y_t = ±1 only flips signs, exactly."""
+    y = data[8]
+    cache = rc[0]
+    active = rc[9]
+    asize = ic[_ASIZE]
+    low_off = rc[10][1]
     if ki < 0 or Gmax == -np.inf:
         return -1, -1, -1
     ii = active[ki]
@@ -402,6 +467,9 @@ def _smo_chunk(data, rc, C, tol, n_steps, shrinking, alpha, G, Gbar, QD, ic):
     active = rc[9]
     n = alpha.shape[0]
     done = 0
+    fresh = False                 # (Gmax, ki): m(α) of the current G, from the last update
+    Gmax = -np.inf
+    ki = _NONE
     while done < n_steps:
         if ic[_CONV]:
             break
@@ -410,13 +478,17 @@ def _smo_chunk(data, rc, C, tol, n_steps, shrinking, alpha, G, Gbar, QD, ic):
             if ic[_COUNTER] == 0:
                 ic[_COUNTER] = min(n, 1000)
                 _do_shrinking(data, rc, C, tol, alpha, G, Gbar, ic)
-        ii, jj, si = _select(data, rc, C, tol, alpha, G, QD, ic)
+                fresh = False     # the active set and its order changed
+        if not fresh:
+            Gmax, ki = _scan_up(data, rc, G, ic)
+        ii, jj, si = _select(data, rc, C, tol, alpha, G, QD, ic, Gmax, ki)
         if ii < 0:
             if ic[_ASIZE] == n:
                 ic[_CONV] = 1
                 break
             _reconstruct_gradient(data, rc, C, alpha, G, Gbar, ic)
-            ii, jj, si = _select(data, rc, C, tol, alpha, G, QD, ic)
+            Gmax, ki = _scan_up(data, rc, G, ic)
+            ii, jj, si = _select(data, rc, C, tol, alpha, G, QD, ic, Gmax, ki)
             if ii < 0:
                 ic[_CONV] = 1
                 break
@@ -485,9 +557,8 @@ def _smo_chunk(data, rc, C, tol, n_steps, shrinking, alpha, G, Gbar, QD, ic):
         _set_status(jj, alpha, C, y, rc[10])
         dai = ai - ai_old
         daj = aj - aj_old
-        for k in range(ic[_ASIZE]):
-            t = np.uint64(active[k])      # unsigned: no wrap-around test per load
-            G[t] += Qi[t] * dai + Qj[t] * daj
+        Gmax, ki = _update_scan(Qi, Qj, dai, daj, data, rc, G, ic)
+        fresh = True
         if shrinking:
             _update_gbar(ii, ai_old, ai, data, rc, C, Gbar, ic)
             _update_gbar(jj, aj_old, aj, data, rc, C, Gbar, ic)
@@ -600,11 +671,11 @@ class SMOSolver(Solver):
     memory_params = ("cache_mb",)
 
     def memory_bytes(self, n, d, X=None):
-        """The kernel-row cache (at least two rows, at most cache_mb; with shrinking one more
-        byte per entry, which ones a row holds), the transposed copy of X that whole rows are
-        computed from (d × n float64, up to TRANSPOSED_MAX) plus O(n) state."""
-        slots = max(2, min(n, int(self.p["cache_mb"] * 2**20 // (8 * n))))
-        return ((9 if self.p["shrinking"] else 8) * n * slots + 80 * n
+        """The kernel-row cache (float32 rows, at least two, at most cache_mb; with shrinking
+        one more byte per entry, which ones a row holds), the transposed copy of X that whole
+        rows are computed from (d × n float64, up to TRANSPOSED_MAX) plus O(n) state."""
+        slots = max(2, min(n, int(self.p["cache_mb"] * 2**20 // (4 * n))))
+        return ((5 if self.p["shrinking"] else 4) * n * slots + 88 * n
                 + transposed_bytes(n, d))
 
     # ---------------------------------------------------------------------------------- setup
@@ -627,13 +698,13 @@ class SMOSolver(Solver):
         self.ic[_COUNTER] = min(n, 1000) + 1
         self.ic[_KEVALS] = _diag(self.kcode, self.kp, *X, self.QD)
         self.kernel_evals = int(self.ic[_KEVALS])
-        slots = int(p["cache_mb"] * 2**20 // (8 * n))
+        slots = int(p["cache_mb"] * 2**20 // (4 * n))
         self.slots = max(2, min(n, slots))
         if slots < 2:
             self.notes.append(f"cache_mb = {p['cache_mb']:g} holds {max(slots, 0)} kernel row(s) "
-                              f"of n = {n:,}; 2 rows ({16 * n / 2**20:.3g} MB) are kept, the "
+                              f"of n = {n:,}; 2 rows ({8 * n / 2**20:.3g} MB) are kept, the "
                               "two one step needs")
-        self.cache = np.empty((self.slots, n))
+        self.cache = np.empty((self.slots, n), dtype=np.float32)   # LIBSVM's Qfloat
         self.slot_of = -np.ones(n, dtype=np.int64)
         self.row_of = -np.ones(self.slots, dtype=np.int64)
         # LRU ring over slots 0..slots-1 with sentinel `slots`; initially 0 is MRU, last is LRU
@@ -654,7 +725,7 @@ class SMOSolver(Solver):
         self._data = (self.kcode, self.kp, *X, self.y, self.allidx, XT)
         self._rc = (self.cache, self.slot_of, self.row_of, self.prev, self.nxt, self.row_state,
                     valid, np.empty(n), np.empty(n, dtype=np.int64), self.active,
-                    np.empty((2, n)))
+                    np.empty((2, n)), np.empty(n))
         self._G_memo = (None, None)
 
     # ----------------------------------------------------------------------------------- step
@@ -818,7 +889,8 @@ class SMOSolver(Solver):
         i, j = int(self.ic[_PI]), int(self.ic[_PJ])
         Kij = self.kernel_block([i, j], [i, j])
         b_ij = float(v[i] - v[j])
-        a_raw = float(Kij[0, 0] + Kij[1, 1] - 2.0 * Kij[0, 1])
+        # K_ij as the step read it from the float32 row cache, K_ii from the float64 diagonal
+        a_raw = float(self.QD[i] + self.QD[j] - 2.0 * float(np.float32(Kij[0, 1])))
         a_ij = a_raw if a_raw > 0 else TAU
         step = b_ij / a_ij
         a1 = s1["α"]
