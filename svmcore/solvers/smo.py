@@ -292,7 +292,7 @@ def _scan_up(data, rc, G, ic):
     y = data[8]
     active = rc[9]
     asize = ic[_ASIZE]
-    up_off = rc[10][0]
+    up = rc[10][0]
     g0 = g1 = g2 = g3 = -np.inf
     k0 = k1 = k2 = k3 = _NONE                 # not the literal -1: see _FULL
     k = 0
@@ -301,10 +301,10 @@ def _scan_up(data, rc, G, ic):
         t1 = np.uint64(active[k + 1])
         t2 = np.uint64(active[k + 2])
         t3 = np.uint64(active[k + 3])
-        v0 = -y[t0] * G[t0] + up_off[t0]      # −∞ outside I_up
-        v1 = -y[t1] * G[t1] + up_off[t1]
-        v2 = -y[t2] * G[t2] + up_off[t2]
-        v3 = -y[t3] * G[t3] + up_off[t3]
+        v0 = up[t0] * G[t0]                   # −y_t G_t, NaN outside I_up
+        v1 = up[t1] * G[t1]
+        v2 = up[t2] * G[t2]
+        v3 = up[t3] * G[t3]
         b0 = v0 >= g0
         b1 = v1 >= g1
         b2 = v2 >= g2
@@ -320,7 +320,7 @@ def _scan_up(data, rc, G, ic):
         k += 4
     while k < asize:                          # the tail: later positions than lane 0's
         t0 = np.uint64(active[k])
-        v0 = -y[t0] * G[t0] + up_off[t0]
+        v0 = up[t0] * G[t0]
         b0 = v0 >= g0
         g0 = v0 if b0 else g0
         k0 = k if b0 else k0
@@ -336,7 +336,7 @@ def _update_scan(Qi, Qj, dai, daj, data, rc, G, ic):
     y = data[8]
     active = rc[9]
     asize = ic[_ASIZE]
-    up_off = rc[10][0]
+    up = rc[10][0]
     g0 = g1 = g2 = g3 = -np.inf
     k0 = k1 = k2 = k3 = _NONE
     k = 0
@@ -353,10 +353,10 @@ def _update_scan(Qi, Qj, dai, daj, data, rc, G, ic):
         G[t1] = G1
         G[t2] = G2
         G[t3] = G3
-        v0 = -y[t0] * G0 + up_off[t0]
-        v1 = -y[t1] * G1 + up_off[t1]
-        v2 = -y[t2] * G2 + up_off[t2]
-        v3 = -y[t3] * G3 + up_off[t3]
+        v0 = up[t0] * G0
+        v1 = up[t1] * G1
+        v2 = up[t2] * G2
+        v3 = up[t3] * G3
         b0 = v0 >= g0
         b1 = v1 >= g1
         b2 = v2 >= g2
@@ -374,7 +374,7 @@ def _update_scan(Qi, Qj, dai, daj, data, rc, G, ic):
         t0 = np.uint64(active[k])
         G0 = G[t0] + (Qi[t0] * dai + Qj[t0] * daj)
         G[t0] = G0
-        v0 = -y[t0] * G0 + up_off[t0]
+        v0 = up[t0] * G0
         b0 = v0 >= g0
         g0 = v0 if b0 else g0
         k0 = k if b0 else k0
@@ -390,15 +390,16 @@ def _select(data, rc, C, tol, alpha, G, QD, ic, Gmax, ki):
 
     The scans keep positions in ``active`` (ties go to the last one, as LIBSVM's ``>=``) and
     read the arrays through unsigned indices (an active index is never negative, and a signed
-    one costs a wrap-around test per load); membership of I_up / I_low is an added 0 or −∞
-    (``_set_status``) and the running maxima are conditional selects, not branches (they
+    one costs a wrap-around test per load); G_t is multiplied by a sign that is NaN outside
+    I_up / I_low (``_set_status``: y_t is not read) and the running maxima are conditional
+    selects, not branches (they
     depend on y_t, α_t and G_t, which a branch predictor cannot guess). A candidate's score is
     LIBSVM's arithmetic: y_t = ±1 only flips signs, exactly."""
     y = data[8]
     cache = rc[0]
     active = rc[9]
     asize = ic[_ASIZE]
-    low_off = rc[10][1]
+    low = rc[10][1]
     if ki < 0 or Gmax == -np.inf:
         return -1, -1, -1
     ii = active[ki]
@@ -416,8 +417,8 @@ def _select(data, rc, C, tol, alpha, G, QD, ic, Gmax, ki):
         nk = 4 if k + 4 <= asize else 1
         for r in range(nk):
             t = np.uint64(active[k + r])
-            yt = y[t]
-            yg = yt * G[t] + low_off[t]      # −∞ outside I_low
+            lt = low[t]                       # y_t in I_low, NaN outside
+            yg = lt * G[t]
             if r == 0:
                 h0 = yg if yg >= h0 else h0
             elif r == 1:
@@ -428,7 +429,7 @@ def _select(data, rc, C, tol, alpha, G, QD, ic, Gmax, ki):
                 h3 = yg if yg >= h3 else h3
             gd = Gmax + yg
             if gd > 0.0:                      # few t: the division only for them
-                quad = QDi + QD[t] - (yi2 * yt) * Qi[t]
+                quad = QDi + QD[t] - (yi2 * lt) * Qi[t]
                 quad = quad if quad > 0.0 else TAU
                 od = -(gd * gd) / quad
                 better = od <= obj_min

@@ -79,13 +79,15 @@ def transposed_bytes(n: int, d: int) -> int:
 
 @njit
 def _set_status(t, alpha, C, y, off):
-    """off[0, t] = 0 if t ∈ I_up else −∞, off[1, t] likewise for I_low: the scans add them to
-    −y_t G_t / y_t G_t instead of testing y_t and α_t (kept in step with every change of α)."""
+    """off[0, t] = −y_t if t ∈ I_up else NaN, off[1, t] = y_t if t ∈ I_low else NaN: the scans
+    multiply G_t by them instead of testing y_t and α_t (a NaN product loses every compare, so
+    t is never picked; kept in step with every change of α)."""
     at = alpha[t]
-    up = (at < C[t]) if y[t] > 0.0 else (at > 0.0)
-    low = (at > 0.0) if y[t] > 0.0 else (at < C[t])
-    off[0, t] = 0.0 if up else -np.inf
-    off[1, t] = 0.0 if low else -np.inf
+    yt = y[t]
+    up = (at < C[t]) if yt > 0.0 else (at > 0.0)
+    low = (at > 0.0) if yt > 0.0 else (at < C[t])
+    off[0, t] = -yt if up else np.nan
+    off[1, t] = yt if low else np.nan
 
 
 @njit
