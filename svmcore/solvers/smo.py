@@ -660,14 +660,14 @@ class SMOSolver(Solver):
         "max_iter": ParamSpec(10_000_000, "int", "max_iter — stop after this many SMO "
                               "iterations even if the tolerance is not reached.",
                               low=1, high=10**12, ui=(100, 10_000_000), log=True, advanced=True),
-        "shrinking": ParamSpec(False, "bool", "shrinking — LIBSVM's heuristic that sets aside the "
+        "shrinking": ParamSpec(True, "bool", "shrinking — LIBSVM's heuristic that sets aside the "
                                "α_i that stay at a bound, so fewer kernel values are computed; the "
                                "gradient is rebuilt before the final test (same stopping rule).",
                                advanced=True),
     }
     stochastic = False
     kernelized = True
-    listing_default = SMO_LISTING.select()
+    listing_default = SMO_LISTING.select("shrinking")     # shrinking is on by default
 
     memory_params = ("cache_mb",)
 
@@ -844,7 +844,7 @@ class SMOSolver(Solver):
 
     # ------------------------------------------------------------------------ step through
     def listing(self) -> Listing:
-        return SMO_LISTING.select("shrinking") if self.p["shrinking"] else self.listing_default
+        return self.listing_default if self.p["shrinking"] else SMO_LISTING.select()
 
     def step_through_state(self) -> dict:
         """α, the gradient G = Qα − e at every index, and the bias b."""

@@ -114,7 +114,7 @@ def test_every_step_follows_the_numpy_reference(real, kernel):
     gamma = 1.0 / X.shape[1]
     K = kernel_matrix(X, kernel=kernel, gamma=gamma)   # the bits the solver sees
     np.testing.assert_allclose(K, _gram(X, kernel, gamma), atol=1e-12)
-    s = SMOSolver(C=1.0, kernel=kernel, gamma=gamma)
+    s = SMOSolver(C=1.0, kernel=kernel, gamma=gamma, shrinking=False)
     s.init(X, y)
     np.testing.assert_allclose(s.QD, np.diag(K), rtol=1e-14)
     Q, QD = _f32(np.outer(y, y) * K), s.QD.copy()   # K_ii from kernel_value, as the solver has it
@@ -263,7 +263,8 @@ def test_shrinking_reaches_libsvm_optimum_with_fewer_kernel_values(real):
         for kernel in ("rbf", "linear"):
             gamma = 1.0 / X.shape[1]
             K, _ = _Q(X, y, kernel, gamma)
-            plain = _fit(X, y, C=10.0, kernel=kernel, gamma=gamma, cache_mb=0.025)
+            plain = _fit(X, y, C=10.0, kernel=kernel, gamma=gamma, cache_mb=0.025,
+                         shrinking=False)
             shr = _fit(X, y, C=10.0, kernel=kernel, gamma=gamma, cache_mb=0.025, shrinking=True)
             m = SVC(C=10.0, kernel=kernel, gamma=gamma, tol=1e-3, shrinking=True).fit(X, y)
             ref = _svc_dual(m, K)
