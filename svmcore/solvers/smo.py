@@ -413,29 +413,71 @@ def _select(data, rc, C, tol, alpha, G, QD, ic, Gmax, ki):
     yi2 = 2.0 * y[ii]
     QDi = QD[ii]
     k = 0
-    while k < asize:
-        nk = 4 if k + 4 <= asize else 1
-        for r in range(nk):
-            t = np.uint64(active[k + r])
-            lt = low[t]                       # y_t in I_low, NaN outside
-            yg = lt * G[t]
-            if r == 0:
-                h0 = yg if yg >= h0 else h0
-            elif r == 1:
-                h1 = yg if yg >= h1 else h1
-            elif r == 2:
-                h2 = yg if yg >= h2 else h2
-            else:
-                h3 = yg if yg >= h3 else h3
-            gd = Gmax + yg
-            if gd > 0.0:                      # few t: the division only for them
-                quad = QDi + QD[t] - (yi2 * lt) * Qi[t]
+    while k + 4 <= asize:
+        t0 = np.uint64(active[k])
+        t1 = np.uint64(active[k + 1])
+        t2 = np.uint64(active[k + 2])
+        t3 = np.uint64(active[k + 3])
+        l0 = low[t0]                          # y_t in I_low, NaN outside
+        l1 = low[t1]
+        l2 = low[t2]
+        l3 = low[t3]
+        yg0 = l0 * G[t0]
+        yg1 = l1 * G[t1]
+        yg2 = l2 * G[t2]
+        yg3 = l3 * G[t3]
+        h0 = yg0 if yg0 >= h0 else h0
+        h1 = yg1 if yg1 >= h1 else h1
+        h2 = yg2 if yg2 >= h2 else h2
+        h3 = yg3 if yg3 >= h3 else h3
+        gd0 = Gmax + yg0
+        gd1 = Gmax + yg1
+        gd2 = Gmax + yg2
+        gd3 = Gmax + yg3
+        if (gd0 > 0.0) | (gd1 > 0.0) | (gd2 > 0.0) | (gd3 > 0.0):   # few: scored in order
+            if gd0 > 0.0:
+                quad = QDi + QD[t0] - (yi2 * l0) * Qi[t0]
                 quad = quad if quad > 0.0 else TAU
-                od = -(gd * gd) / quad
-                better = od <= obj_min
-                obj_min = od if better else obj_min
-                kj = k + r if better else kj
-        k += nk
+                od = -(gd0 * gd0) / quad
+                if od <= obj_min:
+                    obj_min = od
+                    kj = k
+            if gd1 > 0.0:
+                quad = QDi + QD[t1] - (yi2 * l1) * Qi[t1]
+                quad = quad if quad > 0.0 else TAU
+                od = -(gd1 * gd1) / quad
+                if od <= obj_min:
+                    obj_min = od
+                    kj = k + 1
+            if gd2 > 0.0:
+                quad = QDi + QD[t2] - (yi2 * l2) * Qi[t2]
+                quad = quad if quad > 0.0 else TAU
+                od = -(gd2 * gd2) / quad
+                if od <= obj_min:
+                    obj_min = od
+                    kj = k + 2
+            if gd3 > 0.0:
+                quad = QDi + QD[t3] - (yi2 * l3) * Qi[t3]
+                quad = quad if quad > 0.0 else TAU
+                od = -(gd3 * gd3) / quad
+                if od <= obj_min:
+                    obj_min = od
+                    kj = k + 3
+        k += 4
+    while k < asize:
+        t0 = np.uint64(active[k])
+        l0 = low[t0]
+        yg0 = l0 * G[t0]
+        h0 = yg0 if yg0 >= h0 else h0
+        gd0 = Gmax + yg0
+        if gd0 > 0.0:
+            quad = QDi + QD[t0] - (yi2 * l0) * Qi[t0]
+            quad = quad if quad > 0.0 else TAU
+            od = -(gd0 * gd0) / quad
+            if od <= obj_min:
+                obj_min = od
+                kj = k
+        k += 1
     Gmax2 = max(max(h0, h1), max(h2, h3))
     if Gmax + Gmax2 <= tol or kj < 0:
         return -1, -1, -1
