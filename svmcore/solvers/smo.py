@@ -110,7 +110,8 @@ def _get_row(i, full, data, rc, ic):
     for a complete row, g ≥ 0 for a row that covered the active set of generation g (within a
     generation the active set only shrinks, so it still covers it: a hit without a look), −2
     otherwise. Without shrinking every row is computed whole (the active set is everything).
-    With shrinking ``valid[s, t]`` marks the entries a slot holds, so a row is only ever
+    With shrinking ``valid[s, t]`` marks the entries a partial row holds (a complete one needs
+    no marks, so their memory is only touched for partial rows), so a row is only ever
     completed, never recomputed (LIBSVM extends a cached row by its missing part likewise)."""
     code, kp, Xd, Xdata, Xind, Xptr, Xsq, sparse, y, allidx, XT = data
     cache, slot_of, row_of, prev, nxt, row_state, valid, work, idxbuf, active, _, rowbuf = rc
@@ -118,7 +119,6 @@ def _get_row(i, full, data, rc, ic):
     n = y.shape[0]
     asize = ic[_ASIZE]
     gen = ic[_GEN]
-    shrinking = valid.shape[1] == n
     s = slot_of[i]
     st = -2
     if s >= 0:
@@ -135,8 +135,6 @@ def _get_row(i, full, data, rc, ic):
             slot_of[old] = -1
         row_of[s] = i
         slot_of[i] = s
-        if shrinking:
-            valid[s, :] = False
     row = cache[s]
     yi = y[i]
     whole = full or asize == n
@@ -151,10 +149,10 @@ def _get_row(i, full, data, rc, ic):
                                       Xd, Xdata, Xind, Xptr, Xsq, allidx, rowbuf)
         for k in range(n):
             row[k] = rowbuf[k] * (yi * y[k])          # rounded to float32 once, as LIBSVM
-        if shrinking:
-            valid[s, :] = True
         m = n
     else:                                 # only the entries this slot lacks
+        if st == -2:
+            valid[s, :] = False           # a fresh slot holds nothing (not kept for whole rows)
         m = 0
         top = n if whole else asize
         for k in range(top):
