@@ -18,7 +18,8 @@ LIBSVM ``Solver::select_working_set`` and ``Solver::Solve``):
 and stops when m(α) − M(α) ≤ tol (LIBSVM's ``eps``, 1e-3). The bias is taken from the KKT
 conditions as LIBSVM's ``calculate_rho`` does: b = −mean(y_i G_i) over the free α_i
 (0 < α_i < C), or, if none is free, minus the midpoint of the interval the bounded ones allow.
-The model is f(x) = Σ_i y_i α_i K(x_i, x) + b.
+The model is f(x) = Σ_i y_i α_i K(x_i, x) + b. As in LIBSVM, shrinking is on by default and the
+cached rows of Q are float32 (Qfloat); G, Ḡ and α are float64.
 
 Papers: Fan, Chen & Lin (2005), "Working set selection using second order information for training
 support vector machines", JMLR 6; Platt (1998), "Sequential minimal optimization" (the two-variable
