@@ -37,8 +37,9 @@ import numpy as np
 
 from .._jit import njit
 from .kernels import expansion, kernel_row, kernel_value, rows_args
-from .smo_parts import (TRANSPOSED_MAX, _full_row, _lane_max, _set_all_status,  # noqa: F401
-                        _set_status, kkt_bias, max_violation, transposed_bytes)
+from .smo_parts import (_NONE, TRANSPOSED_MAX, _be_shrunk, _full_row, _lru_push_front,  # noqa: F401
+                        _lru_unlink, _scan_up, _set_all_status, _set_status, _update_scan,
+                        kkt_bias, max_violation, transposed_bytes)
 from .objectives import error_rate, lam_from_C, primal_objective
 from .base import (C_SPEC, COEF0_SPEC, DEGREE_SPEC, GAMMA_SPEC, KERNEL_SPEC, Line, Listing,
                    ParamSpec, Snapshot, Solver, StepThroughRecord, join_state, state_changes, state_part)
@@ -57,10 +58,7 @@ _NIC = 11
 # _get_row's ``full`` flag as NumPy booleans, not the literals True / False: numba compiles a
 # function once per literal argument value it is called with (Literal[bool](True) and
 # Literal[bool](False) were two specialisations of _get_row)
-_FULL, _ACTIVE = np.bool_(True), np.bool_(False)
-# likewise "no index yet": typed int64 from the start, so that type inference does not first
-# compile _get_row and kernel_row for a Literal[int](-1) index (~4 s more of compilation)
-_NONE = np.int64(-1)
+_FULL, _ACTIVE = np.bool_(True), np.bool_(False)      # (likewise smo_parts._NONE)
 
 
 # --------------------------------------------------------------------------- compiled core
@@ -74,24 +72,6 @@ def _diag(code, kp, Xd, Xdata, Xind, Xptr, Xsq, sparse, out):
         out[i] = kernel_value(code, kp, Xd, Xdata, Xind, Xptr, Xsq, sparse, i,
                               Xd, Xdata, Xind, Xptr, Xsq, i)
     return n
-
-
-@njit
-def _lru_unlink(s, prev, nxt):
-    p = prev[s]
-    q = nxt[s]
-    nxt[p] = q
-    prev[q] = p
-
-
-@njit
-def _lru_push_front(s, head, prev, nxt):
-    """Insert slot s right after the sentinel ``head`` (most recently used)."""
-    q = nxt[head]
-    nxt[head] = s
-    prev[s] = head
-    nxt[s] = q
-    prev[q] = s
 
 
 # The compiled functions below share two bundles (plain tuples, so numba specialises once):
@@ -180,21 +160,6 @@ def _get_row(i, full, data, rc, ic):
 
 
 @njit
-def _be_shrunk(t, alpha, G, y, C, Gmax1, Gmax2):
-    """LIBSVM ``be_shrunk``: a bounded α_t whose gradient keeps it at its bound even against the
-    current maximal violation."""
-    if alpha[t] >= C[t]:
-        if y[t] > 0.0:
-            return -G[t] > Gmax1
-        return -G[t] > Gmax2
-    if alpha[t] <= 0.0:
-        if y[t] > 0.0:
-            return G[t] > Gmax2
-        return G[t] > Gmax1
-    return False
-
-
-@njit
 def _reconstruct_gradient(data, rc, C, alpha, G, Gbar, ic):
     """LIBSVM ``reconstruct_gradient``: G_t = Ḡ_t − 1 + Σ_{free j} α_j Q_tj at every inactive t,
     from rows of the inactive t over the active set or from full rows of the free j, whichever
@@ -279,106 +244,6 @@ def _do_shrinking(data, rc, C, tol, alpha, G, Gbar, ic):
                 asize -= 1
         k += 1
     ic[_ASIZE] = asize
-
-
-@njit
-def _scan_up(data, rc, G, ic):
-    """m(α) = max −y_t G_t over I_up in the active set and its position in ``active`` (−1 if
-    I_up is empty there): four running maxima over the positions k ≡ 0, 1, 2, 3 (mod 4), so
-    that no compare waits for the previous one, then the largest value, ties to the larger
-    position: the serial scan's answer, exactly (:func:`_update_scan` fuses it with the
-    gradient update)."""
-    y = data[8]
-    active = rc[9]
-    asize = ic[_ASIZE]
-    up = rc[10][0]
-    g0 = g1 = g2 = g3 = -np.inf
-    k0 = k1 = k2 = k3 = _NONE                 # not the literal -1: see _FULL
-    k = 0
-    while k + 4 <= asize:
-        t0 = np.uint64(active[k])
-        t1 = np.uint64(active[k + 1])
-        t2 = np.uint64(active[k + 2])
-        t3 = np.uint64(active[k + 3])
-        v0 = up[t0] * G[t0]                   # −y_t G_t, NaN outside I_up
-        v1 = up[t1] * G[t1]
-        v2 = up[t2] * G[t2]
-        v3 = up[t3] * G[t3]
-        b0 = v0 >= g0
-        b1 = v1 >= g1
-        b2 = v2 >= g2
-        b3 = v3 >= g3
-        g0 = v0 if b0 else g0
-        g1 = v1 if b1 else g1
-        g2 = v2 if b2 else g2
-        g3 = v3 if b3 else g3
-        k0 = k if b0 else k0
-        k1 = k + 1 if b1 else k1
-        k2 = k + 2 if b2 else k2
-        k3 = k + 3 if b3 else k3
-        k += 4
-    while k < asize:                          # the tail: later positions than lane 0's
-        t0 = np.uint64(active[k])
-        v0 = up[t0] * G[t0]
-        b0 = v0 >= g0
-        g0 = v0 if b0 else g0
-        k0 = k if b0 else k0
-        k += 1
-    return _lane_max(g0, k0, g1, k1, g2, k2, g3, k3)
-
-
-@njit
-def _update_scan(Qi, Qj, dai, daj, data, rc, G, ic):
-    """G ← G + Q_i Δα_i + Q_j Δα_j over the active set, and in the same pass the next
-    iteration's m(α) and its position, exactly as :func:`_scan_up` finds them from the new G
-    (the same lanes, the same ties): one pass over the active set instead of two."""
-    y = data[8]
-    active = rc[9]
-    asize = ic[_ASIZE]
-    up = rc[10][0]
-    g0 = g1 = g2 = g3 = -np.inf
-    k0 = k1 = k2 = k3 = _NONE
-    k = 0
-    while k + 4 <= asize:
-        t0 = np.uint64(active[k])             # unsigned: no wrap-around test per load
-        t1 = np.uint64(active[k + 1])
-        t2 = np.uint64(active[k + 2])
-        t3 = np.uint64(active[k + 3])
-        G0 = G[t0] + (Qi[t0] * dai + Qj[t0] * daj)
-        G1 = G[t1] + (Qi[t1] * dai + Qj[t1] * daj)
-        G2 = G[t2] + (Qi[t2] * dai + Qj[t2] * daj)
-        G3 = G[t3] + (Qi[t3] * dai + Qj[t3] * daj)
-        G[t0] = G0
-        G[t1] = G1
-        G[t2] = G2
-        G[t3] = G3
-        v0 = up[t0] * G0
-        v1 = up[t1] * G1
-        v2 = up[t2] * G2
-        v3 = up[t3] * G3
-        b0 = v0 >= g0
-        b1 = v1 >= g1
-        b2 = v2 >= g2
-        b3 = v3 >= g3
-        g0 = v0 if b0 else g0
-        g1 = v1 if b1 else g1
-        g2 = v2 if b2 else g2
-        g3 = v3 if b3 else g3
-        k0 = k if b0 else k0
-        k1 = k + 1 if b1 else k1
-        k2 = k + 2 if b2 else k2
-        k3 = k + 3 if b3 else k3
-        k += 4
-    while k < asize:
-        t0 = np.uint64(active[k])
-        G0 = G[t0] + (Qi[t0] * dai + Qj[t0] * daj)
-        G[t0] = G0
-        v0 = up[t0] * G0
-        b0 = v0 >= g0
-        g0 = v0 if b0 else g0
-        k0 = k if b0 else k0
-        k += 1
-    return _lane_max(g0, k0, g1, k1, g2, k2, g3, k3)
 
 
 @njit
@@ -522,14 +387,14 @@ def _smo_chunk(data, rc, C, tol, n_steps, shrinking, alpha, G, Gbar, QD, ic):
                 _do_shrinking(data, rc, C, tol, alpha, G, Gbar, ic)
                 fresh = False     # the active set and its order changed
         if not fresh:
-            Gmax, ki = _scan_up(data, rc, G, ic)
+            Gmax, ki = _scan_up(data, rc, G, ic[_ASIZE])
         ii, jj, si = _select(data, rc, C, tol, alpha, G, QD, ic, Gmax, ki)
         if ii < 0:
             if ic[_ASIZE] == n:
                 ic[_CONV] = 1
                 break
             _reconstruct_gradient(data, rc, C, alpha, G, Gbar, ic)
-            Gmax, ki = _scan_up(data, rc, G, ic)
+            Gmax, ki = _scan_up(data, rc, G, ic[_ASIZE])
             ii, jj, si = _select(data, rc, C, tol, alpha, G, QD, ic, Gmax, ki)
             if ii < 0:
                 ic[_CONV] = 1
@@ -599,7 +464,7 @@ def _smo_chunk(data, rc, C, tol, n_steps, shrinking, alpha, G, Gbar, QD, ic):
         _set_status(jj, alpha, C, y, rc[10])
         dai = ai - ai_old
         daj = aj - aj_old
-        Gmax, ki = _update_scan(Qi, Qj, dai, daj, data, rc, G, ic)
+        Gmax, ki = _update_scan(Qi, Qj, dai, daj, data, rc, G, ic[_ASIZE])
         fresh = True
         if shrinking:
             _update_gbar(ii, ai_old, ai, data, rc, C, Gbar, ic)
