@@ -18,7 +18,8 @@ LIBSVM ``Solver::select_working_set`` and ``Solver::Solve``):
 and stops when m(α) − M(α) ≤ tol (LIBSVM's ``eps``, 1e-3). The bias is taken from the KKT
 conditions as LIBSVM's ``calculate_rho`` does: b = −mean(y_i G_i) over the free α_i
 (0 < α_i < C), or, if none is free, minus the midpoint of the interval the bounded ones allow.
-The model is f(x) = Σ_i y_i α_i K(x_i, x) + b.
+The model is f(x) = Σ_i y_i α_i K(x_i, x) + b. As in LIBSVM, shrinking is on by default and the
+cached rows of Q are float32 (Qfloat); G, Ḡ and α are float64.
 
 Papers: Fan, Chen & Lin (2005), "Working set selection using second order information for training
 support vector machines", JMLR 6; Platt (1998), "Sequential minimal optimization" (the two-variable
@@ -36,8 +37,9 @@ import numpy as np
 
 from .._jit import njit
 from .kernels import expansion, kernel_row, kernel_value, rows_args
-from .smo_parts import (TRANSPOSED_MAX, _full_row, _lane_max, _set_all_status,  # noqa: F401
-                        _set_status, kkt_bias, max_violation, transposed_bytes)
+from .smo_parts import (_NONE, TRANSPOSED_MAX, _be_shrunk, _full_row, _lru_push_front,  # noqa: F401
+                        _lru_unlink, _scan_up, _set_all_status, _set_status, _update_scan,
+                        kkt_bias, max_violation, transposed_bytes)
 from .objectives import error_rate, lam_from_C, primal_objective
 from .base import (C_SPEC, COEF0_SPEC, DEGREE_SPEC, GAMMA_SPEC, KERNEL_SPEC, Line, Listing,
                    ParamSpec, Snapshot, Solver, StepThroughRecord, join_state, state_changes, state_part)
@@ -56,10 +58,7 @@ _NIC = 11
 # _get_row's ``full`` flag as NumPy booleans, not the literals True / False: numba compiles a
 # function once per literal argument value it is called with (Literal[bool](True) and
 # Literal[bool](False) were two specialisations of _get_row)
-_FULL, _ACTIVE = np.bool_(True), np.bool_(False)
-# likewise "no index yet": typed int64 from the start, so that type inference does not first
-# compile _get_row and kernel_row for a Literal[int](-1) index (~4 s more of compilation)
-_NONE = np.int64(-1)
+_FULL, _ACTIVE = np.bool_(True), np.bool_(False)      # (likewise smo_parts._NONE)
 
 
 # --------------------------------------------------------------------------- compiled core
@@ -75,28 +74,11 @@ def _diag(code, kp, Xd, Xdata, Xind, Xptr, Xsq, sparse, out):
     return n
 
 
-@njit
-def _lru_unlink(s, prev, nxt):
-    p = prev[s]
-    q = nxt[s]
-    nxt[p] = q
-    prev[q] = p
-
-
-@njit
-def _lru_push_front(s, head, prev, nxt):
-    """Insert slot s right after the sentinel ``head`` (most recently used)."""
-    q = nxt[head]
-    nxt[head] = s
-    prev[s] = head
-    nxt[s] = q
-    prev[q] = s
-
-
 # The compiled functions below share two bundles (plain tuples, so numba specialises once):
 #   data  = (code, kp, Xd, Xdata, Xind, Xptr, Xsq, sparse, y, allidx, XT) — read only
 #           (XT: the d × n transposed copy, or 0 × 0 when rows are computed pairwise)
-#   rc    = (cache, slot_of, row_of, prev, nxt, row_state, valid, work, idxbuf, active, off)
+#   rc    = (cache, slot_of, row_of, prev, nxt, row_state, valid, work, idxbuf, active, off,
+#            rowbuf)   (cache: float32 rows of Q, LIBSVM's Qfloat; rowbuf: one float64 row)
 # and the integer state ``ic``.
 
 
@@ -109,15 +91,15 @@ def _get_row(i, full, data, rc, ic):
     for a complete row, g ≥ 0 for a row that covered the active set of generation g (within a
     generation the active set only shrinks, so it still covers it: a hit without a look), −2
     otherwise. Without shrinking every row is computed whole (the active set is everything).
-    With shrinking ``valid[s, t]`` marks the entries a slot holds, so a row is only ever
+    With shrinking ``valid[s, t]`` marks the entries a partial row holds (a complete one needs
+    no marks, so their memory is only touched for partial rows), so a row is only ever
     completed, never recomputed (LIBSVM extends a cached row by its missing part likewise)."""
     code, kp, Xd, Xdata, Xind, Xptr, Xsq, sparse, y, allidx, XT = data
-    cache, slot_of, row_of, prev, nxt, row_state, valid, work, idxbuf, active, _ = rc
+    cache, slot_of, row_of, prev, nxt, row_state, valid, work, idxbuf, active, _, rowbuf = rc
     head = cache.shape[0]                 # sentinel index of the LRU ring
     n = y.shape[0]
     asize = ic[_ASIZE]
     gen = ic[_GEN]
-    shrinking = valid.shape[1] == n
     s = slot_of[i]
     st = -2
     if s >= 0:
@@ -134,26 +116,24 @@ def _get_row(i, full, data, rc, ic):
             slot_of[old] = -1
         row_of[s] = i
         slot_of[i] = s
-        if shrinking:
-            valid[s, :] = False
     row = cache[s]
     yi = y[i]
     whole = full or asize == n
     by_columns = XT.shape[1] == n
-    if st == -2 and by_columns and (4 if sparse else 2) * asize >= n:
-        whole = True      # a whole row costs less than most of it pairwise (CSR: a quarter)
+    if st == -2 and by_columns and (4 if sparse else 3) * asize >= n:
+        whole = True      # a whole row costs less than a third of it pairwise (CSR: a quarter)
     if st == -2 and whole:                # nothing usable held: the whole row at once
         if by_columns:
-            ic[_KEVALS] += _full_row(data, i, row, work, idxbuf.view(np.float64))
+            ic[_KEVALS] += _full_row(data, i, rowbuf, work, idxbuf.view(np.float64))
         else:
             ic[_KEVALS] += kernel_row(code, kp, Xd, Xdata, Xind, Xptr, Xsq, sparse, i,
-                                      Xd, Xdata, Xind, Xptr, Xsq, allidx, row)
+                                      Xd, Xdata, Xind, Xptr, Xsq, allidx, rowbuf)
         for k in range(n):
-            row[k] *= yi * y[k]
-        if shrinking:
-            valid[s, :] = True
+            row[k] = rowbuf[k] * (yi * y[k])          # rounded to float32 once, as LIBSVM
         m = n
     else:                                 # only the entries this slot lacks
+        if st == -2:
+            valid[s, :] = False           # a fresh slot holds nothing (not kept for whole rows)
         m = 0
         top = n if whole else asize
         for k in range(top):
@@ -167,7 +147,7 @@ def _get_row(i, full, data, rc, ic):
                                       Xd, Xdata, Xind, Xptr, Xsq, idx, work)
             for k in range(m):
                 t = idx[k]
-                row[t] = work[k] * yi * y[t]
+                row[t] = work[k] * (yi * y[t])
                 valid[s, t] = True
     row_state[s] = -1 if whole else gen
     if m > 0:
@@ -177,21 +157,6 @@ def _get_row(i, full, data, rc, ic):
     _lru_unlink(s, prev, nxt)
     _lru_push_front(s, head, prev, nxt)
     return s
-
-
-@njit
-def _be_shrunk(t, alpha, G, y, C, Gmax1, Gmax2):
-    """LIBSVM ``be_shrunk``: a bounded α_t whose gradient keeps it at its bound even against the
-    current maximal violation."""
-    if alpha[t] >= C[t]:
-        if y[t] > 0.0:
-            return -G[t] > Gmax1
-        return -G[t] > Gmax2
-    if alpha[t] <= 0.0:
-        if y[t] > 0.0:
-            return G[t] > Gmax2
-        return G[t] > Gmax1
-    return False
 
 
 @njit
@@ -282,58 +247,23 @@ def _do_shrinking(data, rc, C, tol, alpha, G, Gbar, ic):
 
 
 @njit
-def _select(data, rc, C, tol, alpha, G, QD, ic):
-    """WSS 2 over the active set. Returns (i, j, slot of row i), or i = −1 when the maximal
-    violating pair gap there is ≤ tol (or no pair exists).
+def _select(data, rc, C, tol, alpha, G, QD, ic, Gmax, ki):
+    """WSS 2 over the active set, given m(α) = Gmax at position ki of ``active`` (from
+    :func:`_scan_up` or :func:`_update_scan`). Returns (i, j, slot of row i), or i = −1 when
+    the maximal violating pair gap there is ≤ tol (or no pair exists).
 
     The scans keep positions in ``active`` (ties go to the last one, as LIBSVM's ``>=``) and
     read the arrays through unsigned indices (an active index is never negative, and a signed
-    one costs a wrap-around test per load); membership of I_up / I_low is an added 0 or −∞
-    (``_set_status``) and the running maxima are conditional selects, not branches (they
+    one costs a wrap-around test per load); G_t is multiplied by a sign that is NaN outside
+    I_up / I_low (``_set_status``: y_t is not read) and the running maxima are conditional
+    selects, not branches (they
     depend on y_t, α_t and G_t, which a branch predictor cannot guess). A candidate's score is
     LIBSVM's arithmetic: y_t = ±1 only flips signs, exactly."""
     y = data[8]
     cache = rc[0]
     active = rc[9]
     asize = ic[_ASIZE]
-    up_off = rc[10][0]
-    low_off = rc[10][1]
-    # ---- select i: maximal violator in I_up, m(α) = max −y_t G_t. Four running maxima over
-    # the positions k ≡ 0, 1, 2, 3 (mod 4), so that no compare waits for the previous one, then
-    # the largest value, ties to the larger position: the serial scan's answer, exactly.
-    g0 = g1 = g2 = g3 = -np.inf
-    k0 = k1 = k2 = k3 = _NONE                 # not the literal -1: see _FULL
-    k = 0
-    while k + 4 <= asize:
-        t0 = np.uint64(active[k])
-        t1 = np.uint64(active[k + 1])
-        t2 = np.uint64(active[k + 2])
-        t3 = np.uint64(active[k + 3])
-        v0 = -y[t0] * G[t0] + up_off[t0]      # −∞ outside I_up
-        v1 = -y[t1] * G[t1] + up_off[t1]
-        v2 = -y[t2] * G[t2] + up_off[t2]
-        v3 = -y[t3] * G[t3] + up_off[t3]
-        b0 = v0 >= g0
-        b1 = v1 >= g1
-        b2 = v2 >= g2
-        b3 = v3 >= g3
-        g0 = v0 if b0 else g0
-        g1 = v1 if b1 else g1
-        g2 = v2 if b2 else g2
-        g3 = v3 if b3 else g3
-        k0 = k if b0 else k0
-        k1 = k + 1 if b1 else k1
-        k2 = k + 2 if b2 else k2
-        k3 = k + 3 if b3 else k3
-        k += 4
-    while k < asize:                          # the tail: later positions than lane 0's
-        t0 = np.uint64(active[k])
-        v0 = -y[t0] * G[t0] + up_off[t0]
-        b0 = v0 >= g0
-        g0 = v0 if b0 else g0
-        k0 = k if b0 else k0
-        k += 1
-    Gmax, ki = _lane_max(g0, k0, g1, k1, g2, k2, g3, k3)
+    low = rc[10][1]
     if ki < 0 or Gmax == -np.inf:
         return -1, -1, -1
     ii = active[ki]
@@ -347,29 +277,71 @@ def _select(data, rc, C, tol, alpha, G, QD, ic):
     yi2 = 2.0 * y[ii]
     QDi = QD[ii]
     k = 0
-    while k < asize:
-        nk = 4 if k + 4 <= asize else 1
-        for r in range(nk):
-            t = np.uint64(active[k + r])
-            yt = y[t]
-            yg = yt * G[t] + low_off[t]      # −∞ outside I_low
-            if r == 0:
-                h0 = yg if yg >= h0 else h0
-            elif r == 1:
-                h1 = yg if yg >= h1 else h1
-            elif r == 2:
-                h2 = yg if yg >= h2 else h2
-            else:
-                h3 = yg if yg >= h3 else h3
-            gd = Gmax + yg
-            if gd > 0.0:                      # few t: the division only for them
-                quad = QDi + QD[t] - (yi2 * yt) * Qi[t]
+    while k + 4 <= asize:
+        t0 = np.uint64(active[k])
+        t1 = np.uint64(active[k + 1])
+        t2 = np.uint64(active[k + 2])
+        t3 = np.uint64(active[k + 3])
+        l0 = low[t0]                          # y_t in I_low, NaN outside
+        l1 = low[t1]
+        l2 = low[t2]
+        l3 = low[t3]
+        yg0 = l0 * G[t0]
+        yg1 = l1 * G[t1]
+        yg2 = l2 * G[t2]
+        yg3 = l3 * G[t3]
+        h0 = yg0 if yg0 >= h0 else h0
+        h1 = yg1 if yg1 >= h1 else h1
+        h2 = yg2 if yg2 >= h2 else h2
+        h3 = yg3 if yg3 >= h3 else h3
+        gd0 = Gmax + yg0
+        gd1 = Gmax + yg1
+        gd2 = Gmax + yg2
+        gd3 = Gmax + yg3
+        if (gd0 > 0.0) | (gd1 > 0.0) | (gd2 > 0.0) | (gd3 > 0.0):   # few: scored in order
+            if gd0 > 0.0:
+                quad = QDi + QD[t0] - (yi2 * l0) * Qi[t0]
                 quad = quad if quad > 0.0 else TAU
-                od = -(gd * gd) / quad
-                better = od <= obj_min
-                obj_min = od if better else obj_min
-                kj = k + r if better else kj
-        k += nk
+                od = -(gd0 * gd0) / quad
+                if od <= obj_min:
+                    obj_min = od
+                    kj = k
+            if gd1 > 0.0:
+                quad = QDi + QD[t1] - (yi2 * l1) * Qi[t1]
+                quad = quad if quad > 0.0 else TAU
+                od = -(gd1 * gd1) / quad
+                if od <= obj_min:
+                    obj_min = od
+                    kj = k + 1
+            if gd2 > 0.0:
+                quad = QDi + QD[t2] - (yi2 * l2) * Qi[t2]
+                quad = quad if quad > 0.0 else TAU
+                od = -(gd2 * gd2) / quad
+                if od <= obj_min:
+                    obj_min = od
+                    kj = k + 2
+            if gd3 > 0.0:
+                quad = QDi + QD[t3] - (yi2 * l3) * Qi[t3]
+                quad = quad if quad > 0.0 else TAU
+                od = -(gd3 * gd3) / quad
+                if od <= obj_min:
+                    obj_min = od
+                    kj = k + 3
+        k += 4
+    while k < asize:
+        t0 = np.uint64(active[k])
+        l0 = low[t0]
+        yg0 = l0 * G[t0]
+        h0 = yg0 if yg0 >= h0 else h0
+        gd0 = Gmax + yg0
+        if gd0 > 0.0:
+            quad = QDi + QD[t0] - (yi2 * l0) * Qi[t0]
+            quad = quad if quad > 0.0 else TAU
+            od = -(gd0 * gd0) / quad
+            if od <= obj_min:
+                obj_min = od
+                kj = k
+        k += 1
     Gmax2 = max(max(h0, h1), max(h2, h3))
     if Gmax + Gmax2 <= tol or kj < 0:
         return -1, -1, -1
@@ -402,6 +374,9 @@ def _smo_chunk(data, rc, C, tol, n_steps, shrinking, alpha, G, Gbar, QD, ic):
     active = rc[9]
     n = alpha.shape[0]
     done = 0
+    fresh = False                 # (Gmax, ki): m(α) of the current G, from the last update
+    Gmax = -np.inf
+    ki = _NONE
     while done < n_steps:
         if ic[_CONV]:
             break
@@ -410,13 +385,17 @@ def _smo_chunk(data, rc, C, tol, n_steps, shrinking, alpha, G, Gbar, QD, ic):
             if ic[_COUNTER] == 0:
                 ic[_COUNTER] = min(n, 1000)
                 _do_shrinking(data, rc, C, tol, alpha, G, Gbar, ic)
-        ii, jj, si = _select(data, rc, C, tol, alpha, G, QD, ic)
+                fresh = False     # the active set and its order changed
+        if not fresh:
+            Gmax, ki = _scan_up(data, rc, G, ic[_ASIZE])
+        ii, jj, si = _select(data, rc, C, tol, alpha, G, QD, ic, Gmax, ki)
         if ii < 0:
             if ic[_ASIZE] == n:
                 ic[_CONV] = 1
                 break
             _reconstruct_gradient(data, rc, C, alpha, G, Gbar, ic)
-            ii, jj, si = _select(data, rc, C, tol, alpha, G, QD, ic)
+            Gmax, ki = _scan_up(data, rc, G, ic[_ASIZE])
+            ii, jj, si = _select(data, rc, C, tol, alpha, G, QD, ic, Gmax, ki)
             if ii < 0:
                 ic[_CONV] = 1
                 break
@@ -485,9 +464,8 @@ def _smo_chunk(data, rc, C, tol, n_steps, shrinking, alpha, G, Gbar, QD, ic):
         _set_status(jj, alpha, C, y, rc[10])
         dai = ai - ai_old
         daj = aj - aj_old
-        for k in range(ic[_ASIZE]):
-            t = np.uint64(active[k])      # unsigned: no wrap-around test per load
-            G[t] += Qi[t] * dai + Qj[t] * daj
+        Gmax, ki = _update_scan(Qi, Qj, dai, daj, data, rc, G, ic[_ASIZE])
+        fresh = True
         if shrinking:
             _update_gbar(ii, ai_old, ai, data, rc, C, Gbar, ic)
             _update_gbar(jj, aj_old, aj, data, rc, C, Gbar, ic)
@@ -588,23 +566,23 @@ class SMOSolver(Solver):
         "max_iter": ParamSpec(10_000_000, "int", "max_iter — stop after this many SMO "
                               "iterations even if the tolerance is not reached.",
                               low=1, high=10**12, ui=(100, 10_000_000), log=True, advanced=True),
-        "shrinking": ParamSpec(False, "bool", "shrinking — LIBSVM's heuristic that sets aside the "
+        "shrinking": ParamSpec(True, "bool", "shrinking — LIBSVM's heuristic that sets aside the "
                                "α_i that stay at a bound, so fewer kernel values are computed; the "
                                "gradient is rebuilt before the final test (same stopping rule).",
                                advanced=True),
     }
     stochastic = False
     kernelized = True
-    listing_default = SMO_LISTING.select()
+    listing_default = SMO_LISTING.select("shrinking")     # shrinking is on by default
 
     memory_params = ("cache_mb",)
 
     def memory_bytes(self, n, d, X=None):
-        """The kernel-row cache (at least two rows, at most cache_mb; with shrinking one more
-        byte per entry, which ones a row holds), the transposed copy of X that whole rows are
-        computed from (d × n float64, up to TRANSPOSED_MAX) plus O(n) state."""
-        slots = max(2, min(n, int(self.p["cache_mb"] * 2**20 // (8 * n))))
-        return ((9 if self.p["shrinking"] else 8) * n * slots + 80 * n
+        """The kernel-row cache (float32 rows, at least two, at most cache_mb; with shrinking
+        one more byte per entry, which ones a row holds), the transposed copy of X that whole
+        rows are computed from (d × n float64, up to TRANSPOSED_MAX) plus O(n) state."""
+        slots = max(2, min(n, int(self.p["cache_mb"] * 2**20 // (4 * n))))
+        return ((5 if self.p["shrinking"] else 4) * n * slots + 88 * n
                 + transposed_bytes(n, d))
 
     # ---------------------------------------------------------------------------------- setup
@@ -627,13 +605,13 @@ class SMOSolver(Solver):
         self.ic[_COUNTER] = min(n, 1000) + 1
         self.ic[_KEVALS] = _diag(self.kcode, self.kp, *X, self.QD)
         self.kernel_evals = int(self.ic[_KEVALS])
-        slots = int(p["cache_mb"] * 2**20 // (8 * n))
+        slots = int(p["cache_mb"] * 2**20 // (4 * n))
         self.slots = max(2, min(n, slots))
         if slots < 2:
             self.notes.append(f"cache_mb = {p['cache_mb']:g} holds {max(slots, 0)} kernel row(s) "
-                              f"of n = {n:,}; 2 rows ({16 * n / 2**20:.3g} MB) are kept, the "
+                              f"of n = {n:,}; 2 rows ({8 * n / 2**20:.3g} MB) are kept, the "
                               "two one step needs")
-        self.cache = np.empty((self.slots, n))
+        self.cache = np.empty((self.slots, n), dtype=np.float32)   # LIBSVM's Qfloat
         self.slot_of = -np.ones(n, dtype=np.int64)
         self.row_of = -np.ones(self.slots, dtype=np.int64)
         # LRU ring over slots 0..slots-1 with sentinel `slots`; initially 0 is MRU, last is LRU
@@ -654,7 +632,7 @@ class SMOSolver(Solver):
         self._data = (self.kcode, self.kp, *X, self.y, self.allidx, XT)
         self._rc = (self.cache, self.slot_of, self.row_of, self.prev, self.nxt, self.row_state,
                     valid, np.empty(n), np.empty(n, dtype=np.int64), self.active,
-                    np.empty((2, n)))
+                    np.empty((2, n)), np.empty(n))
         self._G_memo = (None, None)
 
     # ----------------------------------------------------------------------------------- step
@@ -772,7 +750,7 @@ class SMOSolver(Solver):
 
     # ------------------------------------------------------------------------ step through
     def listing(self) -> Listing:
-        return SMO_LISTING.select("shrinking") if self.p["shrinking"] else self.listing_default
+        return self.listing_default if self.p["shrinking"] else SMO_LISTING.select()
 
     def step_through_state(self) -> dict:
         """α, the gradient G = Qα − e at every index, and the bias b."""
@@ -818,7 +796,8 @@ class SMOSolver(Solver):
         i, j = int(self.ic[_PI]), int(self.ic[_PJ])
         Kij = self.kernel_block([i, j], [i, j])
         b_ij = float(v[i] - v[j])
-        a_raw = float(Kij[0, 0] + Kij[1, 1] - 2.0 * Kij[0, 1])
+        # K_ij as the step read it from the float32 row cache, K_ii from the float64 diagonal
+        a_raw = float(self.QD[i] + self.QD[j] - 2.0 * float(np.float32(Kij[0, 1])))
         a_ij = a_raw if a_raw > 0 else TAU
         step = b_ij / a_ij
         a1 = s1["α"]

@@ -1,6 +1,7 @@
 """Leaf helpers of SMO's compiled core (:mod:`svmcore.solvers.smo`): whole kernel rows from a
-transposed copy of X, membership of I_up / I_low as added offsets, the combination of the scans'
-running maxima, and the NumPy forms of the bias and the maximal violation.
+transposed copy of X, the LRU list's two moves, LIBSVM's ``be_shrunk``, the m(α) scan alone and
+fused with the gradient update, membership of I_up / I_low as signs, the combination of the
+scans' running maxima, and the NumPy forms of the bias and the maximal violation.
 
 The compiled functions take SMO's bundles as documented there:
 ``data = (code, kp, Xd, Xdata, Xind, Xptr, Xsq, sparse, y, allidx, XT)``.
@@ -64,6 +65,142 @@ def _full_row(data, i, out, arg, scratch):
     return n
 
 
+#: "no index yet", typed int64 from the start: with the literal -1 numba's type inference
+#: first compiles the functions reading it for a Literal[int](-1) index (~4 s more of compilation)
+_NONE = np.int64(-1)
+
+
+@njit
+def _lru_unlink(s, prev, nxt):
+    p = prev[s]
+    q = nxt[s]
+    nxt[p] = q
+    prev[q] = p
+
+
+@njit
+def _lru_push_front(s, head, prev, nxt):
+    """Insert slot s right after the sentinel ``head`` (most recently used)."""
+    q = nxt[head]
+    nxt[head] = s
+    prev[s] = head
+    nxt[s] = q
+    prev[q] = s
+
+
+@njit
+def _be_shrunk(t, alpha, G, y, C, Gmax1, Gmax2):
+    """LIBSVM ``be_shrunk``: a bounded α_t whose gradient keeps it at its bound even against the
+    current maximal violation."""
+    if alpha[t] >= C[t]:
+        if y[t] > 0.0:
+            return -G[t] > Gmax1
+        return -G[t] > Gmax2
+    if alpha[t] <= 0.0:
+        if y[t] > 0.0:
+            return G[t] > Gmax2
+        return G[t] > Gmax1
+    return False
+
+
+@njit
+def _scan_up(data, rc, G, asize):
+    """m(α) = max −y_t G_t over I_up in the active set and its position in ``active`` (−1 if
+    I_up is empty there): four running maxima over the positions k ≡ 0, 1, 2, 3 (mod 4), so
+    that no compare waits for the previous one, then the largest value, ties to the larger
+    position: the serial scan's answer, exactly (:func:`_update_scan` fuses it with the
+    gradient update)."""
+    y = data[8]
+    active = rc[9]
+    up = rc[10][0]
+    g0 = g1 = g2 = g3 = -np.inf
+    k0 = k1 = k2 = k3 = _NONE                 # not the literal -1: see _NONE
+    k = 0
+    while k + 4 <= asize:
+        t0 = np.uint64(active[k])
+        t1 = np.uint64(active[k + 1])
+        t2 = np.uint64(active[k + 2])
+        t3 = np.uint64(active[k + 3])
+        v0 = up[t0] * G[t0]                   # −y_t G_t, NaN outside I_up
+        v1 = up[t1] * G[t1]
+        v2 = up[t2] * G[t2]
+        v3 = up[t3] * G[t3]
+        b0 = v0 >= g0
+        b1 = v1 >= g1
+        b2 = v2 >= g2
+        b3 = v3 >= g3
+        g0 = v0 if b0 else g0
+        g1 = v1 if b1 else g1
+        g2 = v2 if b2 else g2
+        g3 = v3 if b3 else g3
+        k0 = k if b0 else k0
+        k1 = k + 1 if b1 else k1
+        k2 = k + 2 if b2 else k2
+        k3 = k + 3 if b3 else k3
+        k += 4
+    while k < asize:                          # the tail: later positions than lane 0's
+        t0 = np.uint64(active[k])
+        v0 = up[t0] * G[t0]
+        b0 = v0 >= g0
+        g0 = v0 if b0 else g0
+        k0 = k if b0 else k0
+        k += 1
+    return _lane_max(g0, k0, g1, k1, g2, k2, g3, k3)
+
+
+@njit
+def _update_scan(Qi, Qj, dai, daj, data, rc, G, asize):
+    """G ← G + Q_i Δα_i + Q_j Δα_j over the active set, and in the same pass the next
+    iteration's m(α) and its position, exactly as :func:`_scan_up` finds them from the new G
+    (the same lanes, the same ties): one pass over the active set instead of two."""
+    y = data[8]
+    active = rc[9]
+    up = rc[10][0]
+    g0 = g1 = g2 = g3 = -np.inf
+    k0 = k1 = k2 = k3 = _NONE
+    k = 0
+    while k + 4 <= asize:
+        t0 = np.uint64(active[k])             # unsigned: no wrap-around test per load
+        t1 = np.uint64(active[k + 1])
+        t2 = np.uint64(active[k + 2])
+        t3 = np.uint64(active[k + 3])
+        G0 = G[t0] + (Qi[t0] * dai + Qj[t0] * daj)
+        G1 = G[t1] + (Qi[t1] * dai + Qj[t1] * daj)
+        G2 = G[t2] + (Qi[t2] * dai + Qj[t2] * daj)
+        G3 = G[t3] + (Qi[t3] * dai + Qj[t3] * daj)
+        G[t0] = G0
+        G[t1] = G1
+        G[t2] = G2
+        G[t3] = G3
+        v0 = up[t0] * G0
+        v1 = up[t1] * G1
+        v2 = up[t2] * G2
+        v3 = up[t3] * G3
+        b0 = v0 >= g0
+        b1 = v1 >= g1
+        b2 = v2 >= g2
+        b3 = v3 >= g3
+        g0 = v0 if b0 else g0
+        g1 = v1 if b1 else g1
+        g2 = v2 if b2 else g2
+        g3 = v3 if b3 else g3
+        k0 = k if b0 else k0
+        k1 = k + 1 if b1 else k1
+        k2 = k + 2 if b2 else k2
+        k3 = k + 3 if b3 else k3
+        k += 4
+    while k < asize:
+        t0 = np.uint64(active[k])
+        G0 = G[t0] + (Qi[t0] * dai + Qj[t0] * daj)
+        G[t0] = G0
+        v0 = up[t0] * G0
+        b0 = v0 >= g0
+        g0 = v0 if b0 else g0
+        k0 = k if b0 else k0
+        k += 1
+    return _lane_max(g0, k0, g1, k1, g2, k2, g3, k3)
+
+
 #: the transposed copy is kept up to this size (covtype's 435,759 × 54: 188 MB); past it rows are
 #: computed pairwise. A fixed bound, not a share of cache_mb: the result must not depend on the
 #: cache size (the two ways sum the same products, but in a different order)
@@ -79,13 +216,15 @@ def transposed_bytes(n: int, d: int) -> int:
 
 @njit
 def _set_status(t, alpha, C, y, off):
-    """off[0, t] = 0 if t ∈ I_up else −∞, off[1, t] likewise for I_low: the scans add them to
-    −y_t G_t / y_t G_t instead of testing y_t and α_t (kept in step with every change of α)."""
+    """off[0, t] = −y_t if t ∈ I_up else NaN, off[1, t] = y_t if t ∈ I_low else NaN: the scans
+    multiply G_t by them instead of testing y_t and α_t (a NaN product loses every compare, so
+    t is never picked; kept in step with every change of α)."""
     at = alpha[t]
-    up = (at < C[t]) if y[t] > 0.0 else (at > 0.0)
-    low = (at > 0.0) if y[t] > 0.0 else (at < C[t])
-    off[0, t] = 0.0 if up else -np.inf
-    off[1, t] = 0.0 if low else -np.inf
+    yt = y[t]
+    up = (at < C[t]) if yt > 0.0 else (at > 0.0)
+    low = (at > 0.0) if yt > 0.0 else (at < C[t])
+    off[0, t] = -yt if up else np.nan
+    off[1, t] = yt if low else np.nan
 
 
 @njit
