@@ -421,12 +421,13 @@ def test_memory_budget_default_and_bad_value(monkeypatch):
 
 def test_smo_kernel_cache_over_the_budget_is_refused(monkeypatch):
     X, y = _toy(1000)
-    need = 8 * 1000 * 1000 + 80 * 1000 + 8 * 1000 * 2      # 1000 cached rows of 1000 floats, XT
+    # 1000 cached float32 rows of 1000 and which entries each holds (shrinking), XT
+    need = 5 * 1000 * 1000 + 88 * 1000 + 8 * 1000 * 2
     assert get_solver("smo")().memory_bytes(1000, 2, None) == need
-    monkeypatch.setenv("SVMCORE_MEMORY_MB", "4")
-    msg = (r"^smo would need about 8 MB for n = 1,000 \(budget 4 MB, set by SVMCORE_MEMORY_MB\); "
+    monkeypatch.setenv("SVMCORE_MEMORY_MB", "2")
+    msg = (r"^smo would need about 5 MB for n = 1,000 \(budget 2 MB, set by SVMCORE_MEMORY_MB\); "
            r"use fewer rows or a solver that scales: asset \(Nyström or random Fourier features\) "
-           r"or pegasos with a linear kernel\. This would fit: cache_mb ≤ 3\.91, or n ≤ 718 rows$")
+           r"or pegasos with a linear kernel\. This would fit: cache_mb ≤ 1\.52, or n ≤ 637 rows$")
     with pytest.raises(ValueError, match=msg):
         TrainingRun("smo", X, y)
     with pytest.raises(ValueError, match=msg):
@@ -545,8 +546,8 @@ def test_page_memory_budget_message(monkeypatch, _warm):
     at = _page({"src": "toy", "ds": "moons", "n": "5000", "solver": "smo", "p.kernel": "rbf"})
     errors = [e.value for e in at.error]
     assert len(errors) == 1, errors
-    # 8·3750² + 80·3750 bytes = 107.6 MB
-    assert re.match(r"^Cannot build this run: smo would need about 108 MB for n = 3,750 \(budget "
+    # 5·3750² + 88·3750 + 16·3750 bytes = 67.4 MB
+    assert re.match(r"^Cannot build this run: smo would need about 67 MB for n = 3,750 \(budget "
                     r"16 MB, set by SVMCORE_MEMORY_MB\); use fewer rows or a solver that scales: "
                     r"asset", errors[0]), errors
     assert not at.metric

@@ -62,8 +62,9 @@ def test_declared_members(name, kernel, toy):
         np.testing.assert_allclose(X @ w + b, f, rtol=1e-9, atol=1e-9)
 
     scores = s.train_scores()
-    if scores is not None:
-        np.testing.assert_allclose(scores, f, rtol=1e-9, atol=1e-9)
+    if scores is not None:       # SMO's come from G, kept with float32 rows of Q (LIBSVM's)
+        tol = 1e-6 if s.name == "smo" else 1e-9
+        np.testing.assert_allclose(scores, f, rtol=tol, atol=tol)
 
     rule = s.step_rule()
     if "schedule" in s.p:

@@ -417,7 +417,7 @@ def test_a_clamped_parameter_warns():
 def test_smo_cache_raised_to_two_rows_warns():
     X, y = _moons(400)
     with pytest.warns(UserWarning, match=r"^smo: cache_mb = 0\.001 holds 0 kernel row\(s\) of "
-                                         r"n = 400; 2 rows \(0\.0061 MB\) are kept"):
+                                         r"n = 400; 2 rows \(0\.00305 MB\) are kept"):
         SVMClassifier(solver="smo", kernel="rbf", solver_params={"cache_mb": 0.001}).fit(X, y)
 
 

@@ -215,7 +215,7 @@ def test_pseudocode_of_the_variant(name, params, toy):
 @pytest.mark.parametrize("name,a,b", [
     ("pegasos", {}, RBF), ("olsvm", {}, {"variant": "regularized"}),
     ("cpsp", {}, {"sampling": "constant"}), ("asset", {}, {"variant": "star"}),
-    ("norma", {}, {"update": "add"}), ("smo", {}, {"shrinking": True}),
+    ("norma", {}, {"update": "add"}), ("smo", {}, {"shrinking": False}),
 ])
 def test_variants_change_the_listing(name, a, b):
     cls = REGISTRY[name]
@@ -298,7 +298,7 @@ def test_smo_pair_is_the_maximal_gain_pair_of_wss2(shrinking, toy):
     step; the run ends on the stopping line."""
     X, y = toy
     Kx = pairwise_kernels(X, metric="rbf", gamma=1.0)
-    Q, QD = np.outer(y, y) * Kx, np.diag(Kx).copy()
+    Q, QD = (np.outer(y, y) * Kx).astype(np.float32).astype(np.float64), np.diag(Kx).copy()
     s = REGISTRY["smo"](**RBF, C=10.0, shrinking=shrinking)
     s.init(X, y, seed=0)
     ran = set()
@@ -325,7 +325,7 @@ def test_smo_pair_is_the_maximal_gain_pair_of_wss2(shrinking, toy):
         assert rec.quantities["gain"] == pytest.approx(ref[2], rel=1e-9)
         a_ref, G_ref = smo_pair_update(Q, QD, y, s.C, st["α"], st["G"], *rec.picked)
         np.testing.assert_allclose(s.step_through_state()["α"], a_ref, rtol=0, atol=1e-12)
-        np.testing.assert_allclose(s.step_through_state()["G"], G_ref, rtol=0, atol=1e-9)
+        np.testing.assert_allclose(s.step_through_state()["G"], G_ref, rtol=0, atol=1e-6)
         q = rec.quantities
         assert ("clip" in _lines(s, rec)) == q["clipped"]
         assert q["decrease"] >= -1e-12
