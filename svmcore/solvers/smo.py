@@ -39,7 +39,7 @@ from .._jit import njit
 from .kernels import expansion, kernel_row, kernel_value, rows_args
 from .smo_parts import (_NONE, TRANSPOSED_MAX, _be_shrunk, _full_row, _lru_push_front,  # noqa: F401
                         _lru_unlink, _scan_up, _set_all_status, _set_status, _update_scan,
-                        kkt_bias, max_violation, transposed_bytes)
+                        kkt_bias, max_violation, transposed_bytes, zeros_small_pages)
 from .objectives import error_rate, lam_from_C, primal_objective
 from .base import (C_SPEC, COEF0_SPEC, DEGREE_SPEC, GAMMA_SPEC, KERNEL_SPEC, Line, Listing,
                    ParamSpec, Snapshot, Solver, StepThroughRecord, join_state, state_changes, state_part)
@@ -611,7 +611,7 @@ class SMOSolver(Solver):
             self.notes.append(f"cache_mb = {p['cache_mb']:g} holds {max(slots, 0)} kernel row(s) "
                               f"of n = {n:,}; 2 rows ({8 * n / 2**20:.3g} MB) are kept, the "
                               "two one step needs")
-        self.cache = np.empty((self.slots, n), dtype=np.float32)   # LIBSVM's Qfloat
+        self.cache = zeros_small_pages((self.slots, n), np.float32)   # LIBSVM's Qfloat
         self.slot_of = -np.ones(n, dtype=np.int64)
         self.row_of = -np.ones(self.slots, dtype=np.int64)
         # LRU ring over slots 0..slots-1 with sentinel `slots`; initially 0 is MRU, last is LRU
@@ -622,7 +622,7 @@ class SMOSolver(Solver):
         self.allidx = np.arange(n, dtype=np.int64)
         self.active = np.arange(n, dtype=np.int64)   # active[:ic[_ASIZE]] is the active set
         shrinking = bool(p["shrinking"])
-        valid = np.zeros((self.slots, n) if shrinking else (0, 0), dtype=np.bool_)
+        valid = zeros_small_pages((self.slots, n) if shrinking else (0, 0), np.bool_)
         d = self.X.d
         if transposed_bytes(n, d):
             XT = (self.X.to_scipy().T.toarray() if self.X.sparse else self.X.dense.T)

@@ -9,6 +9,7 @@ The compiled functions take SMO's bundles as documented there:
 from __future__ import annotations
 
 import math
+import mmap
 
 import numpy as np
 
@@ -205,6 +206,18 @@ def _update_scan(Qi, Qj, dai, daj, data, rc, G, asize):
 #: computed pairwise. A fixed bound, not a share of cache_mb: the result must not depend on the
 #: cache size (the two ways sum the same products, but in a different order)
 TRANSPOSED_MAX = 256 * 2**20
+
+
+def zeros_small_pages(shape, dtype) -> np.ndarray:
+    """Zeros whose pages the OS maps in 4 KB pages as they are first written (anonymous mmap
+    memory). For the kernel-row cache and its marks, which fill one row at a time and may never
+    fill: NumPy's allocator advises the OS to back arrays of ≥ 4 MB with huge pages, and where
+    free memory is fragmented, compacting it for them at first touch costs up to several times
+    the 4 KB pages' cost (docs/solvers/smo.md)."""
+    nbytes = int(np.prod(shape)) * np.dtype(dtype).itemsize
+    if nbytes < 4 << 20:
+        return np.zeros(shape, dtype=dtype)
+    return np.frombuffer(mmap.mmap(-1, nbytes), dtype=dtype).reshape(shape)
 
 
 def transposed_bytes(n: int, d: int) -> int:

@@ -532,3 +532,27 @@ def test_smo_benchmark_reaches_svcs_optimum(data_folder):
     assert max(duals) - min(duals) <= 1e-5 * abs(duals[0])
     assert len({r[8] for r in rows}) == 1 and float(rows[0][8]) >= 96.5
     assert rows[0][4] == 1.0 and all(r[3] > 0 for r in rows)
+
+
+def test_the_cache_is_zeros_in_small_pages_and_survives_a_copy():
+    """The row cache and its marks: zeros of the asked shape and type, writable, from anonymous
+    memory past 4 MB (NumPy's allocation below); a solver holding them pickles and runs on."""
+    import pickle
+
+    from svmcore.solvers.smo_parts import zeros_small_pages
+    for shape, dtype in (((3, 5), np.float32), ((1100, 1000), np.float32), ((2000, 3000), np.bool_)):
+        a = zeros_small_pages(shape, dtype)
+        assert a.shape == shape and a.dtype == dtype and a.flags.writeable and not a.any()
+        assert (a.nbytes >= 4 << 20) == (a.base is not None)
+        a[-1, -1] = 1
+        assert a.sum() == 1
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(1100, 2)), np.where(rng.random(1100) < 0.5, -1.0, 1.0)
+    s = SMOSolver(C=1.0, kernel="rbf", gamma=1.0, cache_mb=20.0)
+    s.init(X, y, seed=0)
+    assert s.cache.base is not None                 # 1,100 rows of 1,100: 4.8 MB, mapped
+    s.step(50)
+    c = pickle.loads(pickle.dumps(s))
+    s.step(50)
+    c.step(50)
+    np.testing.assert_array_equal(c.alpha, s.alpha)
