@@ -246,6 +246,17 @@ def _do_shrinking(data, rc, C, tol, alpha, G, Gbar, ic):
     ic[_ASIZE] = asize
 
 
+@njit(inline="always")
+def _gain(gd, quad, obj_min, kj, k):
+    """WSS 2's score −b²/a of the candidate at position k (b = ``gd`` > 0, a = ``quad``, τ if
+    a ≤ 0) against the best so far (``obj_min`` at ``kj``): ties go to the later position."""
+    quad = quad if quad > 0.0 else TAU
+    od = -(gd * gd) / quad
+    if od <= obj_min:
+        return od, k
+    return obj_min, kj
+
+
 @njit
 def _select(data, rc, C, tol, alpha, G, QD, ic, Gmax, ki):
     """WSS 2 over the active set, given m(α) = Gmax at position ki of ``active`` (from
@@ -300,33 +311,13 @@ def _select(data, rc, C, tol, alpha, G, QD, ic, Gmax, ki):
         gd3 = Gmax + yg3
         if (gd0 > 0.0) | (gd1 > 0.0) | (gd2 > 0.0) | (gd3 > 0.0):   # few: scored in order
             if gd0 > 0.0:
-                quad = QDi + QD[t0] - (yi2 * l0) * Qi[t0]
-                quad = quad if quad > 0.0 else TAU
-                od = -(gd0 * gd0) / quad
-                if od <= obj_min:
-                    obj_min = od
-                    kj = k
+                obj_min, kj = _gain(gd0, QDi + QD[t0] - (yi2 * l0) * Qi[t0], obj_min, kj, k)
             if gd1 > 0.0:
-                quad = QDi + QD[t1] - (yi2 * l1) * Qi[t1]
-                quad = quad if quad > 0.0 else TAU
-                od = -(gd1 * gd1) / quad
-                if od <= obj_min:
-                    obj_min = od
-                    kj = k + 1
+                obj_min, kj = _gain(gd1, QDi + QD[t1] - (yi2 * l1) * Qi[t1], obj_min, kj, k + 1)
             if gd2 > 0.0:
-                quad = QDi + QD[t2] - (yi2 * l2) * Qi[t2]
-                quad = quad if quad > 0.0 else TAU
-                od = -(gd2 * gd2) / quad
-                if od <= obj_min:
-                    obj_min = od
-                    kj = k + 2
+                obj_min, kj = _gain(gd2, QDi + QD[t2] - (yi2 * l2) * Qi[t2], obj_min, kj, k + 2)
             if gd3 > 0.0:
-                quad = QDi + QD[t3] - (yi2 * l3) * Qi[t3]
-                quad = quad if quad > 0.0 else TAU
-                od = -(gd3 * gd3) / quad
-                if od <= obj_min:
-                    obj_min = od
-                    kj = k + 3
+                obj_min, kj = _gain(gd3, QDi + QD[t3] - (yi2 * l3) * Qi[t3], obj_min, kj, k + 3)
         k += 4
     while k < asize:
         t0 = np.uint64(active[k])
@@ -335,12 +326,7 @@ def _select(data, rc, C, tol, alpha, G, QD, ic, Gmax, ki):
         h0 = yg0 if yg0 >= h0 else h0
         gd0 = Gmax + yg0
         if gd0 > 0.0:
-            quad = QDi + QD[t0] - (yi2 * l0) * Qi[t0]
-            quad = quad if quad > 0.0 else TAU
-            od = -(gd0 * gd0) / quad
-            if od <= obj_min:
-                obj_min = od
-                kj = k
+            obj_min, kj = _gain(gd0, QDi + QD[t0] - (yi2 * l0) * Qi[t0], obj_min, kj, k)
         k += 1
     Gmax2 = max(max(h0, h1), max(h2, h3))
     if Gmax + Gmax2 <= tol or kj < 0:

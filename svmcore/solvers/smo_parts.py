@@ -104,6 +104,14 @@ def _be_shrunk(t, alpha, G, y, C, Gmax1, Gmax2):
     return False
 
 
+@njit(inline="always")
+def _keep_max(v, g, kg, k):
+    """One lane of a running maximum: (v, k) if v ≥ g (ties to the later position k), else
+    (g, kg); a NaN v never wins. Selects, not branches, so the lanes stay branch-free."""
+    b = v >= g
+    return (v if b else g), (k if b else kg)
+
+
 @njit
 def _scan_up(data, rc, G, asize):
     """m(α) = max −y_t G_t over I_up in the active set and its position in ``active`` (−1 if
@@ -126,25 +134,15 @@ def _scan_up(data, rc, G, asize):
         v1 = up[t1] * G[t1]
         v2 = up[t2] * G[t2]
         v3 = up[t3] * G[t3]
-        b0 = v0 >= g0
-        b1 = v1 >= g1
-        b2 = v2 >= g2
-        b3 = v3 >= g3
-        g0 = v0 if b0 else g0
-        g1 = v1 if b1 else g1
-        g2 = v2 if b2 else g2
-        g3 = v3 if b3 else g3
-        k0 = k if b0 else k0
-        k1 = k + 1 if b1 else k1
-        k2 = k + 2 if b2 else k2
-        k3 = k + 3 if b3 else k3
+        g0, k0 = _keep_max(v0, g0, k0, k)
+        g1, k1 = _keep_max(v1, g1, k1, k + 1)
+        g2, k2 = _keep_max(v2, g2, k2, k + 2)
+        g3, k3 = _keep_max(v3, g3, k3, k + 3)
         k += 4
     while k < asize:                          # the tail: later positions than lane 0's
         t0 = np.uint64(active[k])
         v0 = up[t0] * G[t0]
-        b0 = v0 >= g0
-        g0 = v0 if b0 else g0
-        k0 = k if b0 else k0
+        g0, k0 = _keep_max(v0, g0, k0, k)
         k += 1
     return _lane_max(g0, k0, g1, k1, g2, k2, g3, k3)
 
@@ -177,27 +175,17 @@ def _update_scan(Qi, Qj, dai, daj, data, rc, G, asize):
         v1 = up[t1] * G1
         v2 = up[t2] * G2
         v3 = up[t3] * G3
-        b0 = v0 >= g0
-        b1 = v1 >= g1
-        b2 = v2 >= g2
-        b3 = v3 >= g3
-        g0 = v0 if b0 else g0
-        g1 = v1 if b1 else g1
-        g2 = v2 if b2 else g2
-        g3 = v3 if b3 else g3
-        k0 = k if b0 else k0
-        k1 = k + 1 if b1 else k1
-        k2 = k + 2 if b2 else k2
-        k3 = k + 3 if b3 else k3
+        g0, k0 = _keep_max(v0, g0, k0, k)
+        g1, k1 = _keep_max(v1, g1, k1, k + 1)
+        g2, k2 = _keep_max(v2, g2, k2, k + 2)
+        g3, k3 = _keep_max(v3, g3, k3, k + 3)
         k += 4
     while k < asize:
         t0 = np.uint64(active[k])
         G0 = G[t0] + (Qi[t0] * dai + Qj[t0] * daj)
         G[t0] = G0
         v0 = up[t0] * G0
-        b0 = v0 >= g0
-        g0 = v0 if b0 else g0
-        k0 = k if b0 else k0
+        g0, k0 = _keep_max(v0, g0, k0, k)
         k += 1
     return _lane_max(g0, k0, g1, k1, g2, k2, g3, k3)
 
