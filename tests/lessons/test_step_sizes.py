@@ -476,7 +476,13 @@ def test_switch_on_the_page_goes_on_at_t():
     assert inst.live.cfg.changes == ((t_s[0], 1, (("eta0", 0.05), ("schedule", "constant"))),)
     label = "schedule sqrt→constant, η₀ 0.1→0.05"
     assert race.runs[1].marks == [{"t": t_s[0], "label": label}] and not race.runs[0].marks
-    assert race.runs[0].t == race.runs[1].t >= t_s[0]
+    # the tick after the switch went on from t_s; within one tick an entrant that got
+    # little CPU time may lag (it catches up on the next ticks: the lockstep is slowed, never
+    # broken), so the test brings them level through the engine instead of timing a tick
+    assert min(r.t for r in race.runs) >= t_s[0]
+    lead = max(r.t for r in race.runs)
+    for r in race.runs:
+        r.advance_iters(lead - r.t)
     assert any(f"at t = {t_s[0]:,}" in i.value for i in at.info)
     views = _views(at)
     for name in ("steps_curves", "steps_averaging"):
