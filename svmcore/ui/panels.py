@@ -248,7 +248,7 @@ def draw_run(inst: Instance, state: LiveState, layout: str = "side",
                 tiles(src, snap, test_err, per_row=3, counter=count, playing=playing)
         with slot():
             status_message(inst, src)
-        if not present and frame is not None and not stream:   # clicks edit the 2-D field
+        if frame is not None and not stream:   # clicks edit the 2-D field (projector too)
             edit_modes(inst, state)
         notes(inst, state, run.solver, snap, present)
         if present:                          # the axes as last chosen, no controls on screen
