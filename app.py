@@ -58,7 +58,7 @@ else:                                        # every session's script run: the r
         warm_up_note()       # below keeps its place (its live views are not built again)
 
     keep_widgets()          # the widget values of the page not shown survive this run
-    st.navigation([
+    nav = st.navigation([
         st.Page("pages/playground.py", title="Playground", icon=":material/tune:", default=True),
         st.Page("pages/race.py", title="Race", icon=":material/sports_score:", url_path="race"),
         st.Page("pages/step_through.py", title="Step through", icon=":material/footprint:",
@@ -73,4 +73,9 @@ else:                                        # every session's script run: the r
         st.Page("pages/sweep.py", title="Sweep", icon=":material/grid_on:", url_path="sweep"),
         st.Page("pages/papers.py", title="Papers", icon=":material/description:",
                 url_path="papers"),
-    ]).run()
+        st.Page("pages/lessons.py", title="Lessons", icon=":material/school:",
+                url_path="lessons"),
+    ])
+    from svmcore.ui.lessons import follow_lesson_link
+    follow_lesson_link(nav.url_path)    # ?lesson=K&step=i: the step on its page
+    nav.run()

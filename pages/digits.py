@@ -29,6 +29,7 @@ def main() -> None:
     ui.sync_url(state.cfg if state is not None else cfg, state.run.t if state else None,
                 head.present)
     ui.page_messages(dg, cfg, data, "run")
+    ui.lesson_bar(dg, "digits", head.present)
 
     if dg.error:
         st.error(f"Cannot build this run: {dg.error}")

@@ -36,6 +36,7 @@ def main() -> None:
         if state is not None and not pg.error:
             ui.view_toggles(pg, head.present)
     ui.page_messages(pg, cfg, data, "run")
+    ui.lesson_bar(pg, "", head.present)
 
     if pg.error:
         st.error(f"Cannot build this run: {pg.error}")

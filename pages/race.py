@@ -80,6 +80,7 @@ def main() -> None:
         return
     if state is None:
         return
+    ui.lesson_bar(race, "race", present)
     for n, note in enumerate(state.data.notes + state.data.warnings):
         ui.line(race, note, f"data{n}")
     with ui.live_box(race):

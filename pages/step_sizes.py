@@ -22,11 +22,12 @@ def main() -> None:
         st.header("Solver and schedules")
         solver, params, schedules, eta0 = ui.lockstep_panel(inst)
 
-    st.title("Step sizes")
-    st.caption("What the step size η_t does to a stochastic solver: the rules side by side, then "
-               "one solver on one data set with several rules at once.")
+    head = ui.page_head(inst, "Step sizes", "What the step size η_t does to a stochastic "
+                        "solver: the rules side by side, then one solver on one data set with "
+                        "several rules at once.", projector=True)
     state = ui.ensure_lockstep(inst, data, solver, params, schedules, eta0)
     ui.page_messages(inst, state.cfg if state else None, data, "race")
+    ui.lesson_bar(inst, "step_sizes", head.present)
 
     st.subheader("η_t of every schedule")
     st.caption("The same compiled step_size(code, params, t) the solvers call. Log–log axes: "

@@ -28,9 +28,11 @@ def main() -> None:
     ui.sync_url(cfg)
 
     cls = get_solver(solver_name)
-    ui.page_head(inst, "Step through", f"{cls.title or solver_name} — {cls.paper} · one "
-                 "iteration per press: Step (→), Back (←), Reset (Home)")
+    head = ui.page_head(inst, "Step through", f"{cls.title or solver_name} — {cls.paper} · "
+                        "one iteration per press: Step (→), Back (←), Reset (Home)",
+                        projector=True)
     ui.page_messages(inst, cfg, data, "run")
+    ui.lesson_bar(inst, "step_through", head.present)
 
     stp = ui.step_session(inst, cfg, data)
     if stp is None:

@@ -13,7 +13,9 @@ A page composes these parts (see pages/playground.py and pages/race.py):
 * :mod:`~svmcore.ui.layout` — the live pages' layout: the header line, one-line explanations,
   the toolbar, the counter and the tiles' line, the picture on the first screen;
 * :mod:`~svmcore.ui.presets` — curated runs and races; :mod:`~svmcore.ui.export` — share/export;
-* :mod:`~svmcore.ui.step_through` — the step-through page: history, Step / Back, pseudocode.
+* :mod:`~svmcore.ui.step_through` — the step-through page: history, Step / Back, pseudocode;
+* :mod:`~svmcore.ui.lessons` — the lesson player: ``?lesson=K&step=i`` links, the lesson bar,
+  the Lessons page.
 """
 from .data import apply_data_config, data_panel
 from .export import export_panel
@@ -21,6 +23,7 @@ from .point_history import inspect_toggle
 from .view3d import view_toggles
 from .digits import digits_panel, draw_digits
 from .layout import line, live_box, page_head
+from .lessons import follow_lesson_link, lesson_bar, lesson_list
 from .kernel_approx import kernel_approx_panel, kernel_approx_view
 from .live import ensure_live, live_panel
 from .live_controls import controls, edit_modes, tick
@@ -42,11 +45,12 @@ from .step_sizes import (draw_lockstep, ensure_lockstep, extras_of, lockstep_pan
 from .step_through import (step_controls, step_field, step_landscape, step_pseudocode,
                           step_session)
 from .sweep import (RUN_CAP_S, grid_panel, start_sweep, stop_sweep, sweep_solver_panel,
-                    sweep_state, sweep_view)
+                    sweep_start, sweep_state, sweep_sync_url, sweep_view)
 from .urls import apply_config, race_config, run_config, start, sync_url
 
 __all__ = ["apply_data_config", "data_panel", "export_panel", "controls", "edit_modes",
-           "ensure_live", "line", "live_box", "page_head",
+           "ensure_live", "line", "live_box", "page_head", "follow_lesson_link", "lesson_bar",
+           "lesson_list",
            "handle_click", "handle_move", "live_panel", "tick", "draw_race", "draw_run", "entrants_panel",
            "schedule_preview", "solver_info", "solver_info_panel", "solver_panel", "load_first", "page_messages",
            "RegressionConfig", "draw_regression", "ensure_regression", "regression_data_panel",
@@ -56,7 +60,7 @@ __all__ = ["apply_data_config", "data_panel", "export_panel", "controls", "edit_
            "run_config", "start", "sync_url", "step_controls", "step_field", "step_landscape",
            "step_pseudocode", "step_session",
            "RUN_CAP_S", "grid_panel", "start_sweep", "stop_sweep",
-           "sweep_solver_panel", "sweep_state", "sweep_view",
+           "sweep_solver_panel", "sweep_start", "sweep_state", "sweep_sync_url", "sweep_view",
            "draw_lockstep", "ensure_lockstep", "extras_of", "lockstep_panel", "switch_panel",
            "lockstep_start", "schedule_explorer",
            "kernel_approx_panel", "kernel_approx_view", "inspect_toggle", "view_toggles", "digits_panel", "draw_digits",

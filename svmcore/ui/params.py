@@ -118,21 +118,23 @@ def _current_value(key: str, spec: ParamSpec):
     return ss.get(key, spec.default)
 
 
-def param_widget(name: str, spec: ParamSpec, key: str, choices=None, inst: Instance | None = None):
+def param_widget(name: str, spec: ParamSpec, key: str, choices=None, inst: Instance | None = None,
+                 on_change=None):
     """One widget generated from a ParamSpec; returns the chosen value.
 
     Values set in session state beforehand (from a link or a preset) are honoured: a log slider
-    gains that value as an option, a linear slider widens its range to include it.
+    gains that value as an option, a linear slider widens its range to include it. ``on_change``:
+    the widget's callback (a lesson's copy of a sidebar widget passes its value on with it).
     """
     help_text = f"{spec.help} Valid: {spec.range_text()}."
     if spec.kind == "bool":
         ss.setdefault(key, bool(spec.default))
-        return st.checkbox(name, key=key, help=help_text)
+        return st.checkbox(name, key=key, help=help_text, on_change=on_change)
     if spec.kind == "choice":
         options = list(choices if choices is not None else spec.choices)
         if ss.get(key) not in options:
             ss[key] = spec.default if spec.default in options else options[0]
-        return st.selectbox(name, options, key=key, help=help_text)
+        return st.selectbox(name, options, key=key, help=help_text, on_change=on_change)
     if spec.kind == "averaging":
         if inst is not None:
             inst.kept.update({key + "_mode", key + "_frac", key + "_n"})
@@ -164,17 +166,19 @@ def param_widget(name: str, spec: ParamSpec, key: str, choices=None, inst: Insta
             if v not in grid:
                 grid = sorted(grid + [v])
         return st.select_slider(name, options=grid, format_func=_fmt, key=key,
-                                help=help_text + " (log scale)")
+                                help=help_text + " (log scale)", on_change=on_change)
     if spec.ui is not None:
         lo, hi = spec.ui
         lo, hi = min(lo, current), max(hi, current)
         if integer:
-            return st.slider(name, int(lo), int(hi), step=1, key=key, help=help_text)
+            return st.slider(name, int(lo), int(hi), step=1, key=key, help=help_text,
+                             on_change=on_change)
         step = float(f"{(hi - lo) / 100:.1g}") or None
-        return st.slider(name, float(lo), float(hi), step=step, key=key, help=help_text)
+        return st.slider(name, float(lo), float(hi), step=step, key=key, help=help_text,
+                         on_change=on_change)
     if integer:
-        return int(st.number_input(name, step=1, key=key, help=help_text))
-    return float(st.number_input(name, key=key, help=help_text, format="%g"))
+        return int(st.number_input(name, step=1, key=key, help=help_text, on_change=on_change))
+    return float(st.number_input(name, key=key, help=help_text, format="%g", on_change=on_change))
 
 
 def apply_solver_config(inst: Instance, solver: str, params: dict, sub: str = "") -> None:

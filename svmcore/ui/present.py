@@ -40,6 +40,8 @@ _PAGE = f"""
   padding-left: 1.2rem !important; padding-right: 1.2rem !important; position: relative;}}
 header[data-testid="stHeader"] {{display: none;}}
 .svmc-present-hide {{display: none;}}
+[data-testid=stHorizontalBlock]:has(> [class*='_edit '] [data-testid=stButtonGroup])
+  > [data-testid=stElementContainer]:has([data-testid=stMarkdown]) {{display: none;}}
 [class*='_svmc_head'] {{position: absolute; top: 0.25rem; right: 1.2rem; z-index: 5;
                        width: auto !important; min-height: 40px;}}
 [class*='_svmc_count'], [class*='_svmc_msgs'] {{margin-right: {scaled(390)};}}

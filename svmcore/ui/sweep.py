@@ -20,14 +20,15 @@ from urllib.parse import urlencode
 
 import streamlit as st
 
-from ..runs.config import RunConfig
+from ..runs.config import RunConfig, config_from_query
 from ..runs.rundata import build_data
 from ..solvers import get_solver, list_solvers
 from ..runs.sweep import (Grid, Sweep, SweepData, best_cell, default_axes, default_backend,
                      heatmap)
 from ..viz.heatmaps import sweep_heatmap
 from .live_controls import _in_fragment_run
-from .params import _current_value, param_key, param_widget
+from .data import apply_data_config
+from .params import _current_value, apply_solver_config, param_key, param_widget
 from .state import Instance, describe, open_on, ss
 
 SWEPT = ("C", "gamma")
@@ -49,6 +50,75 @@ class SweepState:
     fixed: dict | None = None        # the parameters not swept
     error: str | None = None
     clicked: tuple | None = None     # (C, gamma) of a clicked cell, handled on the next run
+
+
+#: the grid's URL keys beside a run link's data keys, ``solver`` and ``p.<name>``: the number of
+#: C values, of γ values (1–8 each) and the seeds per cell
+GRID_KEYS = {"nC": (1, 8), "ng": (1, 8), "seeds": (1, MAX_SEEDS)}
+
+
+def _query() -> dict:
+    return {k: st.query_params.get_all(k)[-1] for k in st.query_params.keys()}
+
+
+def sweep_start(inst: Instance) -> None:
+    """Once per session (and when the lesson player opens a step here): the link's sweep in
+    the widgets — the data keys of a run link (``src``, ``ds``, ``n``, ``noise``, ``seed``, …,
+    decoded by :func:`~svmcore.runs.config.config_from_query`), ``solver`` and its fixed
+    parameters ``p.<name>`` (C and γ are the grid's), and the grid ``nC``, ``ng``, ``seeds``.
+    A bad value falls back to its default with one line (``inst.url_problems``)."""
+    if inst.started:
+        return
+    inst.started = True
+    q = _query()
+    if not ({"src", "solver"} | set(GRID_KEYS)) & set(q):
+        return
+    cfg, problems = config_from_query(q)
+    names = sweep_solvers()
+    if "solver" in q and cfg.solver not in names:
+        problems.append(f"link: {cfg.solver!r} has no parameter C to sweep; using "
+                        f"{next((n for n in FAST if n in names), names[0])!r}")
+    apply_data_config(inst, cfg)
+    if cfg.solver in names and "solver" in q:
+        apply_solver_config(inst, cfg.solver, {k: v for k, v in cfg.param_dict.items()
+                                               if k not in SWEPT})
+    for k, (lo, hi) in GRID_KEYS.items():
+        if k not in q:
+            continue
+        try:
+            v = int(q[k])
+            if not lo <= v <= hi:
+                raise ValueError
+            inst.set(k, v)
+        except ValueError:
+            problems.append(f"link: {k}={q[k]!r} is not a whole number from {lo} to {hi}; "
+                            "using the page's")
+    inst.url_problems = list(inst.url_problems) + problems
+
+
+def sweep_query(data: dict, solver: str, fixed: dict, n_C: int, n_g: int,
+                n_seeds: int) -> dict | None:
+    """The sweep of the widgets as a link's query (None while the data have an error)."""
+    if data["errors"]:
+        return None
+    q = RunConfig(solver=solver, params=tuple(fixed.items()), **data["cfg"]).to_query()
+    q.update(nC=str(n_C), ng=str(n_g), seeds=str(n_seeds))
+    return q
+
+
+def sweep_sync_url(data: dict, solver: str, fixed: dict, n_C: int, n_g: int,
+                   n_seeds: int) -> None:
+    """Write the sweep's configuration into the address bar (the lesson player's keys and
+    projector mode stay): a link that opens the same sweep."""
+    q = sweep_query(data, solver, fixed, n_C, n_g, n_seeds)
+    if q is None:
+        return
+    current = _query()
+    for k in ("lesson", "step", "present"):
+        if k in current:
+            q[k] = current[k]
+    if current != q:
+        st.query_params.from_dict(q)
 
 
 def sweep_state(inst: Instance) -> SweepState:

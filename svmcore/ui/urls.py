@@ -16,6 +16,9 @@ from .data import apply_data_config
 from .params import apply_solver_config
 from .state import Instance, pending
 
+#: the lesson player's URL keys (svmcore.ui.lessons): kept by sync_url, ignored by the decoders
+LESSON_KEYS = ("lesson", "step")
+
 
 def apply_config(inst: Instance, cfg: RunConfig | RaceConfig) -> None:
     """Put a configuration into the widget state of ``inst`` (before the widgets are drawn):
@@ -108,9 +111,14 @@ def link_query(cfg, t: int | None = None, present: bool = False) -> dict:
 
 def sync_url(cfg, t: int | None = None, present: bool = False) -> None:
     """Write the configuration (a RunConfig or a RaceConfig) and the iteration ``t`` into the
-    URL: the address bar is a link to this moment of the run."""
+    URL: the address bar is a link to this moment of the run (and, in the lesson player, to the
+    lesson's step: its ``lesson`` and ``step`` keys stay)."""
     q = link_query(cfg, t, present)
-    if _query() != q:
+    current = _query()
+    for k in LESSON_KEYS:            # the lesson player's step stays in the address
+        if k in current:
+            q[k] = current[k]
+    if current != q:
         st.query_params.from_dict(q)
 
 
