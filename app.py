@@ -38,7 +38,14 @@ if __name__ != "__main__":                  # imported by `streamlit run`: the s
                  routes=assets.routes())
 
 else:                                        # every session's script run: the router
-    st.set_page_config(page_title="svmcore", page_icon=":material/scatter_plot:", layout="wide")
+    from pathlib import Path
+
+    import svmcore
+
+    # the favicon is a file the app serves: a material-icon favicon is fetched from Google's
+    # font server, which a classroom without internet cannot reach
+    st.set_page_config(page_title="svmcore", page_icon=str(Path(svmcore.__file__).parent / "ui"
+                                                            / "icon.png"), layout="wide")
 
     # The solvers compile in a background thread, once per server process (svmcore.server.warm),
     # started with the server; it lets the first script run finish before it goes on, so the

@@ -6,7 +6,7 @@ A composition of the kit (:mod:`svmcore.ui`, instance ``"sw"``): the data panel,
 Stop cancels what has not finished (finished cells stay). Validation / train accuracy and #SV
 are heatmaps with the best cell starred; clicking a cell opens it on the Playground. The page
 opens on its link's sweep (the data keys of a run link, ``solver``, ``p.<name>``, ``nC``, ``ng``,
-``seeds``) and writes the sweep of its widgets back into the address bar.
+``seeds``); Start writes the started sweep into the address bar.
 """
 from __future__ import annotations
 
@@ -26,7 +26,6 @@ def main() -> None:
         st.header("Grid")
         n_C, n_g, n_seeds = ui.grid_panel(sw)
 
-    ui.sweep_sync_url(data, solver, fixed, n_C, n_g, n_seeds)
     head = ui.page_head(sw, "Sweep", "Every cell is one training run to the solver's own end "
                         f"(or {ui.RUN_CAP_S:g} s of solver time) with C and γ from log-spaced "
                         "axes; the heatmaps fill in as cells finish. Validation accuracy is "

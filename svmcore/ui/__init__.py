@@ -45,7 +45,7 @@ from .step_sizes import (draw_lockstep, ensure_lockstep, extras_of, lockstep_pan
 from .step_through import (step_controls, step_field, step_landscape, step_pseudocode,
                           step_session)
 from .sweep import (RUN_CAP_S, grid_panel, start_sweep, stop_sweep, sweep_solver_panel,
-                    sweep_start, sweep_state, sweep_sync_url, sweep_view)
+                    sweep_start, sweep_state, sweep_view)
 from .urls import apply_config, race_config, run_config, start, sync_url
 
 __all__ = ["apply_data_config", "data_panel", "export_panel", "controls", "edit_modes",
@@ -60,7 +60,7 @@ __all__ = ["apply_data_config", "data_panel", "export_panel", "controls", "edit_
            "run_config", "start", "sync_url", "step_controls", "step_field", "step_landscape",
            "step_pseudocode", "step_session",
            "RUN_CAP_S", "grid_panel", "start_sweep", "stop_sweep",
-           "sweep_solver_panel", "sweep_start", "sweep_state", "sweep_sync_url", "sweep_view",
+           "sweep_solver_panel", "sweep_start", "sweep_state", "sweep_view",
            "draw_lockstep", "ensure_lockstep", "extras_of", "lockstep_panel", "switch_panel",
            "lockstep_start", "schedule_explorer",
            "kernel_approx_panel", "kernel_approx_view", "inspect_toggle", "view_toggles", "digits_panel", "draw_digits",

@@ -36,7 +36,8 @@ function niceTicks(lo, hi, n, log) {
   const mag = Math.pow(10, Math.floor(Math.log10(raw)));
   const step = [1, 2, 5, 10].map(m => m * mag).find(s => span / s <= n) || 10 * mag;
   const out = [];
-  for (let v = Math.ceil(lo / step) * step; v <= hi + 1e-9 * span; v += step) out.push(+v.toPrecision(12));
+  // k * step, not a running sum: the tick at 0 is exactly 0 (a sum left -6e-17 there)
+  for (let k = Math.ceil(lo / step); k * step <= hi + 1e-9 * span; k++) out.push(+(k * step).toPrecision(12));
   return out;
 }
 

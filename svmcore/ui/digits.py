@@ -32,6 +32,7 @@ from .state import Instance, LiveState
 #: tiles drawn per sheet (the count says how many there are)
 MAX_TILES = 96
 COLS = 12
+COLS_PRESENT = 10          # 10 tiles of 58 px fit the field's column at 1280 px
 
 _TILES = st.components.v2.component(
     "svmcore_tiles", js=(Path(__file__).with_name("tiles.js")).read_text(),
@@ -124,6 +125,7 @@ def draw_digits(inst: Instance, state: LiveState, layout: str = "side",
     left, right = st.columns([3, 2] if present else [5, 4])
     scale = max(1, 48 // side)
     tile_px = 58 if present else 40          # a tile's width on the page
+    per_row = COLS_PRESENT if present else COLS   # projector: rows of 58 px tiles that fit
     pos, neg = state.cfg.positive, state.cfg.negative
     names = {1.0: pos, -1.0: f"not {pos}" if neg == REST else neg}
     with left:
@@ -136,7 +138,7 @@ def draw_digits(inst: Instance, state: LiveState, layout: str = "side",
                 else "support vectors by |α|" if sup.kind == "alpha"
                 else "images on or inside the margin (y·f(x) ≤ 1), smallest margin first")
         more = f", the first {MAX_TILES}" if len(sup.index) > MAX_TILES else ""
-        cols_ = min(COLS, max(len(rows), 1))
+        cols_ = min(per_row, max(len(rows), 1))
         png, lay = sprite_sheet(data.X_train[rows], side, data.y_train[rows], cols_, scale) \
             if len(rows) else (None, None)
         key = inst.key("sv_tiles", keep=False)
@@ -146,7 +148,7 @@ def draw_digits(inst: Instance, state: LiveState, layout: str = "side",
         if data.X_test is not None and len(data.y_test) and run.t > 0:
             wrong = misclassified(solver, data.X_test, data.y_test)
             shown = wrong[:MAX_TILES // 2]
-            cols_ = min(COLS, max(len(shown), 1))
+            cols_ = min(per_row, max(len(shown), 1))
             png, lay = sprite_sheet(data.X_test[shown], side, cols=cols_, scale=scale,
                                     frame=MIS_COLOR) if len(shown) else (None, None)
             tiles_view(inst.key("mis_tiles", keep=False),

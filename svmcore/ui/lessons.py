@@ -258,7 +258,6 @@ def step_controls(inst: Instance, page: str, step) -> list[str]:
 _CSS = """<style>
 [class*='st-key-_lesson_bar'] {background: #f0f2f6; border-radius: 6px; padding: 2px 8px;
                               gap: 0.2rem !important;}
-[class*='st-key-_lesson_bar'] [data-testid=stMarkdownContainer] p {margin: 0;}
 [class*='st-key-_lesson_ctl'] > [data-testid=stElementContainer]:has([data-testid=stSlider],
   [data-testid=stSelectbox], [data-testid=stMultiSelect], [data-testid=stNumberInput],
   [data-testid=stButtonGroup]) {flex: 0 1 15rem; min-width: 9rem;}

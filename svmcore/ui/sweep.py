@@ -109,7 +109,8 @@ def sweep_query(data: dict, solver: str, fixed: dict, n_C: int, n_g: int,
 def sweep_sync_url(data: dict, solver: str, fixed: dict, n_C: int, n_g: int,
                    n_seeds: int) -> None:
     """Write the sweep's configuration into the address bar (the lesson player's keys and
-    projector mode stay): a link that opens the same sweep."""
+    projector mode stay): a link that opens the same sweep. Start calls it (a URL written on
+    every run of the page made the browser rerun it under the polling fragment)."""
     q = sweep_query(data, solver, fixed, n_C, n_g, n_seeds)
     if q is None:
         return
@@ -204,6 +205,8 @@ def _on_start(inst: Instance, *args) -> None:
     """Start (a button of the view's fragment): a run of the whole page follows, which gives
     the fragment its polling timer."""
     start_sweep(inst, *args)
+    if sweep_state(inst).sweep is not None:
+        sweep_sync_url(*args)
     st.rerun()
 
 
@@ -235,7 +238,12 @@ def _metric(table) -> str:
     return "test_accuracy" if ok else "train_accuracy"
 
 
+#: px of the heatmaps' cell text (and ticks): normal, projector mode
+CELL_FONT = {False: 14, True: 18}
+
+
 def _draw(inst: Instance, state: SweepState) -> None:
+    present = bool(inst.get("present"))
     sweep = state.sweep
     table, axes = sweep.table(), sweep.grid.axes
     n = sweep.n_done
@@ -267,7 +275,8 @@ def _draw(inst: Instance, state: SweepState) -> None:
     for col, (value, title, lo, hi, fmt) in zip(st.columns(2), maps):
         rows, cols, Z = heatmap(table, value, axes=axes)
         fig = sweep_heatmap(rows, cols, Z, title=title, best=at, zmin=lo, zmax=hi, fmt=fmt,
-                            colorbar=title.split(" ")[0])
+                            colorbar=title.split(" ")[0], font=CELL_FONT[present],
+                            height=460 if present else 360)
         key = inst.key(f"map_{value}", keep=False)
         col.plotly_chart(fig, key=key, on_select=lambda k=key: _on_select(inst, k),
                          selection_mode="points", config={"displayModeBar": False})

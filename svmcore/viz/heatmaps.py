@@ -22,8 +22,11 @@ def axis_labels(values) -> list[str]:
 def sweep_heatmap(row_values, col_values, Z, *, title: str = "", row_name: str = "C",
                   col_name: str = "γ", colorbar: str = "", best: tuple | None = None,
                   zmin: float | None = None, zmax: float | None = None, fmt: str = ".3f",
-                  colorscale: str = "Viridis", height: int = 360) -> go.Figure:
+                  colorscale: str = "Viridis", height: int = 360,
+                  font: int | None = None) -> go.Figure:
     """``Z[i, j]`` for ``row_values[i]`` × ``col_values[j]`` as a heatmap (NaN: a blank cell).
+    ``font``: px of the cells' text, ticks and titles (None: plotly's, which shrinks the cells'
+    text to fit them).
 
     Traces: 0 the heatmap, 1 the click targets (one invisible marker per cell, customdata
     ``[row value, col value]``, row-major), 2 the best cell ``best = (i, j)`` as a star (if any).
@@ -60,4 +63,8 @@ def sweep_heatmap(row_values, col_values, Z, *, title: str = "", row_name: str =
               "yaxis": {"title": {"text": row_name}, "type": "category"},
               "clickmode": "event+select", "dragmode": False,
               "hovermode": "closest", "hoverdistance": -1}     # a click anywhere: nearest cell
+    if font is not None:
+        traces[0]["textfont"] = {"size": font}
+        layout["font"] = {"size": font}
+        layout["margin"] = dict(l=4 * font + 12, r=10, t=2 * font + 16, b=3 * font + 8)
     return go.Figure({"data": traces, "layout": layout})
