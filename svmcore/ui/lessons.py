@@ -222,15 +222,15 @@ def step_controls(inst: Instance, page: str, step) -> list[str]:
             elsewhere.append(ON_THE_PAGE[name])
         elif page == "race" and name == "budget":
             real = inst.key("budget")
-            _mirror(real, f"_lesson_{real}", lambda key, copy: st.segmented_control(
-                "lockstep budget", list(RACE_BUDGETS), key=key, on_change=copy, required=True,
+            _mirror(real, f"_lesson_{real}", lambda key, copy: st.selectbox(
+                "lockstep budget", list(RACE_BUDGETS), key=key, on_change=copy,
                 format_func=BUDGET_LABELS.get))
         elif page == "race":
             for sub, letter in _entrants(inst, step):
                 if name == "solver":
                     _solver_copy(inst, sub, f"{letter}: solver")
-                else:
-                    _param_copy(inst, sub, name, f"{letter}: {name}")
+                elif not _param_copy(inst, sub, name, f"{letter}: {name}"):
+                    _unused(f"{sub}_{name}", f"{letter}: {name}")
         elif page == "digits" and name == "against":
             real = inst.key("neg")
             _mirror(real, f"_lesson_{real}", lambda key, copy: st.selectbox(
@@ -248,9 +248,17 @@ def step_controls(inst: Instance, page: str, step) -> list[str]:
                 label, 1, 8, key=key, on_change=copy))
         elif name == "solver":
             _solver_copy(inst, "", "solver")
-        else:
-            _param_copy(inst, "", name, name)
+        elif not _param_copy(inst, "", name, name):
+            _unused(name, name)
     return elsewhere
+
+
+def _unused(key: str, label: str) -> None:
+    """A control the step names that the current settings do not use (η0 of a schedule
+    without one, γ of a linear kernel): said in its place; it appears when they change."""
+    st.container(key=f"_lesson_unused_{key}", width="content").caption(
+        f"{label}: not used with these settings", help="It appears here when the settings "
+        "that use it are chosen (as in the sidebar).")
 
 
 # ----------------------------------------------------------------------------- the bar
@@ -260,11 +268,11 @@ _CSS = """<style>
                               gap: 0.2rem !important;}
 [class*='st-key-_lesson_ctl'] > [data-testid=stElementContainer]:has([data-testid=stSlider],
   [data-testid=stSelectbox], [data-testid=stMultiSelect], [data-testid=stNumberInput],
-  [data-testid=stButtonGroup]) {flex: 0 1 15rem; min-width: 9rem;}
+  [data-testid=stButtonGroup]) {flex: 0 1 13rem; min-width: 9rem;}
 </style>"""
 # in projector mode the first line leaves the header's corner to its toggles
 _CSS_PRESENT = """<style>
-[class*='st-key-_lesson_text'] {padding-right: calc(400 * var(--svmc-u));}
+[class*='st-key-_lesson_text'] {padding-right: calc(470 * var(--svmc-u));}
 </style>"""
 
 
@@ -293,7 +301,7 @@ def lesson_bar(inst: Instance, page: str, present: bool = False) -> bool:
                       on_click=_go, args=(*(nxt or (0, 0)), page),
                       icon=":material/arrow_forward:", type="primary",
                       help="The next step (PageDown, a presenter remote's forward key).")
-            reveal = st.toggle("the picture", key=f"_lesson_reveal_{les.number}_{i}",
+            reveal = st.toggle("picture", key=f"_lesson_reveal_{les.number}_{i}",
                                help="The picture in words: reveal it after the class "
                                     "answered.")
             elsewhere = step_controls(inst, page, step)

@@ -257,9 +257,12 @@ def _draw(inst: Instance, state: SweepState) -> None:
                f"{d.n_train} training / {d.n_test} validation points; seeds "
                f"{', '.join(map(str, sweep.grid.seeds))}"
                + (" (maps show the mean over seeds)." if len(sweep.grid.seeds) > 1 else "."))
-    inst.setdefault("acc", "test_accuracy")
+    if inst.get("acc") not in ACCURACY:
+        inst.set("acc", "test_accuracy")
+    # (a rerun of the page that a change of the address starts while this fragment polls can
+    # hand the switch over without its value: the validation accuracy then)
     acc = st.segmented_control("accuracy", list(ACCURACY), key=inst.key("acc"), required=True,
-                               format_func=ACCURACY.get)
+                               format_func=ACCURACY.get) or "test_accuracy"
     if acc == "test_accuracy" and not d.n_test:
         st.caption("These data have no held-out part (test fraction 0): the validation "
                    "accuracy is blank; the best cell is chosen by train accuracy.")
