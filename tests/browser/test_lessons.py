@@ -1,0 +1,236 @@
+"""Lesson steps played in chromium, in projector mode at 1280 × 720, the presenter keys, and
+every page loaded with the internet cut off.
+
+A walk opens its steps at once, one tab each in one browser context, starts each one (Play,
+Start on the Sweep, Step on Step through; the 3-D view where the step asks for it), waits until
+every run plays, then 20 s once for all of them, and checks every tab: no exception, the step's
+controls on the first screen (the lesson bar's copies, or the page's own widget for the 3-D view
+toggle and picture switch), and the run still playing or saying "Converged ✓" (the Sweep:
+running or done; Step through: its t moved).
+
+The suite runs one step of each lesson (:data:`SAMPLE`: a race, Step through, the Sweep, the
+3-D view, Digits, a stream). The other steps are the same walk behind SVMCORE_LESSON_WALK=1:
+each tab costs a page load and 20 s of a playing session (server and browser), about two
+minutes of both cores for all of them, which the six-minute suite (``pytest``, every marker)
+cannot spend; run it before a lecture on the classroom machine, with ``svmcore lessons check``.
+
+The offline test blocks every request that does not go to the app's own server and loads every
+page of the navigation in turn (the Playground also with its 3-D view, which loads plotly.js):
+no request may fail, and no element of the page may name an address outside the app (the
+favicon, which the headless browser does not fetch).
+"""
+from __future__ import annotations
+
+import os
+import re
+
+import pytest
+
+from svmcore.lessons.course import LESSONS, step_link
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+PLAY_S = 20.0
+VIEW = {"width": 1280, "height": 720}
+# the page's own widget of each control that the lesson bar names instead of copying
+ON_PAGE = {"view3d": "[class*='st-key-'][class*='_view3d ']",
+           "surface": "[class*='st-key-'][class*='_view3d_pic ']",
+           "edit": "[class*='st-key-'][class*='_edit ']",
+           "speed": "[class*='st-key-'][class*='_speed ']"}
+# the widget-key ending of a copy in the lesson bar, per control and page
+COPY = {"C": r"_C", "gamma": r"_gamma", "kernel": r"_kernel", "solver": r"_solver",
+        "against": r"_neg", "schedule": r"_schedules?", "eta0": r"_eta0", "budget": r"_budget"}
+SWEEP_COPY = {"C": r"_nC", "gamma": r"_ng"}
+
+_VISIBLE = """([copy, page]) => {
+  const onScreen = e => { const r = e.getBoundingClientRect();
+    return r.width > 0 && r.height > 0 && r.top >= 0 && r.bottom <= innerHeight + 1
+           && r.left >= 0 && r.right <= innerWidth + 1; };
+  const out = {};
+  for (const [name, end] of Object.entries(copy)) {
+    const re = new RegExp('st-key-_lesson_(unused_)?\\\\S*' + end + '(\\\\s|$)');
+    out[name] = [...document.querySelectorAll("[class*='st-key-_lesson_']")]
+      .some(e => re.test(e.className) && onScreen(e));
+  }
+  for (const [name, sel] of Object.entries(page))
+    out[name] = [...document.querySelectorAll(sel)].some(onScreen);
+  return out;
+}"""
+
+
+def _button(page, label: str):
+    return page.get_by_role("button", name=re.compile(rf"^{re.escape(label)}( |$)")).first
+
+
+def _steps():
+    return [(les.number, i, step) for les in LESSONS for i, step in enumerate(les.steps, 1)]
+
+
+def _start(page, step) -> str:
+    """Start the step's run; returns how its progress is then read."""
+    if step.page == "step_through":
+        _button(page, "Step").click()
+        return "stepped"
+    if step.page == "sweep":
+        _button(page, "Start").click()
+        return "sweep"
+    if "view3d" in step.controls or "surface" in step.controls:
+        box = page.locator(".st-key-pg_view3d input").first
+        box.check()                     # the toggle (the page's own, top right)
+        page.wait_for_selector(ON_PAGE["surface"] if "p.kernel=poly" in step.query else
+                               ".st-key-pg_view3d_fig", timeout=120_000)
+    play = _button(page, "Play")
+    play.scroll_into_view_if_needed()
+    play.click()
+    return "run"
+
+
+def _converged(page) -> bool:
+    return page.get_by_text(re.compile(r"converged ✓", re.I)).count() > 0
+
+
+def _status(page) -> str:
+    tile = page.locator('[data-testid="stMetric"]').filter(
+        has=page.locator('[data-testid="stMetricLabel"]', has_text="status"))
+    return tile.first.inner_text().replace("\n", " ") if tile.count() else "-"
+
+
+def _walk(base: str, browser, steps) -> None:
+    """Open every step of ``steps`` in a tab of one context, start them, wait PLAY_S once,
+    check every tab (see the module's docstring)."""
+    ctx = browser.new_context(viewport=VIEW)
+    tabs = []
+    for k, i, step in steps:
+        page = ctx.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda e, errors=errors: errors.append(str(e)))
+        page.goto(base + step_link(k, i, present=True), wait_until="domcontentloaded")
+        tabs.append((k, i, step, page, errors))
+    for k, i, step, page, _ in tabs:     # every tab loaded: its bar, the script idle
+        page.wait_for_selector("[class*='st-key-_lesson_bar']", timeout=180_000)
+        page.wait_for_function("() => !document.body.innerText.includes('Compiling the "
+                               "solvers')", timeout=300_000)
+        page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]',
+                               timeout=120_000)
+    seen, kinds = {}, {}
+    for k, i, step, page, _ in tabs:
+        copy = {c: (SWEEP_COPY if step.page == "sweep" else COPY)[c] for c in step.controls
+                if c in COPY}
+        seen[(k, i)] = page.evaluate(_VISIBLE, [copy, {}])       # before the run moves them
+    for k, i, step, page, _ in tabs:
+        kinds[(k, i)] = _start(page, step)
+    for k, i, step, page, _ in tabs:     # the clock starts once every run plays
+        if kinds[(k, i)] == "run":
+            page.wait_for_function("() => [...document.querySelectorAll('button')].some(b => "
+                                   "/^\\s*Pause/.test(b.innerText) && !b.disabled)",
+                                   timeout=120_000)
+    tabs[0][3].wait_for_timeout(PLAY_S * 1000)
+    problems = []
+    for k, i, step, page, errors in tabs:
+        name = f"lesson {k} step {i} ({step.title})"
+        if page.locator('[data-testid="stException"]').count():
+            problems.append(f"{name}: an exception on the page")
+        if errors:
+            problems.append(f"{name}: JS errors {errors[:2]}")
+        own = {c: ON_PAGE[c] for c in step.controls if c in ON_PAGE}
+        if "surface" in own and "p.kernel=poly" not in step.query:
+            own["surface"] = ".st-key-pg_view3d_fig"   # no picture switch: the surface alone
+        visible = {**seen[(k, i)], **page.evaluate(_VISIBLE, [{}, own])}
+        hidden = [c for c in step.controls if not visible.get(c)]
+        if hidden:
+            problems.append(f"{name}: controls not on the screen: {hidden}")
+        kind = kinds[(k, i)]
+        if kind == "run":
+            playing = _button(page, "Pause").is_enabled()
+            if not (playing or _converged(page)):
+                problems.append(f"{name}: after {PLAY_S:g} s neither playing nor Converged ✓ "
+                                f"(status: {_status(page)})")
+        elif kind == "sweep":
+            if not (_button(page, "Stop").is_enabled()
+                    or page.get_by_text(re.compile(r"★ best")).count()):
+                problems.append(f"{name}: the sweep neither runs nor finished")
+        elif kind == "stepped":
+            if not page.get_by_text(re.compile(r"\bt = [1-9]")).count():
+                problems.append(f"{name}: Step did not move t")
+    ctx.close()
+    assert not problems, "\n".join(problems)
+
+
+#: one step of each lesson, every kind of page among them: a race, Step through, the Sweep,
+#: the 3-D view, Digits, a stream
+SAMPLE = [(1, 2), (2, 2), (3, 3), (4, 1), (5, 3), (6, 1)]
+
+
+def test_a_step_of_every_lesson_plays_in_projector_mode(shared_app, browser):
+    _walk(shared_app, browser, [(k, i, s) for k, i, s in _steps() if (k, i) in SAMPLE])
+
+
+@pytest.mark.skipif(not os.environ.get("SVMCORE_LESSON_WALK"),
+                    reason="the walk of every lesson step (about 2 minutes of both cores): "
+                           "set SVMCORE_LESSON_WALK=1")
+@pytest.mark.timeout(900)
+def test_every_lesson_step_plays_in_projector_mode(shared_app, browser):
+    _walk(shared_app, browser, [(k, i, s) for k, i, s in _steps() if (k, i) not in SAMPLE])
+
+
+def test_presenter_keys_move_between_steps(shared_app, browser):
+    """PageDown / PageUp (a presenter remote) go to the next / previous step; Space still plays
+    and pauses the run."""
+    page = browser.new_context(viewport=VIEW).new_page()
+    page.goto(shared_app + step_link(3, 1, present=True), wait_until="domcontentloaded")
+    page.wait_for_selector("[class*='st-key-_lesson_bar']", timeout=180_000)
+    page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]',
+                           timeout=120_000)
+    page.locator("[class*='st-key-_lesson_text'] p").first.click()        # focus the page, no widget
+    page.keyboard.press("Space")
+    page.wait_for_function("() => [...document.querySelectorAll('button')].some(b => "
+                           "/^\\s*Pause/.test(b.innerText) && !b.disabled)", timeout=60_000)
+    page.keyboard.press("PageDown")
+    page.wait_for_function("() => new URLSearchParams(location.search).get('step') === '2'",
+                           timeout=60_000)
+    page.wait_for_selector("text=Lesson 3 · step 2", timeout=60_000)
+    assert "p.gamma=200" in page.url
+    page.locator("[class*='st-key-_lesson_text'] p").first.click()
+    page.keyboard.press("PageUp")
+    page.wait_for_function("() => new URLSearchParams(location.search).get('step') === '1'",
+                           timeout=60_000)
+    page.wait_for_selector("text=Lesson 3 · step 1", timeout=60_000)
+    assert page.locator('[data-testid="stException"]').count() == 0
+
+
+def test_every_page_loads_with_the_internet_cut_off(shared_app, browser):
+    ctx = browser.new_context(viewport=VIEW)
+    outside: list[str] = []
+
+    def route(r):
+        if r.request.url.startswith(shared_app) or r.request.url.startswith(("data:", "blob:")):
+            r.continue_()
+        else:
+            outside.append(r.request.url)
+            r.abort()
+    ctx.route("**/*", route)
+    page = ctx.new_page()
+    failed: list[str] = []
+    # (a request of the app's own that the next page's load cancels is no failure)
+    page.on("requestfailed", lambda r: None if r.url.startswith(shared_app) and
+            "ERR_ABORTED" in (r.failure or "") else failed.append(f"{r.url} {r.failure}"))
+    paths = ["/", "/race", "/step_through", "/step_sizes", "/kernel_approx", "/regression",
+             "/digits", "/sweep", "/papers", "/lessons"]
+    named = []
+    for path in paths:
+        page.goto(shared_app + path, wait_until="domcontentloaded")
+        page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]',
+                               timeout=180_000)
+        page.wait_for_timeout(1500)
+        if path == "/":                  # the 3-D view: plotly.js is the app's own file
+            page.get_by_text("3-D view", exact=True).first.click()
+            page.wait_for_selector("[class*='st-key-pg_view3d_pic'], .js-plotly-plot",
+                                   timeout=120_000)
+            page.wait_for_timeout(2000)
+        named += page.evaluate("""(base) => [...document.querySelectorAll(
+              'link[href], script[src], img[src], iframe[src], source[src]')]
+            .map(e => e.href || e.src).filter(u => u && !u.startsWith(base)
+              && !u.startsWith('data:') && !u.startsWith('blob:'))""", shared_app)
+        assert page.locator('[data-testid="stException"]').count() == 0, path
+    assert outside == [] and failed == [], (outside, failed)
+    assert named == [], named
