@@ -28,7 +28,7 @@ from ..runs import presets as _presets
 from ..runs.config import RaceConfig, RunConfig
 
 __all__ = ["Step", "Lesson", "LESSONS", "LessonLinkError", "find_step", "step_link",
-           "missing_data", "render_guide", "step_config", "PAGES", "CONTROLS",
+           "missing_data", "render_guide", "step_config", "sweep_settings", "PAGES", "CONTROLS",
            "SWEEP_QUERY_KEYS", "GUIDE_PATH"]
 
 #: the pages a step can open ("" is the Playground at /)
@@ -204,11 +204,10 @@ LESSONS: tuple[Lesson, ...] = (
                   "plays ≥ 60 s",
             check=_Check("check_small_lambda")),
         Step("Every schedule's η_t", "step_sizes", "",
-             action="Open the Step sizes page.",
+             action="Open the Step sizes page and look at its first plot (nothing to play).",
              question="Which schedules shrink, and how fast?",
              picture="Every schedule's η_t on one plot (log axes): the constant one flat, "
-                     "1/(λt) falling by a decade per decade of t, 1/√t by half a decade; one "
-                     "solver with several schedules in lockstep below.",
+                     "1/(λt) falling by a decade per decade of t, 1/√t by half a decade.",
              controls=("schedule",),
              claim="on log axes from t = 100 on, the constant η_t has slope 0, 1/(λt) −1 and the "
                   "sqrt schedule −1/2 (± 0.02)",
@@ -456,6 +455,31 @@ def step_link(lesson: int, step: int, present: bool = False) -> str:
                                                                    else {})})
     query = f"{s.query}&{tail}" if s.query else tail
     return f"/{s.page}?{query}"
+
+
+def sweep_settings(query: str) -> tuple[RunConfig, dict, list[str]]:
+    """A Sweep link's query decoded: the data and solver (a RunConfig whose ``params`` are the
+    fixed, not swept, parameters), the grid ``{"nC", "ng", "seeds"}`` (defaults 8, 8, 1; each
+    clamped to the page's range) and the problems found (one line each). Never raises."""
+    from urllib.parse import parse_qsl
+
+    from ..runs.config import config_from_query
+    q = dict(parse_qsl(query.lstrip("?")))
+    cfg, problems = config_from_query({k: v for k, v in q.items() if k not in SWEEP_QUERY_KEYS})
+    grid = {"nC": 8, "ng": 8, "seeds": 1}
+    top = {"nC": 8, "ng": 8, "seeds": 5}
+    for k in SWEEP_QUERY_KEYS:
+        if k not in q:
+            continue
+        try:
+            v = int(q[k])
+            if not 1 <= v <= top[k]:
+                raise ValueError
+            grid[k] = v
+        except ValueError:
+            problems.append(f"link: {k}={q[k]!r} is not a whole number from 1 to {top[k]}; "
+                            f"using {grid[k]}")
+    return cfg, grid, problems
 
 
 def missing_data(step: Step) -> str | None:

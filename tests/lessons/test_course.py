@@ -98,9 +98,11 @@ def test_sweep_step_query_names_the_grid():
     s = _step("3.3")
     q = dict(parse_qsl(s.query))
     assert s.page == "sweep" and {"nC", "ng", "seeds", "solver", "src", "ds"} <= set(q)
-    cfg, warnings = config_from_query({k: v for k, v in q.items()
-                                       if k not in course.SWEEP_QUERY_KEYS})
-    assert warnings == [] and cfg == step_config(s)
+    cfg, grid, problems = course.sweep_settings(s.query)
+    assert problems == [] and cfg == step_config(s) and grid == course.SWEEP_GRID
+    _, grid, problems = course.sweep_settings("src=toy&nC=0&ng=x&seeds=9")
+    assert grid == {"nC": 8, "ng": 8, "seeds": 1} and len(problems) == 3
+    assert all("\n" not in p for p in problems)
 
 
 @pytest.mark.parametrize("lesson, step, needle", [
