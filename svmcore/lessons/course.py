@@ -104,7 +104,7 @@ POLY_CIRCLES = RunConfig(dataset="circles", n=300, solver="smo",
 RBF_CIRCLES = RunConfig(dataset="circles", n=300, solver="smo",
                         params=(("C", 1.0), ("kernel", "rbf"), ("gamma", 30.0)))
 #: lesson 3, step 3: the Sweep's data and solver
-SWEEP_DATA = RunConfig(dataset="moons", n=1200, noise=0.35, solver="smo",
+SWEEP_DATA = RunConfig(dataset="moons", n=1600, noise=0.35, solver="smo",
                        params=(("kernel", "rbf"),))
 SWEEP_GRID = {"nC": 8, "ng": 8, "seeds": 1}
 #: lesson 5: the Digits page's runs
@@ -283,14 +283,15 @@ LESSONS: tuple[Lesson, ...] = (
             action="Open the Sweep page (the link sets the moons, SMO and the 8 × 8 grid) and "
                    "press Start; the grid fills in live, the large-C cells last.",
             question="Where is the model too simple, where does it memorise?",
-            picture="Small γ and small C underfit (one corner, about 80 % where the best cells "
-                    "reach 92 %), large γ overfits (a band where the training accuracy climbs "
+            picture="Small γ and small C underfit (one corner, about 80 % on the training and "
+                    "the validation points where the best cells reach 90 %), large γ overfits (a band where the training accuracy climbs "
                     "towards 100 % while the validation accuracy falls), and a diagonal valley "
                     "of good cells — the larger C, the smaller the best γ — shows that C and γ "
                     "trade against each other. Click a cell: it opens on the Playground with "
                     "that C and γ.",
             controls=("C", "gamma"),
-            claim="the smallest-C, smallest-γ cell is ≥ 10 points below the best; over the two "
+            claim="the smallest-C, smallest-γ cell is ≥ 8 points below the best validation "
+                  "accuracy on both training and validation points; over the two "
                   "largest γ with C ≥ 1 training accuracy exceeds validation by ≥ 5 points and "
                   "validation is ≥ 3 below the best; the best γ per C falls as C grows; the "
                   "grid takes ≥ 10 s of solver time per worker",
