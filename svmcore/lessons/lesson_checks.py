@@ -62,13 +62,21 @@ def check_constant_step(step):
     const = E.jitter(cfg, t1, t2)[0]
     twin = cfg.with_params(schedule="pegasos")
     settled = E.jitter(twin, t1, t2)[0]
-    err = E.played(cfg).at(t2).trace[-1].test_error
-    err_twin = E.played(twin).at(t2).trace[-1].test_error
+    run, run_twin = E.played(cfg).at(t2), E.played(twin).at(t2)
+    err, err_twin = run.trace[-1].test_error, run_twin.trace[-1].test_error
+    data = E.played(cfg).data
+    pstar = _linear_pstar(data.X_train, data.y_train, cfg.param_dict["C"])
+    cols = run.trace_columns()
+    late = cols["objective"][cols["iteration"] >= 100_000] / pstar - 1.0
+    twin_gap = run_twin.trace[-1].objective / pstar - 1.0
     return _ok([
         (const >= 0.02 and settled < 0.01,
          f"t = {t1:,}–{t2:,}: the constant step flips {_pct(const)} of the field between moments, "
          f"1/(λt) {_pct(settled)}"),
         (err <= err_twin + 0.05, f"test error {_pct(err)} (1/(λt): {_pct(err_twin)})"),
+        (float(late.min()) >= 0.01 and twin_gap <= 0.001,
+         f"from t = 100,000 on P − P* stays between {_pct(float(late.min()))} and "
+         f"{_pct(float(late.max()))} of P* (1/(λt) ends at {_pct(twin_gap)})"),
         _play_part(cfg, 200_000)])
 
 
@@ -110,7 +118,7 @@ def check_small_lambda(step):
     t_after = 10 * t_change
     after = p.at(t_after).solver.snapshot().objective / p1 - 1.0
     return _ok([(before >= 10.0,
-                 f"C = {C0:g} at t = {t_change - 1:,}: P = {1 + before:.0f} × P*"),
+                 f"C = {C0:g} at t = {t_change - 1:,}: P ≥ {1 + before:.0f} × P*"),
                 (after <= 0.05,
                  f"after C = {C_after:g} at t = {t_change:,}: P − P* = {_pct(after)} of P* at "
                  f"t = {t_after:,}"), _play_part(cfg, 200_000)])
@@ -299,9 +307,18 @@ def sweep_table(step):
 
 
 def _workers(backend) -> int:
-    from ..runs.sweep.backends import Local, _cpus
+    """The worker processes a local sweep runs on (its n_jobs, else the CPUs this process may
+    use, as :class:`~svmcore.runs.sweep.Local` decides); 1 for a cluster (unknown here)."""
+    import os
+
+    from ..runs.sweep import Local
     if isinstance(backend, Local):
-        return max(1, backend.n_jobs or _cpus())
+        if backend.n_jobs:
+            return int(backend.n_jobs)
+        try:
+            return max(1, len(os.sched_getaffinity(0)))
+        except AttributeError:                       # no affinity on this platform
+            return max(1, os.cpu_count() or 1)
     return 1
 
 

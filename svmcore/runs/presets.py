@@ -54,8 +54,8 @@ PRESETS: tuple[Preset, ...] = (
     _p("pegasos-small-lambda", "λ too small: Pegasos slows down", """
        Pegasos minimises λ/2‖w‖² + mean hinge loss with λ = 1/(C·n). Here C = 1000, so λ is tiny
        and the step η_t = 1/(λt) starts enormous: the first iterations throw w far away, and the
-       objective only creeps down like 1/(λt) — after 2,000 iterations it is still some fifty
-       times its optimum. Set C = 1 there (λ a thousand times larger): 18,000 iterations later
+       objective only creeps down like 1/(λt) — after 2,000 iterations it is still more than
+       ten times its optimum. Set C = 1 there (λ a thousand times larger): 18,000 iterations later
        the objective is within a few per cent of the new optimum. Pegasos needs Õ(1/(λε))
        iterations — a weak regulariser is slow by design.""",
        dataset="gaussians", n=4000, solver="pegasos",
