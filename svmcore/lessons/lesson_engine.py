@@ -131,7 +131,7 @@ def local_extrema(F: np.ndarray, rel: float = 1e-3) -> tuple[list, list]:
 
 # --------------------------------------------------------------------------- play time
 
-def _ticks_of_trace(iters, times, start: int, end: int, pace: float, budget: float,
+def ticks_of_trace(iters, times, start: int, end: int, pace: float, budget: float,
                     rate: float) -> int:
     """Ticks from t = start to t = end under the live rule: each tick t → min(max(t + 1,
     ⌈pace·t⌉), the t reached after ``budget`` more solver time); solver time against t
@@ -208,7 +208,7 @@ def play_seconds(driver, end: int | None = None) -> tuple[float, int, str]:
         if race:
             from ..runs.race import LIVE_TICK_S
             budget = LIVE_TICK_S / len(runs)
-        ticks_all.append(_ticks_of_trace(cols["iteration"], cols["time"], 0, int(e), pace,
+        ticks_all.append(ticks_of_trace(cols["iteration"], cols["time"], 0, int(e), pace,
                                          budget, cost_per_iteration(r)))
     ticks = max(ticks_all) if ticks_all else 0
     return ticks * per_tick, ticks, f"pace {pacing.DEFAULT_PACE}"

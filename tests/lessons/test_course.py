@@ -162,3 +162,25 @@ def test_cli_prints_one_line_per_step_and_the_exit_status(monkeypatch):
     out = io.StringIO()
     assert cli.check(out=out) == 1
     assert "✗ 1.1 broken: 0 of 1" in out.getvalue()
+
+
+def test_play_time_follows_the_live_tick_rule():
+    """The play-time model counts the ticks of svmcore.server.pacing.advance_tick: with a
+    budget no tick reaches, the pace alone (t → max(t + 1, ⌈1.1 t⌉)) sets them, and the model
+    gives the same count as ticking the engine; a stream feeds a fixed number of points per
+    tick."""
+    from svmcore.lessons import lesson_engine as E
+    from svmcore.runs.config import RunConfig
+    from svmcore.server import pacing
+    pace = pacing.PACES[pacing.DEFAULT_PACE]
+    run, _ = E.build(RunConfig(solver="pegasos", params=(("kernel", "linear"),)))
+    ticks = 0
+    while not run.done:
+        pacing.advance_tick(run, pace, 60.0)
+        ticks += 1
+    cols = run.trace_columns()
+    assert E.ticks_of_trace(cols["iteration"], cols["time"], 0, run.t, pace, 1e9, 0.0) == ticks
+    stream, _ = E.build(presets.get("drift-stream").config)
+    seconds, n_ticks, _ = E.play_seconds(stream)
+    per_tick = stream.stream.steps_per_tick(pace, stream.solver)
+    assert n_ticks == -(-stream.end_t // per_tick) and seconds == n_ticks * pacing.KEY_S
