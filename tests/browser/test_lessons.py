@@ -75,8 +75,9 @@ def _start(page, step) -> str:
         _button(page, "Start").click()
         return "sweep"
     if "view3d" in step.controls or "surface" in step.controls:
-        box = page.locator(".st-key-pg_view3d input").first
-        box.check()                     # the toggle (the page's own, top right)
+        page.locator(".st-key-pg_view3d").get_by_text("3-D view").click()   # the page's toggle
+        page.wait_for_selector(".st-key-pg_view3d input:checked", state="attached",
+                               timeout=60_000)
         page.wait_for_selector(ON_PAGE["surface"] if "p.kernel=poly" in step.query else
                                ".st-key-pg_view3d_fig", timeout=120_000)
     play = _button(page, "Play")
