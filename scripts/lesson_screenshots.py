@@ -72,12 +72,14 @@ def _click(page, locator) -> bool:
 def _act(page, step) -> list[str]:
     """What the step's action starts with, where a click does it; returns what was done."""
     done = []
-    if "view3d" in step.controls and _click(page, page.get_by_text("3-D view", exact=True)):
+    if ({"view3d", "surface"} & set(step.controls)
+            and _click(page, page.locator(".st-key-pg_view3d").get_by_text("3-D view"))):
         done.append("3-D view on")
-        page.wait_for_timeout(3000)
-    if "feature map" in step.action and _click(page, page.get_by_text("feature map φ(x)")):
+        page.wait_for_timeout(4000)
+    if "feature map" in step.action and _click(
+            page, page.locator(".st-key-pg_view3d_pic").get_by_text("feature map φ(x)")):
         done.append("feature map")
-        page.wait_for_timeout(2000)
+        page.wait_for_timeout(3000)
     if re.search(r"\b(Play|Start)\b", step.action):
         play = page.get_by_role("button", name=re.compile(r"^(Play|Start)( |$)"))
         if _click(page, play):
