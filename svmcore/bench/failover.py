@@ -55,7 +55,7 @@ def same_config(a: str, b: str) -> bool:
 
 
 class Supervisor:
-    """The launcher's loop in a thread: :meth:`Replicas.revive` every ``period`` seconds."""
+    """The launcher's loop in a thread: :meth:`svmcore.server.replicas.Replicas.revive` every ``period`` seconds."""
 
     def __init__(self, replicas, period: float = 0.5):
         self.replicas, self.period = replicas, period

@@ -59,7 +59,7 @@ def checkpoints_after(t: int, per_decade: int = 20) -> int:
 @dataclass
 class TraceRow:
     """One checkpoint of a run. The numbers are the snapshot's; the three names are its labels
-    (:meth:`Snapshot.labels`): what ``objective`` is, what ``dual_objective`` is (its name says
+    (:meth:`svmcore.solvers.records.Snapshot.labels`): what ``objective`` is, what ``dual_objective`` is (its name says
     "not a bound" when it is none) and which gap ``gap`` is ("" when the column is empty). A
     page labels a trace column by them, so a curve is never called a bound or a gap unless the
     solver says it is one; an exported row carries them too."""

@@ -153,8 +153,8 @@ def _work(freeze: bool, max_delay: float, preload: tuple[str, ...],
     if freeze:
         # Everything imported and compiled so far lives as long as the process: move it out of
         # the collector's sight, so no full collection (Streamlit's own after a rerun, or
-        # Python's) walks ~200,000 long-lived objects while holding the GIL (~0.2 s each; it
-        # stalled every session and the health check under 8 sessions, tests/test_concurrency.py).
+        # Python's) walks the long-lived objects while holding the GIL (a full collection
+        # stalled every session and the health check under eight sessions).
         gc.freeze()
     _state["seconds"] = time.perf_counter() - _state["started"]
     _done.set()

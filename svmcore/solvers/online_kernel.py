@@ -352,7 +352,8 @@ class _OnlineKernelMixin:
             self.ot[:] = 0.0
             _outputs(self.kcode, self.kp, *rows_args(self.X), self.sv[:listed.size], self.gam,
                      self.ot, self.row, self.allidx)
-            self.kernel_evals += self.n * listed.size
+            self.ic[_KEVALS] += self.n * listed.size    # the count the next step carries on
+        self.kernel_evals = int(self.ic[_KEVALS])
 
     def support_rows(self) -> np.ndarray:
         """The rows the model uses, in support-list order (then rows only the average uses)."""

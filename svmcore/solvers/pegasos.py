@@ -64,7 +64,7 @@ def _linear_chunk(Xd, Xdata, Xind, Xptr, Xsq, sparse, y, idx, n_steps, k,
     end; the rows sampled ``_PREFETCH`` draws ahead are prefetched (a random row is a cache
     miss, its latency now overlaps the current row's work); one pass over a violator's row
     updates v and the averaging sum U together. The arithmetic, operation by operation, is
-    the straightforward loop's (tests/test_pegasos.py compares with a NumPy reference)."""
+    the straightforward loop's (tests/solvers/test_pegasos.py compares with a NumPy reference)."""
     d = v.shape[0]
     n_idx = n_steps * k
     t = ic[_T]

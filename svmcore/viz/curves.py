@@ -39,7 +39,7 @@ def curves_figure(trace_columns: Mapping[str, Sequence[float]], x: str = "iterat
                   y=("objective", ("train_error", "test_error"), "n_sv"),
                   log_x: bool = True, log_y: bool | Sequence[bool] = False, height: int = 280,
                   cols: int | None = None) -> go.Figure:
-    """Training curves from :meth:`TrainingRun.trace_columns`.
+    """Training curves from :meth:`svmcore.runs.run.TrainingRun.trace_columns`.
 
     ``y`` lists panels: a column name, or a tuple of names drawn in one panel (e.g. train and
     test error). Columns that are missing or all-NaN are skipped. With ``log_x`` the points with

@@ -67,7 +67,7 @@ def boundary_figure(X, y, field, xs, ys, support=None, sv_size=None, misclassifi
     Parameters
     ----------
     X, y : training points (n, 2) in plane coordinates and labels in {−1, +1}.
-    field, xs, ys : output of :func:`decision_field` on the axes of :func:`field_grid`.
+    field, xs, ys : output of :func:`decision_field` on the axes of :func:`svmcore.viz.plane.field_grid`.
     support : training indices of the support vectors (drawn larger, dark outline), optional.
     sv_size : |coefficient| per support vector (same length as ``support``): their sizes scale
         with it; without it all support vectors have one size.

@@ -183,7 +183,7 @@ class Grid:
     other parameters for every run. Every name must be a parameter of every solver (its
     ``params`` ParamSpec dict) and every value valid for it; a swept parameter must matter
     (``gamma`` needs ``kernel="rbf"`` or ``"poly"``). ``datasets`` lists dataset names (empty:
-    the names of the data the :class:`Sweep` is given). Checked here, before anything runs.
+    the names of the data the :class:`svmcore.runs.sweep.Sweep` is given). Checked here, before anything runs.
     """
 
     solvers: tuple[str, ...] | str
