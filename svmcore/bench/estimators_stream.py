@@ -23,7 +23,8 @@ import warnings
 import numpy as np
 from sklearn.datasets import make_moons
 
-from ..estimators import SVMClassifier, resolve_gamma
+from ..estimators import SVMClassifier
+from ..solvers.params import resolve_gamma
 from .common import machine_line, markdown_table
 
 HEADER = ["data", "solver", "bit", "fit acc", "fit sd", "stream − fit", "± se",

@@ -38,7 +38,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .kernels import KERNEL_CODES, Rows, as_rows, expansion, kernel_block, kernel_params, rows_args
-from .memory import (SCALABLE_SOLVERS, DataSize, MemoryBudgetError, _largest_fitting,
+from .memory import (SCALABLE_SOLVERS, DataSize, MemoryBudgetError, largest_fitting,
                      available_memory_bytes, data_bytes, estimator_memory_budget,
                      memory_budget_bytes)
 from .objectives import lam_from_C
@@ -292,10 +292,10 @@ class Solver:
                 trial.p = {**self.p, name: v}
                 return trial.memory_bytes(n, d, X)
 
-            best = _largest_fitting(need, lo, cur, budget, spec.kind == "int")
+            best = largest_fitting(need, lo, cur, budget, spec.kind == "int")
             if best is not None:
                 out[name] = best
-        rows = _largest_fitting(lambda m: self.memory_bytes(int(m), d, X), 2, n - 1, budget,
+        rows = largest_fitting(lambda m: self.memory_bytes(int(m), d, X), 2, n - 1, budget,
                                 True)
         if rows is not None:
             out["n"] = rows

@@ -80,7 +80,7 @@ def data_bytes(n: int, d: int, X) -> int:
     return 8 * n * d + 8 * n
 
 
-def _largest_fitting(need, lo, hi, budget: int, integer: bool):
+def largest_fitting(need, lo, hi, budget: int, integer: bool):
     """The largest v in [lo, hi] with need(v) ≤ budget (need grows with v), or None."""
     if hi < lo or need(lo) > budget:
         return None

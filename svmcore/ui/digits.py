@@ -88,16 +88,6 @@ def digits_panel(inst: Instance) -> dict:
     return out
 
 
-def apply_digits_config(inst: Instance, cfg: RunConfig) -> None:
-    """Put the data fields of a Digits configuration into the panel's widget state."""
-    inst.set("digits_set", cfg.dataset)
-    inst.set("pos", cfg.positive)
-    inst.set("neg", cfg.negative)
-    inst.set("seed", int(cfg.seed))
-    inst.set("maxn", int(cfg.max_train))
-    inst.set("test_r", float(min(max(cfg.test, 0.1), 0.5)))
-
-
 # ------------------------------------------------------------------------------- the view
 
 

@@ -39,7 +39,7 @@ from dataclasses import dataclass
 import numpy as np
 import plotly.graph_objects as go
 
-from ._base import CLASS_COLORS, CLASS_NAMES, FIELD_COLORSCALE, _f32, _figure
+from ._base import CLASS_COLORS, CLASS_NAMES, FIELD_COLORSCALE, f32_array, fast_figure
 from .frame import clipped_field, point_states
 from .raster import level_lines
 
@@ -77,20 +77,20 @@ def _point_traces(Q, y, support, sv_size, misclassified, show, hover: str) -> li
         m = show[np.asarray(y)[show] == cls]
         if m.size:
             out.append(dict(type="scatter3d", mode="markers", name=CLASS_NAMES[cls],
-                            x=_f32(Q[m, 0]), y=_f32(Q[m, 1]), z=_f32(Q[m, 2]),
+                            x=f32_array(Q[m, 0]), y=f32_array(Q[m, 1]), z=f32_array(Q[m, 2]),
                             marker=dict(size=size3[m], color=CLASS_COLORS[cls],
                                         opacity=1.0, line=dict(width=0)),
                             hovertemplate=hover + f"<extra>{CLASS_NAMES[cls]}</extra>"))
     sv = show[ring[show] == 1]
     if sv.size:
         out.append(dict(type="scatter3d", mode="markers", name="support vector (size ∝ |α|)",
-                        x=_f32(Q[sv, 0]), y=_f32(Q[sv, 1]), z=_f32(Q[sv, 2]),
+                        x=f32_array(Q[sv, 0]), y=f32_array(Q[sv, 1]), z=f32_array(Q[sv, 2]),
                         marker=dict(size=size3[sv] + np.uint8(3), symbol="circle-open",
                                     color=SV_RING, line=dict(width=2)), hoverinfo="skip"))
     mis = show[ring[show] == 2]
     if mis.size:
         out.append(dict(type="scatter3d", mode="markers", name="misclassified",
-                        x=_f32(Q[mis, 0]), y=_f32(Q[mis, 1]), z=_f32(Q[mis, 2]),
+                        x=f32_array(Q[mis, 0]), y=f32_array(Q[mis, 1]), z=f32_array(Q[mis, 2]),
                         marker=dict(size=8, symbol="circle-open", color=MIS_RING,
                                     line=dict(width=3)), hoverinfo="skip"))
     return out
@@ -131,21 +131,21 @@ def surface_figure(xs, ys, field, P, y, f_points, support=None, sv_size=None,
     fp = np.clip(np.nan_to_num(np.asarray(f_points, dtype=np.float64), nan=0.0), -z_clip,
                  z_clip)
     show = subset(len(P)) if show is None else np.asarray(show, dtype=np.int64)
-    data = [dict(type="surface", name="f(x)", x=_f32(xs), y=_f32(ys), z=_f32(z),
+    data = [dict(type="surface", name="f(x)", x=f32_array(xs), y=f32_array(ys), z=f32_array(z),
                  colorscale=FIELD_COLORSCALE, cmin=-COLOR_CLIP, cmax=COLOR_CLIP,
                  opacity=0.9, showlegend=False, hovertemplate="f = %{z:.2f}<extra></extra>",
                  colorbar=dict(title=dict(text="f(x)"), thickness=12, len=0.6,
                                tickvals=[-2, -1, 0, 1, 2]),
                  contours=dict(z=dict(show=False)))]
     x0, x1, y0, y1 = float(xs[0]), float(xs[-1]), float(ys[0]), float(ys[-1])
-    data.append(dict(type="surface", name="plane z = 0", x=_f32([x0, x1]), y=_f32([y0, y1]),
+    data.append(dict(type="surface", name="plane z = 0", x=f32_array([x0, x1]), y=f32_array([y0, y1]),
                      z=np.zeros((2, 2), dtype=np.float32), showscale=False, opacity=0.35,
                      colorscale=[[0, "#6b6b6b"], [1, "#6b6b6b"]], showlegend=True,
                      hoverinfo="skip"))
     bx, by = level_lines(z, xs, ys, 0.0)
     if bx.size:
         data.append(dict(type="scatter3d", mode="lines", name="boundary f = 0 (surface meets "
-                         "plane)", x=_f32(bx), y=_f32(by), z=np.zeros(bx.size, np.float32),
+                         "plane)", x=f32_array(bx), y=f32_array(by), z=np.zeros(bx.size, np.float32),
                          line=dict(color="#111111", width=6), hoverinfo="skip",
                          connectgaps=False))
     mx, my, mz = [], [], []
@@ -157,8 +157,8 @@ def surface_figure(xs, ys, field, P, y, f_points, support=None, sv_size=None,
             mz += [np.full(lx.size, level), [np.nan]]
     if mx:
         data.append(dict(type="scatter3d", mode="lines", name="margins f = ±1",
-                         x=_f32(np.concatenate(mx)), y=_f32(np.concatenate(my)),
-                         z=_f32(np.concatenate(mz)), connectgaps=False, hoverinfo="skip",
+                         x=f32_array(np.concatenate(mx)), y=f32_array(np.concatenate(my)),
+                         z=f32_array(np.concatenate(mz)), connectgaps=False, hoverinfo="skip",
                          line=dict(color="#333333", width=3, dash="dash")))
     Q = np.column_stack([P[:, 0], P[:, 1], fp])
     data += _point_traces(Q, np.sign(np.asarray(y)), support, sv_size, misclassified, show,
@@ -167,7 +167,7 @@ def surface_figure(xs, ys, field, P, y, f_points, support=None, sv_size=None,
                  yaxis=dict(title=dict(text=ylabel), range=[y0, y1], autorange=False),
                  zaxis=dict(title=dict(text="f(x)"), range=[-z_clip, z_clip],
                             autorange=False))
-    return _figure(dict(data=data, layout=_layout(title, note, height, font, scene, camera)))
+    return fast_figure(dict(data=data, layout=_layout(title, note, height, font, scene, camera)))
 
 
 # ------------------------------------------------------------------------- degree-2 feature map
@@ -279,8 +279,8 @@ def feature_map_figure(P, y, plane: Poly2Plane, support=None, sv_size=None,
     data = []
     if np.abs(plane.w).max(initial=0.0) > 0:
         (Gx, Gy, Gz), (lo, hi) = _plane_mesh(plane, Phi[show] if show.size else Phi)
-        data.append(dict(type="surface", name="separating plane f = 0", x=_f32(Gx),
-                         y=_f32(Gy), z=_f32(Gz), showscale=False, opacity=0.55,
+        data.append(dict(type="surface", name="separating plane f = 0", x=f32_array(Gx),
+                         y=f32_array(Gy), z=f32_array(Gz), showscale=False, opacity=0.55,
                          colorscale=[[0, "#7a7a7a"], [1, "#7a7a7a"]], showlegend=True,
                          hoverinfo="skip"))
     data += _point_traces(Phi, np.sign(np.asarray(y)), support, sv_size, misclassified, show,
@@ -290,7 +290,7 @@ def feature_map_figure(P, y, plane: Poly2Plane, support=None, sv_size=None,
     scene = dict(xaxis=dict(title=dict(text=f"{u}₁²")),
                  yaxis=dict(title=dict(text=f"√2·{u}₁{u}₂")),
                  zaxis=dict(title=dict(text=f"{u}₂²")))
-    return _figure(dict(data=data, layout=_layout(title, note, height, font, scene, camera)))
+    return fast_figure(dict(data=data, layout=_layout(title, note, height, font, scene, camera)))
 
 
 def figure_bytes(fig: go.Figure) -> int:
