@@ -303,3 +303,17 @@ def reproduce_race_snippet(cfg: RaceConfig, ts, statuses=None, *, per_decade: in
     body.append("        print(f'{r.iteration:>10} {r.objective:>12.6g} {gap} {r.test_error:>9.4f} "
                 "{r.n_sv:>6} {r.kernel_evals:>13}')")
     return "\n".join(lines + _import_lines(imports) + [""] + body) + "\n"
+
+
+def markdown_table(header: list[str], rows: list[list]) -> str:
+    """A Markdown table (floats to 4 significant digits, NaN as –): the sweep's summary, the
+    benchmarks' tables."""
+    def fmt(v):
+        if isinstance(v, float):
+            if v != v:
+                return "–"
+            return f"{v:.4g}"
+        return str(v)
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(fmt(v) for v in r) + " |" for r in rows]
+    return "\n".join(lines)

@@ -6,7 +6,6 @@ optimum against scikit-learn's SVC (its dual coefficients and support vectors).
 """
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np

@@ -3,8 +3,6 @@ feature-map plane of a degree-2 polynomial model, a frame's size, and the messag
 without two features."""
 from __future__ import annotations
 
-import json
-from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np

@@ -328,7 +328,7 @@ def run_sweep(grid: Grid, data, backend: Local | Dask | None = None, *,
         return sweep.wait(on_row)
 
 
-__all__ = ["Dask", "Grid", "Local", "MAX_CELLS", "Run", "SCHEDULER_ENV", "Sweep", "SweepData",
+__all__ = ["Dask", "Grid", "HEAD_COLUMNS", "Local", "MAX_CELLS", "RESULT_COLUMNS", "Run", "SCHEDULER_ENV", "Sweep", "SweepData",
            "JOBS_ENV", "TIMING_COLUMNS", "best_cell", "cell_config", "default_axes", "default_backend",
            "heatmap", "output_path", "param_columns", "parse_seeds", "run_one", "run_sweep",
            "summarize", "to_frame", "write_table"]

@@ -64,13 +64,14 @@ import re
 import sys
 import time
 from pathlib import Path
-from urllib.parse import parse_qsl, urlencode, urlsplit
+from urllib.parse import parse_qsl
 
 import numpy as np
 
-from .common import machine_line, markdown_table
-from ..server.protocol_client import FIELD_KEY, TILE, Session, warm
-from .proc_meter import Meter, _is_chromium, cpu_seconds_between, cpu_ticks, process_tree
+from ..common import machine_line, markdown_table
+from ...server.protocol_client import FIELD_KEY, TILE, Session, warm
+from .harness import http_get, json_clean, link_label, open_session, session_queries  # noqa: F401 - session_queries: read from here too
+from .proc_meter import Meter, is_chromium, cpu_seconds_between, cpu_ticks, process_tree
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -91,67 +92,10 @@ def stats(values) -> dict:
             "p90": float(np.percentile(v, 90)), "max": float(v.max())}
 
 
-def session_queries(n: int, mode: str, query: str = "") -> list[str]:
-    """The query string of each session: the same link, or the link with ``seed=k`` — a run
-    link (naming ``src`` or ``solver``: the Playground ignores a query without either)."""
-    if mode not in ("same", "distinct"):
-        raise ValueError(f"mode must be 'same' or 'distinct', not {mode!r}")
-    if mode == "same":
-        return [query] * n
-    base = [(k, v) for k, v in parse_qsl(query, keep_blank_values=True) if k != "seed"]
-    if not {"src", "solver"} & {k for k, _ in base}:
-        raise ValueError("mode 'distinct' needs a run link (a query naming src or solver), e.g. "
-                         "the one the Playground writes for its default")
-    return [urlencode(base + [("seed", str(k))]) for k in range(n)]
-
-
-async def http_get(url: str, cookies: dict | None = None, timeout: float = 60.0):
-    """A minimal GET (the page, as a browser's first request): (status, headers with lower-case
-    names and Set-Cookie values as a list, cookies set)."""
-    parts = urlsplit(url)
-    host, port = parts.hostname, parts.port or 80
-    path = (parts.path or "/") + ("?" + parts.query if parts.query else "")
-    reader, writer = await asyncio.wait_for(asyncio.open_connection(host, port), timeout)
-    try:
-        lines = [f"GET {path} HTTP/1.1", f"Host: {parts.netloc}", "Connection: close",
-                 "User-Agent: svmcore-classroom-bench"]
-        if cookies:
-            lines.append("Cookie: " + "; ".join(f"{k}={v}" for k, v in cookies.items()))
-        writer.write(("\r\n".join(lines) + "\r\n\r\n").encode())
-        await writer.drain()
-        raw = await asyncio.wait_for(reader.read(), timeout)
-    finally:
-        writer.close()
-    head = raw.split(b"\r\n\r\n", 1)[0].decode("latin-1").split("\r\n")
-    status = int(head[0].split()[1])
-    headers: dict = {}
-    set_cookies = {}
-    for line in head[1:]:
-        name, _, value = line.partition(":")
-        name, value = name.strip().lower(), value.strip()
-        if name == "set-cookie":
-            k, _, v = value.split(";", 1)[0].partition("=")
-            set_cookies[k.strip()] = v.strip()
-        headers[name] = value
-    return status, headers, set_cookies
-
-
 # ------------------------------------------------------------------------------ the class
 
 
-async def _open(s: Session, timeout: float, replica_header: str) -> None:
-    """GET the page like a browser (keeping its cookies), connect, wait for the first frame."""
-    s.t_open = t0 = time.monotonic()
-    try:
-        _, headers, cookies = await http_get(s.page_url, timeout=timeout)
-        s.cookies.update(cookies)
-        s.replicas = [headers.get(replica_header)]
-        await s.open(timeout)
-        s.t_open = t0                               # the clock started with the page request
-        s.replicas.append(s.handshake_headers.get(replica_header))
-        await s.wait(lambda: bool(s.frames), timeout)
-    except Exception as exc:  # noqa: BLE001 - a session that cannot open is reported
-        s.closed_reason = s.closed_reason or f"{type(exc).__name__}: {exc}"
+
 
 
 async def _plus_one(s: Session, key: str, timeout: float) -> float:
@@ -188,7 +132,7 @@ async def run_class(url: str, n: int, mode: str = "same", query: str = "", secon
                 for k, q in enumerate(session_queries(n, mode, query))]
     try:
         # 1. everybody opens the link at once
-        await asyncio.gather(*(_open(s, timeout, replica_header) for s in sessions))
+        await asyncio.gather(*(open_session(s, timeout, replica_header) for s in sessions))
         first = [s.frames[0][0] - s.t_open if s.frames else float("nan") for s in sessions]
         # 2. "+1", everybody at once, a few times
         plus = [[] for _ in sessions]
@@ -357,10 +301,10 @@ def run_browser(url: str, k: int, query: str = "", seconds: float = 10.0,
             for page in pages:
                 _button(page, "Play").click()
             t0 = time.monotonic()
-            chrome = [q for q in process_tree([me]) if _is_chromium(q)]
+            chrome = [q for q in process_tree([me]) if is_chromium(q)]
             c0, s0 = cpu_ticks(chrome), cpu_ticks(server_pids)
             pages[0].wait_for_timeout(seconds * 1e3)
-            chrome = [q for q in process_tree([me]) if _is_chromium(q)]
+            chrome = [q for q in process_tree([me]) if is_chromium(q)]
             c1, s1 = cpu_ticks(chrome), cpu_ticks(process_tree(roots) if roots else [])
             dt = time.monotonic() - t0
             counts = [page.evaluate(_READ_JS) for page in pages]
@@ -451,11 +395,11 @@ def goals(results) -> list[dict]:
         key = (r["mode"], r["sessions"])
         if key in KEYFRAME_GOALS:
             k = r["kps"]
-            out.append({"goal": f"{r['sessions']} sessions, {_link(r['mode'])}: keyframes per "
+            out.append({"goal": f"{r['sessions']} sessions, {link_label(r['mode'])}: keyframes per "
                         "second, every session", "measured": k["min"], "op": ">=",
                         "target": KEYFRAME_GOALS[key], "median": k["median"],
                         "met": bool(k["min"] >= KEYFRAME_GOALS[key])})
-            out.append({"goal": f"{r['sessions']} sessions, {_link(r['mode'])}: server CPU "
+            out.append({"goal": f"{r['sessions']} sessions, {link_label(r['mode'])}: server CPU "
                         "(cores)", "measured": r["server_cores"], "op": "<=",
                         "target": SERVER_CORES_GOAL,
                         "met": bool(r["server_cores"] <= SERVER_CORES_GOAL)})
@@ -464,32 +408,17 @@ def goals(results) -> list[dict]:
     if ("same", small) in by and ("same", large) in by:
         a, b = by[("same", small)]["kps"]["median"], by[("same", large)]["kps"]["median"]
         ratio = b / a if a > 0 else float("nan")
-        out.append({"goal": f"{large} sessions, {_link('same')}: keyframes per second kept, "
+        out.append({"goal": f"{large} sessions, {link_label('same')}: keyframes per second kept, "
                     f"of the {small}-session rate (medians {b:.2f} / {a:.2f})",
                     "measured": ratio, "op": ">=", "target": share,
                     "met": bool(math.isfinite(ratio) and ratio >= share)})
     return out
 
 
-def _link(mode: str) -> str:
-    return "one link" if mode == "same" else "distinct runs"
-
-
 def goals_table(rows) -> str:
     return markdown_table(["goal", "measured", "target", "met"],
                           [[g["goal"], g["measured"], f"{'≥' if g['op'] == '>=' else '≤'} "
                             f"{g['target']:g}", "✓" if g["met"] else "✗"] for g in rows])
-
-
-def _clean(obj):
-    """JSON without NaN (null instead)."""
-    if isinstance(obj, float):
-        return obj if math.isfinite(obj) else None
-    if isinstance(obj, dict):
-        return {k: _clean(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_clean(v) for v in obj]
-    return obj
 
 
 def wait_idle(roots, idle_cores: float = 0.1, limit_s: float = 120.0) -> float:
@@ -557,7 +486,7 @@ def one_server(url: str | None = None, server_pid: int | None = None):
     if url:
         yield url, [server_pid] if server_pid else []
         return
-    from ..server.replicas import AppServer
+    from ...server.replicas import AppServer
     server = AppServer().start()
     try:
         yield server.url, [server.pid]
@@ -570,7 +499,7 @@ def run(args, sessions: int | None = None) -> dict:
     class of ``sessions`` (default: the first of ``args.sessions``) and the browser, stop
     everything; the result dict."""
     n = sessions if sessions is not None else parse_sessions(args.sessions)[0]
-    from ..server.replicas import AppServer, Replicas
+    from ...server.replicas import AppServer, Replicas
 
     server = replicas = None
     try:
@@ -651,7 +580,7 @@ def parse_sessions(text) -> list[int]:
 
 
 def _summary(res: dict) -> dict:
-    return _clean({k: v for k, v in res.items() if k != "per_session"})
+    return json_clean({k: v for k, v in res.items() if k != "per_session"})
 
 
 def main(argv=None):
@@ -681,12 +610,12 @@ def main(argv=None):
     if args.json:                       # everything, each session's numbers included
         doc = results[0] if len(counts) == 1 else {"benchmark": "classroom",
                                                    "series": results, "goals": rows}
-        args.json.write_text(json.dumps(_clean(doc), separators=(",", ":")) + "\n")
+        args.json.write_text(json.dumps(json_clean(doc), separators=(",", ":")) + "\n")
     if len(counts) == 1:
         print(json.dumps(_summary(results[0]), separators=(",", ":")))
     else:
         print(json.dumps({"benchmark": "classroom", "mode": args.mode, "sessions": counts,
-                          "series": [_summary(r) for r in results], "goals": _clean(rows)},
+                          "series": [_summary(r) for r in results], "goals": json_clean(rows)},
                          separators=(",", ":")))
     sys.stdout.flush()
     return results[0] if len(counts) == 1 else results

@@ -31,17 +31,18 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import socket
 import subprocess
 import sys
 import time
 import urllib.request
 from pathlib import Path
 
-from .classroom import (WARM_UP_NOTE, _is_chromium, cpu_seconds_between, cpu_ticks,
+from .proc_meter import is_chromium
+from .harness import free_port
+from .classroom import (WARM_UP_NOTE, cpu_seconds_between, cpu_ticks,
                         process_tree, wait_idle)
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
         "--disable-background-networking", "--disable-component-update", "--disable-sync",
@@ -106,17 +107,11 @@ _STOP = "() => { window.__probe.run = false; return window.__probe; }"
 def chromium_pids() -> list[int]:
     """The chromium processes this process started (through Playwright's driver): the browser
     the probe drives, not any other chromium on the machine."""
-    return [p for p in process_tree([os.getpid()]) if _is_chromium(p)]
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    return [p for p in process_tree([os.getpid()]) if is_chromium(p)]
 
 
 def start_server() -> tuple[subprocess.Popen, str]:
-    port = _free_port()
+    port = free_port()
     env = dict(os.environ, STREAMLIT_BROWSER_GATHER_USAGE_STATS="false")
     proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "app.py",
                              "--server.headless", "true", "--server.port", str(port),
@@ -226,7 +221,7 @@ def summarize(res: dict, wall: float, cpu_s: float, nbytes: int) -> dict:
 
 def table(res: dict) -> str:
     """The probe's figures as a markdown table, each goal beside its figure."""
-    from .common import markdown_table
+    from ..common import markdown_table
     names = [("distinct field images per second", "distinct_images_per_s"),
              ("share of animation frames with a new image", "new_image_share"),
              ("blank animation frames", "blank_frames"),

@@ -21,9 +21,9 @@ from sklearn.model_selection import train_test_split
 from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC
 
-from ..estimators import SVMClassifier
-from ..solvers import REGISTRY
-from .common import machine_line, markdown_table
+from ...estimators import SVMClassifier
+from ...solvers import REGISTRY
+from ..common import machine_line, markdown_table
 
 HEADER = ["data", "model", "log-loss", "/ SVC's", "accuracy"]
 
@@ -34,7 +34,7 @@ def datasets():
     sc = StandardScaler().fit(Xtr)
     yield "breast_cancer", (sc.transform(Xtr), ytr, sc.transform(Xte), yte)
     try:
-        from ..data import data_dir, read_libsvm
+        from ...data import data_dir, read_libsvm
         root = data_dir()
         X, y = read_libsvm(root / "a9a" / "a9a.xz", n_features=123)
         Xt, yt = read_libsvm(root / "a9a" / "a9a.t.xz", n_features=123)

@@ -19,8 +19,8 @@ import argparse
 
 import numpy as np
 
-from ..data.toy_regression import sinc
-from .common import machine_line, markdown_table
+from ...data.toy_regression import sinc
+from ..common import machine_line, markdown_table
 
 CS = (0.1, 1.0, 10.0, 100.0)
 VARIANTS = ("asset", "star")
@@ -36,7 +36,7 @@ def sinc_rows(n=500, n_test=1000, dims=(1, 2), Cs=CS, epochs=20, gamma=1.0, epsi
     to SVR and whether the row meets the acceptance (``ok``)."""
     from sklearn.svm import SVR
 
-    from ..estimators import SVMRegressor
+    from ...estimators import SVMRegressor
 
     rows = []
     for dim in dims:

@@ -23,18 +23,12 @@ import time
 
 import numpy as np
 
-from ..runs.run import warmup
-from ..solvers import REGISTRY
+from ...runs.run import warmup
+from ...solvers import REGISTRY
+from ..context import TTA_DATA, accuracy  # noqa: F401 - read from here too
 
 # Per dataset: SVC's L1-SVM C and γ (the SFW paper's Table 2, γ = 1/(2σ²); covtype: C = 1,
 # γ = 1 as the CPSP rows of ``bench frank-wolfe``), the L2-SVM C of SFW/MSFW and ASSET's epochs.
-TTA_DATA = {
-    "svmguide1": dict(C=1.0, gamma=1.0 / (2 * 20.0 ** 2), C2=0.4, asset_epochs=20),
-    "w3a": dict(C=18.0, gamma=1.0 / (2 * 4.0 ** 2), C2=5.0, asset_epochs=20),
-    "a9a": dict(C=1.5, gamma=1.0 / (2 * 10.0 ** 2), C2=0.5, asset_epochs=5),
-    "ijcnn1": dict(C=7.0, gamma=1.0 / (2 * 0.61 ** 2), C2=5.0, asset_epochs=20),
-    "covtype50k": dict(C=1.0, gamma=1.0, C2=1.0, asset_epochs=5),
-}
 GROWTH = 1.1      # checkpoints ~10 % of the solver time apart: the time is an upper bound
                   # that is at most ~10 % late (it was 1.4: up to 40 % late, ijcnn1's SFW
                   # 0.525× SVC could not be told from 0.4×)
@@ -72,10 +66,6 @@ def solver_params(name: str, dataset: str) -> dict:
 def _stopped(s) -> bool:
     return bool(s.converged or s.diverged or s.halted
                 or (s.horizon is not None and s.t >= s.horizon))
-
-
-def accuracy(scores, y) -> float:
-    return 100.0 * float(np.mean(np.where(np.asarray(scores) >= 0.0, 1.0, -1.0) == y))
 
 
 def trajectory(name, params, Xtr, ytr, Xev, yev, budget, seed=0, growth=GROWTH, first=0.02):
@@ -196,7 +186,7 @@ def main(argv=None):
                     help="each chunk lasts about (growth − 1) × the solver time so far")
     ap.add_argument("--out", default=None, help="folder for the PNG plots")
     args = ap.parse_args(argv)
-    from .report import Context
+    from ..context import Context
     ctx = Context(repeats=1)
     results = []
     for name in args.datasets:

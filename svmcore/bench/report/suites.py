@@ -13,26 +13,26 @@ medians of ``--repeats`` interleaved runs, compile time excluded by a warm-up):
             (same λ, same epochs) and LinearSVC (hinge, same C, no bias): time and objective.
 ``approx``  ASSET_M (Nyström, s = 512) against Nystroem(512) + LinearSVC and RBFSampler(512) +
             SGDClassifier: training time (features included) and test accuracy.
-``tta``     time to accuracy of every kernel solver (:mod:`svmcore.bench.tta`) against SVC's fit.
+``tta``     time to accuracy of every kernel solver (:mod:`svmcore.bench.solvers.tta`) against SVC's fit.
 ``papers``  the seed papers' reproducible rows beside ours and SVC's (:mod:`svmcore.lessons.papers`).
 ``startup`` a real ``streamlit run app.py`` until headless chromium shows the first drawn field,
             with an empty and a filled numba cache, beside the floor: a one-metric Streamlit app
-            started the same way (:mod:`svmcore.bench.startup`). Goals: ≤ 3 s warm, ≤ 15 s cold.
+            started the same way (:mod:`svmcore.bench.app.startup`). Goals: ≤ 3 s warm, ≤ 15 s cold.
 ``memory``  every solver's peak RSS on covtype (all 435,759 training rows) in a fresh process,
-            against a 2 GB budget (:mod:`svmcore.bench.memory`): within it, or refused before
+            against a 2 GB budget (:mod:`svmcore.bench.solvers.memory`): within it, or refused before
             allocating with the approximate alternative named.
 ``live``    the live view and a class: the default Playground playing 10 s in chromium at
-            1280 × 720, sampled once per animation frame (:mod:`svmcore.bench.live_probe`:
+            1280 × 720, sampled once per animation frame (:mod:`svmcore.bench.app.live_probe`:
             distinct field images per second, goal ≥ 25; blank frames, goal 0; chromium's CPU,
-            goal ≤ 0.5 core), and classes at the protocol level (:mod:`svmcore.bench.classroom`:
+            goal ≤ 0.5 core), and classes at the protocol level (:mod:`svmcore.bench.app.classroom`:
             30 sessions on one link ≥ 4 keyframes a second each, 30 distinct runs ≥ 2, the server
             ≤ 1 core; the full report adds 60 sessions on one link, which keep ≥ 40 % of the
             30 sessions' rate).
-``soak``    (full report) a lecture: 30 sessions for 45 minutes (:mod:`svmcore.bench.soak`):
+``soak``    (full report) a lecture: 30 sessions for 45 minutes (:mod:`svmcore.bench.app.soak`):
             none lost, no error, server RSS slope ≤ 1 MB/min, frames/s kept ≥ 90 %.
             ``--add-soak FILE`` puts a separate soak run into an existing report.
 ``scaling`` (separate run, ``--add-scaling FILE``) the papers' cost claims against the
-            training-set size: CPSP, SVC, Pegasos, SFW (:mod:`svmcore.bench.scaling`).
+            training-set size: CPSP, SVC, Pegasos, SFW (:mod:`svmcore.bench.solvers.scaling`).
 
 ``--quick`` (< 5 minutes) uses the small data sets (svmguide1, w3a, a9a for the linear and
 approximate suites) and short budgets; the full report adds ijcnn1 (35,000 rows), covtype
@@ -54,24 +54,12 @@ from pathlib import Path
 
 import numpy as np
 
-from ..data import load_dataset
-from .common import _lib_dual, _svc_dual
-from .report_render import (  # noqa: F401 - the markers and tables are read from here too
-    README_BEGIN, README_END, live_table, merge_docs, readme_section, render, render_markdown,
-    startup_table, write_outputs, write_readme)
+from ..common import libsvm_dual_objective, svc_dual_objective
+from ..context import APPROX_PARAMS, DATA, TTA_DATA, Context, accuracy, finite_or_none
+from .render import (
+    merge_docs, readme_section, render, write_outputs, write_readme)
 
 SUITES = ("smo", "linear", "approx", "tta", "papers", "startup", "memory", "live", "soak")
-
-# name: (load_dataset arguments, dense?)
-DATA = {
-    "svmguide1": (dict(name="svmguide1"), True),
-    "w3a": (dict(name="w3a"), False),
-    "a9a": (dict(name="a9a"), False),
-    "ijcnn1": (dict(name="ijcnn1", max_train=35000), True),
-    "covtype50k": (dict(name="covtype.binary", max_train=50000, max_test=50000,
-                        scale="minmax01"), True),
-    "covtype": (dict(name="covtype.binary", test_size=0.2, scale="minmax01"), True),
-}
 
 # What each mode runs. "svc_repeats" overrides --repeats for SVC fits that take minutes.
 MODES = {
@@ -100,97 +88,6 @@ MODES = {
 }
 
 
-class Context:
-    """Data, SVC fits and records shared by the suites of one run: each SVC configuration is
-    fitted ``repeats`` times once and every suite compares against those fits."""
-
-    def __init__(self, repeats=3, command="", svc_repeats=None, log=print):
-        self.repeats = int(repeats)
-        self.command = command
-        self.svc_repeats = dict(svc_repeats or {})
-        self.log = log
-        self.records: list[dict] = []
-        self.extras: dict = {}
-        self._data: dict = {}
-        self._svc: dict = {}
-
-    # ---- data and SVC ---------------------------------------------------------------------
-    def data(self, name):
-        if name not in self._data:
-            kw, dense = DATA[name]
-            t0 = time.perf_counter()
-            ds = load_dataset(**kw)
-            Xtr, Xte = ds.X_train, ds.X_test
-            if dense and hasattr(Xtr, "toarray"):
-                Xtr, Xte = np.ascontiguousarray(Xtr.toarray()), np.ascontiguousarray(Xte.toarray())
-            elif not dense:
-                Xtr, Xte = Xtr.tocsr(), Xte.tocsr()
-            self._data[name] = (Xtr, ds.y_train, Xte, ds.y_test)
-            self.log(f"  data {name}: {Xtr.shape[0]:,} train / {Xte.shape[0]:,} test rows, "
-                     f"{Xtr.shape[1]} features ({time.perf_counter() - t0:.1f} s)")
-        return self._data[name]
-
-    def svc_fit(self, name):
-        """A function fitting SVC (libsvm, shrinking, tol 1e-3, 200 MB cache) with the
-        dataset's L1-SVM C and γ; it returns the fitted model."""
-        from sklearn.svm import SVC
-
-        from .tta import TTA_DATA
-        p = TTA_DATA[name]
-        Xtr, ytr, _, _ = self.data(name)
-
-        def fit():
-            return SVC(C=p["C"], kernel="rbf", gamma=p["gamma"], tol=1e-3,
-                       cache_size=200).fit(Xtr, ytr)
-        return fit
-
-    def svc(self, name, times=None, model=None):
-        """SVC's fit on ``name``: median fit time over the repeats, the last model, its test
-        accuracy and #SV. Fitted here the first time, unless a suite hands over ``times`` and
-        ``model`` it measured itself (interleaved with its own solvers)."""
-        if name not in self._svc:
-            from .tta import TTA_DATA, accuracy
-            p = TTA_DATA[name]
-            _, _, Xte, yte = self.data(name)
-            if times is None:
-                fit = self.svc_fit(name)
-                times = []
-                for _ in range(self.svc_repeats.get(name, self.repeats)):
-                    t0 = time.perf_counter()
-                    model = fit()
-                    times.append(time.perf_counter() - t0)
-            m = model
-            self._svc[name] = dict(time=statistics.median(times), times=list(times), model=m,
-                                   acc=accuracy(m.decision_function(Xte), yte),
-                                   nsv=int(m.n_support_.sum()), repeats=len(times), C=p["C"],
-                                   gamma=p["gamma"])
-            self.log(f"  SVC {name}: {statistics.median(times):.2f} s (median of {len(times)}), "
-                     f"{self._svc[name]['acc']:.2f} %, {self._svc[name]['nsv']} SV")
-        return self._svc[name]
-
-    # ---- records --------------------------------------------------------------------------
-    def record(self, suite, dataset, solver, metric, value, peer=None, peer_value=None,
-               repeats=None, **extra) -> dict:
-        """One measurement; ``ratio`` = value / peer_value when both are numbers."""
-        ratio = None
-        if (peer_value is not None and value is not None and np.isfinite(value)
-                and np.isfinite(peer_value) and peer_value != 0):
-            ratio = float(value) / float(peer_value)
-        r = dict(suite=suite, dataset=dataset, solver=solver, peer=peer, metric=metric,
-                 value=_num(value), peer_value=_num(peer_value), ratio=_num(ratio),
-                 repeats=int(self.repeats if repeats is None else repeats),
-                 command=self.command, **extra)
-        self.records.append(r)
-        return r
-
-
-def _num(v):
-    if v is None:
-        return None
-    v = float(v)
-    return v if np.isfinite(v) else None
-
-
 def _interleaved(jobs: dict, repeats: int, with_times=False, clock=time.perf_counter) -> dict:
     """Run each job ``repeats`` times, interleaved (a, b, c, a, b, c, …; the order reversed
     every other round): {key: (median seconds, last result[, all times])}. ``clock``:
@@ -217,9 +114,8 @@ def suite_smo(ctx: Context, datasets) -> None:
     dataset ``svc_repeats`` times where the mode sets it, else ``ctx.repeats`` times."""
     from libsvm.svmutil import svm_problem, svm_train
 
-    from ..runs.run import warmup
-    from ..solvers.smo import SMOSolver
-    from .tta import TTA_DATA, accuracy
+    from ...runs.run import warmup
+    from ...solvers.smo import SMOSolver
     for sh in (False, True):
         warmup(SMOSolver(kernel="rbf", shrinking=sh))
     for name in datasets:
@@ -244,7 +140,7 @@ def suite_smo(ctx: Context, datasets) -> None:
         res = _interleaved(jobs, reps, with_times=True, clock=time.process_time)
         svc_t, svc_model = res["SVC"][:2]
         svc_acc = accuracy(svc_model.decision_function(Xte), yte)
-        svc_dual = _svc_dual(svc_model, Xtr, p["gamma"])
+        svc_dual = svc_dual_objective(svc_model, Xtr, p["gamma"])
         lib_t, lib_model = res["LIBSVM (libsvm-official)"][:2]
         cpu = dict(clock="process CPU s", repeats=reps)
         ctx.record("smo", name, "LIBSVM (libsvm-official)", "fit s", lib_t, "SVC", svc_t,
@@ -263,7 +159,7 @@ def suite_smo(ctx: Context, datasets) -> None:
             ctx.record("smo", name, key, "#SV", nsv, "SVC", int(svc_model.n_support_.sum()),
                        repeats=1)
             ctx.record("smo", name, key, "dual objective", s.dual_objective_C(),
-                       "LIBSVM (libsvm-official)", _lib_dual(lib_model, Xtr, p["gamma"]),
+                       "LIBSVM (libsvm-official)", libsvm_dual_objective(lib_model, Xtr, p["gamma"]),
                        repeats=1)
             ctx.log(f"  smo {name} {key}: {t:.3f} CPU s = {t / svc_t:.2f}× SVC, "
                     f"{t / lib_t:.2f}× LIBSVM; {acc:.2f} % (SVC {svc_acc:.2f} %), {nsv} SV "
@@ -282,11 +178,10 @@ def suite_linear(ctx: Context, datasets, epochs=10, C=1.0) -> None:
     from sklearn.linear_model import SGDClassifier
     from sklearn.svm import LinearSVC
 
-    from ..solvers.objectives import lam_from_C, primal_objective
-    from ..runs.run import warmup
-    from ..estimators._base import averaged_sgd
-    from ..solvers.pegasos import PegasosSolver
-    from .tta import accuracy
+    from ...solvers.objectives import lam_from_C, primal_objective
+    from ...runs.run import warmup
+    from ...estimators._base import averaged_sgd
+    from ...solvers.pegasos import PegasosSolver
     for name in datasets:
         Xtr, ytr, Xte, yte = ctx.data(name)
         n = Xtr.shape[0]
@@ -339,14 +234,9 @@ def suite_linear(ctx: Context, datasets, epochs=10, C=1.0) -> None:
                 + ", ".join(f"{k} {v:.4f}" for k, v in obj.items()))
 
 
-APPROX_PARAMS = {"a9a": dict(gamma=0.005, C=1.5, epochs=5),
-                 "ijcnn1": dict(gamma=1.0 / (2 * 0.61 ** 2), C=7.0, epochs=20),
-                 "svmguide1": dict(gamma=1.0 / (2 * 20.0 ** 2), C=1.0, epochs=20)}
-
-
 def suite_approx(ctx: Context, datasets, s=512) -> None:
     """ASSET_M / ASSET_F (s features) vs Nystroem + LinearSVC and RBFSampler + SGDClassifier."""
-    from .asset import run_asset, run_nystroem_linearsvc, run_rbfsampler_sgd
+    from ..solvers.asset import run_asset, run_nystroem_linearsvc, run_rbfsampler_sgd
     for name in datasets:
         Xtr, ytr, Xte, yte = ctx.data(name)
         p = APPROX_PARAMS[name]
@@ -382,7 +272,7 @@ def suite_approx(ctx: Context, datasets, s=512) -> None:
 
 def suite_tta(ctx: Context, datasets, solvers, budget, eval_rows, out: Path | None,
               budget_factor=None) -> None:
-    from . import tta
+    from ..solvers import tta
     results = []
     for name in datasets:
         Xtr, ytr, Xte, yte = ctx.data(name)
@@ -414,7 +304,7 @@ def suite_startup(ctx: Context, cfg: dict) -> None:
     """``streamlit run app.py`` → first drawn field, per numba cache state, beside the floor."""
     import statistics
 
-    from .startup import CHROMIUM, ROOT, measure
+    from ..app.startup import CHROMIUM, ROOT, measure
     if not Path(CHROMIUM).exists():
         ctx.log(f"  startup: skipped ({CHROMIUM} not found)")
         return
@@ -435,8 +325,8 @@ def suite_startup(ctx: Context, cfg: dict) -> None:
 
 def suite_memory(ctx: Context, cfg: dict) -> None:
     """Peak RSS per solver (fresh processes) against the budget."""
-    from ..solvers import list_solvers
-    from .memory import measure
+    from ...solvers import list_solvers
+    from ..solvers.memory import measure
     budget = int(cfg.get("budget_mb", 2048)) << 20
     for name in cfg.get("solvers") or list_solvers():
         r = measure(name, cfg["dataset"], float(cfg.get("seconds", 15.0)), budget)
@@ -464,8 +354,9 @@ def _goal(value, op, target) -> bool | None:
 def suite_live(ctx: Context, cfg: dict) -> None:
     """The live view in chromium (live-probe) and classes at the protocol level (classroom),
     each figure with its goal."""
-    from ..server.replicas import AppServer
-    from . import classroom, live_probe
+    from ...server.replicas import AppServer
+    from ..app import classroom, live_probe
+    from ..app.harness import link_label
     seconds = float(cfg.get("seconds", 10.0))
     if not Path(live_probe.CHROMIUM).exists():
         ctx.log(f"  live probe: skipped ({live_probe.CHROMIUM} not found)")
@@ -499,7 +390,7 @@ def suite_live(ctx: Context, cfg: dict) -> None:
                                               str(cfg.get("plus_rounds", 3))])
         res = classroom.run(args, n)
         results.append(res)
-        where = f"classroom: {n} sessions, {classroom._link(mode)}"
+        where = f"classroom: {n} sessions, {link_label(mode)}"
         extra = dict(seconds=res["seconds"], sessions=n, mode=mode,
                      settle_s=res.get("settle_s"), errors=res["errors"],
                      sessions_closed=res["sessions_closed"])
@@ -536,7 +427,7 @@ def soak_records(res: dict, command: str) -> list[dict]:
     """One record per goal of a soak run (suite "soak")."""
     where = f"soak: {res['sessions']} sessions, {res['minutes']:g} min"
     return [dict(suite="soak", dataset=where, solver="server", peer=None, metric=g["goal"],
-                 value=_num(g["value"]), peer_value=None, ratio=None, repeats=1,
+                 value=finite_or_none(g["value"]), peer_value=None, ratio=None, repeats=1,
                  command=command, goal=g["target"], goal_op=g["op"], within=bool(g["ok"]))
             for g in res["goals"]]
 
@@ -551,8 +442,8 @@ def add_soak(doc: dict, res: dict) -> None:
 
 
 def suite_soak(ctx: Context, cfg: dict) -> None:
-    """A lecture: ``cfg["sessions"]`` students for ``cfg["minutes"]`` (svmcore.bench.soak)."""
-    from . import soak
+    """A lecture: ``cfg["sessions"]`` students for ``cfg["minutes"]`` (svmcore.bench.app.soak)."""
+    from ..app import soak
     args = soak.parser().parse_args(["--sessions", str(cfg["sessions"]),
                                      "--minutes", str(cfg["minutes"])])
     res = soak.run(args)
@@ -600,12 +491,12 @@ def run(mode="quick", out="docs", suites=SUITES, repeats=None, command=None, log
         if "tta" in suites:
             log("# tta")
             out.mkdir(parents=True, exist_ok=True)
-            from .tta import KERNEL_SOLVERS
+            from ..solvers.tta import KERNEL_SOLVERS
             suite_tta(ctx, cfg["tta"], cfg.get("tta_solvers", KERNEL_SOLVERS),
                       cfg["tta_budget"], cfg["tta_eval"], out, cfg.get("tta_budget_factor"))
         if "papers" in suites:
             log("# papers")
-            from ..lessons.papers import suite_papers
+            from .papers import suite_papers
             suite_papers(ctx, cfg["papers"], cfg["s"])
     # outside the one-thread limits: a server and fresh processes, as a user runs them
     if "startup" in suites and "startup" in cfg:

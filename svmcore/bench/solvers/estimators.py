@@ -38,11 +38,11 @@ import time
 import numpy as np
 import scipy.sparse as sp
 
-from ..data import load_dataset
-from ..estimators import SVMClassifier
-from ..runs.run import warmup
-from ..solvers import REGISTRY
-from .common import machine_line, markdown_table
+from ...data import load_dataset
+from ...estimators import SVMClassifier
+from ...runs.run import warmup
+from ...solvers import REGISTRY
+from ..common import machine_line, markdown_table
 
 GAMMA, C_L1, C_L2 = 0.005, 1.5, 0.5
 # row label: (solver, estimator parameters beyond the defaults, all rows?)

@@ -43,7 +43,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .common import goals_rows_table, machine_line, markdown_table
+from ..common import goals_rows_table, machine_line, markdown_table
 
 SIZES = (4_000, 16_000, 64_000, 256_000)
 GAMMA, C, EPS = 10.0, 1.0, 1e-3
@@ -78,7 +78,7 @@ def slope(ns, ts) -> float | None:
 
 
 def checkerboard(n, seed):
-    from ..data import make_toy
+    from ...data import make_toy
     X, y = make_toy("checkerboard", n=n, noise=0.02, seed=seed)
     return np.ascontiguousarray(X, dtype=np.float64), np.asarray(y, dtype=np.float64)
 
@@ -91,7 +91,7 @@ def cpsp_row(sampling, X, y, Xte, yte, C=C, r=None, seeds=None, objective=False)
     run's time and error kept); ``objective``: also the primal objective (λ-form) of each run,
     from its training scores (a pass over the n points, not timed)."""
     from sklearn.exceptions import ConvergenceWarning
-    from ..estimators import SVMClassifier
+    from ...estimators import SVMClassifier
     r = R[sampling] if r is None else r
     seeds = SEEDS[sampling] if seeds is None else seeds
     make = lambda seed: SVMClassifier(
@@ -172,8 +172,8 @@ def _svc_estimate(rows, n) -> float | None:
 def time_to_target(solver, params, X, y, Xev, yev, target, budget, seed=0) -> dict:
     """CPU seconds (init included, scoring excluded) until ``solver``'s accuracy on (Xev, yev)
     reaches ``target`` and stays there; chunks grow ~10 % of the time so far."""
-    from ..runs.run import warmup
-    from ..solvers import REGISTRY
+    from ...runs.run import warmup
+    from ...solvers import REGISTRY
     from .tta import accuracy, time_to_stay
     s = REGISTRY[solver](**params)
     warmup(s)
@@ -201,9 +201,9 @@ def pegasos_rows(sizes, log, rel=PEG_REL, iters=PEG_ITERS, every=25_000,
     ``every`` iterations up to ``iters`` (the same for every n; objectives not timed); the
     median over ``seeds`` (None when a seed never stays there)."""
     from sklearn.svm import LinearSVC
-    from ..data import load_dataset
-    from ..runs.run import warmup
-    from ..solvers import REGISTRY
+    from ...data import load_dataset
+    from ...runs.run import warmup
+    from ...solvers import REGISTRY
     ds = load_dataset("covtype.binary", test_size=0.2, scale="minmax01")
     Xall, yall = ds.X_train, ds.y_train
     Xall = np.ascontiguousarray(Xall.toarray() if hasattr(Xall, "toarray") else Xall)
@@ -257,7 +257,7 @@ def run(sizes=SIZES, svc_max=300.0, sfw_budget=300.0, log=print, parts=PARTS,
         base: dict | None = None, test_n=20_000) -> dict:
     """The parts in ``parts`` (CPSP and SVC; SFW, which needs SVC's rows; Pegasos), the others
     kept from ``base`` (an earlier result); slopes and goals computed from the whole."""
-    from .._blas import one_blas_thread
+    from ..._blas import one_blas_thread
     from .tta import eval_subset
     res = dict(base or {})
     res.update(sizes=list(sizes), gamma=GAMMA, C=C, epsilon=EPS, svc_max=svc_max,

@@ -28,13 +28,13 @@ import time
 
 import numpy as np
 
-from ..data import make_toy
-from ..runs.run import warmup
-from ..solvers.online_kernel import NormaSolver, OLSVMSolver, PegazSolver
-from .common import machine_line, markdown_table
+from ...data import make_toy
+from ...runs.run import warmup
+from ...solvers.online_kernel import NormaSolver, OLSVMSolver, PegazSolver
+from ..common import machine_line, markdown_table
 
 try:                                           # written in parallel; optional peer
-    from ..solvers.smo import SMOSolver
+    from ...solvers.smo import SMOSolver
 except ImportError:                            # pragma: no cover - depends on the tree
     SMOSolver = None
 

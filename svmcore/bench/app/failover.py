@@ -38,9 +38,9 @@ import time
 from pathlib import Path
 from urllib.parse import parse_qsl, urlsplit
 
-from ..server.protocol_client import Session, warm
-from .classroom import _clean, _open, http_get, session_queries
-from .common import goals_rows_table, machine_line, markdown_table
+from ...server.protocol_client import Session, warm
+from .harness import http_get, json_clean, open_session, session_queries
+from ..common import goals_rows_table, machine_line, markdown_table
 
 RECONNECT_GOAL_S = 5.0
 RESTART_GOAL_S = 10.0
@@ -150,7 +150,7 @@ async def run_failover(rep, n: int, query: str, browsers: int = 0, timeout: floa
     same = n // 2
     queries = session_queries(same, "same", query) + session_queries(n - same, "distinct", query)
     sessions = [Session(url, query=q, name=f"s{k}") for k, q in enumerate(queries)]
-    await asyncio.gather(*(_open(s, timeout, REPLICA_HEADER) for s in sessions))
+    await asyncio.gather(*(open_session(s, timeout, REPLICA_HEADER) for s in sessions))
     pw = browser = None
     pages, sockets = [], []
     try:
@@ -271,7 +271,7 @@ def goals(res: dict) -> list[dict]:
 
 
 def run(args) -> dict:
-    from ..server.replicas import Replicas
+    from ...server.replicas import Replicas
 
     with Replicas(args.replicas) as rep, Supervisor(rep):
         async def go():
@@ -326,8 +326,8 @@ def main(argv=None) -> dict:
     print(timeline(res) + "\n")
     print(goals_rows_table(res["goals"]) + "\n")
     if args.json:
-        args.json.write_text(json.dumps(_clean(res), separators=(",", ":")) + "\n")
-    print(json.dumps(_clean(res), separators=(",", ":")))
+        args.json.write_text(json.dumps(json_clean(res), separators=(",", ":")) + "\n")
+    print(json.dumps(json_clean(res), separators=(",", ":")))
     sys.stdout.flush()
     return res
 

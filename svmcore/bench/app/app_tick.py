@@ -31,13 +31,13 @@ import time
 import plotly.io as pio
 import plotly.tools
 
-from ..server import pacing
-from .. import viz
-from ..viz.frame import curves_frame, run_panels
-from ..data import make_toy, train_test_split
-from ..runs.run import TrainingRun, warmup
-from ..solvers import get_solver, list_solvers
-from .common import machine_line, markdown_table, tick_parser
+from ...server import pacing
+from ... import viz
+from ...viz.frame import curves_frame, run_panels
+from ...data import make_toy, train_test_split
+from ...runs.run import TrainingRun, warmup
+from ...solvers import get_solver, list_solvers
+from ..common import machine_line, markdown_table, tick_parser
 
 BUDGET_S = pacing.LIVE_BUDGET_S
 RES_PLAYING, RES_PAUSED = pacing.RES_PLAYING, pacing.RES_PAUSED
@@ -81,7 +81,7 @@ def _setup(name: str, n: int, target_sv: int, gamma: float, C: float, seed: int,
 
 def _curves(run) -> dict:
     """The curves frame of the page (svmcore.ui.panels.draw_run with its default axes)."""
-    from ..ui.panels import curve_panels
+    from ...ui.panels import curve_panels
     cols = run.trace_columns()
     groups, _ = curve_panels(cols)
     logs = [g == ("gap",) for g in groups]
@@ -92,7 +92,7 @@ def _curves(run) -> dict:
 
 def bench_solver(name: str, n: int, target_sv: int, reps: int, gamma: float, C: float,
                  seed: int = 0, max_prep_s: float = 60.0) -> dict:
-    from ..ui.live import model as page_model          # the page's own (imports streamlit)
+    from ...ui.live import model as page_model          # the page's own (imports streamlit)
     run, view, params = _setup(name, n, target_sv, gamma, C, seed, max_prep_s)
     sv0 = int(run.last_snapshot.n_sv)
     start = copy.deepcopy(run)              # a run that ends while measured starts over here

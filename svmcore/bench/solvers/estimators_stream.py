@@ -23,9 +23,9 @@ import warnings
 import numpy as np
 from sklearn.datasets import make_moons
 
-from ..estimators import SVMClassifier
-from ..solvers.params import resolve_gamma
-from .common import machine_line, markdown_table
+from ...estimators import SVMClassifier
+from ...solvers.params import resolve_gamma
+from ..common import machine_line, markdown_table
 
 HEADER = ["data", "solver", "bit", "fit acc", "fit sd", "stream − fit", "± se",
           "max |stream − fit|", "cpu s"]
@@ -51,7 +51,7 @@ def datasets(n):
     yield "moons", (X[:1500], y[:1500], X[1500:], y[1500:])
     for name, d in (("a9a", 123), ("ijcnn1", 22)):
         try:
-            from ..data import data_dir, read_libsvm
+            from ...data import data_dir, read_libsvm
             root = data_dir()
             X, y = read_libsvm(root / name / f"{name}.xz", n_features=d)
             Xt, yt = read_libsvm(root / name / f"{name}.t.xz", n_features=d)

@@ -19,9 +19,9 @@ import os
 import sys
 import time
 
-from ..runs.sweep import (MAX_CELLS, Dask, Grid, Local, Sweep, SweepData, best_cell,
+from . import (MAX_CELLS, Dask, Grid, Local, Sweep, SweepData, best_cell,
                      output_path, param_columns, parse_seeds, summarize, write_table)
-from .common import markdown_table
+from ..export import markdown_table
 
 
 def _value(text: str):

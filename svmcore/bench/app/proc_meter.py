@@ -72,7 +72,7 @@ def rss_bytes(pids) -> int:
     return sum(_status_kb(p, "VmRSS") for p in pids) * 1024
 
 
-def _is_chromium(pid: int) -> bool:
+def is_chromium(pid: int) -> bool:
     """A chromium process: its executable's name, or its command name, says so (a renderer
     rewrites its command line as one string of the program and its flags)."""
     try:

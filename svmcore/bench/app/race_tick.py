@@ -29,14 +29,14 @@ import os
 import statistics
 import time
 
-from ..server import pacing
-from .. import viz
-from ..data import make_toy, train_test_split
-from ..runs.race import LIVE_TICK_S, Race
-from ..viz.race import race_curves_figure, race_field_figures, race_grid_figure
-from ..solvers import get_solver, list_solvers
+from ...server import pacing
+from ... import viz
+from ...data import make_toy, train_test_split
+from ...runs.race import LIVE_TICK_S, Race
+from ...viz.race import race_curves_figure, race_field_figures, race_grid_figure
+from ...solvers import get_solver, list_solvers
 from .app_tick import figure_json
-from .common import machine_line, markdown_table, tick_parser
+from ..common import machine_line, markdown_table, tick_parser
 
 PACE = pacing.PACES[pacing.DEFAULT_PACE]  # the page's default speed
 RES_PLAYING = pacing.RES_PLAYING

@@ -19,10 +19,11 @@ import time
 
 import numpy as np
 
-from ..runs.run import warmup
-from ..solvers.smo import SMOSolver
-from .common import machine_line, markdown_table
-from .frank_wolfe import SFW_DATA, _accuracy, _load
+from ...runs.run import warmup
+from ...solvers.smo import SMOSolver
+from ..common import machine_line, markdown_table
+from ..context import accuracy
+from .frank_wolfe import SFW_DATA, load_split
 
 SOLVERS = ("SVC (libsvm)", "SMO", "SMO shrinking")
 
@@ -51,15 +52,15 @@ def _describe(key, model, Xtr, ytr, Xte, yte, gamma) -> dict:
         c = np.asarray(c.toarray() if hasattr(c, "toarray") else c).ravel()
         K = rbf_kernel(Xtr[model.support_], gamma=gamma)
         return dict(iters=int(np.sum(model.n_iter_)), kevals=None, nsv=int(model.n_support_.sum()),
-                    acc=_accuracy(model.decision_function(Xte), yte),
+                    acc=accuracy(model.decision_function(Xte), yte),
                     dual=float(np.abs(c).sum() - 0.5 * c @ K @ c))
     return dict(iters=model.t, kevals=model.kernel_evals, nsv=int(np.count_nonzero(model.alpha)),
-                acc=_accuracy(model.decision_function(Xte), yte), dual=model.dual_objective_C())
+                acc=accuracy(model.decision_function(Xte), yte), dual=model.dual_objective_C())
 
 
 def bench_dataset(name, repeat=1, log=print) -> list[list]:
     kw, dense, sigma, _, C = SFW_DATA[name]
-    Xtr, ytr, Xte, yte = _load(name, kw, dense)
+    Xtr, ytr, Xte, yte = load_split(name, kw, dense)
     gamma = 1.0 / (2.0 * sigma * sigma)
     times = {k: [] for k in SOLVERS}
     last = {}

@@ -46,11 +46,12 @@ import time
 
 import numpy as np
 
-from ..data import load_dataset
-from ..runs.run import warmup
-from ..solvers.cutting_plane import CuttingPlaneSolver
-from ..solvers.frank_wolfe import MSFWSolver, SFWSolver
-from .common import machine_line, markdown_table
+from ...data import load_dataset
+from ...runs.run import warmup
+from ...solvers.cutting_plane import CuttingPlaneSolver
+from ...solvers.frank_wolfe import MSFWSolver, SFWSolver
+from ..common import machine_line, markdown_table
+from ..context import accuracy
 
 # name: (loader kwargs, dense?, σ, C for L2-SVM, C for L1-SVM)   (SFW paper, Table 2)
 SFW_DATA = {
@@ -83,16 +84,13 @@ SVC_REFERENCE = {"svmguide1": (97.00, 513, 0.09), "w3a": (98.30, 570, 0.32),
                  "a9a": (84.92, 11983, 52.7), "ijcnn1": (98.61, 2896, 7.2)}
 
 
-def _load(name, kw, dense):
+def load_split(name, kw, dense):
+    """(X_train, y_train, X_test, y_test) of a data set of the SFW paper, dense if asked."""
     ds = load_dataset(_LOAD_NAME.get(name, name), **kw)
     Xtr, Xte = ds.X_train, ds.X_test
     if dense and hasattr(Xtr, "toarray"):
         Xtr, Xte = np.ascontiguousarray(Xtr.toarray()), np.ascontiguousarray(Xte.toarray())
     return Xtr, ds.y_train, Xte, ds.y_test
-
-
-def _accuracy(scores, y):
-    return 100.0 * float(np.mean(np.where(scores >= 0.0, 1.0, -1.0) == y))
 
 
 def run_svc(Xtr, ytr, Xte, yte, C, gamma):
@@ -101,7 +99,7 @@ def run_svc(Xtr, ytr, Xte, yte, C, gamma):
     t0 = time.perf_counter()
     m.fit(Xtr, ytr)
     dt = time.perf_counter() - t0
-    return _accuracy(m.decision_function(Xte), yte), int(m.n_support_.sum()), dt
+    return accuracy(m.decision_function(Xte), yte), int(m.n_support_.sum()), dt
 
 
 def run_frank_wolfe(cls, Xtr, ytr, Xte, yte, C, gamma, seed, epochs=(1, 2), averaging=None):
@@ -127,8 +125,8 @@ def run_frank_wolfe(cls, Xtr, ytr, Xte, yte, C, gamma, seed, epochs=(1, 2), aver
         s.step(target - done)
         elapsed += time.perf_counter() - t0
         done = target
-        acc = _accuracy(s.decision_function(Xte), yte)
-        last = acc if averaging is None else _accuracy(s.decision_function(Xte, "last"), yte)
+        acc = accuracy(s.decision_function(Xte), yte)
+        last = acc if averaging is None else accuracy(s.decision_function(Xte, "last"), yte)
         out.append((ep, acc, elapsed, len(s.working_set), len(s.support_coef()[0]), last))
     return out
 
@@ -142,7 +140,7 @@ def run_cpsp(Xtr, ytr, Xte, yte, C, gamma, r, sampling, seed, epsilon=1e-3, max_
     s.step(s.horizon)
     dt = time.perf_counter() - t0
     snap = s.snapshot()
-    return dict(acc=_accuracy(s.decision_function(Xte), yte), time=dt, iters=s.t,
+    return dict(acc=accuracy(s.decision_function(Xte), yte), time=dt, iters=s.t,
                 cuts=snap.extra["cuts_added"], active=snap.extra["n_cuts"], n_sv=snap.n_sv,
                 kevals=s.kernel_evals, gap=snap.extra["model_gap"], objective=snap.objective,
                 converged=s.converged)
@@ -159,7 +157,7 @@ def bench_sfw(name, solvers, seeds, skip_svc, averagings=(None,), epochs=(1, 2))
     """Rows of the SFW table; with averaging, each run also gives its last iterate's row
     ("last (same runs)"), so the two models are compared on identical iterates."""
     kw, dense, sigma, c2, c1 = SFW_DATA[name]
-    Xtr, ytr, Xte, yte = _load(name, kw, dense)
+    Xtr, ytr, Xte, yte = load_split(name, kw, dense)
     gamma = 1.0 / (2.0 * sigma ** 2)
     n = Xtr.shape[0]
     if skip_svc:
@@ -200,7 +198,7 @@ def bench_sfw(name, solvers, seeds, skip_svc, averagings=(None,), epochs=(1, 2))
 def bench_cpsp(name, sample_sizes, samplings, seed, skip_svc, svc=None, max_iter=100_000,
                epsilon=1e-3):
     kw, dense, C, gamma = CPSP_DATA[name]
-    Xtr, ytr, Xte, yte = _load(name, kw, dense)
+    Xtr, ytr, Xte, yte = load_split(name, kw, dense)
     n = Xtr.shape[0]
     if svc is not None:
         svc_acc, svc_t, label = svc[0], svc[1], "SVC"

@@ -31,9 +31,10 @@ from pathlib import Path
 
 import numpy as np
 
-from ..server.protocol_client import Session, warm
-from .classroom import _clean, _open, one_server, session_queries, settle
-from .common import machine_line, markdown_table
+from ...server.protocol_client import Session, warm
+from .classroom import one_server, settle
+from .harness import json_clean, open_session, session_queries
+from ..common import machine_line, markdown_table
 from .proc_meter import cpu_seconds_between, cpu_ticks, process_tree, rss_bytes
 
 KEYS = {"play": "pg_play", "pause": "pg_pause", "plus1": "pg_step1", "step": "pg_step",
@@ -136,7 +137,7 @@ async def run_soak(url: str, n: int, minutes: float, window_s: float = 60.0, que
         session_queries(n - half, "distinct", query) if n - half else [])
     students = [Student(Session(url, query=q, name=f"s{k}"), seed * 1000 + k)
                 for k, q in enumerate(queries)]
-    await asyncio.gather(*(_open(st.s, timeout, "x-svmcore-replica") for st in students))
+    await asyncio.gather(*(open_session(st.s, timeout, "x-svmcore-replica") for st in students))
     start = time.monotonic()
     until = start + minutes * 60.0
     tasks = [asyncio.create_task(st.live(until)) for st in students]
@@ -286,10 +287,10 @@ def main(argv=None) -> dict:
     print(goals_table(res) + "\n")
     print(res["machine"] + "\n")
     if args.json:
-        args.json.write_text(json.dumps(_clean(res), indent=1))
+        args.json.write_text(json.dumps(json_clean(res), indent=1))
     if args.plot:
         plot(res, args.plot)
-    print(json.dumps(_clean({k: v for k, v in res.items() if k != "windows"}),
+    print(json.dumps(json_clean({k: v for k, v in res.items() if k != "windows"}),
                      separators=(",", ":")))
     if args.check and (res["sessions_lost"] or res["errors"] or not res["windows"]):
         raise SystemExit(1)

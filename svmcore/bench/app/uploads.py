@@ -35,9 +35,10 @@ from pathlib import Path
 
 import numpy as np
 
-from ..server.protocol_client import Session, warm
-from .classroom import _clean, _open, one_server, settle
-from .common import goals_rows_table, machine_line, markdown_table
+from ...server.protocol_client import Session, warm
+from .classroom import one_server, settle
+from .harness import json_clean, open_session
+from ..common import goals_rows_table, machine_line, markdown_table
 from .proc_meter import Meter
 from .soak import KEYS
 
@@ -142,7 +143,7 @@ def _fps(sessions, t0: float, t1: float) -> list[float]:
 async def run_uploads(url: str, query: str, roots=(), players: int = 6, data_dir=None,
                       baseline_s: float = 15.0, timeout: float = 180.0) -> dict:
     """Uploads under load against a running server (``query``: the players' link)."""
-    from ..data import data_dir as default_dir
+    from ...data import data_dir as default_dir
     data_dir = Path(data_dir or default_dir())
     meter = Meter(roots)
     meter.start()
@@ -151,7 +152,7 @@ async def run_uploads(url: str, query: str, roots=(), players: int = 6, data_dir
         play = [Session(url, query=query, name=f"p{k}") for k in range(players)]
         ups = [Session(url, query="src=upload", name=f"u{k}") for k in range(len(uploads))]
         try:
-            await asyncio.gather(*(_open(s, timeout, "x-svmcore-replica") for s in play + ups))
+            await asyncio.gather(*(open_session(s, timeout, "x-svmcore-replica") for s in play + ups))
             await asyncio.gather(*(s.idle(timeout) for s in play + ups))
             stop = asyncio.Event()
             players_task = asyncio.gather(*(keep_playing(s, stop, timeout) for s in play))
@@ -249,8 +250,8 @@ def main(argv=None) -> dict:
     res = run(args)
     report(res)
     if args.json:
-        args.json.write_text(json.dumps(_clean(res), separators=(",", ":")) + "\n")
-    print(json.dumps(_clean({k: v for k, v in res.items() if k != "results"}),
+        args.json.write_text(json.dumps(json_clean(res), separators=(",", ":")) + "\n")
+    print(json.dumps(json_clean({k: v for k, v in res.items() if k != "results"}),
                      separators=(",", ":")))
     sys.stdout.flush()
     return res

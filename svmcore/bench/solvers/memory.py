@@ -22,7 +22,7 @@ import json
 import subprocess
 import sys
 
-from .common import machine_line, markdown_table
+from ..common import machine_line, markdown_table
 
 CHILD = r"""
 import json, resource, sys, time
@@ -100,7 +100,7 @@ def main(argv=None):
     ap.add_argument("--solvers", nargs="*", default=None)
     ap.add_argument("--json", default=None, help="write the rows here too")
     args = ap.parse_args(argv)
-    from ..solvers import list_solvers
+    from ...solvers import list_solvers
     names = args.solvers or list_solvers()
     budget = args.budget_mb << 20
     rows, results = [], []

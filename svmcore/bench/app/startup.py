@@ -42,10 +42,10 @@ import urllib.request
 from pathlib import Path
 
 from .classroom import CHROMIUM, CHROMIUM_ARGS
-from .common import machine_line, markdown_table
-from .live_probe import _free_port
+from ..common import machine_line, markdown_table
+from .harness import free_port
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 FIELD_DRAWN = ".st-key-pg_field .svmc[data-drawn='1']"
 NOTE = "Compiling the solvers in the background"
 
@@ -107,7 +107,7 @@ def time_to_first_frame(browser, root: Path, cache_dir: str, timeout: float = 18
     """Start the app in ``root`` with ``cache_dir``; seconds to the health check and to the
     first drawn field frame (or the element ``drawn``), and whether the warm-up note was still
     on the page then."""
-    port = _free_port()
+    port = free_port()
     url = f"http://127.0.0.1:{port}"
     log = tempfile.TemporaryFile()
     t0, t0_epoch = time.monotonic(), time.time()

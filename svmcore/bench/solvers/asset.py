@@ -33,11 +33,11 @@ import warnings
 
 import numpy as np
 
-from ..data import load_dataset
-from ..solvers.objectives import error_rate, lam_from_C
-from ..runs.run import warmup
-from ..solvers.asset import ASSETSolver
-from .common import machine_line, markdown_table
+from ...data import load_dataset
+from ...solvers.objectives import error_rate, lam_from_C
+from ...runs.run import warmup
+from ...solvers.asset import ASSETSolver
+from ..common import machine_line, markdown_table
 
 DATASETS = {
     # name: loader kwargs, dense?, γ, C, ASSET epochs
@@ -305,7 +305,7 @@ def main(argv=None):
         if args.in_process or args.parts == ["covtype"]:
             out["covtype"] = part_covtype(**ckw)
         else:
-            cmd = [sys.executable, "-m", "svmcore.bench.asset", "--parts", "covtype",
+            cmd = [sys.executable, "-m", "svmcore.bench.solvers.asset", "--parts", "covtype",
                    "--covtype-epochs", str(args.covtype_epochs), "--covtype-d",
                    str(args.covtype_d), "--covtype-C", str(args.covtype_C), "--covtype-gamma",
                    str(args.covtype_gamma), "--covtype-dtype", args.covtype_dtype,

@@ -17,11 +17,11 @@ import statistics
 import numpy as np
 from sklearn.linear_model import SGDClassifier
 
-from ..data import load_dataset
-from ..solvers.objectives import lam_from_C, primal_objective
-from ..runs.run import warmup
-from ..solvers.pegasos import PegasosSolver
-from .common import machine_line, markdown_table, median_time
+from ...data import load_dataset
+from ...solvers.objectives import lam_from_C, primal_objective
+from ...runs.run import warmup
+from ...solvers.pegasos import PegasosSolver
+from ..common import machine_line, markdown_table, median_time
 
 DATASETS = {
     # name: (loader kwargs, representation, C)

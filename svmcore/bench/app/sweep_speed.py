@@ -26,8 +26,8 @@ import time
 
 import pandas as pd
 
-from ..runs.sweep import TIMING_COLUMNS, Dask, Grid, Local, Sweep, SweepData, default_axes
-from .common import machine_line, markdown_table
+from ...runs.sweep import TIMING_COLUMNS, Dask, Grid, Local, Sweep, SweepData, default_axes
+from ..common import machine_line, markdown_table
 
 
 def _load() -> str:

@@ -25,11 +25,11 @@ import argparse
 import threading
 import time
 
-from ..runs.config import RaceConfig
-from ..server.pacing import DEFAULT_PACE, PACES
-from ..runs.presets import get_race
-from ..runs.race import build_race
-from .common import machine_line, markdown_table
+from ...runs.config import RaceConfig
+from ...server.pacing import DEFAULT_PACE, PACES
+from ...runs.presets import get_race
+from ...runs.race import build_race
+from ..common import machine_line, markdown_table
 
 CONDITIONS = ("alone", "beside two sessions", "beside a Python thread")
 PACE = PACES[DEFAULT_PACE]
