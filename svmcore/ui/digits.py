@@ -12,12 +12,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
 import streamlit as st
 
 from ..data.digits import REST, TITLES, available_digit_sets, digit_images
 from ..lessons.digits import misclassified, support_in_order, weight_image
-from ..runs.config import DEFAULT_MAX_TRAIN, DIGIT_PAIR, MAX_TRAIN_CHOICES, RunConfig
+from ..runs.config import DEFAULT_MAX_TRAIN, DIGIT_PAIR, MAX_TRAIN_CHOICES
 from ..server import pacing
 from ..viz.digits import MIS_COLOR, sprite_sheet, weights_png
 from ..viz.frame import batch, curves_frame, run_panels
