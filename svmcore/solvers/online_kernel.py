@@ -25,8 +25,6 @@ current model:
   and with ``fit_intercept`` every variant also does b ← b + η_t y_i under its violation test.
 
 Derivations, measured runs and the choices where the paper is ambiguous: ``docs/solvers/norma.md``.
-One file past 700 lines: the compiled core (the @njit chunk function and the helpers it
-inlines) is one piece whose state layout the class, the step-through and the tests share.
 """
 from __future__ import annotations
 
@@ -39,7 +37,7 @@ from .kernels import kernel_row, rows_args
 from .objectives import error_rate, hinge_losses
 from .step_sizes import SCHEDULE_CODES, step_size
 from .base import (AVERAGING_SPEC, C_SPEC, COEF0_SPEC, DEGREE_SPEC, ETA0_SPEC, GAMMA_SPEC,
-                   KERNEL_SPEC, Line, Listing, ParamSpec, SampleStream, Snapshot, Solver, StepThroughRecord,
+                   KERNEL_SPEC, Line, Listing, ParamSpec, Snapshot, Solver, StepThroughRecord,
                    averaging_start, join_state, state_changes, state_part)
 
 # algorithm codes
