@@ -181,25 +181,34 @@ NODE_LABELS = {
 #: branch does not own (the coordinator's final pass removes them): exact (importer, imported)
 #: pairs, no wildcards.
 ALLOWED_CYCLE_EDGES: set[tuple[str, str]] = {
+    # ui/live_controls.py imports export_key from ui/export.py, which imports catch_up from
+    # live_controls: export_key (one line) belongs in live_controls or state
     ('svmcore.ui.live_controls', 'svmcore.ui.export'),
+    # ui/panels.py and ui/live.py / ui/live_controls.py import each other (the live loop's
+    # files): the panels' drawing should not need the loop
     ('svmcore.ui.panels', 'svmcore.ui.live'),
     ('svmcore.ui.panels', 'svmcore.ui.live_controls'),
 }
 
 #: package pairs importing each other that the diagram declares (drawn as a two-way arrow)
 ALLOWED_PACKAGE_CYCLES: set[frozenset] = {
+    # runs/optimum.py queues its background work behind server/pacing.py's heavy_work gate,
+    # and server/pacing.py (curve_marks) and server/warm.py import runs.run: the gate belongs
+    # below both (or pacing's run helpers in runs/)
     frozenset({'runs', 'server'}),
 }
 
 #: ``from x import _name`` / ``x._name`` across files left for the final pass:
 #: exact (importer, module, name) triples
 ALLOWED_PRIVATE: set[tuple[str, str, str]] = {
+    # estimators/: the shared base class and helpers of estimators/_base.py
     ('svmcore.estimators', 'svmcore.estimators._base', '_SVMBase'),
     ('svmcore.estimators._classifier', 'svmcore.estimators._base', '_PARAMS_DOC'),
     ('svmcore.estimators._classifier', 'svmcore.estimators._base', '_SVMBase'),
     ('svmcore.estimators._classifier', 'svmcore.estimators._base', '_init_params'),
     ('svmcore.estimators._classifier', 'svmcore.estimators._base', '_validate'),
     ('svmcore.estimators._online', 'svmcore.estimators._base', '_validate'),
+    # solvers/: kernels.py's and smo_parts.py's helpers used by cutting_plane, smo_parts, smo
     ('svmcore.solvers.cutting_plane', 'svmcore.solvers.kernels', '_rbf_args'),
     ('svmcore.solvers.smo', 'svmcore.solvers.smo_parts', '_NONE'),
     ('svmcore.solvers.smo', 'svmcore.solvers.smo_parts', '_be_shrunk'),
@@ -212,6 +221,8 @@ ALLOWED_PRIVATE: set[tuple[str, str, str]] = {
     ('svmcore.solvers.smo', 'svmcore.solvers.smo_parts', '_update_scan'),
     ('svmcore.solvers.smo_parts', 'svmcore.solvers.kernels', '_finish'),
     ('svmcore.solvers.smo_parts', 'svmcore.solvers.kernels', '_rbf_args'),
+    # ui/: the live loop's helpers (live_controls.py, live.py) used by live, panels,
+    # step_sizes and sweep
     ('svmcore.ui.live', 'svmcore.ui.live_controls', '_build'),
     ('svmcore.ui.live', 'svmcore.ui.live_controls', '_in_fragment_run'),
     ('svmcore.ui.live', 'svmcore.ui.live_controls', '_position'),

@@ -22,7 +22,7 @@ from ..viz.digits import MIS_COLOR, sprite_sheet, weights_png
 from ..viz.frame import batch, curves_frame, run_panels
 from ..viz.raster import data_uri
 from . import layout as layout_
-from . import point_history as inspector
+from . import point_history
 from .canvas import canvas_view
 from .live import model
 from .panels import tiles
@@ -94,7 +94,7 @@ def _on_tile(inst: Instance, key: str, rows) -> None:
     click = getattr(st.session_state.get(key), "click", None)
     if click and click.get("n") != inst.last_click and 0 <= click.get("index", -1) < len(rows):
         inst.last_click = click["n"]
-        inspector.set_pin(inst, int(rows[click["index"]]))
+        point_history.set_pin(inst, int(rows[click["index"]]))
 
 
 def draw_digits(inst: Instance, state: LiveState, layout: str = "side",
@@ -155,10 +155,10 @@ def draw_digits(inst: Instance, state: LiveState, layout: str = "side",
         if playing:
             curves = batch([{**curves, "t": run.t, "n": len(run.trace)}], pacing.FRAME_S, "last")
         canvas_view(inst.key("curves", keep=False), curves)
-        i = inspector.pinned(inst)
+        i = point_history.pinned(inst)
         if i is not None and i < len(data.y_train):
             png, _ = sprite_sheet(data.X_train[[i]], side, data.y_train[[i]], cols=1,
                                   scale=max(2, 96 // side))
             st.image(png, width=96, caption=f"training image {i}: "
                                              f"{names[1.0 if data.y_train[i] > 0 else -1.0]}")
-        inspector.inspect_view(inst, state)
+        point_history.inspect_view(inst, state)

@@ -5,10 +5,10 @@ export default function (component) {
   const {data, parentElement} = component;
   const fig = data && data.figure ? JSON.parse(data.figure) : null;
   if (!fig) return;
-  let gd = parentElement.querySelector(".svmc-plot3d");
+  let gd = parentElement.querySelector(".svmc-view3d");
   if (!gd) {
     gd = document.createElement("div");
-    gd.className = "svmc-plot3d";
+    gd.className = "svmc-view3d";
     parentElement.appendChild(gd);
   }
   gd.style.height = (fig.layout && fig.layout.height ? fig.layout.height : 480) + "px";

@@ -1,4 +1,4 @@
-"""The 3-D view's figures (svmcore.viz.surface): the surface, the plane z = 0, the exact
+"""The 3-D view's figures (svmcore.viz.view3d): the surface, the plane z = 0, the exact
 feature-map plane of a degree-2 polynomial model, a frame's size, and the message for data
 without two features."""
 from __future__ import annotations
@@ -11,7 +11,7 @@ import pytest
 from svmcore.data import make_toy
 from svmcore.solvers import get_solver, list_solvers
 from svmcore.ui.view3d import dimension_problem, model_plane, poly2_kernel
-from svmcore.viz.surface import (GRID_3D, MAX_POINTS_3D, feature_map, feature_map_figure,
+from svmcore.viz.view3d import (GRID_3D, MAX_POINTS_3D, feature_map, feature_map_figure,
                                  figure_bytes, poly2_plane, poly2_quadratic, subset,
                                  surface_figure)
 
