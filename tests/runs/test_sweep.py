@@ -386,7 +386,7 @@ def test_cli_sweep_on_a_local_cluster_writes_the_table(tmp_path, capsys, local_t
 
 def test_cli_interrupted_writes_the_finished_rows(tmp_path, monkeypatch, local_table):
     """Ctrl-C after the first row: the sweep stops, the finished row is written, exit code 130."""
-    from svmcore.runs.sweep import sweep as cli
+    from svmcore.runs.sweep import command as cli
 
     def interrupt(self, sweep, row, force=False):
         raise KeyboardInterrupt
