@@ -31,7 +31,7 @@ COMMANDS: dict[str, tuple[str, str, tuple[str, ...], str]] = {
               "(NAME... or --all) into the user cache folder"),
     "bench": ("svmcore.bench.__main__", "main", (), "run a benchmark: svmcore bench NAME "
               "[options] (no NAME: the list)"),
-    "sweep": ("svmcore.bench.sweep", "main", (), "a grid of runs on local processes or a Dask "
+    "sweep": ("svmcore.runs.sweep.command", "main", (), "a grid of runs on local processes or a Dask "
               "cluster (default: solver sfw on the gaussians toy, local processes)"),
     "serve": ("svmcore.server.replicas", "main", (), "serve the app with --replicas K (default 2) "
               "behind nginx on --port (default 8501)"),

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from streamlit_server import CHROMIUM, free_port, http_get
+from streamlit_server import free_port, http_get
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -7,6 +7,8 @@ import time
 
 import numpy as np
 
+from ..runs.export import markdown_table  # noqa: F401 - the benchmarks' tables
+
 
 def median_time(fn, repeat: int = 3) -> tuple[float, object]:
     """Median wall time of ``fn()`` over ``repeat`` calls, and the last result."""
@@ -16,18 +18,6 @@ def median_time(fn, repeat: int = 3) -> tuple[float, object]:
         out = fn()
         times.append(time.perf_counter() - t0)
     return statistics.median(times), out
-
-
-def markdown_table(header: list[str], rows: list[list]) -> str:
-    def fmt(v):
-        if isinstance(v, float):
-            if v != v:
-                return "–"
-            return f"{v:.4g}"
-        return str(v)
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join(fmt(v) for v in r) + " |" for r in rows]
-    return "\n".join(lines)
 
 
 def machine_line() -> str:
@@ -74,14 +64,14 @@ def _dual_C(c, S, gamma, block=2048) -> float:
     return float(np.abs(c).sum() - 0.5 * cKc)
 
 
-def _lib_dual(model, Xtr, gamma) -> float:
+def libsvm_dual_objective(model, Xtr, gamma) -> float:
     """D_C of a libsvm-official model (c = y_i α_i at its SVs)."""
     c = np.array([v[0] for v in model.get_sv_coef()])
     idx = np.asarray(model.get_sv_indices(), dtype=np.int64) - 1      # 1-based
     return _dual_C(c, Xtr[idx], gamma)
 
 
-def _svc_dual(model, Xtr, gamma) -> float:
+def svc_dual_objective(model, Xtr, gamma) -> float:
     c = model.dual_coef_
     c = np.asarray(c.toarray() if hasattr(c, "toarray") else c).ravel()
     return _dual_C(c, Xtr[model.support_], gamma)

@@ -13,16 +13,17 @@ import argparse
 import sys
 import warnings
 
-from .catalog import _files, data_dir, list_datasets
+from .catalog import list_datasets
 from .fetch import (
     DatasetFetchError,
     DatasetHashWarning,
-    _cache_file,
-    _location,
     base_url,
     cache_dir,
+    cache_file,
     fetch_dataset,
+    location_of,
 )
+from .sources import data_dir, dataset_files
 
 
 def _mb(n: int) -> str:
@@ -33,9 +34,9 @@ def _size(info) -> str:
     """Bytes on disk where the dataset is, or the (approximate) download size."""
     if info.location == "local":
         root = data_dir()
-        return _mb(sum((root / f).stat().st_size for f in _files(info))) if root else "-"
+        return _mb(sum((root / f).stat().st_size for f in dataset_files(info))) if root else "-"
     if info.location == "cached":
-        return _mb(sum(_cache_file(sf).stat().st_size for sf in info.site))
+        return _mb(sum(cache_file(sf).stat().st_size for sf in info.site))
     if info.location == "remote":
         return "~" + _mb(sum(sf.bytes or 0 for sf in info.site))
     return "-"
@@ -90,7 +91,7 @@ def cmd_fetch(names: list[str], everything: bool, err=None) -> int:
         return 2
     failed = 0
     for name in names:
-        loc = _location(infos[name])
+        loc = location_of(infos[name])
         if loc in ("local", "cached"):
             print(f"{name}: already {loc}", file=err)
             continue

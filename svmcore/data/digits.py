@@ -44,12 +44,12 @@ def digit_images(name: str) -> DigitImages:
         d = load_digits()
         X, labels, side = d.data / 16.0, d.target.astype(np.int64), 8
     elif name in ("usps", "mnist"):
-        from .catalog import _catalog_parts, get_info
+        from .catalog import catalog_parts, get_info
         if name not in available_digit_sets():
             raise FileNotFoundError(f"{name} is not in the data folder or the download cache "
                                     "here: the bundled 8 × 8 digits are")
         info = get_info(name)
-        parts, info = _catalog_parts(info, download=False)
+        parts, info = catalog_parts(info, download=False)
         side = int(round(np.sqrt(info.n_features)))
         X = np.vstack([np.asarray(P[:, :side * side].todense()) for P, _ in parts])
         labels = np.concatenate([np.asarray(y) for _, y in parts]).astype(np.int64)

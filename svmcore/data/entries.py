@@ -85,7 +85,7 @@ class DatasetInfo:
     record the parsed content of our copies. ``site`` holds the public source, train file first
     (empty when there is none); ``site_notes`` says how it differs from our copies.
     ``available`` and ``location`` (``"local"``, ``"cached"``, ``"remote"`` or
-    ``"unavailable"``) are filled in by :func:`list_datasets` and :func:`load_dataset`.
+    ``"unavailable"``) are filled in by :func:`svmcore.data.catalog.list_datasets` and :func:`svmcore.data.catalog.load_dataset`.
     """
 
     name: str

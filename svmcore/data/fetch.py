@@ -47,16 +47,9 @@ from urllib.parse import urlsplit
 import numpy as np
 import scipy.sparse as sp
 
-from .catalog import (
-    DatasetInfo,
-    FileCheck,
-    SiteFile,
-    _files,
-    content_check,
-    data_dir,
-    get_info,
-)
-from .libsvm import _decompress, read_libsvm
+from .entries import DatasetInfo, FileCheck, SiteFile, content_check
+from .libsvm import decompress, read_libsvm
+from .sources import data_dir, dataset_files, get_info
 
 __all__ = [
     "CACHE_ENV",
@@ -117,7 +110,7 @@ def cache_dir() -> Path:
     return Path(pooch.os_cache("svmcore"))
 
 
-def _cache_file(sf: SiteFile) -> Path:
+def cache_file(sf: SiteFile) -> Path:
     """``<cache>/libsvm/binary/ijcnn1.npz`` for ``binary/ijcnn1.bz2``."""
     path = sf.path
     for suffix in _COMPRESSED:
@@ -128,13 +121,14 @@ def _cache_file(sf: SiteFile) -> Path:
 
 def _is_local(info: DatasetInfo) -> bool:
     root = data_dir()
-    return root is not None and all((root / f).is_file() for f in _files(info))
+    return root is not None and all((root / f).is_file() for f in dataset_files(info))
 
 
-def _location(info: DatasetInfo) -> str:
+def location_of(info: DatasetInfo) -> str:
+    """"local", "cached", "remote" or "unavailable": see :func:`dataset_location`."""
     if info.bundled or _is_local(info):
         return "local"
-    if info.site and all(_cache_file(f).is_file() for f in info.site):
+    if info.site and all(cache_file(f).is_file() for f in info.site):
         return "cached"
     return "remote" if info.site else "unavailable"
 
@@ -147,7 +141,7 @@ def dataset_location(name: str) -> str:
     ``load_dataset`` downloads it) or ``"unavailable"`` (not here and no public source in the
     catalog, e.g. the raw ``sonar`` file).
     """
-    return _location(get_info(name))
+    return location_of(get_info(name))
 
 
 def download_size(name: str) -> int | None:
@@ -157,12 +151,12 @@ def download_size(name: str) -> int | None:
     sizes are estimates for compressed files (the exact size arrives with the download).
     """
     info = get_info(name)
-    loc = _location(info)
+    loc = location_of(info)
     if loc == "unavailable":
         return None
     if loc != "remote":
         return 0
-    return sum(sf.bytes or 0 for sf in info.site if not _cache_file(sf).is_file())
+    return sum(sf.bytes or 0 for sf in info.site if not cache_file(sf).is_file())
 
 
 def site_info(info: DatasetInfo, location: str = "cached") -> DatasetInfo:
@@ -231,7 +225,7 @@ def _load_npz(path: str, n_features: int, check: FileCheck, mtime_ns: int, size:
 def _load_cached(sf: SiteFile, n_features: int):
     """The cached ``(X, y)`` of a site file, or ``None``; a cached file that cannot be read or no
     longer matches the catalog is removed (and so fetched again)."""
-    path = _cache_file(sf)
+    path = cache_file(sf)
     try:
         st = path.stat()
     except FileNotFoundError:
@@ -342,7 +336,7 @@ def _verify(info: DatasetInfo, sf: SiteFile, raw: Path, url: str):
                                 f"{sf.sha256 or 'is not recorded'})")
 
     try:
-        data = _decompress(content, url)
+        data = decompress(content, url)
     except ValueError as exc:
         raise reject(f"{exc}", hashlib.sha256(content).hexdigest(), " of the download") from None
     digest = hashlib.sha256(data).hexdigest()
@@ -400,7 +394,7 @@ def _download(info: DatasetInfo, files: list[SiteFile], progress) -> None:
                 _retrieve(info.name, url, raw, bar)
                 before += raw.stat().st_size
                 X, y, digest = _verify(info, sf, raw, url)
-                target = _cache_file(sf)
+                target = cache_file(sf)
                 try:
                     _write_npz(target, X, y, digest, url)
                 except OSError as exc:
@@ -466,7 +460,7 @@ def fetch_dataset(name: str, progress=None) -> str:
         Unknown dataset name.
     """
     info = get_info(name)
-    loc = _location(info)
+    loc = location_of(info)
     if loc == "local":
         return "local"
     if loc == "unavailable":
@@ -483,7 +477,12 @@ def verify_cached(info: DatasetInfo) -> list[Path]:
     checked = []
     for sf in info.site:
         if _load_cached(sf, info.n_features) is None:
-            raise ValueError(f"{_cache_file(sf)} is not in the cache (or did not match the "
+            raise ValueError(f"{cache_file(sf)} is not in the cache (or did not match the "
                              f"catalog and was removed)")
-        checked.append(_cache_file(sf))
+        checked.append(cache_file(sf))
     return checked
+
+
+def clear_fetch_cache() -> None:
+    """Forget the parsed cached files (read again at the next load)."""
+    _load_npz.cache_clear()

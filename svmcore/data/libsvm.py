@@ -29,7 +29,7 @@ _MAGIC = (
 )
 
 
-def _decompress(raw: bytes, name: str) -> bytes:
+def decompress(raw: bytes, name: str) -> bytes:
     """Return the uncompressed content of ``raw`` (xz, gzip, bzip2 or plain text)."""
     for magic, kind, decompress in _MAGIC:
         if raw.startswith(magic):
@@ -87,9 +87,9 @@ def read_libsvm(path, n_features: int | None = None, *, zero_based: bool | str =
         if not p.is_file():
             raise FileNotFoundError(f"LIBSVM file not found: {name}")
         raw = p.read_bytes()
-    # Decompressing to memory first and parsing from BytesIO is ~1.4x faster than letting the
-    # parser pull lines through lzma.open (covtype: 3.9 s instead of 5.4 s).
-    data = _decompress(raw, name)
+    # Decompressed to memory first and parsed from BytesIO: faster than letting the parser pull
+    # lines through lzma.open (measured in docs/datasets.md, "Reading a file").
+    data = decompress(raw, name)
     del raw
     if not data.strip():
         raise ValueError(f"{name}: file is empty (no data rows)")

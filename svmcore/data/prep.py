@@ -134,7 +134,7 @@ def _split_indices(y, test_size, seed, stratify):
     when the request is one scikit-learn would refuse or treat specially (then it is asked).
 
     Why not scikit-learn itself: importing it costs ~0.7 s of the app's first page, which only
-    needs this split of the toy data. tests/test_prep.py checks equality with scikit-learn's
+    needs this split of the toy data. tests/data/test_split.py checks equality with scikit-learn's
     split over sizes, class balances, fractions, counts and seeds."""
     n = y.shape[0]
     if isinstance(test_size, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):

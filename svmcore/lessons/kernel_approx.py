@@ -16,7 +16,7 @@ k(x, z) = exp(−γ‖x − z‖²):
 * :func:`sweep`: s and d over a log grid × several seeds, as arrays with the median and the
   band (min, max over seeds) — the ASSET paper's Fig. 1 at classroom scale;
 * :func:`loglog_slope`: the slope of a curve on log axes (RFF: about −1/2, the Monte-Carlo
-  rate of eq. 8; tests/test_kernel_approx.py checks it).
+  rate of eq. 8; tests/lessons/test_kernel_approx.py checks it).
 
 Every function validates its input (γ ≤ 0, s > n, d < 1, …) with a ValueError a student can
 read. Randomness comes from ``np.random.default_rng`` seeded by the caller: same seed ⇒ same

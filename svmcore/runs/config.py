@@ -156,7 +156,7 @@ class RunConfig:
         return replace(self, params=tuple({**self.param_dict, **params}.items()))
 
     def data_key(self) -> tuple:
-        """The fields that decide the data (not the solver): a cache key for :func:`build_data`."""
+        """The fields that decide the data (not the solver): a cache key for :func:`svmcore.runs.rundata.build_data`."""
         return (self.source, self.dataset, self.n, self.noise_value, self.imbalance, self.test,
                 self.seed, self.max_train, self.scale, self.positive, self.negative, self.label,
                 self.stream, self.added, self.removed)

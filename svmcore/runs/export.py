@@ -6,8 +6,8 @@
   the Playground do for a :class:`~svmcore.runs.config.RunConfig` — generate or load the data, split it,
   apply the clicked edits, build the :class:`~svmcore.runs.run.TrainingRun` with the same seed and
   parameters and advance it to the app's iteration — so a student can rerun the experiment in a
-  notebook and get the same trace (tests/test_presets.py executes the snippet and compares);
-* :func:`reproduce_race_snippet` does the same for a race (tests/test_race.py executes it).
+  notebook and get the same trace (tests/runs/test_config_and_presets.py executes the snippet and compares);
+* :func:`reproduce_race_snippet` does the same for a race (tests/runs/test_race.py executes it).
 """
 from __future__ import annotations
 
@@ -220,7 +220,7 @@ def reproduce_snippet(cfg: RunConfig, t: int, *, n_before_edit: int | None = Non
                       per_decade: int = 20) -> str:
     """Python source reproducing the run of ``cfg`` up to iteration ``t``.
 
-    ``n_before_edit`` (rows of [train; test] before clicking, :attr:`RunData.n_before_edit`)
+    ``n_before_edit`` (rows of [train; test] before clicking, :attr:`svmcore.runs.rundata.RunData.n_before_edit`)
     drops removal indices the app ignored too. ``upload_path`` is the path the snippet reads an
     uploaded file from (default: its original name). ``finished`` (the run's status, e.g.
     ``"converged"``) makes the snippet run to the end, as the app's run did, instead of stopping
@@ -303,3 +303,17 @@ def reproduce_race_snippet(cfg: RaceConfig, ts, statuses=None, *, per_decade: in
     body.append("        print(f'{r.iteration:>10} {r.objective:>12.6g} {gap} {r.test_error:>9.4f} "
                 "{r.n_sv:>6} {r.kernel_evals:>13}')")
     return "\n".join(lines + _import_lines(imports) + [""] + body) + "\n"
+
+
+def markdown_table(header: list[str], rows: list[list]) -> str:
+    """A Markdown table (floats to 4 significant digits, NaN as –): the sweep's summary, the
+    benchmarks' tables."""
+    def fmt(v):
+        if isinstance(v, float):
+            if v != v:
+                return "–"
+            return f"{v:.4g}"
+        return str(v)
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(fmt(v) for v in r) + " |" for r in rows]
+    return "\n".join(lines)

@@ -59,7 +59,7 @@ def checkpoints_after(t: int, per_decade: int = 20) -> int:
 @dataclass
 class TraceRow:
     """One checkpoint of a run. The numbers are the snapshot's; the three names are its labels
-    (:meth:`Snapshot.labels`): what ``objective`` is, what ``dual_objective`` is (its name says
+    (:meth:`svmcore.solvers.records.Snapshot.labels`): what ``objective`` is, what ``dual_objective`` is (its name says
     "not a bound" when it is none) and which gap ``gap`` is ("" when the column is empty). A
     page labels a trace column by them, so a curve is never called a bound or a gap unless the
     solver says it is one; an exported row carries them too."""
@@ -127,9 +127,9 @@ def curve_marks(marks, cols: dict, x: str = "iteration") -> list[dict]:
 
 
 #: the smallest time a chunk of iterations is sized against (:meth:`TrainingRun.advance`): a race
-#: asks an entrant for a fraction of a millisecond at a time, and a step call's own cost —
-#: measured in the app server while a browser draws: ~110 µs of CPU for a one-iteration Pegasos
-#: call that costs 5 µs in a quiet process — would otherwise keep it at one iteration per call
+#: asks an entrant for a fraction of a millisecond at a time, and a step call's own cost in a busy
+#: app server (far above its cost in a quiet process: docs/live-view.md, "Chunks of iterations")
+#: would otherwise keep it at one iteration per call
 CHUNK_FLOOR_S = 1e-3
 
 #: what a run's ``solver_time`` can count (:class:`TrainingRun`'s ``clock``): the wall time of

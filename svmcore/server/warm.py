@@ -104,10 +104,9 @@ def _work(freeze: bool, max_delay: float, preload: tuple[str, ...],
           switch_interval: float | None = None) -> None:
     import importlib
     # Started with the server: what it has imported so far (Streamlit, its server) and what the
-    # first page's part below loads (svmcore, numba, scipy: ~200,000 objects) lives as long as
-    # the process. Python's full collections, triggered by the allocations of these imports,
-    # walked all of it while holding the GIL (2-3 of 45-120 ms each before the first page was
-    # sent, on a 2-core machine shared with the browser loading the frontend): freeze it in
+    # first page's part below loads (svmcore, numba, scipy) lives as long as the process.
+    # Python's full collections, triggered by the allocations of these imports, would walk all
+    # of it while holding the GIL (the figures: docs/startup.md): freeze it in
     # steps, so each collection walks only what came after the last step. (A freeze takes all
     # there is: what a first page made meanwhile stays too, one page's worth, once.)
     early_freeze = freeze and bool(preload)
@@ -153,8 +152,8 @@ def _work(freeze: bool, max_delay: float, preload: tuple[str, ...],
     if freeze:
         # Everything imported and compiled so far lives as long as the process: move it out of
         # the collector's sight, so no full collection (Streamlit's own after a rerun, or
-        # Python's) walks ~200,000 long-lived objects while holding the GIL (~0.2 s each; it
-        # stalled every session and the health check under 8 sessions, tests/test_concurrency.py).
+        # Python's) walks the long-lived objects while holding the GIL (a full collection
+        # stalled every session and the health check under eight sessions).
         gc.freeze()
     _state["seconds"] = time.perf_counter() - _state["started"]
     _done.set()

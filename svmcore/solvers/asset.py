@@ -28,8 +28,6 @@ Paper: S. Lee and S. J. Wright, "ASSET: Approximate stochastic subgradient estim
 support vector machines", ICPRAM 2012 (and arXiv:1111.0432).
 
 Derivations, measured runs and the choices where the paper is ambiguous: ``docs/solvers/asset.md``.
-One file past 700 lines: the compiled core (the @njit chunk function and the helpers it
-inlines) is one piece whose state layout the class, the step-through and the tests share.
 """
 from __future__ import annotations
 
@@ -44,7 +42,7 @@ from .kernels import KERNEL_CODES, dense_dot
 from .objectives import error_rate, hinge_losses, lam_from_C
 from .step_sizes import Schedule, StepRule, step_size
 from .base import (COEF0_SPEC, C_SPEC, DEGREE_SPEC, EPOCHS_SPEC, GAMMA_SPEC, Line, Listing,
-                   ParamSpec, SampleStream, Snapshot, Solver, StepThroughRecord, averaging_start,
+                   ParamSpec, Snapshot, Solver, StepThroughRecord, averaging_start,
                    data_bytes, join_state, state_changes, state_part)
 
 # scalar state slots (float64 array `sc`): r̄ = largest ‖(γ_j, b_j)‖ so far, η of the last step

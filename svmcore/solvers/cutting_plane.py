@@ -34,8 +34,6 @@ Not in the paper, which leaves the QP solver open: Optimization Problem 2 is re-
 active-set rounds warm-started from the previous α (taken only when they meet the KKT
 conditions), else by Clarabel and the same rounds (``solve_cut_dual``).
 Derivations, measured runs and the choices where the paper is ambiguous: ``docs/solvers/cpsp.md``.
-One file past 700 lines: the compiled core (the @njit chunk function and the helpers it
-inlines) is one piece whose state layout the class, the step-through and the tests share.
 """
 from __future__ import annotations
 

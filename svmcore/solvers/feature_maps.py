@@ -20,7 +20,7 @@ Random Fourier features (eq. 8), :class:`RandomFourierFeatures`, Gaussian kernel
 Relation to scikit-learn (which computes the kernel blocks here: ``pairwise_kernels``)
     * ``sklearn.kernel_approximation.RBFSampler`` computes exactly eq. (8):
       ``RandomFourierFeatures.from_rbf_sampler`` takes its ν and ω and reproduces its transform
-      (tests/test_approx.py checks it to 1e-12). We keep our own transform because the solver
+      (tests/solvers/test_feature_maps.py checks it to 1e-12). We keep our own transform because the solver
       needs rows written block by block into a preallocated buffer (optionally float32), without
       the per-call validation, and the randomness drawn from ``np.random.default_rng``.
     * ``sklearn.kernel_approximation.Nystroem`` computes VVᵀ = Ψ*_·S (Ψ*_SS)⁺ Ψ*_Sᵀ too, with two

@@ -27,8 +27,6 @@ changes one β entry. The bias is b = yᵀα. Cost per iteration: at most two ke
 |S| (the new sample's, and the chosen vertex's when that is another point).
 
 Derivations, measured runs and the choices where the paper is ambiguous: ``docs/solvers/sfw.md``.
-One file past 700 lines: the compiled core (the @njit chunk function and the helpers it
-inlines) is one piece whose state layout the class, the step-through and the tests share.
 """
 from __future__ import annotations
 

@@ -58,7 +58,7 @@ SCALABLE_SOLVERS = "asset (Nyström or random Fourier features) or pegasos with 
 
 @dataclass(frozen=True)
 class DataSize:
-    """The size of a training set without the data: what :meth:`Solver.memory_bytes` needs to
+    """The size of a training set without the data: what :meth:`svmcore.solvers.base.Solver.memory_bytes` needs to
     plan a run before it is built (``nnz`` for sparse data, None for dense)."""
 
     n: int
@@ -72,7 +72,7 @@ class DataSize:
 
 def data_bytes(n: int, d: int, X) -> int:
     """Bytes of a copy of n rows of X in svmcore's layout (dense float64, or CSR with float64
-    values and int32 indices); ``X`` is a :class:`Rows`, a :class:`DataSize` or None (dense)."""
+    values and int32 indices); ``X`` is a :class:`svmcore.solvers.kernels.Rows`, a :class:`DataSize` or None (dense)."""
     if X is not None and X.sparse:
         nnz = X.nnz if isinstance(X, DataSize) else X.data.size
         per_row = nnz / max(X.n, 1)
@@ -80,7 +80,7 @@ def data_bytes(n: int, d: int, X) -> int:
     return 8 * n * d + 8 * n
 
 
-def _largest_fitting(need, lo, hi, budget: int, integer: bool):
+def largest_fitting(need, lo, hi, budget: int, integer: bool):
     """The largest v in [lo, hi] with need(v) ≤ budget (need grows with v), or None."""
     if hi < lo or need(lo) > budget:
         return None

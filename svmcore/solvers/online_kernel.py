@@ -25,8 +25,6 @@ current model:
   and with ``fit_intercept`` every variant also does b ← b + η_t y_i under its violation test.
 
 Derivations, measured runs and the choices where the paper is ambiguous: ``docs/solvers/norma.md``.
-One file past 700 lines: the compiled core (the @njit chunk function and the helpers it
-inlines) is one piece whose state layout the class, the step-through and the tests share.
 """
 from __future__ import annotations
 
@@ -39,7 +37,7 @@ from .kernels import kernel_row, rows_args
 from .objectives import error_rate, hinge_losses
 from .step_sizes import SCHEDULE_CODES, step_size
 from .base import (AVERAGING_SPEC, C_SPEC, COEF0_SPEC, DEGREE_SPEC, ETA0_SPEC, GAMMA_SPEC,
-                   KERNEL_SPEC, Line, Listing, ParamSpec, SampleStream, Snapshot, Solver, StepThroughRecord,
+                   KERNEL_SPEC, Line, Listing, ParamSpec, Snapshot, Solver, StepThroughRecord,
                    averaging_start, join_state, state_changes, state_part)
 
 # algorithm codes
@@ -352,7 +350,8 @@ class _OnlineKernelMixin:
             self.ot[:] = 0.0
             _outputs(self.kcode, self.kp, *rows_args(self.X), self.sv[:listed.size], self.gam,
                      self.ot, self.row, self.allidx)
-            self.kernel_evals += self.n * listed.size
+            self.ic[_KEVALS] += self.n * listed.size    # the count the next step carries on
+        self.kernel_evals = int(self.ic[_KEVALS])
 
     def support_rows(self) -> np.ndarray:
         """The rows the model uses, in support-list order (then rows only the average uses)."""

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import scipy.sparse as sp
 
 from .kernels import KERNEL_CODES
 from .step_sizes import SCHEDULE_CODES
@@ -171,3 +172,27 @@ ETA0_SPEC = ParamSpec(1.0, "float",
                       low=0.0, low_open=True, high=1e12, ui=(1e-4, 1e2), log=True,
                       when=("schedule", ("sqrt", "constant", "invscaling")))
 SEED_FREE = ()
+
+
+def resolve_gamma(gamma, X) -> float:
+    """scikit-learn's meaning: "scale" = 1/(d·Var(X)), "auto" = 1/d, or a positive number."""
+    d = X.shape[1]
+    if isinstance(gamma, str):
+        if gamma == "auto":
+            return 1.0 / d
+        if gamma == "scale":
+            with np.errstate(over="ignore", invalid="ignore"):
+                if sp.issparse(X):
+                    var = X.multiply(X).mean() - X.mean() ** 2
+                else:
+                    var = X.var()
+                g = 1.0 / (d * var) if var > 0 else 1.0
+            if not (math.isfinite(var) and math.isfinite(g) and g > 0):
+                raise ValueError(f"gamma='scale' = 1/(n_features·Var(X)) is not a usable number "
+                                 f"for these data (Var(X) = {float(var):g}): scale the features "
+                                 "(e.g. StandardScaler) or give gamma as a number > 0")
+            return float(g)
+        raise ValueError(f"gamma must be 'scale', 'auto' or a number > 0, got {gamma!r}")
+    if isinstance(gamma, bool) or not isinstance(gamma, numbers.Real) or not gamma > 0:
+        raise ValueError(f"gamma must be 'scale', 'auto' or a number > 0, got {gamma!r}")
+    return float(gamma)

@@ -21,8 +21,6 @@ w = Σ_j β_j y_j φ(x_j), with β = a·γ scaled the same way. With the pegasos
 snapshot reports. A margin costs one kernel evaluation per support vector.
 
 Derivations, measured runs and the choices where the paper is ambiguous: ``docs/solvers/pegasos.md``.
-One file past 700 lines: the compiled core (the @njit chunk function and the helpers it
-inlines) is one piece whose state layout the class, the step-through and the tests share.
 """
 from __future__ import annotations
 
@@ -37,7 +35,7 @@ from .objectives import error_rate, primal_objective
 from .step_sizes import step_size
 from .base import (AVERAGING_SPEC, C_SPEC, COEF0_SPEC, DEGREE_SPEC, EPOCHS_SPEC, ETA0_SPEC,
                    GAMMA_SPEC, KERNEL_SPEC, SCHEDULE_SPEC, Line, Listing, ParamSpec,
-                   SampleStream, Snapshot, Solver, StepThroughRecord, averaging_start, join_state,
+                   Snapshot, Solver, StepThroughRecord, averaging_start, join_state,
                    state_changes, state_part)
 
 # scalar state slots (float64 array `sc`)
@@ -64,7 +62,7 @@ def _linear_chunk(Xd, Xdata, Xind, Xptr, Xsq, sparse, y, idx, n_steps, k,
     end; the rows sampled ``_PREFETCH`` draws ahead are prefetched (a random row is a cache
     miss, its latency now overlaps the current row's work); one pass over a violator's row
     updates v and the averaging sum U together. The arithmetic, operation by operation, is
-    the straightforward loop's (tests/test_pegasos.py compares with a NumPy reference)."""
+    the straightforward loop's (tests/solvers/test_pegasos.py compares with a NumPy reference)."""
     d = v.shape[0]
     n_idx = n_steps * k
     t = ic[_T]

@@ -33,7 +33,7 @@ class Snapshot:
       A value that is not a bound (CPSP's cut model over sampled cuts) has ``dual_is_bound =
       False`` and its name must say "not a bound".
     * ``gap`` (or None) is reported only when it is a certified bound on the distance of the
-      objective to its optimum: gap ≥ |objective − optimum| ≥ 0 (tests/test_gaps.py checks it for
+      objective to its optimum: gap ≥ |objective − optimum| ≥ 0 (tests/solvers/test_certified_gaps.py checks it for
       every registered solver). ``gap_name`` says which gap it is. A solver whose second curve is
       not a bound reports no gap: the difference to a non-bound is not called a gap.
 
@@ -83,15 +83,15 @@ class Snapshot:
 
 @dataclass
 class StepThroughRecord:
-    """What one iteration did and why: the answer of :meth:`Solver.step_through`.
+    """What one iteration did and why: the answer of :meth:`svmcore.solvers.base.Solver.step_through`.
 
     ``lines`` are the numbers (1-based) of the lines of the solver's pseudocode (its
-    :meth:`Solver.listing`) that ran, never empty; ``picked`` the training indices the iteration
+    :meth:`svmcore.solvers.base.Solver.listing`) that ran, never empty; ``picked`` the training indices the iteration
     used (the sampled example, the SMO pair, the Frank-Wolfe vertex, the cut's sample) and
     ``roles`` the same indices by role (``{"sample": (i,)}``, ``{"i": (i,), "j": (j,)}``,
     ``{"toward": (p,)}``, ``{"cut sample": (…)}``, ``{"updated": (…)}`` …).
 
-    ``changes`` maps a name of the solver's :meth:`Solver.step_through_state` to its ``(before,
+    ``changes`` maps a name of the solver's :meth:`svmcore.solvers.base.Solver.step_through_state` to its ``(before,
     after)`` values; for a vector of which only some entries changed, ``index[name]`` holds those
     entries' positions and the pair holds the values there. :func:`apply_changes` applies a
     record to a state, so a record can be checked against the state change.
@@ -118,7 +118,7 @@ class StepThroughRecord:
 
 
 def apply_changes(state: dict, rec: StepThroughRecord) -> dict:
-    """The state after ``rec``: ``state`` (from :meth:`Solver.step_through_state` before the step)
+    """The state after ``rec``: ``state`` (from :meth:`svmcore.solvers.base.Solver.step_through_state` before the step)
     with the recorded changes applied. Raises ValueError when a recorded "before" value is not
     what the state holds (the record does not describe this state)."""
     out = dict(state)

@@ -329,10 +329,19 @@ def _view_widgets(inst: Instance, d: int, names=None) -> dict:
     return kw
 
 
+def apply_digits_config(inst: Instance, cfg: RunConfig) -> None:
+    """Put the data fields of a Digits configuration into the panel's widget state."""
+    inst.set("digits_set", cfg.dataset)
+    inst.set("pos", cfg.positive)
+    inst.set("neg", cfg.negative)
+    inst.set("seed", int(cfg.seed))
+    inst.set("maxn", int(cfg.max_train))
+    inst.set("test_r", float(min(max(cfg.test, 0.1), 0.5)))
+
+
 def apply_data_config(inst: Instance, cfg: RunConfig) -> None:
     """Put the data fields of a configuration into the data panel's widget state."""
     if cfg.source == "digits":
-        from .digits import apply_digits_config
         apply_digits_config(inst, cfg)
         return
     inst.set("src", cfg.source)

@@ -12,18 +12,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
 import streamlit as st
 
 from ..data.digits import REST, TITLES, available_digit_sets, digit_images
 from ..lessons.digits import misclassified, support_in_order, weight_image
-from ..runs.config import DEFAULT_MAX_TRAIN, DIGIT_PAIR, MAX_TRAIN_CHOICES, RunConfig
+from ..runs.config import DEFAULT_MAX_TRAIN, DIGIT_PAIR, MAX_TRAIN_CHOICES
 from ..server import pacing
 from ..viz.digits import MIS_COLOR, sprite_sheet, weights_png
 from ..viz.frame import batch, curves_frame, run_panels
 from ..viz.raster import data_uri
 from . import layout as layout_
-from . import point_history as inspector
+from . import point_history
 from .canvas import canvas_view
 from .live import model
 from .panels import tiles
@@ -89,16 +88,6 @@ def digits_panel(inst: Instance) -> dict:
     return out
 
 
-def apply_digits_config(inst: Instance, cfg: RunConfig) -> None:
-    """Put the data fields of a Digits configuration into the panel's widget state."""
-    inst.set("digits_set", cfg.dataset)
-    inst.set("pos", cfg.positive)
-    inst.set("neg", cfg.negative)
-    inst.set("seed", int(cfg.seed))
-    inst.set("maxn", int(cfg.max_train))
-    inst.set("test_r", float(min(max(cfg.test, 0.1), 0.5)))
-
-
 # ------------------------------------------------------------------------------- the view
 
 
@@ -106,7 +95,7 @@ def _on_tile(inst: Instance, key: str, rows) -> None:
     click = getattr(st.session_state.get(key), "click", None)
     if click and click.get("n") != inst.last_click and 0 <= click.get("index", -1) < len(rows):
         inst.last_click = click["n"]
-        inspector.set_pin(inst, int(rows[click["index"]]))
+        point_history.set_pin(inst, int(rows[click["index"]]))
 
 
 def draw_digits(inst: Instance, state: LiveState, layout: str = "side",
@@ -168,10 +157,10 @@ def draw_digits(inst: Instance, state: LiveState, layout: str = "side",
         if playing:
             curves = batch([{**curves, "t": run.t, "n": len(run.trace)}], pacing.FRAME_S, "last")
         canvas_view(inst.key("curves", keep=False), curves)
-        i = inspector.pinned(inst)
+        i = point_history.pinned(inst)
         if i is not None and i < len(data.y_train):
             png, _ = sprite_sheet(data.X_train[[i]], side, data.y_train[[i]], cols=1,
                                   scale=max(2, 96 // side))
             st.image(png, width=96, caption=f"training image {i}: "
                                              f"{names[1.0 if data.y_train[i] > 0 else -1.0]}")
-        inspector.inspect_view(inst, state)
+        point_history.inspect_view(inst, state)

@@ -26,7 +26,7 @@ from .state import Instance
 # the toolbar's controls and the counter (drawn by the frames fragment) are items of one wrapping
 # flex line, and everything else in the frames fragment takes a line of its own (flex-basis
 # 100 %). The header's tools are flattened the same way, so that on a phone they wrap as one
-# line. tests/test_browser_layout.py checks the result from the boxes in chromium.
+# line. tests/browser/test_layout.py checks the result from the boxes in chromium.
 _CSS = """
 [data-testid=stMainBlockContainer] {padding-top: 3.25rem; padding-bottom: 3rem;}
 @media (min-width: 640px) {

@@ -99,9 +99,11 @@ def papers_scaling_view(doc: dict, path: Path | None = None) -> None:
                "what the time is made of.")
     # what a teacher reads first comes first: at 1280 px the verdict and the slope stay in view
     st.dataframe([{"paper": c["paper"], "verdict": c["verdict"], "slope": c["slope"],
-                   "goal": c["goal"], "claim": c["claim"], "why": c["why"], "data": c["data"]}
+                   "goal": c["goal"], "times (and cuts T) against n": c.get("measured", ""),
+                   "claim": c["claim"], "why": c["why"], "data": c["data"]}
                   for c in claims], hide_index=True, width="stretch", column_config={
                       "claim": st.column_config.TextColumn(width="large"),
+                      "times (and cuts T) against n": st.column_config.TextColumn(width="large"),
                       "why": st.column_config.TextColumn(width="large", help="what the time "
                                                          "is made of; hover a cell to read it "
                                                          "whole")})

@@ -104,7 +104,7 @@ def _set_param_state(key: str, spec: ParamSpec, value) -> None:
     ss[key] = value
 
 
-def _current_value(key: str, spec: ParamSpec):
+def current_value(key: str, spec: ParamSpec):
     """The value a parameter widget holds (or will hold), without drawing it."""
     if spec.kind == "averaging":
         mode = ss.get(key + "_mode")
@@ -239,7 +239,7 @@ def solver_panel(inst: Instance, sub: str = "", solvers: list[str] | None = None
             "default")
     if inherit:
         _follow(inst, sub, name, specs, inherit, "inherited")
-    current = {k: _current_value(param_key(inst, sub, name, k), s) for k, s in specs.items()}
+    current = {k: current_value(param_key(inst, sub, name, k), s) for k, s in specs.items()}
     values: dict = {}
 
     def draw(names):

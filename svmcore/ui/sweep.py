@@ -28,7 +28,7 @@ from ..runs.sweep import (Grid, Sweep, SweepData, best_cell, default_axes, defau
 from ..viz.heatmaps import sweep_heatmap
 from .live_controls import _in_fragment_run
 from .data import apply_data_config
-from .params import _current_value, apply_solver_config, param_key, param_widget
+from .params import apply_solver_config, current_value, param_key, param_widget
 from .state import Instance, describe, open_on, ss
 
 SWEPT = ("C", "gamma")
@@ -148,7 +148,7 @@ def sweep_solver_panel(inst: Instance) -> tuple[str, dict]:
     specs = get_solver(name).params
     if "kernel" in specs:
         ss.setdefault(param_key(inst, "", name, "kernel"), "rbf")
-    current = {k: _current_value(param_key(inst, "", name, k), s) for k, s in specs.items()}
+    current = {k: current_value(param_key(inst, "", name, k), s) for k, s in specs.items()}
     fixed: dict = {}
     for k, spec in specs.items():
         if k in SWEPT or not spec.applies({**current, **fixed}):

@@ -53,7 +53,7 @@ def start(inst: Instance, kind: str = "run", first=None) -> None:
     opens with — a configuration sent by :func:`svmcore.ui.state.open_on`, else one in the URL
     (a run link for ``kind="run"``, a Digits link for ``kind="digits"``, a race link for
     ``kind="race"``), else ``first()`` (the
-    Race: the first curated race). Problems of a link are kept for :func:`page_messages`."""
+    Race: the first curated race). Problems of a link are kept for :func:`svmcore.ui.presets.page_messages`."""
     sent = pending(inst.prefix)
     if sent is not None:
         inst.started = True

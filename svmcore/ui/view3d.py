@@ -6,13 +6,13 @@ live fragment, so the view moves with the run (a session with the 3-D view plays
 :func:`svmcore.ui.live_controls._share`). Everything is computed through the declared solver
 interface (``decision_function``, ``support_coef()``, the snapshot), with no per-solver code.
 
-The figure is drawn by a small component (``plot3d.js``) with plotly.js itself, served by the
+The figure is drawn by a small component (``view3d.js``) with plotly.js itself, served by the
 app (:mod:`svmcore.server.assets`): Streamlit's Plotly chart is a new element whenever its
 figure changes, so it blanked between frames and lost a turned camera, while ``Plotly.react``
 on one keyed plot updates it in place, and the scene's constant ``uirevision`` keeps the
 camera the user chose.
 
-Two pictures (:mod:`svmcore.viz.surface`): the surface z = f(x) with the plane z = 0, and, for
+Two pictures (:mod:`svmcore.viz.view3d`): the surface z = f(x) with the plane z = 0, and, for
 a degree-2 polynomial kernel, the explicit feature map with the model's separating plane.
 """
 from __future__ import annotations
@@ -25,7 +25,7 @@ import streamlit as st
 
 from ..server.assets import PLOTLY_JS
 from ..viz.plane import decision_field
-from ..viz.surface import (GRID_3D, feature_map_figure, poly2_plane, poly2_quadratic,
+from ..viz.view3d import (GRID_3D, feature_map_figure, poly2_plane, poly2_quadratic,
                            quadratic_fit, subset, surface_figure)
 from .layout import line
 from .state import Instance, LiveState
@@ -36,11 +36,11 @@ SURFACE, FEATURES = "surface z = f(x)", "feature map φ(x)"
 PRESENT_EXTRA = 190
 
 _PLOT3D = st.components.v2.component(
-    "svmcore_plot3d", js=(Path(__file__).with_name("plot3d.js")).read_text(),
-    css=".svmc-plot3d { width: 100%; }", isolate_styles=False)
+    "svmcore_view3d", js=(Path(__file__).with_name("view3d.js")).read_text(),
+    css=".svmc-view3d { width: 100%; }", isolate_styles=False)
 
 
-def plot3d(key: str, fig) -> None:
+def draw_figure(key: str, fig) -> None:
     """Draw ``fig`` in the keyed 3-D plot (updated in place, frame after frame)."""
     _PLOT3D(key=key, data={"figure": pio.to_json(fig, validate=False), "src": PLOTLY_JS})
 
@@ -96,7 +96,7 @@ def poly2_kernel(solver) -> bool:
 
 def model_plane(solver, P, f_points):
     """The separating plane of a degree-2 polynomial model in feature space
-    (:func:`svmcore.viz.surface.poly2_plane`): from its kernel expansion (``support_coef()``)
+    (:func:`svmcore.viz.view3d.poly2_plane`): from its kernel expansion (``support_coef()``)
     when it has one, else fitted to its decision values (a model on approximate features),
     checked on the training points ``P`` against their decision values ``f_points``.
     Returns ``(plane, how)``."""
@@ -187,4 +187,4 @@ def draw_view3d(inst: Instance, state: LiveState, run, snap, scores, height: int
                              xlabel=view.plane.xlabel, ylabel=view.plane.ylabel,
                              height=height, font=font, show=show)
     fig.layout.uirevision = fig.layout.scene.uirevision = pic   # a camera per picture
-    plot3d(key, fig)
+    draw_figure(key, fig)

@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from ._base import _f32, _figure
+from ._base import f32_array, fast_figure
 
 CURVE_LABELS = {
     "iteration": "iteration t",
@@ -39,7 +39,7 @@ def curves_figure(trace_columns: Mapping[str, Sequence[float]], x: str = "iterat
                   y=("objective", ("train_error", "test_error"), "n_sv"),
                   log_x: bool = True, log_y: bool | Sequence[bool] = False, height: int = 280,
                   cols: int | None = None) -> go.Figure:
-    """Training curves from :meth:`TrainingRun.trace_columns`.
+    """Training curves from :meth:`svmcore.runs.run.TrainingRun.trace_columns`.
 
     ``y`` lists panels: a column name, or a tuple of names drawn in one panel (e.g. train and
     test error). Columns that are missing or all-NaN are skipped. With ``log_x`` the points with
@@ -78,7 +78,7 @@ def curves_figure(trace_columns: Mapping[str, Sequence[float]], x: str = "iterat
                 continue
             label = CURVE_LABELS.get(name, name)
             data.append(dict(
-                type="scatter", x=_f32(xv[keep]), y=_f32(yv[keep]), mode="lines+markers",
+                type="scatter", x=f32_array(xv[keep]), y=f32_array(yv[keep]), mode="lines+markers",
                 name=label, xaxis=xa, yaxis=ya,
                 line=dict(color=_CURVE_COLORS.get(name), width=2), marker=dict(size=4),
                 showlegend=len(panel) > 1,
@@ -103,7 +103,7 @@ def curves_figure(trace_columns: Mapping[str, Sequence[float]], x: str = "iterat
                   uirevision="curves", annotations=notes,
                   legend=dict(orientation="h", y=1.0 + 40 / (height * rows) + 0.02, x=1.0,
                               xanchor="right", yanchor="bottom"))
-    return _figure(dict(data=data, layout=layout))
+    return fast_figure(dict(data=data, layout=layout))
 
 
 def schedule_figure(t, eta, current_t: int | None = None, log: bool = True,
@@ -112,7 +112,7 @@ def schedule_figure(t, eta, current_t: int | None = None, log: bool = True,
     t = np.asarray(t, dtype=np.float64)
     eta = np.asarray(eta, dtype=np.float64)
     keep = np.isfinite(eta) & (t > 0) & ((eta > 0) if log else True)
-    data = [dict(type="scatter", x=_f32(t[keep]), y=_f32(eta[keep]), mode="lines",
+    data = [dict(type="scatter", x=f32_array(t[keep]), y=f32_array(eta[keep]), mode="lines",
                  line=dict(color="#444444", width=2), name="η_t",
                  hovertemplate="η(%{x:.0f}) = %{y:.3g}<extra></extra>")]
     if current_t is not None and current_t >= 1 and keep.any():
@@ -124,4 +124,4 @@ def schedule_figure(t, eta, current_t: int | None = None, log: bool = True,
                   title=dict(text=title, x=0.0, font=dict(size=13)), uirevision="schedule",
                   xaxis=dict(type="log" if log else "linear", title=dict(text="t")),
                   yaxis=dict(type="log" if log else "linear"))
-    return _figure(dict(data=data, layout=layout))
+    return fast_figure(dict(data=data, layout=layout))

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from ._base import CLASS_COLORS, CLASS_NAMES, FIELD_COLORSCALE, _f32, _figure
+from ._base import CLASS_COLORS, CLASS_NAMES, FIELD_COLORSCALE, f32_array, fast_figure
 from .frame import clipped_field, field_frame, margin_lines, point_states
 from .plane import View, decision_field
 from .raster import data_uri, field_png, level_lines
@@ -35,7 +35,7 @@ def _class_trace(P, idx, cls, hollow: bool, name: str, legendgroup: str, editing
                                   colorscale=_RING_COLORS)
         if size is not None:
             marker["size"] = np.asarray(size, dtype=np.uint8)
-    tr = dict(type="scatter", x=_f32(P[:, 0]), y=_f32(P[:, 1]), mode="markers", name=name,
+    tr = dict(type="scatter", x=f32_array(P[:, 0]), y=f32_array(P[:, 1]), mode="markers", name=name,
               legendgroup=legendgroup, marker=marker,
               hovertemplate="(%{x:.2f}, %{y:.2f})<extra>" + name + "</extra>")
     if editing:                     # a click on a point says which one it is
@@ -67,7 +67,7 @@ def boundary_figure(X, y, field, xs, ys, support=None, sv_size=None, misclassifi
     Parameters
     ----------
     X, y : training points (n, 2) in plane coordinates and labels in {−1, +1}.
-    field, xs, ys : output of :func:`decision_field` on the axes of :func:`field_grid`.
+    field, xs, ys : output of :func:`decision_field` on the axes of :func:`svmcore.viz.plane.field_grid`.
     support : training indices of the support vectors (drawn larger, dark outline), optional.
     sv_size : |coefficient| per support vector (same length as ``support``): their sizes scale
         with it; without it all support vectors have one size.
@@ -105,17 +105,17 @@ def boundary_figure(X, y, field, xs, ys, support=None, sv_size=None, misclassifi
     # 2. the margins f = ±1 (dashed) and the decision boundary f = 0 (solid), traced here
     mx, my = margin_lines(z, xs, ys)
     if mx.size:
-        data.append(dict(type="scatter", x=_f32(mx), y=_f32(my),
+        data.append(dict(type="scatter", x=f32_array(mx), y=f32_array(my),
                          mode="lines", name="margins f = ±1", hoverinfo="skip",
                          line=dict(width=1.5, dash="dash", color="rgba(30,30,30,0.85)")))
     bx, by = level_lines(z, xs, ys, 0.0)
-    data.append(dict(type="scatter", x=_f32(bx), y=_f32(by), mode="lines",
+    data.append(dict(type="scatter", x=f32_array(bx), y=f32_array(by), mode="lines",
                      name="boundary f = 0", line=dict(color="#111111", width=2.5),
                      hoverinfo="skip", showlegend=True, connectgaps=False))
     # 3. click targets (edit mode only): invisible, but they report their coordinates
     if editing:
         gx, gy = click_grid
-        data.append(dict(type="scatter", x=_f32(gx), y=_f32(gy), mode="markers",
+        data.append(dict(type="scatter", x=f32_array(gx), y=f32_array(gy), mode="markers",
                          name="click grid", marker=dict(size=9, opacity=0.0, color="#000000"),
                          hoverinfo="none", showlegend=False,
                          unselected=dict(marker=dict(opacity=0.0)),
@@ -157,7 +157,7 @@ def boundary_figure(X, y, field, xs, ys, support=None, sv_size=None, misclassifi
     )
     if editing:
         layout.update(dragmode=False, hovermode="closest", clickmode="event+select")
-    return _figure(dict(data=data, layout=layout))
+    return fast_figure(dict(data=data, layout=layout))
 
 
 def run_parts(run, view: View, resolution: int, snap, scores=None,

@@ -17,7 +17,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from ..lessons.kernel_approx import LABELS, METHODS, Approximation, Sweep
-from ._base import _f32, _figure
+from ._base import f32_array, fast_figure
 
 __all__ = ["COLORS", "error_figure", "kernel_heatmaps", "spectrum_figure", "test_error_figure",
            "times_figure"]
@@ -51,7 +51,7 @@ def kernel_heatmaps(a: Approximation, height: int = 360) -> go.Figure:
     for k, (M, title) in enumerate(zip(mats, titles)):
         ax = "" if k == 0 else str(k + 1)
         x0 = k * (w + gap)
-        traces.append({"type": "heatmap", "z": _f32(M), "coloraxis": "coloraxis",
+        traces.append({"type": "heatmap", "z": f32_array(M), "coloraxis": "coloraxis",
                        "xaxis": f"x{ax}", "yaxis": f"y{ax}",
                        "hovertemplate": "row %{y}, col %{x}: %{z:.3f}<extra></extra>"})
         layout[f"xaxis{ax}"] = {"domain": [x0, x0 + w], "showticklabels": False,
@@ -67,21 +67,21 @@ def kernel_heatmaps(a: Approximation, height: int = 360) -> go.Figure:
                 shapes.append({"type": "line", "xref": f"x{ax}", "yref": f"y{ax}",
                                "line": {"color": "white", "width": 1, "dash": "dot"}, **line})
     layout.update(annotations=annotations, shapes=shapes)
-    return _figure({"data": traces, "layout": layout})
+    return fast_figure({"data": traces, "layout": layout})
 
 
 def _band_traces(x, med, low, high, name: str, color: str, fill: str, group: str,
                  dash: str | None = None, show_band: bool = True) -> list[dict]:
-    x = _f32(x)
+    x = f32_array(x)
     out = []
     if show_band:
-        out += [{"type": "scatter", "x": x, "y": _f32(high), "mode": "lines",
+        out += [{"type": "scatter", "x": x, "y": f32_array(high), "mode": "lines",
                  "line": {"width": 0}, "hoverinfo": "skip", "showlegend": False,
                  "legendgroup": group},
-                {"type": "scatter", "x": x, "y": _f32(low), "mode": "lines",
+                {"type": "scatter", "x": x, "y": f32_array(low), "mode": "lines",
                  "line": {"width": 0}, "fill": "tonexty", "fillcolor": fill,
                  "hoverinfo": "skip", "showlegend": False, "legendgroup": group}]
-    out.append({"type": "scatter", "x": x, "y": _f32(med), "mode": "lines+markers", "name": name,
+    out.append({"type": "scatter", "x": x, "y": f32_array(med), "mode": "lines+markers", "name": name,
                 "legendgroup": group, "line": {"color": color, "dash": dash or "solid"},
                 "marker": {"size": 6}})
     return out
@@ -116,7 +116,7 @@ def error_figure(sw: Sweep, s: int | None = None, d: int | None = None,
     at = int(np.argmax(x >= 16)) if np.any(x >= 16) else 0
     if np.isfinite(med[at]) and med[at] > 0:
         guide = med[at] * np.sqrt(x[at] / x)
-        traces.append({"type": "scatter", "x": _f32(x), "y": _f32(guide), "mode": "lines",
+        traces.append({"type": "scatter", "x": f32_array(x), "y": f32_array(guide), "mode": "lines",
                        "name": "∝ 1/√d", "line": {"color": "#999999", "dash": "dot"},
                        "hoverinfo": "skip"})
     seeds = len(sw.seeds)
@@ -130,7 +130,7 @@ def error_figure(sw: Sweep, s: int | None = None, d: int | None = None,
               "yaxis": {"type": "log", "title": {"text": "relative error"},
                         "exponentformat": "power"},
               "legend": {"orientation": "h", "y": -0.22}}
-    return _figure({"data": traces, "layout": layout})
+    return fast_figure({"data": traces, "layout": layout})
 
 
 def test_error_figure(sw: Sweep, s: int | None = None, d: int | None = None,
@@ -145,8 +145,8 @@ def test_error_figure(sw: Sweep, s: int | None = None, d: int | None = None,
     shapes = _chosen(s, d)
     if sw.exact_test_error is not None:
         x = np.asarray(sw.sizes["rff"], dtype=np.float64)
-        traces.append({"type": "scatter", "x": _f32([x.min(), x.max()]),
-                       "y": _f32([sw.exact_test_error] * 2), "mode": "lines",
+        traces.append({"type": "scatter", "x": f32_array([x.min(), x.max()]),
+                       "y": f32_array([sw.exact_test_error] * 2), "mode": "lines",
                        "name": f"exact kernel (SVC): {sw.exact_test_error:.3f}",
                        "line": {"color": COLORS["exact"], "dash": "dash"}})
     layout = {"height": height, "margin": _MARGIN, "shapes": shapes,
@@ -155,7 +155,7 @@ def test_error_figure(sw: Sweep, s: int | None = None, d: int | None = None,
               "xaxis": {"type": "log", "title": {"text": "s / d"}},
               "yaxis": {"title": {"text": "test error rate"}, "rangemode": "tozero"},
               "legend": {"orientation": "h", "y": -0.22}}
-    return _figure({"data": traces, "layout": layout})
+    return fast_figure({"data": traces, "layout": layout})
 
 
 def spectrum_figure(spec: dict, height: int = 340) -> go.Figure:
@@ -185,7 +185,7 @@ def spectrum_figure(spec: dict, height: int = 340) -> go.Figure:
                                math.log10(eps), "yref": "y", "xanchor": "right",
                                "yanchor": "bottom", "showarrow": False}],
               "legend": {"orientation": "h", "y": -0.25}}
-    return _figure({"data": traces, "layout": layout})
+    return fast_figure({"data": traces, "layout": layout})
 
 
 def times_figure(times: dict, n: int, height: int = 300) -> go.Figure:
@@ -203,4 +203,4 @@ def times_figure(times: dict, n: int, height: int = 300) -> go.Figure:
               "title": {"text": f"Time to fit the map and transform the {n:,} rows"},
               "xaxis": {"title": {"text": "ms (best of 2)"}},
               "yaxis": {"autorange": "reversed"}}
-    return _figure({"data": traces, "layout": layout})
+    return fast_figure({"data": traces, "layout": layout})

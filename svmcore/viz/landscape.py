@@ -9,7 +9,7 @@ from collections.abc import Mapping
 import numpy as np
 import plotly.graph_objects as go
 
-from ._base import _f32, _figure
+from ._base import f32_array, fast_figure
 
 PATH_COLOR = "#444444"
 STEP_COLORS = {"step": "#d62728", "projection": "#9467bd", "update": "#d62728"}
@@ -30,7 +30,7 @@ def landscape_figure(land, path=None, step: Mapping | None = None, title: str = 
     current w, ``step`` as given by :func:`svmcore.lessons.step_through.weight_step` (w_t → w_{t+½} = w_t −
     η_t∇_t → w_{t+1} when the record has the half step, else w_t → w_{t+1}) and the ball of
     radius ``land.radius``."""
-    data = [dict(type="contour", x=_f32(land.w1), y=_f32(land.w2), z=_f32(land.P),
+    data = [dict(type="contour", x=f32_array(land.w1), y=f32_array(land.w2), z=f32_array(land.P),
                  colorscale="Viridis", ncontours=25, name="objective",
                  contours=dict(coloring="heatmap", showlabels=True,
                                labelfont=dict(size=9, color="white")),
@@ -43,13 +43,13 @@ def landscape_figure(land, path=None, step: Mapping | None = None, title: str = 
                                  line=dict(color="black", width=1))))
     if land.radius is not None:
         a = np.linspace(0.0, 2.0 * np.pi, 121)
-        data.append(dict(type="scatter", x=_f32(land.radius * np.cos(a)),
-                         y=_f32(land.radius * np.sin(a)), mode="lines",
+        data.append(dict(type="scatter", x=f32_array(land.radius * np.cos(a)),
+                         y=f32_array(land.radius * np.sin(a)), mode="lines",
                          name="ball ‖w‖ ≤ 1/√λ", line=dict(color=BALL_COLOR, width=2,
                                                            dash="dash")))
     if path is not None and len(path):
         path = np.asarray(path, dtype=np.float64).reshape(-1, 2)
-        data.append(dict(type="scatter", x=_f32(path[:, 0]), y=_f32(path[:, 1]),
+        data.append(dict(type="scatter", x=f32_array(path[:, 0]), y=f32_array(path[:, 1]),
                          mode="lines+markers", name="iterates w_t",
                          line=dict(color=PATH_COLOR, width=1.5),
                          marker=dict(size=4, color=PATH_COLOR)))
@@ -73,7 +73,7 @@ def landscape_figure(land, path=None, step: Mapping | None = None, title: str = 
                                                            float(land.w2[-1])],
                              scaleanchor="x"),
                   legend=dict(orientation="h", y=-0.18), showlegend=True)
-    return _figure(dict(data=data, layout=layout))
+    return fast_figure(dict(data=data, layout=layout))
 
 
 __all__ = ["landscape_figure"]

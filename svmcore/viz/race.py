@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..runs.race import LETTERS, Race, group_text
-from ._base import _figure
+from ._base import fast_figure
 from .field import run_figure
 from .frame import curves_frame, series
 from .plane import View
@@ -17,7 +17,7 @@ ENTRANT_DASHES = ("solid", "dash", "dot", "dashdot")
 ENTRANT_SYMBOLS = ("circle", "square", "diamond", "triangle-up")
 
 
-def _f32(a) -> np.ndarray:
+def f32_array(a) -> np.ndarray:
     return np.ascontiguousarray(a, dtype=np.float32)
 
 
@@ -95,7 +95,7 @@ def race_curves_figure(race: Race, x: str = "iteration", log_x: bool = True,
                 continue
             label = race.labels[k]
             data.append(dict(
-                type="scatter", x=_f32(xv[keep]), y=_f32(yv[keep]), mode="lines+markers",
+                type="scatter", x=f32_array(xv[keep]), y=f32_array(yv[keep]), mode="lines+markers",
                 name=label, legendgroup=LETTERS[k], showlegend=k not in shown,
                 xaxis=xa, yaxis=ya,
                 line=dict(color=ENTRANT_COLORS[k], width=2, dash=ENTRANT_DASHES[k]),
@@ -122,7 +122,7 @@ def race_curves_figure(race: Race, x: str = "iteration", log_x: bool = True,
     layout.update(height=total, margin=dict(l=10, r=10, t=60, b=10), uirevision="race-curves",
                   annotations=notes, hovermode="closest",
                   legend=dict(orientation="h", x=0.0, y=1.0 + 34 / total, yanchor="bottom"))
-    return _figure(dict(data=data, layout=layout))
+    return fast_figure(dict(data=data, layout=layout))
 
 
 def race_field_figures(race: Race, view: View, resolution: int, models: Sequence,
@@ -211,7 +211,7 @@ def race_grid_figure(figs: Sequence, cols: int = 2, height: int = 380):
     layout.update(height=height * rows, margin=dict(l=4, r=4, t=40, b=4),
                   uirevision="race-grid", annotations=notes, plot_bgcolor="white",
                   legend=dict(orientation="h", yanchor="top", y=-0.03, x=0.0))
-    return _figure(dict(data=data, layout=layout))
+    return fast_figure(dict(data=data, layout=layout))
 
 
 def race_curves_frame(race: Race, x: str = "iteration", log_x: bool = True,

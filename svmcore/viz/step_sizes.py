@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from ._base import _f32, _figure
+from ._base import f32_array, fast_figure
 from .frame import curves_frame, series
 from .race import CURVE_X, ENTRANT_COLORS, FRAME_X
 
@@ -21,7 +21,7 @@ def schedules_figure(curves: Sequence, height: int = 380) -> go.Figure:
     data = []
     for k, c in enumerate(curves):
         keep = np.isfinite(c.eta) & (c.eta > 0)
-        data.append(dict(type="scatter", x=_f32(c.t[keep]), y=_f32(c.eta[keep]), mode="lines",
+        data.append(dict(type="scatter", x=f32_array(c.t[keep]), y=f32_array(c.eta[keep]), mode="lines",
                          name=c.label, line=dict(color=SCHEDULE_COLORS[k % len(SCHEDULE_COLORS)],
                                                  width=2, dash="dash" if c.name == "asset"
                                                  else "solid"),
@@ -31,7 +31,7 @@ def schedules_figure(curves: Sequence, height: int = 380) -> go.Figure:
                   yaxis=dict(type="log", title=dict(text="step size η_t"),
                              exponentformat="power"),
                   legend=dict(x=1.02, y=1.0, xanchor="left", font=dict(size=12)))
-    return _figure(dict(data=data, layout=layout))
+    return fast_figure(dict(data=data, layout=layout))
 
 
 def _legend(race) -> list[dict]:

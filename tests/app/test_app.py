@@ -777,7 +777,7 @@ def test_advance_tick_and_model_state():
 
 
 def test_app_tick_benchmark_smoke(capsys):
-    from svmcore.bench import app_tick
+    from svmcore.bench.app import app_tick
 
     r = app_tick.bench_solver(SOLVERS[0], n=200, target_sv=20, reps=3, gamma=2.0, C=1.0,
                               max_prep_s=5.0)

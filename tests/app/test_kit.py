@@ -161,7 +161,6 @@ def test_a_new_solver_races_without_a_page_edit(throwaway):
 
 
 def _frame_titles(at, key):
-    import json
     frame = next(decode(c.proto.json) for c in at.get("bidi_component")
                  if c.proto.id.endswith(key))
     return [p["title"] for p in frame["panels"]] + [s["name"] for p in frame["panels"]

@@ -260,7 +260,6 @@ def test_reset_does_not_restart_the_run_cap(monkeypatch):
 
 
 def _field(at: AppTest) -> dict:
-    import json
     views = {c.proto.id.rsplit("-", 1)[-1]: decode(c.proto.json)
              for c in at.get("bidi_component")}
     return views["pg_field"]

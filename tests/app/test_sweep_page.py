@@ -310,7 +310,7 @@ def test_on_a_real_server_the_timer_polls_and_a_click_opens_the_playground(tmp_p
     from streamlit.proto.WidgetStates_pb2 import WidgetState
     from streamlit_server import streamlit_server
 
-    from svmcore.bench.classroom import warm_up_over
+    from svmcore.bench.app.classroom import warm_up_over
     from svmcore.server.protocol_client import Session
     from svmcore.runs.sweep import default_axes
 

@@ -1,7 +1,7 @@
 """``python -m svmcore.bench memory``: a solver that fits runs and its peak is counted from after
 the data were loaded; a solver over the budget is refused before it allocates, naming what
 scales (small data here; covtype full is the benchmark's own run)."""
-from svmcore.bench.memory import measure
+from svmcore.bench.solvers.memory import measure
 
 
 def test_a_run_and_a_refusal(data_folder):

@@ -1,6 +1,6 @@
 """The benchmark report's machinery on its tiny configuration (real data: svmguide1, a9a, sonar).
 
-One run of ``svmcore.bench.report.run("tiny")`` (every suite, one repeat, a few seconds) is
+One run of ``svmcore.bench.report.suites.run("tiny")`` (every suite, one repeat, a few seconds) is
 shared by the tests; they check the JSON schema, that every ratio is value / peer value, and the
 measured numbers against independent references (SVC's optimum, LinearSVC's objective, the SFW
 paper's table as printed in the paper).
@@ -15,7 +15,8 @@ import numpy as np
 import pytest
 
 from svmcore.lessons import papers
-from svmcore.bench import report, tta
+from svmcore.bench.report import render as report_render, suites as report
+from svmcore.bench.solvers import tta
 from svmcore.runs.config import config_from_query, race_config_from_query
 
 pytestmark = [pytest.mark.skipif(not os.environ.get("SVMCORE_DATA"),
@@ -57,6 +58,10 @@ def test_files_and_schema(tiny):
     for title in ("## SMO vs SVC and LIBSVM", "## Time to accuracy", "## The papers' tables",
                   on_disk["command"], "Machine:"):
         assert title in md
+    # the results first, how they were made last
+    heads = [line for line in md.splitlines() if line.startswith("## ")]
+    assert heads[0] == "## SMO vs SVC and LIBSVM" and heads[-1] == "## How this report was made"
+    assert md.index("Machine:") > md.index("## The papers' tables")
     for png in ("ratios.png", "tta_svmguide1.png"):
         assert (out / png).read_bytes()[:4] == b"\x89PNG"
 
@@ -182,7 +187,7 @@ def test_olsvm_row_is_a_real_cross_validation(tiny):
 def test_readme_section_from_json(tiny):
     out, _ = tiny
     doc = json.loads((out / "benchmarks.json").read_text())
-    text = report.readme_section(doc)
+    text = report_render.readme_section(doc)
     assert text.startswith("From `docs/benchmarks.json`")
     assert "docs/benchmarks.md" in text and "| data |" in text
     assert papers.SFW_PAPER in text
@@ -196,15 +201,15 @@ def test_the_readme_block_is_the_committed_reports_rendering():
     root = Path(__file__).resolve().parents[2]
     doc = json.loads((root / "docs" / "benchmarks.json").read_text())
     text = (root / "README.md").read_text()
-    a = text.index(report.README_BEGIN) + len(report.README_BEGIN)
-    assert text[a:text.index(report.README_END)] == "\n" + report.readme_section(doc)
+    a = text.index(report_render.README_BEGIN) + len(report_render.README_BEGIN)
+    assert text[a:text.index(report_render.README_END)] == "\n" + report_render.readme_section(doc)
 
 
 def test_render_from_json_alone(tiny, tmp_path):
     """--render rewrites benchmarks.md and every plot from the JSON without measuring."""
     out, _ = tiny
     doc = json.loads((out / "benchmarks.json").read_text())
-    report.render(doc, tmp_path)
+    report_render.render(doc, tmp_path)
     assert (tmp_path / "benchmarks.md").read_text() == (out / "benchmarks.md").read_text()
     for png in ("ratios.png", "tta_svmguide1.png"):
         assert (tmp_path / png).read_bytes()[:4] == b"\x89PNG"
@@ -217,13 +222,13 @@ def test_memory_suite_records(tiny):
     assert r["solver"] == "pegasos" and r["outcome"] == "ran" and r["verdict"] == "✓"
     assert 0 <= r["value"] <= r["peer_value"] == 2048
     assert r["peak_mb"] >= r["data_mb"] > 0
-    assert "## Peak memory" in report.render_markdown(doc)
+    assert "## Peak memory" in report_render.render_markdown(doc)
 
 
 def test_startup_suite_records(monkeypatch):
     """The start-up suite's records and tables from the measurements it is given (the real
     ones need a server and chromium: ``python -m svmcore.bench startup``)."""
-    from svmcore.bench import startup
+    from svmcore.bench.app import startup
     fake = {("this", "cold"): [{"health": 1.0, "frame": 9.0, "note": True}] * 3,
             ("this", "warm"): [{"health": 1.0, "frame": f, "note": True} for f in (4, 5, 6)],
             ("floor", "one st.metric"): [{"health": 1.0, "frame": 3.0, "note": False}] * 3}
@@ -234,7 +239,7 @@ def test_startup_suite_records(monkeypatch):
     cold, warm = ctx.records
     assert (cold["value"], cold["goal"], warm["value"], warm["goal"]) == (9.0, 15.0, 5.0, 3.0)
     assert warm["peer_value"] == 3.0 and warm["ratio"] == pytest.approx(5 / 3)
-    table = report.startup_table(ctx.records)
+    table = report_render.startup_table(ctx.records)
     assert "| app, warm numba cache | 5 | 3 | ✗ | 3 | 2 |" in table
     assert "| app, cold numba cache | 9 | 15 | ✓ | 3 | 6 |" in table
 
@@ -249,10 +254,10 @@ def test_merge_replaces_only_the_chosen_suites(tiny):
     new["records"] = [dict(r, command=new["command"]) for r in doc["records"]
                       if r["suite"] == "smo"]
     new["tta"] = []
-    merged = report.merge_docs(doc, new, ["smo"])
+    merged = report_render.merge_docs(doc, new, ["smo"])
     keep = [r for r in doc["records"] if r["suite"] != "smo"]
     assert [r for r in merged["records"] if r["suite"] != "smo"] == keep
     smo = [r for r in merged["records"] if r["suite"] == "smo"]
     assert smo and all(r["command"] == new["command"] for r in smo)
     assert merged["tta"] == doc["tta"] and merged["merged"][-1]["suites"] == ["smo"]
-    assert "replaced the smo suite" in report.render_markdown(merged)
+    assert "replaced the smo suite" in report_render.render_markdown(merged)

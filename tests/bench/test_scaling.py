@@ -6,7 +6,9 @@ import json
 import numpy as np
 import pytest
 
-from svmcore.bench import report, scaling
+from svmcore.bench.report import suites as report
+
+from svmcore.bench.solvers import scaling
 from svmcore.lessons.papers import scaling_claims
 
 
@@ -68,3 +70,15 @@ def test_the_quoted_command_keeps_only_file_names():
             "--max-n", "4000"]
     assert scaling.canonical_command(argv) == ("python -m svmcore.bench scaling --parts cpsp "
                                                "--json final.json --plot=final.png --max-n 4000")
+
+
+def test_the_cpsp_claims_read_the_per_iteration_cost_and_the_cut_count():
+    """Per-iteration kernel evaluations ∝ n (fitted from 16k on), T beside each time."""
+    from svmcore.lessons.papers import per_iteration_slope, times_and_cuts
+    rows = [dict(n=n, linear=dict(seconds=n / 1e4, T=t, evals_per_iter=400.0 * n))
+            for n, t in ((4000, 100), (16_000, 150), (64_000, 200), (256_000, 300))]
+    rows[0]["linear"]["evals_per_iter"] = 1.0          # below 16k: not fitted
+    assert per_iteration_slope(rows, "linear") == pytest.approx(1.0)
+    assert per_iteration_slope(rows[:2], "linear") is None
+    assert times_and_cuts(rows, "linear") == ("4k: 0.4 s (T = 100); 16k: 1.6 s (T = 150); "
+                                              "64k: 6.4 s (T = 200); 256k: 25.6 s (T = 300)")

@@ -1,11 +1,11 @@
-"""The soak benchmark's bookkeeping (svmcore.bench.soak), without a server: a student's seconds
+"""The soak benchmark's bookkeeping (svmcore.bench.app.soak), without a server: a student's seconds
 of play per window, the windows' figures, and the goals from them. CI runs the benchmark itself
 for two minutes (.ci/run, ``--check``: no session lost, no error)."""
 from __future__ import annotations
 
 import math
 
-from svmcore.bench.soak import Student, _window_stats, goals
+from svmcore.bench.app.soak import Student, _window_stats, goals
 from svmcore.server.protocol_client import Session
 
 

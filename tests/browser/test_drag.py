@@ -3,7 +3,6 @@ point follows the pointer, and on release the page's link carries the edit — t
 from its place and one of its class added where it was dropped — and the run starts again."""
 from __future__ import annotations
 
-import re
 from urllib.parse import parse_qs, urlsplit
 
 import pytest

@@ -307,7 +307,7 @@ def test_classroom_play_advances_and_keys_drive_it(own_app, browser):
     a key is answered: ``python -m svmcore.bench live-probe`` and ``bench classroom``. The
     projector layout and a link to a moment: test_projector_layout_and_a_link_to_a_moment.) On
     a server of its own (conftest.own_app): no other session has played the default link."""
-    from svmcore.bench.live_probe import probe
+    from svmcore.bench.app.live_probe import probe
 
     page = browser.new_page(viewport={"width": 1280, "height": 720})
     res = probe(own_app, seconds=10.0, page=page)

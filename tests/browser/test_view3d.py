@@ -21,7 +21,7 @@ PLOT = ".st-key-pg_view3d_fig"
 def _plot_state(page) -> dict | None:
     """The drawn 3-D plot: its title (says t), its number of traces and its camera's eye."""
     return page.evaluate(f"""() => {{
-      const gd = document.querySelector('{PLOT} .svmc-plot3d');
+      const gd = document.querySelector('{PLOT} .svmc-view3d');
       if (!gd || !gd.data || !gd._fullLayout || !gd._fullLayout.scene) return null;
       if (gd.__seen === undefined) gd.__seen = Date.now();
       return {{title: gd.layout.title.text, n: gd.data.length, seen: gd.__seen,
@@ -39,12 +39,12 @@ def test_browser_the_3d_view_plays_and_keeps_its_camera(shared_app, browser):
     page = _open(browser, f"{shared_app}/?solver=pegasos&p.kernel=rbf", FIELD, DRAWN,
                  viewport={"width": 1280, "height": 720})
     page.locator(".st-key-pg_view3d label").click()
-    page.wait_for_selector(f"{PLOT} .svmc-plot3d .main-svg", timeout=60_000)
+    page.wait_for_selector(f"{PLOT} .svmc-view3d .main-svg", timeout=60_000)
     page.wait_for_timeout(1500)
     first = _plot_state(page)
     assert first is not None and "t = 0" in first["title"], first
     page.screenshot(path=str(SHOTS / "view3d_1280x720_t0.png"))
-    box = page.locator(f"{PLOT} .svmc-plot3d").bounding_box()
+    box = page.locator(f"{PLOT} .svmc-view3d").bounding_box()
     cx, cy = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
     page.mouse.move(cx, cy)
     page.mouse.down()
@@ -75,7 +75,7 @@ def test_browser_the_3d_view_plays_and_keeps_its_camera(shared_app, browser):
     page = _open(browser, f"{shared_app}/?solver=pegasos&p.kernel=rbf&present=1", FIELD, DRAWN,
                  viewport={"width": 1280, "height": 720})
     page.locator(".st-key-pg_view3d label").click()
-    page.wait_for_selector(f"{PLOT} .svmc-plot3d .main-svg", timeout=60_000)
+    page.wait_for_selector(f"{PLOT} .svmc-view3d .main-svg", timeout=60_000)
     page.locator(".st-key-pg_step button").first.click()
     page.wait_for_timeout(3000)
     assert _plot_state(page) is not None

@@ -604,7 +604,7 @@ def test_data_dir_found_beside_repo(monkeypatch, tmp_path):
     """Without SVMCORE_DATA the data folder is the first shared/data above svmcore/data. Checked
     on a tree made here, so it runs wherever the clone is (a contributor whose data sit
     elsewhere, found through SVMCORE_DATA, used to skip it), then on this checkout if it has one."""
-    from svmcore.data.catalog import _shared_data_above
+    from svmcore.data.sources import _shared_data_above
 
     (tmp_path / "shared" / "data").mkdir(parents=True)
     module = tmp_path / "work" / "repo" / "svmcore" / "data" / "catalog.py"

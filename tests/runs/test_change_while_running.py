@@ -459,7 +459,6 @@ def _tile(at) -> int:
 
 
 def _frame(at, key):
-    import json
     return next(decode(c.proto.json) for c in at.get("bidi_component")
                 if c.proto.id.endswith(key))
 

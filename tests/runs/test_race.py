@@ -309,7 +309,7 @@ def test_beside_a_python_thread_smo_still_converges_within_the_clock():
     """``python -m svmcore.bench race-fairness``'s worst condition: beside a thread running
     Python code, the first curated race to a 15-ms clock. SMO converges at t = 72 alone within
     ~1 ms; counting wall time (GIL waits included) it stood at t = 13-16 at a 5-ms clock."""
-    from svmcore.bench import race_fairness as rf
+    from svmcore.bench.app import race_fairness as rf
     preset = get_race("pegasos-vs-smo")
     cfg = RaceConfig(preset.data(), preset.entrants(), "time")
     alone = rf.measure(cfg, 0.015, "alone")

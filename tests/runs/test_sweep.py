@@ -273,7 +273,7 @@ def test_an_address_that_accepts_and_says_nothing_fails(grid, data):
 
 
 def test_cli_unreachable_scheduler_says_so(free_port):
-    from svmcore.bench.sweep import main
+    from svmcore.runs.sweep.command import main
     with pytest.raises(SystemExit, match="could not reach the Dask scheduler"):
         main(["--solver", "sfw", "--dataset", "moons", "--n", "200", "--C", "1",
               "--scheduler", f"tcp://127.0.0.1:{free_port}", "--timeout", "1"])
@@ -372,7 +372,7 @@ def test_parse_seeds():
 
 
 def test_cli_sweep_on_a_local_cluster_writes_the_table(tmp_path, capsys, local_table):
-    from svmcore.bench.sweep import main
+    from svmcore.runs.sweep.command import main
     out = tmp_path / "r.csv"
     main(["--solver", "smo", "--dataset", "gaussians", "--n", "1200", "--noise", "0.7",
           "--C", "0.1,1", "--gamma", "0.5,5", "--local-cluster", "1", "--out", str(out)])
@@ -386,7 +386,7 @@ def test_cli_sweep_on_a_local_cluster_writes_the_table(tmp_path, capsys, local_t
 
 def test_cli_interrupted_writes_the_finished_rows(tmp_path, monkeypatch, local_table):
     """Ctrl-C after the first row: the sweep stops, the finished row is written, exit code 130."""
-    from svmcore.bench import sweep as cli
+    from svmcore.runs.sweep import command as cli
 
     def interrupt(self, sweep, row, force=False):
         raise KeyboardInterrupt
@@ -413,7 +413,7 @@ def test_output_paths_are_checked_before_a_sweep(tmp_path):
 
 
 def test_cli_refuses_bad_input_before_running(tmp_path):
-    from svmcore.bench.sweep import main
+    from svmcore.runs.sweep.command import main
     with pytest.raises(SystemExit, match="has no parameter 'tol'"):
         main(["--solver", "sfw", "--dataset", "moons", "--param", "tol=0.1,0.01"])
     with pytest.raises(SystemExit, match="66 cells"):

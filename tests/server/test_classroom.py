@@ -1,4 +1,4 @@
-"""The classroom load benchmark (svmcore.bench.classroom) and the replicas behind nginx
+"""The classroom load benchmark (svmcore.bench.app.classroom) and the replicas behind nginx
 (svmcore.server.replicas).
 
 Fast: the protocol client's parsing and the messages it sends, built from Streamlit's own
@@ -24,7 +24,8 @@ from urllib.parse import parse_qsl
 import pytest
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
-from svmcore.bench.classroom import goals, parse_sessions, run_class, session_queries, stats
+from svmcore.bench.app.classroom import goals, parse_sessions, run_class, stats
+from svmcore.bench.app.harness import session_queries
 from svmcore.server.protocol_client import Session, frame_keys, user_key, warm
 from svmcore.server.replicas import NO_NGINX, AppServer, Replicas, find_nginx, nginx_config
 
@@ -354,7 +355,7 @@ def test_class_goals():
 def test_live_probe_figures():
     """The probe's figures from the page's samples: rates over the sampled span, the share of
     animation frames with a new image, the goals."""
-    from svmcore.bench.live_probe import summarize, table
+    from svmcore.bench.app.live_probe import summarize, table
     page = {"samples": 601, "changed": 540, "blank": 0, "tiles": ["0", "3", "9"],
             "t0": 1000.0, "t1": 11000.0, "frames0": 4, "frames1": 14, "keys0": 5, "keys1": 55,
             "ahead": 60}
@@ -382,8 +383,10 @@ def test_live_suite_records(monkeypatch):
     given (the real ones need a server and chromium: ``python -m svmcore.bench live-probe``,
     ``classroom``)."""
     from svmcore.server import replicas
-    from svmcore.bench import classroom, live_probe, report
-    from svmcore.bench.live_probe import summarize
+    from svmcore.bench.app import classroom
+    from svmcore.bench.app import live_probe
+    from svmcore.bench.report import render as report_render, suites as report
+    from svmcore.bench.app.live_probe import summarize
 
     class FakeServer:
         url, pid = "http://127.0.0.1:1", 1
@@ -417,11 +420,11 @@ def test_live_suite_records(monkeypatch):
     big = by[("classroom: 60 sessions, one link", "keyframes per s, median session")]
     assert big["ratio"] == pytest.approx(2.2 / 4.5) and big["within"] is True
     assert big["goal_of"] == "ratio" and big["peer_value"] == pytest.approx(4.5)
-    table = report.live_table(ctx.records)
+    table = report_render.live_table(ctx.records)
     assert "| default Playground, chromium 1280×720 | blank animation frames | 0 | ≤ 0 | ✓ |" \
         in table
     assert "of 30 sessions, one link | ✓ |" in table
-    assert "## The live view and a class" in report.render_markdown(
+    assert "## The live view and a class" in report_render.render_markdown(
         {"environment": dict.fromkeys(("date", "cpu", "cores", "python", "numpy", "numba",
                                        "sklearn", "libsvm"), "x"),
          "command": "c", "mode": "full", "seconds": 1.0, "records": ctx.records})

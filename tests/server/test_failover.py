@@ -1,4 +1,4 @@
-"""A replica dies while a class plays (svmcore.bench.failover, svmcore.server.replicas).
+"""A replica dies while a class plays (svmcore.bench.app.failover, svmcore.server.replicas).
 
 Slow (three replicas behind nginx, the launcher's restart running): six protocol sessions and
 one chromium page play; the replica holding the page is killed with SIGKILL. Every session
@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from svmcore.bench import failover
+from svmcore.bench.app import failover
 from svmcore.server.replicas import find_nginx
 
 

@@ -320,7 +320,7 @@ def test_the_startup_benchmark_stamps_the_frame_in_the_page():
         pytest.skip(NO_CHROMIUM)
     from playwright.sync_api import sync_playwright
 
-    from svmcore.bench.startup import DRAWN_AT_JS
+    from svmcore.bench.app.startup import DRAWN_AT_JS
     html = ("<body><script>setTimeout(() => { const d = document.createElement('div');"
             " d.className = 'svmc'; d.setAttribute('data-drawn', '1');"
             " window.__added = performance.timeOrigin + performance.now();"

@@ -1,11 +1,11 @@
-"""Uploads under load (svmcore.bench.uploads): the files it sends and the protocol client's part
+"""Uploads under load (svmcore.bench.app.uploads): the files it sends and the protocol client's part
 of an upload, without a server. The benchmark's run itself measures speed and memory, so it is
 not in the suite; the files' outcomes in the app are tests/app's."""
 from __future__ import annotations
 
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
-from svmcore.bench import uploads
+from svmcore.bench.app import uploads
 from svmcore.server.protocol_client import Session
 
 COVTYPE = b"".join(f"{1 + k % 2} 1:{k} 3:0.5 7:0.25\n".encode() for k in range(20000))

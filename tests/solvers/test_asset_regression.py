@@ -6,7 +6,7 @@ import pytest
 import scipy.sparse as sp
 
 from reference import asset_reference
-from svmcore.bench.regression import sinc_rows
+from svmcore.bench.solvers.regression import sinc_rows
 from svmcore.data.toy_regression import sinc
 from svmcore.solvers.objectives import lam_from_C
 from svmcore.solvers.asset import ASSETSolver

@@ -65,16 +65,21 @@ def _final_i(y, a, G, C):
     return int(idx[np.flatnonzero(v[idx] == v[idx].max())[-1]])
 
 
-@pytest.mark.parametrize("cache_mb", [1e-9, 200.0])          # 2 rows / every row
-def test_smo_counts_the_diagonal_and_n_per_row_miss(cache_mb):
+@pytest.mark.parametrize("cache_mb, pairwise", [(1e-9, False), (200.0, False), (1e-9, True)])
+def test_smo_counts_the_diagonal_and_n_per_row_miss(cache_mb, pairwise, monkeypatch):
     """Without shrinking: n for the diagonal K_ii at init, then n per row of Q the cache misses.
     The rows requested are Q_i, Q_j of every iteration's pair (the reference's pairs) and, at the
     converging check, Q_i of the pair WSS 2 would pick; an LRU of that many rows decides the
-    misses."""
+    misses. ``pairwise``: no transposed copy of X (as for data past its size cap), so a whole
+    row is computed pair by pair, and counted the same."""
+    import svmcore.solvers.smo as smo
+    if pairwise:
+        monkeypatch.setattr(smo, "transposed_bytes", lambda n, d: 0)
     X, y = _moons(60)
     n, C = len(y), 1.0
     s = SMOSolver(C=C, kernel="rbf", gamma=GAMMA, cache_mb=cache_mb)
     s.init(X, y, seed=0)
+    assert s._data[-1].shape[1] == (0 if pairwise else n)
     slots = s.slots
     assert slots == (2 if cache_mb < 1 else n)
     assert s.snapshot().kernel_evals == n                 # K_ii, i = 1..n
@@ -205,6 +210,39 @@ def test_online_kernel_literal_and_cached_outputs(algo, form):
         assert s.snapshot().kernel_evals == expected, t
         if form == "cached":
             assert s.kernel_evals == n * s.snapshot().extra["column_updates"]
+
+
+@pytest.mark.parametrize("algo", ["norma", "olsvm-hinge"])
+def test_online_kernel_counts_the_outputs_rebuilt_when_a_run_continues(algo):
+    """``carry_over`` (a ``partial_fit`` on new rows, with C·n rescaled under c_scale="svc")
+    rebuilds the cached outputs õ = Kγ over every row of the new run: n_new per listed
+    coefficient, on top of the old run's count, which then goes on counting a column of n_new
+    per coefficient change. The rebuilt outputs are checked against the dense kernel."""
+    X, y = _moons(40)
+    cls, kw = ONLINE[algo][:2]
+    kw = dict(kw, c_scale="svc") if cls is NormaSolver else kw
+    old = cls(C=5.0, kernel="rbf", gamma=GAMMA, epochs=3, cache_outputs=True, **kw)
+    old.init(X, y, seed=3)
+    old.step(50)
+    keep = old.support_rows()
+    Xn, yn = _moons(30, seed=1)
+    X2, y2 = np.vstack([X[keep], Xn]), np.concatenate([y[keep], yn])
+    n2 = len(y2)
+    new = cls(C=5.0, kernel="rbf", gamma=GAMMA, epochs=3, cache_outputs=True, **kw)
+    new.init(X2, y2, seed=3)
+    new.carry_over(old, keep, n2)
+    listed = int(np.count_nonzero(new.gam[:keep.size]))
+    assert listed > 0
+    expected = old.kernel_evals + n2 * listed
+    assert new.kernel_evals == new.snapshot().kernel_evals == expected
+    K = rbf_kernel(X2, gamma=GAMMA)
+    np.testing.assert_allclose(new.ot, K[:, :keep.size] @ new.gam[:keep.size], rtol=1e-10,
+                               atol=1e-12)
+    columns = new.snapshot().extra["column_updates"]
+    new.step(20)
+    grown = new.snapshot().extra["column_updates"] - columns
+    assert grown > 0
+    assert new.snapshot().kernel_evals == expected + n2 * grown
 
 
 # --------------------------------------------------------------------------- SFW, MSFW

@@ -268,7 +268,7 @@ def test_the_last_iterates_bias_jumps_and_the_mean_iterates_does_not(name):
     yᵀα by λ(y_p − yᵀα), and since ρ = αᵀAα is of the order of λ, the last iterate's bias
     yᵀα/ρ jumps by O(1) in margin units from one step to the next; the mean iterate's bias
     moves by 1/(window length) of that."""
-    from svmcore.bench.tta import solver_params
+    from svmcore.bench.solvers.tta import solver_params
     from svmcore.solvers.params import averaging_start
     X, y = make_classification(600, 6, n_informative=4, weights=[0.85], flip_y=0.02,
                                random_state=3)

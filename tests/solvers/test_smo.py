@@ -525,7 +525,7 @@ def test_estimator_contract(monkeypatch):
 def test_smo_benchmark_reaches_svcs_optimum(data_folder):
     """``python -m svmcore.bench smo`` on svmguide1: three rows (SVC, SMO, SMO shrinking), the
     same dual optimum (to the stopping tolerance) and the same test accuracy."""
-    from svmcore.bench import smo as bench
+    from svmcore.bench.solvers import smo as bench
     rows = bench.bench_dataset("svmguide1", log=lambda *a: None)
     assert [r[2] for r in rows] == list(bench.SOLVERS)
     duals = [float(r[9]) for r in rows]

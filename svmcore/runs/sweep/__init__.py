@@ -50,7 +50,7 @@ import time
 import weakref
 from typing import Any, Callable, Iterator
 
-from .backends import (Dask, Local, _cpus, _DaskPool, _LocalPool, _lost_row,
+from .backends import (Dask, Local, usable_cpus, DaskPool, LocalPool, lost_row,
                        dask_allowed_failures, default_backend, run_one)
 from .grid import (HEAD_COLUMNS, JOBS_ENV, MAX_CELLS, RESULT_COLUMNS, SCHEDULER_ENV,
                    TIMING_COLUMNS, Grid, Run, SweepData, default_axes, parse_seeds)
@@ -142,7 +142,7 @@ class Sweep:
     def backend_name(self) -> str:
         b = self.backend
         if isinstance(b, Local):
-            n = self._pool.n_workers if self._pool else (b.n_jobs or _cpus())
+            n = self._pool.n_workers if self._pool else (b.n_jobs or usable_cpus())
             return f"local processes ({n})"
         if b.client is not None:
             return "Dask (given client)"
@@ -165,7 +165,7 @@ class Sweep:
         # warm cache this takes milliseconds; on another machine it is simply not used).
         for name in self.grid.solvers:
             warmup(get_solver(name)(**dict(self.runs[0].params)))
-        pool_cls = _LocalPool if isinstance(self.backend, Local) else _DaskPool
+        pool_cls = LocalPool if isinstance(self.backend, Local) else DaskPool
         self._pool = pool_cls(self.backend, self.datasets, len(self.runs))
         self._finalizer = weakref.finalize(self, self._pool.close)
         self.started = True
@@ -199,7 +199,7 @@ class Sweep:
             return self._worker_died(exc)
         else:
             what = type(exc).__name__
-            row = _lost_row(run, self.datasets[run.dataset],
+            row = lost_row(run, self.datasets[run.dataset],
                             f"{what}: {exc}" if "KilledWorker" not in what else
                             f"the worker running it died {dask_allowed_failures()} times "
                             f"(KilledWorker): {exc}")
@@ -219,7 +219,7 @@ class Sweep:
         self._pool.cancel(())
         for run in todo:
             self._finished.add(run.index)
-            self.rows.append(_lost_row(run, self.datasets[run.dataset],
+            self.rows.append(lost_row(run, self.datasets[run.dataset],
                                        f"a worker process died {self.restarts + 1} times "
                                        f"({type(exc).__name__}: {exc}); not retried again"))
         return None
@@ -328,7 +328,7 @@ def run_sweep(grid: Grid, data, backend: Local | Dask | None = None, *,
         return sweep.wait(on_row)
 
 
-__all__ = ["Dask", "Grid", "Local", "MAX_CELLS", "Run", "SCHEDULER_ENV", "Sweep", "SweepData",
+__all__ = ["Dask", "Grid", "HEAD_COLUMNS", "Local", "MAX_CELLS", "RESULT_COLUMNS", "Run", "SCHEDULER_ENV", "Sweep", "SweepData",
            "JOBS_ENV", "TIMING_COLUMNS", "best_cell", "cell_config", "default_axes", "default_backend",
            "heatmap", "output_path", "param_columns", "parse_seeds", "run_one", "run_sweep",
            "summarize", "to_frame", "write_table"]

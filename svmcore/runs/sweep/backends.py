@@ -11,7 +11,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from .grid import _PROCESS, _THREAD_ENV, JOBS_ENV, SCHEDULER_ENV, Run, SweepData
+from .grid import PROCESS_STATE, THREAD_ENV, JOBS_ENV, SCHEDULER_ENV, Run, SweepData
 
 
 # --------------------------------------------------------------------------------- one run
@@ -28,7 +28,7 @@ def _warm(solver) -> None:
     """Compile (or load) the solver's numba code once per process, before any timing."""
     from ..run import warmup
     warmup(solver)
-    _PROCESS["warmed"].add(solver.name)
+    PROCESS_STATE["warmed"].add(solver.name)
 
 
 def run_one(run: Run, data: SweepData, max_seconds: float | None = None) -> dict:
@@ -66,8 +66,8 @@ def run_one(run: Run, data: SweepData, max_seconds: float | None = None) -> dict
         row.update(status="error", message=f"{type(exc).__name__}: {exc}")
     row["wall_time"] = time.perf_counter() - t0
     row["cpu_time"] = time.process_time() - c0
-    row["_process"] = {"data_loads": _PROCESS["data_loads"],
-                       "warmed": sorted(_PROCESS["warmed"])}
+    row["_process"] = {"data_loads": PROCESS_STATE["data_loads"],
+                       "warmed": sorted(PROCESS_STATE["warmed"])}
     return row
 
 
@@ -96,7 +96,7 @@ def _empty_row(run: Run, data: SweepData, **values) -> dict:
             "worker": "", **values}
 
 
-def _lost_row(run: Run, data: SweepData, message: str) -> dict:
+def lost_row(run: Run, data: SweepData, message: str) -> dict:
     return _empty_row(run, data, status="lost", message=message)
 
 
@@ -148,20 +148,20 @@ def default_backend() -> Local | Dask:
     return Local(n_jobs=int(jobs))
 
 
-def _cpus() -> int:
+def usable_cpus() -> int:
     try:
         return len(os.sched_getaffinity(0))
     except AttributeError:          # not Linux
         return os.cpu_count() or 1
 
 
-class _LocalPool:
+class LocalPool:
     """A loky process pool whose initializer hands each worker the data once."""
 
     kind = "local"
 
     def __init__(self, backend: Local, datasets: dict, n_runs: int):
-        n = backend.n_jobs or _cpus()
+        n = backend.n_jobs or usable_cpus()
         if isinstance(n, bool) or int(n) != n or n < 1:
             raise ValueError(f"n_jobs must be an integer >= 1, got {backend.n_jobs!r}")
         self.n_workers = max(1, min(int(n), n_runs))
@@ -175,7 +175,7 @@ class _LocalPool:
         self._end()
         self.generation += 1
         self._executor = ProcessPoolExecutor(self.n_workers, initializer=_local_init,
-                                             initargs=(self.datasets,), env=dict(_THREAD_ENV))
+                                             initargs=(self.datasets,), env=dict(THREAD_ENV))
 
     def submit(self, run: Run, max_seconds):
         return self._executor.submit(_local_task, run, max_seconds)
@@ -227,7 +227,7 @@ def _connect(backend: Dask):
         import warnings
 
         import dask
-        env = {**dask.config.get("distributed.nanny.pre-spawn-environ", {}), **_THREAD_ENV}
+        env = {**dask.config.get("distributed.nanny.pre-spawn-environ", {}), **THREAD_ENV}
         with dask.config.set({"distributed.nanny.pre-spawn-environ": env}), \
                 warnings.catch_warnings():
             # without a dashboard the scheduler still serves /health on loopback, port 8787 or
@@ -343,8 +343,8 @@ def _check_workers(client, timeout: float):
 
     def probe():                        # nested: pickled by value, runs without svmcore
         try:
-            import svmcore
-            return svmcore.__version__
+            from svmcore import __version__ as theirs
+            return theirs
         except ImportError as exc:
             return f"cannot import svmcore: {exc}"
 
@@ -355,7 +355,7 @@ def _check_workers(client, timeout: float):
                            "'svmcore[dist]'); nothing was run.")
 
 
-class _DaskPool:
+class DaskPool:
     """Tasks on a Dask cluster; the data are scattered to every worker once (broadcast)."""
 
     kind = "dask"

@@ -14,7 +14,7 @@ import scipy.sparse as sp
 
 MAX_CELLS = 64
 # What this process has done for sweeps (each worker reports it with every row).
-_PROCESS = {"data_loads": 0, "warmed": set()}
+PROCESS_STATE = {"data_loads": 0, "warmed": set()}
 SCHEDULER_ENV = "SVMCORE_DASK_SCHEDULER"
 # How many local worker processes a sweep started without a backend (the app's Sweep page) may
 # use: a server shared by a class may want fewer than its cores per sweep. Default: every core.
@@ -27,7 +27,7 @@ RESULT_COLUMNS = ("seed", "n_train", "n_test", "train_accuracy", "test_accuracy"
                   "objective_name", "n_sv", "iterations", "kernel_evals", "solver_time",
                   "wall_time", "cpu_time", "status", "message", "worker")
 # BLAS threads per worker process: one (the workers already use every core between them).
-_THREAD_ENV = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+THREAD_ENV = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 
 
 # --------------------------------------------------------------------------------------- data
@@ -129,7 +129,7 @@ class SweepData:
 
     def __setstate__(self, state):
         self.__dict__.update(state)
-        _PROCESS["data_loads"] += 1
+        PROCESS_STATE["data_loads"] += 1
 
     def __repr__(self):
         kind = "sparse" if sp.issparse(self.X_train) else "dense"
@@ -183,7 +183,7 @@ class Grid:
     other parameters for every run. Every name must be a parameter of every solver (its
     ``params`` ParamSpec dict) and every value valid for it; a swept parameter must matter
     (``gamma`` needs ``kernel="rbf"`` or ``"poly"``). ``datasets`` lists dataset names (empty:
-    the names of the data the :class:`Sweep` is given). Checked here, before anything runs.
+    the names of the data the :class:`svmcore.runs.sweep.Sweep` is given). Checked here, before anything runs.
     """
 
     solvers: tuple[str, ...] | str
@@ -342,7 +342,7 @@ def default_axes(X=None, n_C: int = 8, n_gamma: int = 8, C_range=(1e-2, 1e3),
         raise ValueError(f"C_range must be (low, high) with 0 < low <= high, got {C_range!r}")
     g0 = 1.0
     if X is not None:
-        from ...estimators import resolve_gamma
+        from ...solvers.params import resolve_gamma
         g0 = resolve_gamma("scale", X)
     Cs = [_nice(v) for v in np.geomspace(lo, hi, n_C)]
     gs = [_nice(v) for v in np.geomspace(g0 * 10 ** -gamma_decades, g0 * 10 ** gamma_decades,
