@@ -63,6 +63,7 @@ class Step:
     changes: tuple = ()
     claim: str = ""
     check: Callable | None = field(default=None, compare=False, repr=False)
+    config: object = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -121,25 +122,18 @@ STEP_THROUGH_SMO = RunConfig(dataset="gaussians", n=40, solver="smo",
 def step_config(step: Step):
     """The step's configuration as an object: the preset's / race's own, or the one built
     here (None for a page without a run configuration)."""
-    if step.preset is not None:
-        return _preset(step.preset).config
-    return _CONFIGS.get((step.page, step.query))
-
-
-_CONFIGS: dict = {}
+    return step.config
 
 
 def _cfg_step(cfg, page: str = "", extra: dict | None = None, **kw) -> Step:
-    query = _q(cfg, **(extra or {}))
-    _CONFIGS[(page, query)] = cfg
-    return Step(page=page, query=query, **kw)
+    return Step(page=page, query=_q(cfg, **(extra or {})), config=cfg, **kw)
 
 
 def _preset_step(key: str, **kw) -> Step:
     p = _preset(key)
     page = "race" if p.is_race else ""
     data = (p.data().dataset,) if p.data().source == "real" else ()
-    return Step(page=page, query=_q(p.config), preset=key, data=data, **kw)
+    return Step(page=page, query=_q(p.config), preset=key, data=data, config=p.config, **kw)
 
 
 def _checks():

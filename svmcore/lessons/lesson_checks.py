@@ -21,8 +21,7 @@ MIN_PLAY_S = 60.0
 
 
 def _cfg(step):
-    from .course import step_config
-    return E.with_changes(step_config(step), step.changes)
+    return E.with_changes(step.config, step.changes)
 
 
 def _pct(v: float) -> str:
@@ -175,8 +174,7 @@ def check_smo_certifies(step):
 
 
 def check_step_through(step):
-    from .course import step_config
-    cfg = step_config(step)
+    cfg = step.config
     data = E.data_of(cfg)
     from ..solvers import get_solver
     s = get_solver(cfg.solver)(**cfg.param_dict)
@@ -354,7 +352,7 @@ def check_sweep(step):
 # --------------------------------------------------------------------------- lesson 4
 
 def check_dome(step):
-    from ..viz.surface import poly2_quadratic
+    from .kernel_trick import poly2_quadratic
     cfg = _cfg(step)
     run, data = _converged(cfg)
     s = run.solver
@@ -373,7 +371,7 @@ def check_dome(step):
 
 
 def check_feature_map(step):
-    from ..viz.surface import feature_map, poly2_plane, poly2_quadratic
+    from .kernel_trick import feature_map, poly2_plane, poly2_quadratic
     cfg = _cfg(step)
     run, data = _converged(cfg)
     s = run.solver
@@ -584,8 +582,7 @@ def check_drift_constant(step):
 
 
 def _cfg_without_changes(step):
-    from .course import step_config
-    return step_config(step)
+    return step.config
 
 
 def run_check(step) -> tuple[bool, str]:
