@@ -324,7 +324,8 @@ def pack(rep: Replay) -> dict:
     keys, drop, before = [], [], {}
     for f in frames:
         slim = {k: v for k, v in f.items() if k not in BYTE_KEYS}
-        keys.append({k: v for k, v in slim.items() if k == "t" or before.get(k) != v})
+        keys.append({k: v for k, v in slim.items()
+                     if k == "t" or k not in before or before[k] != v})
         drop.append([k for k in before if k not in slim])     # entries a keyframe no longer has
         before = slim
     doc = {"keys": keys, "drop": drop, "tiles": rep.tiles, "n": rep.trace_len, "curves": rep.curves,

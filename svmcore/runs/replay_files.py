@@ -17,8 +17,16 @@ import os
 import sys
 import time
 
-from .replay import (DEFAULT_SECONDS, ExportError, file_mode, meta, pack, record, version,
-                     write_atomic)
+from .replay import (
+    DEFAULT_SECONDS,
+    ExportError,
+    file_mode,
+    meta,
+    pack,
+    record,
+    version,
+    write_atomic,
+)
 
 #: the app's address in the replay's link back (the live app must be running there)
 DEFAULT_BASE = "http://localhost:8501/"
@@ -69,8 +77,9 @@ def write_animation(rep, gif: str | None, mp4: str | None, size=(1280, 720), fps
                     progress=None) -> dict:
     """Render the replay's pictures once and write them to the GIF and/or the MP4 (one pass,
     streaming). Returns {path: bytes}. Raises ExportError (no file left behind)."""
-    from ..viz import animation as anim
     import tempfile
+
+    from ..viz import animation as anim
     outs, tmps, writers, done = {}, [], [], False
     try:
         for path, kind in ((gif, "gif"), (mp4, "mp4")):
