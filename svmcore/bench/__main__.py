@@ -29,6 +29,7 @@ BENCHMARKS = {
     "failover": "svmcore.bench.failover",
     "uploads": "svmcore.bench.uploads",
     "scaling": "svmcore.bench.scaling",
+    "export-cost": "svmcore.bench.export_cost",
 }
 
 

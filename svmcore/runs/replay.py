@@ -296,7 +296,7 @@ BYTE_KEYS = ("z", "ring", "size")
 
 
 def _deflate(raw: bytes) -> str:
-    return base64.b64encode(zlib.compress(raw, 9)).decode("ascii")
+    return base64.b64encode(zlib.compress(raw, 6)).decode("ascii")
 
 
 def _inflate(text: str) -> bytes:
