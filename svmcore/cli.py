@@ -8,6 +8,7 @@ sweeps and serving replicas, each delegated to the module that owns it.
     svmcore sweep [options]                  # a C x gamma (or any parameter) grid of runs
     svmcore export LINK --html run.html      # a run's replay (HTML), --gif / --mp4 its animation
     svmcore serve --replicas K               # K app servers behind nginx
+    svmcore lessons check [--lesson K]       # the teacher's dry run of the lessons
     svmcore --version
 
 Options after a command go to that command (``svmcore sweep --help`` shows the sweep's own).
@@ -37,6 +38,8 @@ COMMANDS: dict[str, tuple[str, str, tuple[str, ...], str]] = {
                "offline (HTML) and an animation for slides (GIF, MP4), from an app link"),
     "serve": ("svmcore.server.replicas", "main", (), "serve the app with --replicas K (default 2) "
               "behind nginx on --port (default 8501)"),
+    "lessons": ("svmcore.lessons.cli", "main", (), "the teacher's lessons: `svmcore lessons "
+                "check [--lesson K]` plays every step's check (✓ / ✗, value, seconds)"),
 }
 
 
