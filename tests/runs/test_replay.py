@@ -211,3 +211,21 @@ def test_export_every_preset_link(tmp_path):
         out = tmp_path / f"{name}.html"
         assert main(["export", link, "--html", str(out), "--seconds", "1"]) == 0, name
         assert out.stat().st_size > 10_000
+
+
+@pytest.mark.slow
+def test_export_a_lesson_as_one_document(tmp_path):
+    """`svmcore export --lesson 3`: every step in one file, the Playground's replayed, the
+    others with a line saying they play in the app."""
+    from svmcore.lessons import course
+    lesson, _ = course.find_step(3, 1)
+    title, steps = RF.lesson_document(3, 1.0)
+    assert len(steps) == len(lesson.steps) and title.startswith("Lesson 3")
+    for step, data in zip(lesson.steps, steps):
+        assert (data["packed"] is not None) == (step.page == ""), step.title
+        assert step.question in data["lesson"] or "&" in step.question
+        if data["packed"] is None:
+            assert "app's" in data["error"]
+    out = tmp_path / "lesson.html"
+    RF.write_html(str(out), steps, title)
+    assert 'data-action="next"' in out.read_text()
