@@ -23,6 +23,7 @@ import base64
 import json
 import math
 import os
+import time
 import zlib
 from dataclasses import dataclass, field
 from urllib.parse import parse_qsl, urlencode, urlsplit
@@ -229,10 +230,11 @@ class Replay:
 
 
 def record(link: str | RunConfig, seconds: float = DEFAULT_SECONDS, *, height: int = FIELD_HEIGHT,
-           font: int = FIELD_FONT, progress=None) -> Replay:
+           font: int = FIELD_FONT, until: int | None = None, progress=None) -> Replay:
     """Play the configuration of ``link`` headless for ``seconds`` of the app's default-speed
-    play (or to the run's end). ``progress(done, total)`` is called after each keyframe.
-    Raises :class:`ExportError` for a link or configuration the app would refuse."""
+    play (or to the run's end, or to the first keyframe at t ≥ ``until``: what a page has run
+    so far). ``progress(done, total)`` is called after each keyframe. Raises
+    :class:`ExportError` for a link or configuration the app would refuse."""
     from ..server import pacing
     from ..viz import make_view, run_frame
     from ..viz.frame import curves_frame, run_panels
@@ -266,15 +268,21 @@ def record(link: str | RunConfig, seconds: float = DEFAULT_SECONDS, *, height: i
     moments = []
     for i in range(total):
         m = timeline.moment(i, factor, frame_of)
+        waited = 0
+        while moments and m is moments[-1] and not run.done:
+            if waited >= 600:                        # the server's training slots stayed taken
+                raise ExportError("the server is busy: its training slots stayed taken for a "
+                                  "minute; try again in a moment")
+            time.sleep(0.1)                          # (a tick found no slot: the same moment)
+            waited += 1
+            m = timeline.moment(i, factor, frame_of)
         if moments and m is moments[-1]:
             break                                    # the run stopped
         moments.append(m)
         if progress is not None:
             progress(len(moments), total)
-        if m.done:
+        if m.done or (until is not None and m.t >= until):
             break
-    if moments[-1].status == "diverged":
-        pass                                         # shown as the app shows it: its status
     cols = run.trace_columns()
     groups, logs = curve_groups(cols)
     labels = {k: v for k, v in moments[-1].column_labels().items() if v}

@@ -229,3 +229,20 @@ def test_export_a_lesson_as_one_document(tmp_path):
     out = tmp_path / "lesson.html"
     RF.write_html(str(out), steps, title)
     assert 'data-action="next"' in out.read_text()
+
+
+def test_the_share_menus_files_are_the_run_up_to_its_t():
+    """The app's Share menu makes its files through ``svmcore.ui.export._make_file``: the
+    page's configuration recorded to the t the page shows."""
+    from types import SimpleNamespace
+
+    from svmcore.ui.export import _make_file
+    cfg, _ = R.decode_link(LINK)
+    state = SimpleNamespace(run=SimpleNamespace(t=6), cfg=cfg)
+    seen = []
+    bar = SimpleNamespace(progress=lambda v, text="": seen.append(v))
+    page = _make_file(state, "html", bar).decode()
+    assert "window.__svmcCanvas" in page and seen and max(seen) <= 1.0
+    packed = __import__("json").loads(
+        page.split('id="svmc-data">')[1].split("</script>")[0])["steps"][0]
+    assert packed["meta"]["t_last"] >= 6 and packed["meta"]["t_first"] == 0
