@@ -10,7 +10,7 @@ server's warm-up does), then the link is recorded headless
 (:func:`svmcore.runs.replay.record`: the run and its keyframes), the HTML replay written and,
 with ``--animation``, the GIF and the MP4 rendered in one pass. Reported: the run's training
 time (the solver's wall time in its steps), the time of each part, the files' sizes and the
-peak RSS. The default link is a kernel NORMA run on 2,000 points that plays well beyond 60 s
+peak RSS. The default link is a kernel NORMA run on 2,000 points (1,000 epochs) that plays well beyond 60 s
 at the default speed (each tick at its time budget).
 """
 from __future__ import annotations
@@ -23,7 +23,7 @@ import tempfile
 
 from .common import machine_line, markdown_table
 
-LINK = "/?src=toy&ds=gaussians&n=2000&solver=norma&p.kernel=rbf&p.epochs=50"
+LINK = "/?src=toy&ds=gaussians&n=2000&solver=norma&p.kernel=rbf&p.epochs=1000"
 
 CHILD = r"""
 import json, os, resource, sys, time

@@ -50,8 +50,8 @@ def _open(browser, path, hash_=""):
     errors = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.goto(path.as_uri() + hash_)
-    page.wait_for_function("window.__svmcReplay && window.__svmcReplay.frames.length > 0",
-                           timeout=20_000)
+    # (not wait_for_function: the page's policy allows no eval, which it would use)
+    page.wait_for_selector("body[data-t]", state="attached", timeout=20_000)
     return page, asked, errors
 
 

@@ -178,7 +178,7 @@ def test_cli_says_what_is_wrong_in_one_line(tmp_path, capsys):
 
 
 #: a run that plays longer than 60 s at the default speed (each tick at its time budget)
-LONG = "/?src=toy&ds=gaussians&n=2000&solver=norma&p.kernel=rbf&p.epochs=50"
+LONG = "/?src=toy&ds=gaussians&n=2000&solver=norma&p.kernel=rbf&p.epochs=1000"
 
 
 @pytest.mark.slow
