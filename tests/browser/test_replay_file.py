@@ -18,7 +18,8 @@ LINK = "/?src=toy&ds=moons&n=200&seed=0&solver=smo&p.kernel=rbf"
 
 _SAMPLE = """() => {
   const c = document.querySelector('#field canvas'), root = document.querySelector('#field .svmc');
-  return [c.toDataURL('image/png').length + ':' + c.toDataURL('image/png').slice(-400),
+  const url = c.toDataURL('image/png');
+  return [url.length + ':' + url.slice(-400),
           root.getAttribute('data-t'), document.getElementById('tval').textContent];
 }"""
 
