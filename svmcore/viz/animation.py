@@ -141,11 +141,16 @@ class Renderer:
                 int(math.floor(self.oy + self.ph - j * self.hy)))
 
     def _field(self, Z: np.ndarray) -> np.ndarray:
-        Z = np.ascontiguousarray(Z.reshape(self.ny, self.nx)[::-1], dtype=np.float32)
-        big = np.asarray(Image.fromarray(Z, mode="F").resize(self.up, Image.Resampling.BILINEAR))
+        """The plot's pixels as palette entries: the bytes mapped linearly to the shades (a
+        linear map commutes with the bilinear scaling), scaled up, rounded (+ 0.5, then
+        Pillow's float -> byte conversion truncates)."""
+        Z = Z.reshape(self.ny, self.nx)[::-1]
+        S = np.clip((Z - 1.0) * ((FIELD_SHADES - 1) / 252.0), 0, FIELD_SHADES - 1) + 0.5
+        big = Image.fromarray(np.ascontiguousarray(S, dtype=np.float32), mode="F").resize(
+            self.up, Image.Resampling.BILINEAR)
         w, h = self.px1 - self.px0, self.py1 - self.py0
-        v = big[self.cy:self.cy + h, self.cx:self.cx + w]
-        return self.shade[np.clip(np.rint(v), 0, 255).astype(np.uint8)]
+        box = (self.cx, self.cy, self.cx + w, self.cy + h)
+        return np.asarray(big.crop(box).convert("L"))
 
     def _lines(self, draw, Z, level, color, width, dash=None):
         import contourpy
@@ -196,6 +201,17 @@ class Renderer:
             Y = float(self.Y(v))
             g.line([(self.ox - 4 * u, Y), (self.ox, Y)], fill=self.ui["#888888"])
             g.text((self.ox - 6 * u, Y), _fmt(v), font=f, fill=self.ui["#333333"], anchor="rm")
+        lab = self.fonts["lab"]
+        if d.get("xlabel"):
+            g.text((self.ox + self.pw / 2, self.oy + self.ph + 24 * u), d["xlabel"], font=lab,
+                   fill=self.ui["#333333"], anchor="ma")
+        if d.get("ylabel"):                      # rotated: drawn on its own small picture
+            w, h = int(g.textlength(d["ylabel"], font=lab)) + 4, int(20 * u)
+            tag = Image.new("P", (w, h), self.ui["#ffffff"])
+            tag.putpalette(self.palette)
+            ImageDraw.Draw(tag).text((2, 0), d["ylabel"], font=lab, fill=self.ui["#333333"])
+            tag = tag.rotate(90, expand=True)
+            im.paste(tag, (int(4 * u), int(self.oy + self.ph / 2 - w / 2)))
         # the colour bar, beside the plot
         cbx, cbw = self.ox + self.pw + 8 * u, 10 * u
         cbh = min(self.ph, 200 * u)
