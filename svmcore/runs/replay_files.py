@@ -74,9 +74,10 @@ def write_html(path: str, steps: list[dict], title: str) -> int:
 
 
 def write_animation(rep, gif: str | None, mp4: str | None, size=(1280, 720), fps: int = 15,
-                    progress=None) -> dict:
+                    progress=None, workers: int = 1) -> dict:
     """Render the replay's pictures once and write them to the GIF and/or the MP4 (one pass,
-    streaming). Returns {path: bytes}. Raises ExportError (no file left behind)."""
+    streaming; ``workers`` processes draw the pictures). Returns {path: bytes}. Raises
+    ExportError (no file left behind)."""
     import tempfile
 
     from ..viz import animation as anim
@@ -96,7 +97,8 @@ def write_animation(rep, gif: str | None, mp4: str | None, size=(1280, 720), fps
             else:
                 writers.append((anim.Mp4Writer(tmp, size, fps), None))
         total = anim.frame_count(len(rep.frames), rep.key_s, fps)
-        for k, im in enumerate(anim.pictures(rep.frames, rep.tiles, rep.key_s, fps, size)):
+        for k, im in enumerate(anim.pictures(rep.frames, rep.tiles, rep.key_s, fps, size,
+                                             workers)):
             for w, _ in writers:
                 w.add(im)
             if progress is not None:
@@ -184,7 +186,8 @@ def lesson_document(number: int, seconds: float, base: str = DEFAULT_BASE,
 
 def export(link: str | None, *, html_path=None, gif=None, mp4=None,
            seconds: float = DEFAULT_SECONDS, size: str = "1280x720", fps: int = 15,
-           lesson: int | None = None, base: str = DEFAULT_BASE, say=print) -> int:
+           lesson: int | None = None, base: str = DEFAULT_BASE, workers: int = 1,
+           say=print) -> int:
     """The command's work; returns the exit code (0, or 1 when an MP4 was refused but the
     rest was written). Raises ExportError for everything that stops it."""
     from ..viz.animation import FPS, mp4_available, parse_size
@@ -230,7 +233,7 @@ def export(link: str | None, *, html_path=None, gif=None, mp4=None,
         say(f"{html_path}: {n / 1e6:.2f} MB in {time.perf_counter() - t1:.1f} s")
     if gif or mp4:
         t1 = time.perf_counter()
-        outs = write_animation(rep, gif, mp4, wh, fps)
+        outs = write_animation(rep, gif, mp4, wh, fps, workers=workers)
         for path, n in outs.items():
             say(f"{path}: {n / 1e6:.2f} MB")
         say(f"animation {wh[0]}×{wh[1]} at {fps} fps rendered in "
@@ -256,6 +259,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--fps", type=int, default=15, help="15 (default) or 30")
     ap.add_argument("--lesson", type=int, metavar="K", help="lesson K's steps in one HTML "
                     "file with Next / Back")
+    ap.add_argument("--workers", type=int, default=1,
+                    help="processes that draw the animation's pictures (default 1; more help "
+                    "only on idle cores)")
     ap.add_argument("--base", default=DEFAULT_BASE, help="the live app's address, for the "
                     "replay's link back (default http://localhost:8501/)")
     a = ap.parse_args(argv)
@@ -264,7 +270,8 @@ def main(argv: list[str] | None = None) -> int:
         print(text, file=file or sys.stdout, flush=True)
     try:
         return export(a.link, html_path=a.html, gif=a.gif, mp4=a.mp4, seconds=a.seconds,
-                      size=a.size, fps=a.fps, lesson=a.lesson, base=a.base, say=say)
+                      size=a.size, fps=a.fps, lesson=a.lesson, base=a.base,
+                      workers=max(1, a.workers), say=say)
     except ExportError as exc:
         print(f"svmcore export: {exc}", file=sys.stderr)
         return 2

@@ -339,17 +339,53 @@ def _fmt(v: float) -> str:
     return f"{float(f'{v:.4g}'):g}"
 
 
-def pictures(frames: list[dict], tiles: list, key_s: float, fps: int, size: tuple[int, int]):
-    """The animation's pictures, in order: ``fps`` a second, keyframe i at ``i · key_s``
-    seconds, the blends in between, the last keyframe last. Yields palette images."""
-    rend = Renderer(frames[0], size)
+def schedule(n_keyframes: int, key_s: float, fps: int) -> list[tuple[int, float]]:
+    """(keyframe, mix) of each picture: ``fps`` a second, keyframe i at ``i · key_s`` seconds,
+    the blends in between, the last keyframe last."""
     per = key_s * fps
-    count = int(round((len(frames) - 1) * per)) + 1
-    for j in range(count):
+    out = []
+    for j in range(frame_count(n_keyframes, key_s, fps)):
         pos = j / per
-        i = min(int(math.floor(pos + 1e-9)), len(frames) - 1)
-        mix = pos - i if i < len(frames) - 1 else 0.0
-        yield rend.draw(frames[i], frames[i + 1] if mix > 1e-9 else None, mix, tiles[i])
+        i = min(int(math.floor(pos + 1e-9)), n_keyframes - 1)
+        out.append((i, pos - i if i < n_keyframes - 1 and pos - i > 1e-9 else 0.0))
+    return out
+
+
+_WORKER: dict = {}
+#: fewer pictures than this are drawn here (starting processes costs about a second)
+MIN_PARALLEL = 60
+
+
+def _worker_init(frames, tiles, size) -> None:
+    _WORKER.update(frames=frames, tiles=tiles, rend=Renderer(frames[0], size))
+
+
+def _worker_draw(chunk) -> list[bytes]:
+    f, t, rend = _WORKER["frames"], _WORKER["tiles"], _WORKER["rend"]
+    return [rend.draw(f[i], f[i + 1] if mix else None, mix, t[i]).tobytes() for i, mix in chunk]
+
+
+def pictures(frames: list[dict], tiles: list, key_s: float, fps: int, size: tuple[int, int],
+             workers: int = 1):
+    """The animation's pictures in order (palette images, :func:`schedule`), drawn here or by
+    ``workers`` processes (spawned, so that they hold none of this process's pipes, e.g. to
+    ffmpeg: each draws chunks of pictures, returned in order)."""
+    plan = schedule(len(frames), key_s, fps)
+    rend = Renderer(frames[0], size)
+    if workers <= 1 or len(plan) < MIN_PARALLEL:
+        for i, mix in plan:
+            yield rend.draw(frames[i], frames[i + 1] if mix else None, mix, tiles[i])
+        return
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+    chunks = [plan[k:k + 15] for k in range(0, len(plan), 15)]
+    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
+                             initializer=_worker_init, initargs=(frames, tiles, size)) as pool:
+        for out in pool.map(_worker_draw, chunks):
+            for raw in out:
+                im = Image.frombytes("P", size, raw)
+                im.putpalette(rend.palette)
+                yield im
 
 
 def frame_count(n_keyframes: int, key_s: float, fps: int) -> int:

@@ -246,3 +246,12 @@ def test_the_share_menus_files_are_the_run_up_to_its_t():
     packed = __import__("json").loads(
         page.split('id="svmc-data">')[1].split("</script>")[0])["steps"][0]
     assert packed["meta"]["t_last"] >= 6 and packed["meta"]["t_first"] == 0
+
+
+@pytest.mark.slow
+def test_pictures_drawn_by_worker_processes_are_the_same(rep, monkeypatch):
+    monkeypatch.setattr(A, "MIN_PARALLEL", 0)
+    one = [im.tobytes() for im in A.pictures(rep.frames, rep.tiles, rep.key_s, 15, (1280, 720))]
+    two = [im.tobytes() for im in A.pictures(rep.frames, rep.tiles, rep.key_s, 15, (1280, 720),
+                                              workers=2)]
+    assert len(one) == A.frame_count(len(rep.frames), rep.key_s, 15) and one == two
