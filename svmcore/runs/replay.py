@@ -52,7 +52,7 @@ def split_link(link: str) -> tuple[str, dict[str, str]]:
     text = (link or "").strip()
     if not text:
         raise ExportError("the link is empty: give an app link (its URL or its query)")
-    if "://" in text or text.startswith("/") or text.startswith("?"):
+    if "://" in text or text.startswith(("/", "?")):
         parts = urlsplit(text)
         path, query = parts.path.strip("/"), parts.query
     elif "=" in text:

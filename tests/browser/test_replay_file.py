@@ -97,9 +97,35 @@ def test_replay_plays_from_disk_with_no_request(browser, replay_file):
     assert errors == []
 
 
-def test_projector_mode(browser, replay_file):
+def test_the_last_picture_is_the_engines_field_in_colour(browser, replay_file):
+    """The colours the renderer gives the grid nodes of the last keyframe (its one-pixel-per-
+    node image) are the colour scale's at the engine's quantised field: no colour step off."""
+    import base64
+
+    import numpy as np
+
+    from svmcore.viz import decision_field
+    from svmcore.viz.animation import colour_table
+    from svmcore.viz.frame import clipped_field, quantize_field
     path, rep = replay_file
-    page, asked, errors = _open(browser, path, "#present")
+    page, _, errors = _open(browser, path)
+    page.evaluate("() => { const s = document.getElementById('scrub'); s.value = s.max;"
+                  " s.dispatchEvent(new Event('input')); }")
+    page.wait_for_timeout(200)
+    rgba = page.evaluate("() => Array.from(document.querySelector('#field .svmc').__svmc"
+                         ".offImg.data)")
+    xs, ys = rep.view.grid(rep.resolution)
+    _, _, z = clipped_field(decision_field(rep.run.solver, xs, ys, None), xs, ys)
+    q = np.frombuffer(base64.b64decode(quantize_field(z, 2.0)), dtype=np.uint8)
+    want = colour_table(rep.frames[-1]["scale"])[q.reshape(len(ys), len(xs))[::-1].ravel()]
+    got = np.asarray(rgba, dtype=int).reshape(-1, 4)[:, :3]
+    assert np.abs(got - want).max() <= 1              # rounding of the scale's blend only
+    assert errors == []
+
+
+def test_projector_mode(browser, replay_file):
+    path, _ = replay_file
+    page, _, errors = _open(browser, path, "#present")
     assert page.evaluate("document.body.classList.contains('present')")
     assert page.evaluate("document.querySelector('#field .svmc').getAttribute('data-font')") \
         == "18"
