@@ -84,7 +84,7 @@ def decode_link(link: str) -> tuple[RunConfig, int]:
                           "from the address bar or the Share menu")
     cfg, problems = config_from_query({k: v for k, v in q.items() if k not in VIEW_KEYS})
     if problems:
-        raise ExportError("; ".join(problems))
+        raise ExportError("the app would not play this link as written: " + "; ".join(problems))
     if cfg.source == "upload":
         raise ExportError("an uploaded dataset is not part of a link: export it from the app "
                           "where the file was uploaded")
