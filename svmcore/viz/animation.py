@@ -109,7 +109,7 @@ class Renderer:
         x0, x1 = first["x"]
         y0, y1 = first["y"]
         # the field on the left, a square-ish plot as high as the picture; the tiles beside it
-        top, bottom = 52 * u, 30 * u
+        top, bottom = 52 * u, 58 * u
         side = self.W - 360 * u
         s = min((side - 60 * u) / (x1 - x0), (self.H - top - bottom) / (y1 - y0))
         self.pw, self.ph = s * (x1 - x0), s * (y1 - y0)
@@ -299,6 +299,14 @@ class Renderer:
             for i in range(len(TL)):
                 g.ellipse([TX[i] - r, TY[i] - r, TX[i] + r, TY[i] + r], fill=self.ui["#ffffff"],
                           outline=col.get(int(TL[i])), width=max(1, int(round(2 * u))))
+        for m in A.get("marks") or ():          # pinned points, a stream's newest point
+            c = m.get("color", "#00a651")
+            if c not in self.ui:
+                continue
+            r = float(m.get("r", 10)) * u
+            x, y = float(self.X(m["x"])), float(self.Y(m["y"]))
+            g.ellipse([x - r, y - r, x + r, y + r], outline=self.ui[c],
+                      width=max(1, int(round(float(m.get("width", 3)) * u))))
         # the title, the t label and the tiles: the keyframe reached
         g.text((self.ox, 14 * u), title or A.get("title", ""), font=self.fonts["title"],
                fill=self.ui["#262730"])
