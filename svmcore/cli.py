@@ -6,6 +6,7 @@ sweeps and serving replicas, each delegated to the module that owns it.
     svmcore fetch NAME... | --all            # download, verify and cache datasets
     svmcore bench NAME [options]             # a benchmark (svmcore bench --help lists them)
     svmcore sweep [options]                  # a C x gamma (or any parameter) grid of runs
+    svmcore export LINK --html run.html      # a run's replay (HTML), --gif / --mp4 its animation
     svmcore serve --replicas K               # K app servers behind nginx
     svmcore lessons check [--lesson K]       # the teacher's dry run of the lessons
     svmcore --version
@@ -33,6 +34,8 @@ COMMANDS: dict[str, tuple[str, str, tuple[str, ...], str]] = {
               "[options] (no NAME: the list)"),
     "sweep": ("svmcore.runs.sweep.command", "main", (), "a grid of runs on local processes or a Dask "
               "cluster (default: solver sfw on the gaussians toy, local processes)"),
+    "export": ("svmcore.runs.replay_files", "main", (), "a run as files: a replay that plays "
+               "offline (HTML) and an animation for slides (GIF, MP4), from an app link"),
     "serve": ("svmcore.server.replicas", "main", (), "serve the app with --replicas K (default 2) "
               "behind nginx on --port (default 8501)"),
     "lessons": ("svmcore.lessons.cli", "main", (), "the teacher's lessons: `svmcore lessons "

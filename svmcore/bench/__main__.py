@@ -40,6 +40,8 @@ GROUPS = {
         "soak": ("svmcore.bench.app.soak", "a lecture: sessions playing for minutes"),
         "failover": ("svmcore.bench.app.failover", "a replica dies while a class plays"),
         "uploads": ("svmcore.bench.app.uploads", "uploads at once while others play"),
+        "export-cost": ("svmcore.bench.app.export_cost",
+                        "time and peak memory of a 60-s run's replay and animation export"),
         "sweep-speed": ("svmcore.bench.app.sweep_speed",
                         "sweeps on local processes and on a Dask cluster"),
     },

@@ -1,5 +1,7 @@
-"""Share and export: the link, the traces as CSV / JSON, and the script that reproduces the run
-or the race (the same panel for both; the contents come from :mod:`svmcore.runs.export`)."""
+"""Share and export: the link, the traces as CSV / JSON, the script that reproduces the run
+or the race (the same panel for both; the contents come from :mod:`svmcore.runs.export`), and
+a run's replay file and animation (:mod:`svmcore.runs.replay`, rendered on demand with a
+progress bar)."""
 from __future__ import annotations
 
 from urllib.parse import urlencode
@@ -8,8 +10,80 @@ import streamlit as st
 
 from ..runs import export
 from .live_controls import catch_up
-from .state import Instance, LiveState, describe
+from .state import Instance, LiveState, describe, ss
 from .urls import link_query
+
+#: the files a run can be taken away as: (button, kind, file name, mime)
+TAKE_AWAY = (("Replay (HTML)", "html", "svmcore-replay.html", "text/html"),
+             ("Animation (GIF)", "gif", "svmcore-run.gif", "image/gif"),
+             ("Animation (MP4)", "mp4", "svmcore-run.mp4", "video/mp4"))
+#: seconds of play (at the default speed) a file from the app holds at most
+TAKE_AWAY_S = 60.0
+
+
+def _make_file(state: LiveState, kind: str, bar) -> bytes:
+    """The run of the page as a replay file or an animation: the same seeded configuration
+    recorded headless at the default speed up to the t the page shows (or its end, or
+    TAKE_AWAY_S of play), with ``bar`` (st.progress) following the work."""
+    import os
+    import tempfile
+
+    from ..runs import replay, replay_files
+    run = state.run
+    until = run.t if run.t > 0 else None
+    share = 0.3 if kind != "html" else 1.0        # the recording's share of the bar
+
+    def recorded(done, total):
+        bar.progress(min(1.0, share * done / total), text=f"recording keyframe {done:,}")
+
+    def rendered(done, total):
+        bar.progress(share + (1 - share) * done / total, text=f"picture {done:,} of {total:,}")
+
+    # each tick of the recording takes one of the server's training slots, as a live tick does
+    rep = replay.record(state.cfg, TAKE_AWAY_S, until=until, progress=recorded)
+    if kind == "html":
+        from ..viz.replay_page import page
+        return page([replay_files.step_data(rep)], f"svmcore replay — {rep.cfg.solver}",
+                    replay.version()).encode("utf-8")
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, f"run.{kind}")
+        replay_files.write_animation(rep, path if kind == "gif" else None,
+                                     path if kind == "mp4" else None, progress=rendered)
+        with open(path, "rb") as fp:
+            return fp.read()
+
+
+def take_away(inst: Instance, state: LiveState) -> None:
+    """Replay (HTML), Animation (GIF), Animation (MP4): a button each; the file is rendered
+    when pressed (a progress bar meanwhile), then offered for download."""
+    from ..viz.animation import mp4_available
+    st.markdown("**Take the run with you** — a replay file that plays offline from disk (no "
+                "server), or an animation for slides (1280 × 720, 15 pictures a second), of "
+                f"this run up to its t (at most {TAKE_AWAY_S:.0f} s of play):")
+    if state.is_race or state.view is None or state.cfg.source == "upload":
+        st.caption("Replays and animations are made of Playground runs on toy or catalog "
+                   "data (not yet of a race, an upload or this page's view).")
+        return
+    made_key = inst.key("take_away_file", keep=False)
+    no_mp4 = mp4_available()
+    for col, (label, kind, name, mime) in zip(st.columns(3), TAKE_AWAY):
+        if col.button(label, key=inst.key(f"make_{kind}", keep=False), width="stretch",
+                      disabled=kind == "mp4" and no_mp4 is not None,
+                      help=no_mp4 if kind == "mp4" else None):
+            bar = st.progress(0.0, text="recording the run…")
+            try:
+                ss[made_key] = (state.run.t, kind, name, mime, _make_file(state, kind, bar))
+            except Exception as exc:  # noqa: BLE001 - said, the session goes on
+                ss.pop(made_key, None)
+                st.error(f"Cannot make the {label}: {describe(exc)}")
+            bar.empty()
+    made = ss.get(made_key)
+    if made is not None:
+        t, kind, name, mime, data = made
+        st.download_button(f"Download {name} ({len(data) / 1e6:.1f} MB, up to t = {t:,})",
+                           data, file_name=name, mime=mime, on_click="ignore",
+                           key=inst.key("take_away_dl", keep=False),
+                           icon=":material/download:")
 
 
 def _files(state: LiveState) -> tuple[list, str]:
@@ -86,6 +160,7 @@ def export_panel(inst: Instance) -> None:
                 col.download_button(label, text, file_name=name, mime=mime,
                                     key=inst.key(f"dl_{label}", keep=False), on_click="ignore",
                                     icon=":material/download:", width="stretch")
+            take_away(inst, state)
             st.caption("The figure: the camera button of the chart's toolbar saves it as PNG.")
             st.markdown("**Reproduce this outside the app** (same data, seed and parameters: "
                         "the same trace, except the solver time):")

@@ -1,0 +1,515 @@
+"""A recorded run as an animation for slides: GIF (Pillow) and MP4 (imageio-ffmpeg), rendered in
+Python from the live view's own keyframes (:mod:`svmcore.viz.frame` field frames), no browser.
+
+Each picture is drawn as ``svmcore/ui/canvas.js`` draws a field: the keyframe's field bytes
+(between two keyframes their blend, ``a + mix · (b − a)``, as canvas.js tweens), coloured
+through the frame's own colour scale and scaled up bilinearly, the level lines f = 0 (solid) and
+f = ±1 (dashed) traced on the same bytes (contourpy), the training points with their support-
+vector and mistake rings, the test points hollow; beside it the "iteration t" label and the key
+tiles of the keyframe reached (the numbers are always a real keyframe's).
+
+The picture is drawn in palette colours (256: 200 shades of the field's scale, the rest for
+points, lines and text), so a GIF frame needs no colour quantisation: its field is within one
+of those 200 shades (one shade is 1.26 field bytes) of the live view's colours. Both writers
+stream, one picture at a time: memory does not grow with the run's length.
+"""
+from __future__ import annotations
+
+import base64
+import io
+import math
+import os
+import struct
+
+import numpy as np
+from PIL import Image, ImageDraw, ImageFont
+
+SIZES = {"1280x720": (1280, 720), "1920x1080": (1920, 1080)}
+FPS = (15, 30)
+FIELD_SHADES = 200                 # palette entries 0..199: the field's colour scale
+#: the other palette entries: the colours of points, rings, lines and text
+UI_COLORS = ["#ffffff", "#000000", "#111111", "#1e1e1e", "#262730", "#333333", "#555555",
+             "#777777", "#888888", "#bbbbbb", "#dddddd", "#eeeeee", "#f6f6f6", "#ff9d00",
+             "#c2185b", "#00a651", "#ff4b4b"]
+
+
+def parse_size(text: str) -> tuple[int, int]:
+    """"1280x720" -> (1280, 720); the sizes of :data:`SIZES` only (raises ValueError)."""
+    key = str(text).lower().replace("×", "x").replace(" ", "")
+    if key not in SIZES:
+        raise ValueError(f"size {text!r}: choose one of {', '.join(SIZES)}")
+    return SIZES[key]
+
+
+def _rgb(c: str) -> tuple[int, int, int]:
+    c = c.lstrip("#")
+    return int(c[0:2], 16), int(c[2:4], 16), int(c[4:6], 16)
+
+
+def colour_table(scale) -> np.ndarray:
+    """byte value -> RGB along the colour scale: canvas.js ``colourTable``, (256, 3) uint8."""
+    out = np.zeros((256, 3), dtype=np.uint8)
+    for v in range(256):
+        t = min(1.0, max(0.0, (v - 127) / 252 + 0.5))
+        k = 1
+        while k < len(scale) - 1 and scale[k][0] < t:
+            k += 1
+        (t0, c0), (t1, c1) = scale[k - 1], scale[k]
+        w = (t - t0) / (t1 - t0) if t1 > t0 else 0.0
+        a, b = _rgb(c0), _rgb(c1)
+        out[v] = [int(math.floor(a[j] + w * (b[j] - a[j]) + 0.5)) for j in range(3)]
+    return out
+
+
+def _font(px: int, bold: bool = False):
+    names = ["DejaVuSans-Bold.ttf" if bold else "DejaVuSans.ttf",
+             "LiberationSans-Bold.ttf" if bold else "LiberationSans-Regular.ttf"]
+    for name in names:
+        try:
+            return ImageFont.truetype(name, px)
+        except OSError:
+            continue
+    return ImageFont.load_default(size=px)
+
+
+def _decode(s: str, dtype) -> np.ndarray:
+    return np.frombuffer(base64.b64decode(s or ""), dtype=dtype)
+
+
+def _xy(s: str, xr, yr) -> np.ndarray:
+    q = _decode(s, "<i2").astype(np.float64).reshape(-1, 2)
+    out = np.empty_like(q)
+    for k, (lo, hi) in enumerate((xr, yr)):
+        out[:, k] = lo + (q[:, k] + 32767) / 65534 * (hi - lo)
+    out[q == -32768] = np.nan
+    return out
+
+
+class Renderer:
+    """Draws field keyframes (and their blends) at one size, in the palette of one scale."""
+
+    def __init__(self, first: dict, size: tuple[int, int]):
+        self.W, self.H = size
+        self.u = self.H / 720.0                       # the drawing's unit: 1 at 720 p
+        u = self.u
+        self.lut = colour_table(first["scale"])
+        pal = [tuple(int(c) for c in self.lut[int(round(1 + k * 252 / (FIELD_SHADES - 1)))])
+               for k in range(FIELD_SHADES)]
+        self.ui = {c: FIELD_SHADES + k for k, c in enumerate(UI_COLORS)}
+        for c in (first["colors"]["pos"], first["colors"]["neg"]):
+            self.ui.setdefault(c, FIELD_SHADES + len(self.ui))
+        pal += [_rgb(c) for c in self.ui]
+        pal += [(0, 0, 0)] * (256 - len(pal))
+        self.palette = [v for c in pal for v in c]
+        self.shade = np.clip(np.rint((np.arange(256) - 1) * (FIELD_SHADES - 1) / 252), 0,
+                             FIELD_SHADES - 1).astype(np.uint8)     # byte -> palette entry
+        self.fonts = {k: _font(int(round(v * u)), bold) for k, (v, bold) in
+                      {"tick": (13, False), "title": (17, True), "lab": (15, False),
+                       "val": (24, True), "t": (44, True), "small": (13, False)}.items()}
+        x0, x1 = first["x"]
+        y0, y1 = first["y"]
+        # the field on the left, a square-ish plot as high as the picture; the tiles beside it
+        top, bottom = 52 * u, 58 * u
+        side = self.W - 360 * u
+        s = min((side - 60 * u) / (x1 - x0), (self.H - top - bottom) / (y1 - y0))
+        self.pw, self.ph = s * (x1 - x0), s * (y1 - y0)
+        self.ox, self.oy = 50 * u, top + (self.H - top - bottom - self.ph) / 2
+        self.s, self.x0, self.y1 = s, x0, y1
+        self.panel_x = self.ox + self.pw + 40 * u
+        nx, ny = first["grid"]
+        self.nx, self.ny = nx, ny
+        self.hx, self.hy = self.pw / (nx - 1), self.ph / (ny - 1)
+        # the field image: one pixel per node scaled up bilinearly so that node i sits at
+        # ox + i·hx (as canvas.js draws it), cut to the plot
+        self.up = (int(round(self.pw + self.hx)), int(round(self.ph + self.hy)))
+        self.px0, self.py0 = int(math.ceil(self.ox)), int(math.ceil(self.oy))
+        self.px1, self.py1 = int(math.floor(self.ox + self.pw)), int(math.floor(self.oy + self.ph))
+        self.cx = self.px0 - int(round(self.ox - self.hx / 2))
+        self.cy = self.py0 - int(round(self.oy - self.hy / 2))
+        self._static = None
+
+    # -------------------------------------------------------------------------- helpers
+    def X(self, x):
+        return self.ox + (np.asarray(x) - self.x0) * self.s
+
+    def Y(self, y):
+        return self.oy + (self.y1 - np.asarray(y)) * self.s
+
+    def node_pixel(self, i: int, j: int) -> tuple[int, int]:
+        """The pixel of grid node (column i, row j) (tests read the field there)."""
+        return (int(math.floor(self.ox + i * self.hx)),
+                int(math.floor(self.oy + self.ph - j * self.hy)))
+
+    def _field(self, Z: np.ndarray) -> np.ndarray:
+        """The plot's pixels as palette entries: the bytes mapped linearly to the shades (a
+        linear map commutes with the bilinear scaling), scaled up, rounded (+ 0.5, then
+        Pillow's float -> byte conversion truncates)."""
+        Z = Z.reshape(self.ny, self.nx)[::-1]
+        S = np.clip((Z - 1.0) * ((FIELD_SHADES - 1) / 252.0), 0, FIELD_SHADES - 1) + 0.5
+        big = Image.fromarray(np.ascontiguousarray(S, dtype=np.float32), mode="F").resize(
+            self.up, Image.Resampling.BILINEAR)
+        w, h = self.px1 - self.px0, self.py1 - self.py0
+        box = (self.cx, self.cy, self.cx + w, self.cy + h)
+        return np.asarray(big.crop(box).convert("L"))
+
+    def _lines(self, draw, Z, level, color, width, dash=None):
+        import contourpy
+        gen = contourpy.contour_generator(z=Z.reshape(self.ny, self.nx).astype(np.float64),
+                                          line_type=contourpy.LineType.Separate)
+        for seg in gen.lines(level):
+            xs = self.ox + seg[:, 0] * self.hx
+            ys = self.oy + self.ph - seg[:, 1] * self.hy
+            pts = list(zip(xs.tolist(), ys.tolist()))
+            if dash is None:
+                draw.line(pts, fill=color, width=width)
+                continue
+            on, off = dash
+            left, pen = on, True                      # walk the polyline in on/off pieces
+            for (ax, ay), (bx, by) in zip(pts, pts[1:]):
+                L = math.hypot(bx - ax, by - ay)
+                pos = 0.0
+                while pos < L:
+                    step = min(left, L - pos)
+                    if pen:
+                        f0, f1 = pos / L, (pos + step) / L
+                        draw.line([(ax + f0 * (bx - ax), ay + f0 * (by - ay)),
+                                   (ax + f1 * (bx - ax), ay + f1 * (by - ay))], fill=color,
+                                  width=width)
+                    pos += step
+                    left -= step
+                    if left <= 1e-9:
+                        pen = not pen
+                        left = on if pen else off
+
+    def _static_layer(self, d: dict) -> Image.Image:
+        """What every picture shares: the background, axes, ticks, colour bar."""
+        u = self.u
+        im = Image.new("P", (self.W, self.H), self.ui["#ffffff"])
+        im.putpalette(self.palette)
+        g = ImageDraw.Draw(im)
+        g.rectangle([self.ox - 1, self.oy - 1, self.ox + self.pw, self.oy + self.ph],
+                    outline=self.ui["#888888"], width=1)
+        f = self.fonts["tick"]
+        x0, x1 = d["x"]
+        y0, y1 = d["y"]
+        for v in _ticks(x0, x1, 6):
+            X = float(self.X(v))
+            g.line([(X, self.oy + self.ph), (X, self.oy + self.ph + 4 * u)], fill=self.ui["#888888"])
+            g.text((X, self.oy + self.ph + 5 * u), _fmt(v), font=f, fill=self.ui["#333333"],
+                   anchor="ma")
+        for v in _ticks(y0, y1, 6):
+            Y = float(self.Y(v))
+            g.line([(self.ox - 4 * u, Y), (self.ox, Y)], fill=self.ui["#888888"])
+            g.text((self.ox - 6 * u, Y), _fmt(v), font=f, fill=self.ui["#333333"], anchor="rm")
+        lab = self.fonts["lab"]
+        if d.get("xlabel"):
+            g.text((self.ox + self.pw / 2, self.oy + self.ph + 24 * u), d["xlabel"], font=lab,
+                   fill=self.ui["#333333"], anchor="ma")
+        if d.get("ylabel"):                      # rotated: drawn on its own small picture
+            w, h = int(g.textlength(d["ylabel"], font=lab)) + 4, int(20 * u)
+            tag = Image.new("P", (w, h), self.ui["#ffffff"])
+            tag.putpalette(self.palette)
+            ImageDraw.Draw(tag).text((2, 0), d["ylabel"], font=lab, fill=self.ui["#333333"])
+            tag = tag.rotate(90, expand=True)
+            im.paste(tag, (int(4 * u), int(self.oy + self.ph / 2 - w / 2)))
+        # the colour bar, beside the plot
+        cbx, cbw = self.ox + self.pw + 8 * u, 10 * u
+        cbh = min(self.ph, 200 * u)
+        cby = self.oy + (self.ph - cbh) / 2
+        for k in range(int(cbh)):
+            b = 1 + 252 * (1 - k / max(1.0, cbh - 1))
+            g.line([(cbx, cby + k), (cbx + cbw, cby + k)], fill=int(self.shade[int(round(b))]))
+        g.rectangle([cbx, cby, cbx + cbw, cby + cbh], outline=self.ui["#888888"])
+        c = float(d.get("clip", 2.0))
+        for v in (-c, -1.0, 0.0, 1.0, c):
+            g.text((cbx + cbw + 3 * u, cby + cbh * (1 - (v + c) / (2 * c))), _fmt(v), font=f,
+                   fill=self.ui["#333333"], anchor="lm")
+        g.text((cbx - 2 * u, cby - 4 * u), "f(x)", font=f, fill=self.ui["#333333"], anchor="ld")
+        return im
+
+    # -------------------------------------------------------------------------- a picture
+    def draw(self, A: dict, B: dict | None = None, mix: float = 0.0, tiles=(),
+             title: str = "") -> Image.Image:
+        """The picture between keyframes ``A`` and ``B`` (``mix`` of the way; the tiles are
+        A's, the keyframe reached): a palette image of the renderer's size."""
+        u = self.u
+        if self._static is None:
+            self._static = self._static_layer(A)
+        im = self._static.copy()
+        za = _decode(A["z"], np.uint8).astype(np.float32)
+        Z = za
+        if B is not None and mix > 0:
+            zb = _decode(B["z"], np.uint8).astype(np.float32)
+            if zb.size == za.size:
+                Z = za + np.float32(mix) * (zb - za)
+        arr = np.asarray(im).copy()
+        fld = self._field(Z)
+        arr[self.py0:self.py1, self.px0:self.px1] = fld
+        im = Image.fromarray(arr, mode="P")
+        im.putpalette(self.palette)
+        g = ImageDraw.Draw(im)
+        clip = float(A.get("clip", 2.0))
+        lw = max(1, int(round(1.5 * u)))
+        for lev in (-1.0, 1.0):
+            self._lines(g, Z, 127 + 126 * lev / clip, self.ui["#1e1e1e"], lw,
+                        dash=(6 * u, 4 * u))
+        self._lines(g, Z, 127.0, self.ui["#111111"], max(2, int(round(2.5 * u))))
+        xr, yr = A["x"], A["y"]
+        if A.get("last"):                         # the last iterate's boundary (averaging)
+            pts = _xy(A["last"], xr, yr)
+            run = []
+            for p, q in pts:
+                if not (math.isfinite(p) and math.isfinite(q)):
+                    if len(run) > 1:
+                        g.line(run, fill=self.ui["#c2185b"], width=max(1, int(2 * u)))
+                    run = []
+                    continue
+                run.append((float(self.X(p)), float(self.Y(q))))
+            if len(run) > 1:
+                g.line(run, fill=self.ui["#c2185b"], width=max(1, int(2 * u)))
+        P = _xy(A["train"], xr, yr)
+        L = _decode(A["labels"], np.int8)
+        ring = _decode(A["ring"], np.uint8)
+        SA = _decode(A["size"], np.uint8).astype(np.float64)
+        SB = SA
+        R = ring
+        if B is not None and mix > 0:
+            sb = _decode(B["size"], np.uint8).astype(np.float64)
+            if sb.size == SA.size:
+                SB = sb
+            rb = _decode(B["ring"], np.uint8)
+            if mix >= 0.5 and rb.size == ring.size:
+                R = rb
+        col = {1: self.ui[A["colors"]["pos"]], -1: self.ui[A["colors"]["neg"]]}
+        ring_col = [self.ui["#ffffff"], self.ui["#111111"], self.ui["#ff9d00"]]
+        X, Y = self.X(P[:, 0]), self.Y(P[:, 1])
+        r_all = (SA + mix * (SB - SA)) / 2 * u if SA.size else np.full(len(L), 3.5 * u)
+        for i in range(len(L)):
+            if not (math.isfinite(X[i]) and math.isfinite(Y[i])):
+                continue
+            r = float(r_all[i])
+            code = int(R[i]) if R.size else 0
+            g.ellipse([X[i] - r, Y[i] - r, X[i] + r, Y[i] + r], fill=col.get(int(L[i])),
+                      outline=ring_col[code], width=max(1, int(round((2 if code else 1) * u))))
+        if A.get("test") and A.get("tlabels"):
+            T = _xy(A["test"], xr, yr)
+            TL = _decode(A["tlabels"], np.int8)
+            TX, TY = self.X(T[:, 0]), self.Y(T[:, 1])
+            r = 3.6 * u
+            for i in range(len(TL)):
+                g.ellipse([TX[i] - r, TY[i] - r, TX[i] + r, TY[i] + r], fill=self.ui["#ffffff"],
+                          outline=col.get(int(TL[i])), width=max(1, int(round(2 * u))))
+        for m in A.get("marks") or ():          # pinned points, a stream's newest point
+            c = m.get("color", "#00a651")
+            if c not in self.ui:
+                continue
+            r = float(m.get("r", 10)) * u
+            x, y = float(self.X(m["x"])), float(self.Y(m["y"]))
+            g.ellipse([x - r, y - r, x + r, y + r], outline=self.ui[c],
+                      width=max(1, int(round(float(m.get("width", 3)) * u))))
+        # the title, the t label and the tiles: the keyframe reached
+        g.text((self.ox, 14 * u), title or A.get("title", ""), font=self.fonts["title"],
+               fill=self.ui["#262730"])
+        x = self.panel_x + 20 * u
+        y = self.oy
+        if tiles:
+            g.text((x, y), tiles[0][0], font=self.fonts["lab"], fill=self.ui["#555555"])
+            g.text((x, y + 20 * u), tiles[0][1], font=self.fonts["t"], fill=self.ui["#111111"])
+            y += 84 * u
+            for lab, val in tiles[1:]:
+                g.text((x, y), lab, font=self.fonts["lab"], fill=self.ui["#555555"])
+                g.text((x, y + 18 * u), val, font=self.fonts["val"], fill=self.ui["#262730"])
+                y += 56 * u
+        g.text((x, self.H - 24 * u), "svmcore: real keyframes, blended",
+               font=self.fonts["small"], fill=self.ui["#777777"])
+        return im
+
+
+def _ticks(lo: float, hi: float, n: int) -> list[float]:
+    span = hi - lo
+    if not span > 0:
+        return [lo]
+    raw = span / max(1, n)
+    mag = 10 ** math.floor(math.log10(raw))
+    step = next((m * mag for m in (1, 2, 5, 10) if span / (m * mag) <= n), 10 * mag)
+    v = math.ceil(lo / step) * step
+    out = []
+    while v <= hi + 1e-9 * span:
+        out.append(float(f"{v:.12g}"))
+        v += step
+    return out
+
+
+def _fmt(v: float) -> str:
+    a = abs(v)
+    if a != 0 and (a >= 1e5 or a < 1e-3):
+        return f"{v:.0e}"
+    return f"{float(f'{v:.4g}'):g}"
+
+
+def schedule(n_keyframes: int, key_s: float, fps: int) -> list[tuple[int, float]]:
+    """(keyframe, mix) of each picture: ``fps`` a second, keyframe i at ``i · key_s`` seconds,
+    the blends in between, the last keyframe last."""
+    per = key_s * fps
+    out = []
+    for j in range(frame_count(n_keyframes, key_s, fps)):
+        pos = j / per
+        i = min(int(math.floor(pos + 1e-9)), n_keyframes - 1)
+        out.append((i, pos - i if i < n_keyframes - 1 and pos - i > 1e-9 else 0.0))
+    return out
+
+
+_WORKER: dict = {}
+#: fewer pictures than this are drawn here (starting processes costs about a second)
+MIN_PARALLEL = 60
+
+
+def _worker_init(frames, tiles, size) -> None:
+    _WORKER.update(frames=frames, tiles=tiles, rend=Renderer(frames[0], size))
+
+
+def _worker_draw(chunk) -> list[bytes]:
+    f, t, rend = _WORKER["frames"], _WORKER["tiles"], _WORKER["rend"]
+    return [rend.draw(f[i], f[i + 1] if mix else None, mix, t[i]).tobytes() for i, mix in chunk]
+
+
+def pictures(frames: list[dict], tiles: list, key_s: float, fps: int, size: tuple[int, int],
+             workers: int = 1):
+    """The animation's pictures in order (palette images, :func:`schedule`), drawn here or by
+    ``workers`` processes (spawned, so that they hold none of this process's pipes, e.g. to
+    ffmpeg: each draws chunks of pictures, returned in order)."""
+    plan = schedule(len(frames), key_s, fps)
+    rend = Renderer(frames[0], size)
+    if workers <= 1 or len(plan) < MIN_PARALLEL:
+        for i, mix in plan:
+            yield rend.draw(frames[i], frames[i + 1] if mix else None, mix, tiles[i])
+        return
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+    chunks = [plan[k:k + 15] for k in range(0, len(plan), 15)]
+    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
+                             initializer=_worker_init, initargs=(frames, tiles, size)) as pool:
+        for out in pool.map(_worker_draw, chunks):
+            for raw in out:
+                im = Image.frombytes("P", size, raw)
+                im.putpalette(rend.palette)
+                yield im
+
+
+def frame_count(n_keyframes: int, key_s: float, fps: int) -> int:
+    return int(round((n_keyframes - 1) * key_s * fps)) + 1
+
+
+# ------------------------------------------------------------------------------ writers
+
+
+class GifWriter:
+    """A looping GIF written one picture at a time. Each picture after the first keeps only
+    the rectangle that changed, its unchanged pixels transparent (so they show the picture
+    before: the field moves slowly between keyframes, and long transparent runs cost little);
+    Pillow encodes that rectangle as a one-picture GIF, whose image block (with its colour
+    table as the block's local table) is appended after a graphic-control block with its delay.
+    Memory holds two pictures (Pillow's animated GIF writer keeps every picture to the end)."""
+
+    TRANSPARENT = 255                   # a palette entry the pictures never use
+
+    def __init__(self, fp, size: tuple[int, int], fps: int):
+        self.fp, self.fps, self.n = fp, fps, 0
+        self.prev = None
+        w, h = size
+        fp.write(b"GIF89a" + struct.pack("<HHBBB", w, h, 0, 0, 0))
+        fp.write(b"\x21\xff\x0bNETSCAPE2.0\x03\x01\x00\x00\x00")      # loop for ever
+
+    def _delay(self) -> int:
+        """Hundredths of a second for the next picture (GIF's unit): the cumulative rounding of
+        1/fps, so 15 pictures a second take one second (7, 6, 7, …)."""
+        a = round(100 * (self.n + 1) / self.fps) - round(100 * self.n / self.fps)
+        return max(2, a)
+
+    def add(self, im: Image.Image) -> None:
+        arr = np.asarray(im)
+        left = top = 0
+        part, transparent = arr, False
+        if self.prev is not None:
+            same = arr == self.prev
+            rows, cols = np.flatnonzero(~same.all(axis=1)), np.flatnonzero(~same.all(axis=0))
+            if rows.size == 0:
+                rows, cols = np.array([0]), np.array([0])
+            top, left = int(rows[0]), int(cols[0])
+            bottom, right = int(rows[-1]) + 1, int(cols[-1]) + 1
+            part = arr[top:bottom, left:right].copy()
+            part[same[top:bottom, left:right]] = self.TRANSPARENT
+            transparent = True
+        self.prev = arr
+        one = Image.fromarray(np.ascontiguousarray(part), mode="P")
+        one.putpalette(im.getpalette())
+        buf = io.BytesIO()
+        one.save(buf, format="GIF", optimize=False)
+        b = buf.getvalue()
+        flags = b[10]
+        pos = 13
+        gct = b""
+        if flags & 0x80:
+            size = 3 * 2 ** ((flags & 7) + 1)
+            gct = b[pos:pos + size]
+            pos += size
+        while b[pos] == 0x21:                      # Pillow's own extension blocks: skipped
+            pos += 2
+            while b[pos]:
+                pos += b[pos] + 1
+            pos += 1
+        if b[pos] != 0x2C:
+            raise RuntimeError("unexpected GIF layout from Pillow")
+        desc = bytearray(b[pos:pos + 10])
+        rest = b[pos + 10:]
+        if rest.endswith(b"\x3b"):
+            rest = rest[:-1]
+        desc[1:5] = struct.pack("<HH", left, top)
+        if gct and not desc[9] & 0x80:             # the picture's palette as its local table
+            desc[9] = (desc[9] & 0x78) | 0x80 | (flags & 7)
+            rest = gct + rest
+        # disposal 1 (keep the picture), transparency on for the rectangles after the first
+        packed = (1 << 2) | (1 if transparent else 0)
+        self.fp.write(b"\x21\xf9\x04" + struct.pack("<BHBB", packed, self._delay(),
+                                                     self.TRANSPARENT, 0))
+        self.fp.write(bytes(desc) + rest)
+        self.n += 1
+
+    def close(self) -> None:
+        self.fp.write(b"\x3b")
+
+
+def mp4_available() -> str | None:
+    """None when an MP4 can be written here, else why not (one line)."""
+    try:
+        import imageio_ffmpeg
+    except ImportError:
+        return ("MP4 needs imageio-ffmpeg (pip install 'svmcore[animation]' or "
+                "pip install imageio-ffmpeg)")
+    try:
+        exe = imageio_ffmpeg.get_ffmpeg_exe()
+    except Exception as exc:  # noqa: BLE001 - its own message says what is missing
+        return f"MP4: no ffmpeg found ({exc})"
+    if not exe or not os.path.exists(exe):
+        return "MP4: no ffmpeg found"
+    return None
+
+
+class Mp4Writer:
+    """H.264 in an MP4 (yuv420p, what slide programs play) through imageio-ffmpeg's ffmpeg."""
+
+    def __init__(self, path: str, size: tuple[int, int], fps: int):
+        import imageio_ffmpeg
+        self.gen = imageio_ffmpeg.write_frames(
+            path, size, fps=fps, codec="libx264", pix_fmt_in="rgb24", pix_fmt_out="yuv420p",
+            macro_block_size=8, quality=7, output_params=["-preset", "veryfast", "-movflags", "+faststart", "-f", "mp4"],
+            ffmpeg_log_level="error")
+        self.gen.send(None)
+        self.n = 0
+
+    def add(self, im: Image.Image) -> None:
+        self.gen.send(np.ascontiguousarray(np.asarray(im.convert("RGB"))))
+        self.n += 1
+
+    def close(self) -> None:
+        self.gen.close()

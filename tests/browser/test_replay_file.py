@@ -1,0 +1,132 @@
+"""An exported replay (svmcore export --html) in chromium, opened from file:// with every request
+blocked: it plays from the file alone, the tile shows the t of the picture, Pause freezes it
+and the scrubber's end shows the run's last t. The image rate is printed, not asserted."""
+from __future__ import annotations
+
+import time
+
+import pytest
+from streamlit_server import CHROMIUM, NO_CHROMIUM
+
+from svmcore.runs import replay as R
+from svmcore.runs import replay_files as RF
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+# SMO on 200 moons, RBF: a few seconds of play to convergence, the field moving all the while
+LINK = "/?src=toy&ds=moons&n=200&seed=0&solver=smo&p.kernel=rbf"
+
+_SAMPLE = """() => {
+  const c = document.querySelector('#field canvas'), root = document.querySelector('#field .svmc');
+  const url = c.toDataURL('image/png');
+  return [url.length + ':' + url.slice(-400),
+          root.getAttribute('data-t'), document.getElementById('tval').textContent];
+}"""
+
+
+@pytest.fixture(scope="module")
+def replay_file(tmp_path_factory):
+    rep = R.record(LINK, 20.0)
+    path = tmp_path_factory.mktemp("replay") / "run.html"
+    RF.write_html(str(path), [RF.step_data(rep)], "replay")
+    return path, rep
+
+
+def _open(browser, path, hash_=""):
+    import os
+    if not os.path.exists(CHROMIUM):
+        pytest.skip(NO_CHROMIUM)
+    ctx = browser.new_context(viewport={"width": 1280, "height": 720})
+    asked = []
+
+    def block(route):
+        asked.append(route.request.url)
+        if route.request.url.startswith("file://") and route.request.url.split("#")[0] == \
+                path.as_uri():
+            route.continue_()
+        else:
+            route.abort()
+    ctx.route("**/*", block)
+    page = ctx.new_page()
+    errors = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(path.as_uri() + hash_)
+    # (not wait_for_function: the page's policy allows no eval, which it would use)
+    page.wait_for_selector("body[data-t]", state="attached", timeout=20_000)
+    return page, asked, errors
+
+
+def test_replay_plays_from_disk_with_no_request(browser, replay_file):
+    path, rep = replay_file
+    page, asked, errors = _open(browser, path)
+    assert [u for u in asked if u.split("#")[0] != path.as_uri()] == []
+    page.click("#play")
+    seen, agree, n, t0 = set(), 0, 0, time.monotonic()
+    while time.monotonic() - t0 < 2.0:
+        img, t_field, t_tile = page.evaluate(_SAMPLE)
+        seen.add(img)
+        n += 1
+        agree += t_tile.replace(",", "") == t_field
+    rate = len(seen) / (time.monotonic() - t0)
+    print(f"replay: {len(seen)} distinct field images in 2 s ({rate:.1f}/s), tile = field t in "
+          f"{agree} of {n} samples")
+    assert len(seen) >= 5                            # the field moves
+    assert agree == n                                # the tile shows the picture's t
+    page.click("#pause")
+    page.wait_for_timeout(100)
+    a = page.evaluate(_SAMPLE)
+    page.wait_for_timeout(600)
+    b = page.evaluate(_SAMPLE)
+    assert a == b and a[1] == a[2].replace(",", "")  # Pause froze it, on an exact keyframe
+    page.evaluate("() => { const s = document.getElementById('scrub'); s.value = s.max;"
+                  " s.dispatchEvent(new Event('input')); }")
+    page.wait_for_timeout(200)
+    img, t_field, t_tile = page.evaluate(_SAMPLE)
+    assert int(t_field) == rep.ts[-1] and t_tile == f"{rep.ts[-1]:,}"
+    page.keyboard.press("Home")
+    page.wait_for_timeout(200)
+    assert page.evaluate(_SAMPLE)[1] == str(rep.ts[0])
+    page.keyboard.press("ArrowRight")
+    page.wait_for_timeout(200)
+    assert page.evaluate(_SAMPLE)[1] == str(rep.ts[1])
+    page.keyboard.press("Space")
+    page.wait_for_timeout(700)
+    assert page.evaluate("document.body.dataset.playing") == "1"
+    page.keyboard.press("Space")
+    assert page.evaluate("document.body.dataset.playing") == "0"
+    assert errors == []
+
+
+def test_the_last_picture_is_the_engines_field_in_colour(browser, replay_file):
+    """The colours the renderer gives the grid nodes of the last keyframe (its one-pixel-per-
+    node image) are the colour scale's at the engine's quantised field: no colour step off."""
+    import base64
+
+    import numpy as np
+
+    from svmcore.viz import decision_field
+    from svmcore.viz.animation import colour_table
+    from svmcore.viz.frame import clipped_field, quantize_field
+    path, rep = replay_file
+    page, _, errors = _open(browser, path)
+    page.evaluate("() => { const s = document.getElementById('scrub'); s.value = s.max;"
+                  " s.dispatchEvent(new Event('input')); }")
+    page.wait_for_timeout(200)
+    rgba = page.evaluate("() => Array.from(document.querySelector('#field .svmc').__svmc"
+                         ".offImg.data)")
+    xs, ys = rep.view.grid(rep.resolution)
+    _, _, z = clipped_field(decision_field(rep.run.solver, xs, ys, None), xs, ys)
+    q = np.frombuffer(base64.b64decode(quantize_field(z, 2.0)), dtype=np.uint8)
+    want = colour_table(rep.frames[-1]["scale"])[q.reshape(len(ys), len(xs))[::-1].ravel()]
+    got = np.asarray(rgba, dtype=int).reshape(-1, 4)[:, :3]
+    assert np.abs(got - want).max() <= 1              # rounding of the scale's blend only
+    assert errors == []
+
+
+def test_projector_mode(browser, replay_file):
+    path, _ = replay_file
+    page, _, errors = _open(browser, path, "#present")
+    assert page.evaluate("document.body.classList.contains('present')")
+    assert page.evaluate("document.querySelector('#field .svmc').getAttribute('data-font')") \
+        == "18"
+    assert errors == []

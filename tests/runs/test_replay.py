@@ -1,0 +1,266 @@
+"""svmcore export: a link played headless into keyframes, the replay's data, the animation.
+
+One short SMO run (80 moons, RBF: converges in a few seconds of play) is recorded once per
+module; the GIF and the MP4 are decoded and their last picture compared with the engine's own
+field at the last keyframe's t.
+"""
+from __future__ import annotations
+
+import base64
+import errno
+import os
+
+import numpy as np
+import pytest
+
+from svmcore.runs import replay as R
+from svmcore.runs import replay_files as RF
+from svmcore.viz import animation as A
+from svmcore.viz import decision_field
+from svmcore.viz.frame import clipped_field, quantize_field
+
+LINK = "http://localhost:8501/?src=toy&ds=moons&n=80&seed=2&solver=smo&p.kernel=rbf"
+
+
+@pytest.fixture(scope="module")
+def rep():
+    return R.record(LINK, seconds=3.0)
+
+
+@pytest.fixture(scope="module")
+def short(rep):
+    """The last 4 keyframes of the run (10 pictures at 15 a second): an animation ending on
+    the engine's state at the run's t, cheap to render."""
+    from dataclasses import replace
+    return replace(rep, frames=rep.frames[-4:], tiles=rep.tiles[-4:],
+                   trace_len=rep.trace_len[-4:])
+
+
+def _bytes(frame) -> np.ndarray:
+    return np.frombuffer(base64.b64decode(frame["z"]), dtype=np.uint8)
+
+
+def _engine_bytes(rep) -> np.ndarray:
+    xs, ys = rep.view.grid(rep.resolution)
+    plane = None if rep.view.plane.exact else rep.view.plane
+    _, _, z = clipped_field(decision_field(rep.run.solver, xs, ys, plane), xs, ys)
+    return np.frombuffer(base64.b64decode(quantize_field(z, 2.0)), dtype=np.uint8), z
+
+
+@pytest.mark.parametrize("link, words", [
+    ("", "empty"), ("hello world", "not an app link"), ("/race?src=toy&solver=smo", "race"),
+    ("/?src=toy&solver=nosuch", "nosuch"), ("/?src=toy&n=999999&solver=smo", "n="),
+    ("/?src=toy&solver=smo&t=-3", "negative"), ("/papers?src=toy", "Playground"),
+    ("/?t=5", "no configuration"),
+])
+def test_bad_links_are_refused_with_one_line(link, words):
+    with pytest.raises(R.ExportError) as err:
+        R.decode_link(link)
+    assert words in str(err.value) and "\n" not in str(err.value)
+
+
+def test_a_configuration_beyond_the_servers_limits_is_refused(monkeypatch):
+    monkeypatch.setenv("SVMCORE_MEMORY_MB", "1")
+    with pytest.raises(R.ExportError, match="refuse"):
+        R.record("/?src=toy&ds=moons&n=3000&solver=smo&p.kernel=rbf&p.cache_mb=900", 1)
+
+
+def test_keyframes_are_the_runs_and_the_last_is_the_engines_model(rep):
+    ts = rep.ts
+    assert ts[0] == 0 and all(b > a for a, b in zip(ts, ts[1:]))
+    assert rep.run.t == ts[-1] == rep.frames[-1]["t"]
+    assert len(rep.frames) == 16 or rep.status == "converged"
+    want, z = _engine_bytes(rep)
+    got = _bytes(rep.frames[-1])
+    assert np.array_equal(got, want)
+    # the drawn field is within half a quantisation step (one colour step is 2/126 of f)
+    f = (got.astype(float) - 127) * (2.0 / 126)
+    assert np.abs(f - z.ravel()).max() <= 1.0 / 126 + 1e-9
+    assert rep.tiles[-1][0] == ["iteration t", f"{ts[-1]:,}"]
+    assert rep.tiles[-1][-1] == ["status", "converged ✓" if rep.status == "converged"
+                                 else "paused"]
+    assert rep.tiles[-2][-1] == ["status", "running"]
+
+
+def test_the_packed_document_is_lossless(rep):
+    packed = R.pack(rep)
+    back = R.unpack(packed)
+    assert len(back) == len(rep.frames)
+    for a, b in zip(back, rep.frames):
+        assert {k: a[k] for k in b} == b and set(a) == set(b)
+
+
+def test_html_replay_is_self_contained(rep, tmp_path):
+    out = tmp_path / "run.html"
+    n = RF.write_html(str(out), [RF.step_data(rep)], "t")
+    text = out.read_text()
+    assert n == len(text.encode())
+    assert "window.__svmcCanvas = function (component)" in text      # canvas.js, inlined
+    assert "default-src 'none'" in text                              # no request at all
+    for word in ("http-equiv", "DecompressionStream", R.version(), "reproduce", "p.kernel=rbf"):
+        assert word.lower() in text.lower()
+    assert "<script src" not in text and "<link" not in text
+
+
+def _node_colours(im, rend, lut, bytes_):
+    rgb = np.asarray(im.convert("RGB")).astype(int)
+    nx, ny = rend.nx, rend.ny
+    errs = []
+    for j in range(1, ny - 1, 3):
+        for i in range(1, nx - 1, 3):
+            x, y = rend.node_pixel(i, j)
+            errs.append(np.abs(rgb[y, x] - lut[bytes_[j * nx + i]]).max())
+    return np.asarray(errs)
+
+
+def test_gif_and_mp4_frames_size_and_last_picture(rep, short, tmp_path):
+    gif, mp4 = tmp_path / "run.gif", tmp_path / "run.mp4"
+    have_mp4 = A.mp4_available() is None
+    outs = RF.write_animation(short, str(gif), str(mp4) if have_mp4 else None, (1280, 720), 15)
+    assert set(outs) == {str(gif)} | ({str(mp4)} if have_mp4 else set())
+    assert sorted(os.listdir(tmp_path)) == sorted(p.name for p in (gif, mp4) if p.exists())
+    count = A.frame_count(len(short.frames), short.key_s, 15)
+    assert count == 3 * (len(short.frames) - 1) + 1 == 10
+    from PIL import Image
+    im = Image.open(gif)
+    assert im.size == (1280, 720) and im.n_frames == count
+    im.seek(count - 1)
+    rend = A.Renderer(rep.frames[0], (1280, 720))
+    lut = A.colour_table(rep.frames[0]["scale"])
+    want, _ = _engine_bytes(rep)
+    errs = _node_colours(im, rend, lut, want)
+    # palette shades (200 for 253 byte values): within a shade, except where a point or a
+    # line covers the node
+    assert np.median(errs) <= 3 and (errs <= 6).mean() >= 0.85
+    if have_mp4:
+        import imageio_ffmpeg
+        gen = imageio_ffmpeg.read_frames(str(mp4))
+        info = next(gen)
+        frames = [f for f in gen]
+        assert tuple(info["size"]) == (1280, 720) and len(frames) == count
+        last = Image.frombytes("RGB", (1280, 720), frames[-1])
+        errs = _node_colours(last, rend, lut, want)
+        assert np.median(errs) <= 8                  # H.264 in yuv420p
+
+
+def test_missing_codec_refuses_the_mp4_and_still_makes_the_gif(short, tmp_path, monkeypatch):
+    monkeypatch.setattr(A, "mp4_available", lambda: "MP4 needs imageio-ffmpeg")
+    monkeypatch.setattr(RF, "record", lambda link, seconds: short)
+    said = []
+    code = RF.export(LINK, gif=str(tmp_path / "a.gif"), mp4=str(tmp_path / "a.mp4"),
+                     say=lambda text, file=None: said.append(text))
+    assert code == 1 and os.listdir(tmp_path) == ["a.gif"]
+    assert any("not written" in s and "imageio-ffmpeg" in s for s in said)
+
+
+def test_a_full_disk_leaves_no_file(rep, tmp_path, monkeypatch):
+    def full(*a, **k):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(A.GifWriter, "add", full)
+    with pytest.raises(R.ExportError, match="no space left"):
+        RF.write_animation(rep, str(tmp_path / "a.gif"), None)
+    real_write = R.write_atomic
+
+    def html_full(path, write):
+        def failing(tmp):
+            write(tmp)
+            raise OSError(errno.ENOSPC, "No space left on device")
+        real_write(path, failing)
+
+    monkeypatch.setattr(RF, "write_atomic", html_full)
+    with pytest.raises(R.ExportError, match="no space left"):
+        RF.write_html(str(tmp_path / "a.html"), [RF.step_data(rep)], "t")
+    assert os.listdir(tmp_path) == []
+
+
+def test_cli_says_what_is_wrong_in_one_line(tmp_path, capsys):
+    from svmcore.cli import main
+    assert main(["export", "/?src=toy&solver=nosuch", "--html", str(tmp_path / "x.html")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("svmcore export: ") and "nosuch" in err and err.count("\n") == 1
+    assert main(["export", LINK, "--gif", str(tmp_path / "x.gif"), "--size", "800x600"]) == 2
+    assert "1280x720" in capsys.readouterr().err
+    assert main(["export", LINK, "--html", str(tmp_path / "no" / "x.html")]) == 2
+    assert "does not exist" in capsys.readouterr().err
+    assert os.listdir(tmp_path) == []
+
+
+#: a run that plays longer than 60 s at the default speed (each tick at its time budget)
+LONG = "/?src=toy&ds=gaussians&n=2000&solver=norma&p.kernel=rbf&p.epochs=1000"
+
+
+@pytest.mark.slow
+def test_sixty_seconds_of_play_fit_in_five_megabytes(tmp_path):
+    rep = R.record(LONG, 60.0)
+    assert len(rep.frames) == 301 and rep.seconds == pytest.approx(60.0)
+    out = tmp_path / "long.html"
+    n = RF.write_html(str(out), [RF.step_data(rep)], "long")
+    assert n <= 5 * 2**20
+    back = R.unpack(R.pack(rep))
+    assert back[-1]["z"] == rep.frames[-1]["z"]
+
+
+@pytest.mark.slow
+def test_export_every_preset_link(tmp_path):
+    """`svmcore export` on every Playground preset's link (the lessons' links when they are
+    part of the build), a second of play each."""
+    from svmcore.cli import main
+    from svmcore.runs.presets import available_presets
+    links = [("/?" + "&".join(f"{k}={v}" for k, v in p.config.to_query().items()), p.key)
+             for p in available_presets()]
+    try:
+        from svmcore.lessons import course
+        links += [("/?" + s.query, f"lesson{les.number}-{i}") for les in course.LESSONS
+                  for i, s in enumerate(les.steps) if s.page in ("", "playground")]
+    except ImportError:
+        pass
+    assert links
+    for link, name in links:
+        out = tmp_path / f"{name}.html"
+        assert main(["export", link, "--html", str(out), "--seconds", "1"]) == 0, name
+        assert out.stat().st_size > 10_000
+
+
+@pytest.mark.slow
+def test_export_a_lesson_as_one_document(tmp_path):
+    """`svmcore export --lesson 3`: every step in one file, the Playground's replayed, the
+    others with a line saying they play in the app."""
+    from svmcore.lessons import course
+    lesson, _ = course.find_step(3, 1)
+    title, steps = RF.lesson_document(3, 1.0)
+    assert len(steps) == len(lesson.steps) and title.startswith("Lesson 3")
+    for step, data in zip(lesson.steps, steps):
+        assert (data["packed"] is not None) == (step.page == ""), step.title
+        assert step.question in data["lesson"] or "&" in step.question
+        if data["packed"] is None:
+            assert "app's" in data["error"]
+    out = tmp_path / "lesson.html"
+    RF.write_html(str(out), steps, title)
+    assert 'data-action="next"' in out.read_text()
+
+
+def test_the_share_menus_files_are_the_run_up_to_its_t():
+    """The app's Share menu makes its files through ``svmcore.ui.export._make_file``: the
+    page's configuration recorded to the t the page shows."""
+    from types import SimpleNamespace
+
+    from svmcore.ui.export import _make_file
+    cfg, _ = R.decode_link(LINK)
+    state = SimpleNamespace(run=SimpleNamespace(t=6), cfg=cfg)
+    seen = []
+    bar = SimpleNamespace(progress=lambda v, text="": seen.append(v))
+    page = _make_file(state, "html", bar).decode()
+    assert "window.__svmcCanvas" in page and seen and max(seen) <= 1.0
+    packed = __import__("json").loads(
+        page.split('id="svmc-data">')[1].split("</script>")[0])["steps"][0]
+    assert packed["meta"]["t_last"] >= 6 and packed["meta"]["t_first"] == 0
+
+
+@pytest.mark.slow
+def test_pictures_drawn_by_worker_processes_are_the_same(rep, monkeypatch):
+    monkeypatch.setattr(A, "MIN_PARALLEL", 0)
+    one = [im.tobytes() for im in A.pictures(rep.frames, rep.tiles, rep.key_s, 15, (1280, 720))]
+    two = [im.tobytes() for im in A.pictures(rep.frames, rep.tiles, rep.key_s, 15, (1280, 720),
+                                              workers=2)]
+    assert len(one) == A.frame_count(len(rep.frames), rep.key_s, 15) and one == two
