@@ -34,7 +34,7 @@ COMMANDS: dict[str, tuple[str, str, tuple[str, ...], str]] = {
               "[options] (no NAME: the list)"),
     "sweep": ("svmcore.runs.sweep.command", "main", (), "a grid of runs on local processes or a Dask "
               "cluster (default: solver sfw on the gaussians toy, local processes)"),
-    "export": ("svmcore.runs.replay_files", "main", (), "a run as files: a replay that plays "
+    "export": ("svmcore.replay.files", "main", (), "a run as files: a replay that plays "
                "offline (HTML) and an animation for slides (GIF, MP4), from an app link"),
     "serve": ("svmcore.server.replicas", "main", (), "serve the app with --replicas K (default 2) "
               "behind nginx on --port (default 8501)"),

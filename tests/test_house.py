@@ -168,6 +168,7 @@ NODE_LABELS = {
     "base": "svmcore/_*.py: numba options, BLAS threads, numba cache, packaged app",
     "bench": "bench: benchmarks, the report",
     "ui": "ui: the Streamlit kit",
+    "replay": "replay: HTML replays, GIF and MP4 of a run",
     "viz": "viz: figures and frames",
     "lessons": "lessons: the lessons' engines",
     "runs": "runs: config + URL, run, race, sweep, export",

@@ -1,6 +1,6 @@
 """Share and export: the link, the traces as CSV / JSON, the script that reproduces the run
 or the race (the same panel for both; the contents come from :mod:`svmcore.runs.export`), and
-a run's replay file and animation (:mod:`svmcore.runs.replay`, rendered on demand with a
+a run's replay file and animation (:mod:`svmcore.replay.record`, rendered on demand with a
 progress bar)."""
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ def _make_file(state: LiveState, kind: str, bar) -> bytes:
     import os
     import tempfile
 
-    from ..runs import replay, replay_files
+    from ..replay import files as replay_files, record as replay
     run = state.run
     until = run.t if run.t > 0 else None
     share = 0.3 if kind != "html" else 1.0        # the recording's share of the bar

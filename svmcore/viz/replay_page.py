@@ -6,7 +6,7 @@ The page is the template ``replay.html`` beside this module with the app's own r
 (``svmcore/ui/canvas.js``, read when the page is made, so a replay always draws with the
 renderer the app ships) inlined as a module, one small "canvas glue" script (the only part
 that knows canvas.js's message API), the player, and the data of one or more steps
-(:func:`svmcore.runs.replay.pack`): a run, or a lesson's steps with Next / Back.
+(:func:`svmcore.replay.record.pack`): a run, or a lesson's steps with Next / Back.
 """
 from __future__ import annotations
 

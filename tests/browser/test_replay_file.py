@@ -8,8 +8,8 @@ import time
 import pytest
 from streamlit_server import CHROMIUM, NO_CHROMIUM
 
-from svmcore.runs import replay as R
-from svmcore.runs import replay_files as RF
+from svmcore.replay import record as R
+from svmcore.replay import files as RF
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 

@@ -7,7 +7,7 @@ export ≤ 2 × the run's own training time + 30 s).
 The export runs in a fresh Python process (peak RSS is a per-process high-water mark, read as
 ``ru_maxrss``): the solver is warmed up first (numba's compiled code loaded from its cache, as a
 server's warm-up does), then the link is recorded headless
-(:func:`svmcore.runs.replay.record`: the run and its keyframes), the HTML replay written and,
+(:func:`svmcore.replay.record.record`: the run and its keyframes), the HTML replay written and,
 with ``--animation``, the GIF and the MP4 rendered in one pass. Reported: the run's training
 time (the solver's wall time in its steps), the time of each part, the files' sizes and the
 peak RSS. The default link is a kernel NORMA run on 2,000 points (1,000 epochs) that plays well beyond 60 s
@@ -29,7 +29,7 @@ CHILD = r"""
 import json, os, resource, sys, time
 link, seconds, animation, size, fps, out, workers = sys.argv[1:8]
 seconds, animation, fps, workers = float(seconds), animation == "1", int(fps), int(workers)
-from svmcore.runs import replay as R, replay_files as RF
+from svmcore.replay import files as RF, record as R
 from svmcore.runs.run import warmup
 from svmcore.solvers import get_solver
 from svmcore.viz.animation import parse_size, mp4_available

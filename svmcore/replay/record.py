@@ -30,7 +30,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit
 
 import numpy as np
 
-from .config import RunConfig, config_from_query, is_race_query
+from ..runs.config import RunConfig, config_from_query, is_race_query
 
 #: seconds of play exported when none are asked for
 DEFAULT_SECONDS = 60.0
@@ -133,8 +133,8 @@ def build_run(cfg: RunConfig, data):
     """The app's TrainingRun of ``cfg`` on ``data`` (the live page's trace density and time
     cap, its stream, its scheduled mid-run changes)."""
     from ..server import pacing
-    from .run import TrainingRun
-    from .stream import stream_of
+    from ..runs.run import TrainingRun
+    from ..runs.stream import stream_of
     run = TrainingRun(cfg.solver, data.X_train, data.y_train, data.X_test, data.y_test,
                       seed=int(cfg.seed), per_decade=pacing.LIVE_PER_DECADE,
                       max_seconds=pacing.MAX_RUN_S, stream=stream_of(cfg, data),
@@ -238,7 +238,7 @@ def record(link: str | RunConfig, seconds: float = DEFAULT_SECONDS, *, height: i
     from ..server import pacing
     from ..viz import make_view, run_frame
     from ..viz.frame import curves_frame, run_panels
-    from .rundata import build_data, check_memory
+    from ..runs.rundata import build_data, check_memory
     if not (seconds > 0 and math.isfinite(seconds)):
         raise ExportError(f"seconds must be a positive number, got {seconds!r}")
     if seconds > pacing.MAX_RUN_S:
@@ -374,7 +374,7 @@ def version() -> str:
 def meta(rep: Replay, base: str = "http://localhost:8501/") -> dict:
     """What made the replay, for the document: the version, the configuration (words, query,
     link), the reproduce script, the run's end."""
-    from .export import reproduce_snippet
+    from ..runs.export import reproduce_snippet
     done = rep.status if rep.status in ("converged", "finished") else None
     t_last = rep.ts[-1]
     return {"version": version(), "words": config_words(rep.cfg),

@@ -1,5 +1,5 @@
 """``svmcore export``: a run's replay file (HTML) and its animation (GIF, MP4), from an app link,
-headless (:func:`svmcore.runs.replay.record`), and a lesson's steps in one HTML file.
+headless (:func:`svmcore.replay.record.record`), and a lesson's steps in one HTML file.
 
     svmcore export LINK --html run.html --gif run.gif --mp4 run.mp4 [--seconds S]
                    [--size 1280x720] [--fps 15]
@@ -17,7 +17,7 @@ import os
 import sys
 import time
 
-from .replay import (
+from .record import (
     DEFAULT_SECONDS,
     ExportError,
     file_mode,

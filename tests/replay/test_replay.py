@@ -13,8 +13,8 @@ import os
 import numpy as np
 import pytest
 
-from svmcore.runs import replay as R
-from svmcore.runs import replay_files as RF
+from svmcore.replay import record as R
+from svmcore.replay import files as RF
 from svmcore.viz import animation as A
 from svmcore.viz import decision_field
 from svmcore.viz.frame import clipped_field, quantize_field
