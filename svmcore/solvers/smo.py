@@ -37,10 +37,12 @@ import numpy as np
 
 from .._jit import njit
 from .kernels import POINT_KERNELS, as_rows, expansion, kernel_row, kernel_value, rows_args
-from .smo_parts import (_NONE, SMO_LISTING, TAU, TRANSPOSED_MAX, _be_shrunk, _full_row,  # noqa: F401
+from .smo_parts import (_ASIZE, _CONV, _COUNTER, _GEN, _HITS, _KEVALS, _MISSES,  # noqa: F401
+                        _NEXT, _NIC, _NK, _NONE, _PI, _PJ, _T, _UNSHRUNK, SMALL_MAX,
+                        SMO_LISTING, TAU, TRANSPOSED_MAX, _be_shrunk, _full_row,
                         _lru_push_front, _lru_unlink, _pair_step, _scan_up, _set_all_status,
-                        _set_status, _update_scan, kkt_bias, max_violation, transposed_bytes,
-                        zeros_small_pages)
+                        _set_status, _shrink_maxima, _small_chunk, _swap_shrunk, _update_scan,
+                        kkt_bias, max_violation, transposed_bytes, zeros_small_pages)
 from .objectives import error_rate, lam_from_C, primal_objective
 from .base import (C_SPEC, COEF0_SPEC, DEGREE_SPEC, GAMMA_SPEC, KERNEL_SPEC, Line, Listing,
                    ParamSpec, Snapshot, Solver, StepThroughRecord, join_state, state_changes, state_part)
@@ -49,11 +51,7 @@ from .base import (C_SPEC, COEF0_SPEC, DEGREE_SPEC, GAMMA_SPEC, KERNEL_SPEC, Lin
 DUAL_NAME = "dual L1-SVM D(α), λ-form (a lower bound on the optimum)"
 GAP_NAME = "duality gap P − D (≥ P − P*)"
 
-# integer state slots (int64 array `ic`)
-_T, _KEVALS, _CONV, _PI, _PJ, _HITS, _MISSES = 0, 1, 2, 3, 4, 5, 6
-_ASIZE, _COUNTER, _UNSHRUNK, _GEN = 7, 8, 9, 10      # shrinking: active size, countdown, …
-_NK, _NEXT = 11, 12       # ε-SVR: n points behind the 2n variables (0: C-SVC), next row buffer
-_NIC = 13
+# integer state slots (int64 array `ic`): see smo_parts
 
 # _get_row's ``full`` flag as NumPy booleans, not the literals True / False: numba compiles a
 # function once per literal argument value it is called with (Literal[bool](True) and
@@ -254,41 +252,11 @@ def _do_shrinking(data, rc, C, tol, alpha, G, Gbar, ic):
     then every bounded α that ``_be_shrunk`` is swapped behind the active part."""
     y = data[8]
     active = rc[9]
-    Gmax1 = -np.inf                       # max −y_t G_t over I_up
-    Gmax2 = -np.inf                       # max  y_t G_t over I_low
-    for k in range(ic[_ASIZE]):
-        t = active[k]
-        if y[t] > 0.0:
-            if alpha[t] < C[t]:
-                if -G[t] >= Gmax1:
-                    Gmax1 = -G[t]
-            if alpha[t] > 0.0:
-                if G[t] >= Gmax2:
-                    Gmax2 = G[t]
-        else:
-            if alpha[t] < C[t]:
-                if -G[t] >= Gmax2:
-                    Gmax2 = -G[t]
-            if alpha[t] > 0.0:
-                if G[t] >= Gmax1:
-                    Gmax1 = G[t]
+    Gmax1, Gmax2 = _shrink_maxima(y, alpha, C, G, active, ic[_ASIZE])
     if ic[_UNSHRUNK] == 0 and Gmax1 + Gmax2 <= 10.0 * tol:
         ic[_UNSHRUNK] = 1
         _reconstruct_gradient(data, rc, C, alpha, G, Gbar, ic)
-    asize = ic[_ASIZE]
-    k = 0
-    while k < asize:
-        if _be_shrunk(active[k], alpha, G, y, C, Gmax1, Gmax2):
-            asize -= 1
-            while asize > k:
-                if not _be_shrunk(active[asize], alpha, G, y, C, Gmax1, Gmax2):
-                    tmp = active[k]
-                    active[k] = active[asize]
-                    active[asize] = tmp
-                    break
-                asize -= 1
-        k += 1
-    ic[_ASIZE] = asize
+    ic[_ASIZE] = _swap_shrunk(y, alpha, C, G, active, ic[_ASIZE], Gmax1, Gmax2)
 
 
 @njit(inline="always")
@@ -512,6 +480,12 @@ class SMOSolver(Solver):
 
     memory_params = ("cache_mb",)
 
+    def _is_small(self, n) -> bool:
+        """Is the problem small enough for the dense Q: at most SMALL_MAX variables, and the
+        nv × nv float32 matrix within cache_mb?"""
+        nv = 2 * n if self.regression else n
+        return nv <= SMALL_MAX and 4 * nv * nv <= self.p["cache_mb"] * 2**20
+
     def memory_bytes(self, n, d, X=None):
         """The kernel-row cache (float32 rows, at least two, at most cache_mb; with shrinking
         one more byte per entry, which ones a row holds), the transposed copy of X that whole
@@ -520,7 +494,9 @@ class SMOSolver(Solver):
         variables long and two 2n float32 rows of Q̃ are built from the kernel rows."""
         slots = max(2, min(n, int(self.p["cache_mb"] * 2**20 // (4 * n))))
         xt = 0 if self.p["kernel"] == "precomputed" else transposed_bytes(n, d)
-        if self.regression:
+        nv = 2 * n if self.regression else n
+        if self._is_small(n):
+            return 5 * nv * nv + 8 * n + 2 * 88 * nv + xt
             return 4 * n * slots + 2 * 88 * n + 16 * n + xt
         return (5 if self.p["shrinking"] else 4) * n * slots + 88 * n + xt
 
@@ -565,22 +541,27 @@ class SMOSolver(Solver):
         self.QD = np.concatenate([QD, QD]) if self.regression else QD
         self.kernel_evals = int(self.ic[_KEVALS])
         slots = int(p["cache_mb"] * 2**20 // (4 * n))
-        self.slots = max(2, min(n, slots))
-        if slots < 2:
+        self.small = self._is_small(n)
+        # small problems: the dense Q (nv × nv float32) instead of the row cache
+        self.Qd = np.zeros((nv, nv) if self.small else (0, 0), np.float32)
+        self.have = np.zeros(nv if self.small else 0, dtype=np.bool_)
+        self.slots = nv if self.small else max(2, min(n, slots))
+        if slots < 2 and not self.small:
             self.notes.append(f"cache_mb = {p['cache_mb']:g} holds {max(slots, 0)} kernel row(s) "
                               f"of n = {n:,}; 2 rows ({8 * n / 2**20:.3g} MB) are kept, the "
                               "two one step needs")
-        self.cache = zeros_small_pages((self.slots, n), np.float32)   # LIBSVM's Qfloat
+        self.cache = zeros_small_pages((2 if self.small else self.slots, n), np.float32)  # Qfloat
         self.slot_of = -np.ones(n, dtype=np.int64)
-        self.row_of = -np.ones(self.slots, dtype=np.int64)
+        self.row_of = -np.ones(self.cache.shape[0], dtype=np.int64)
         # LRU ring over slots 0..slots-1 with sentinel `slots`; initially 0 is MRU, last is LRU
-        order = np.arange(self.slots + 1)
+        order = np.arange(self.cache.shape[0] + 1)
         self.nxt = np.roll(order, -1).astype(np.int64)
         self.prev = np.roll(order, 1).astype(np.int64)
-        self.row_state = np.full(self.slots, -2, dtype=np.int64)
+        self.row_state = np.full(self.cache.shape[0], -2, dtype=np.int64)
         self.allidx = np.arange(nv, dtype=np.int64)
         self.active = np.arange(nv, dtype=np.int64)   # active[:ic[_ASIZE]] is the active set
         marks = bool(p["shrinking"]) and not self.regression   # ε-SVR: whole kernel rows only
+        marks = marks and not self.small
         valid = zeros_small_pages((self.slots, n) if marks else (0, 0), np.bool_)
         d = self.X.d
         if transposed_bytes(n, d) and p["kernel"] != "precomputed":
@@ -605,9 +586,9 @@ class SMOSolver(Solver):
             return 0
         # membership of I_up / I_low from α as it is now (α may have been set from outside)
         _set_all_status(self.alpha, self.Cv, self.ys, self._rc[10])
-        done = _smo_chunk(self._data, self._rc, self.Cv, self.p["tol"], n,
-                          bool(self.p["shrinking"]), self.alpha, self.G, self.Gbar, self.QD,
-                          self.ic)
+        args = (self._data, self._rc, self.Cv, self.p["tol"], n, bool(self.p["shrinking"]),
+                self.alpha, self.G, self.Gbar, self.QD, self.ic)
+        done = _small_chunk(self.Qd, self.have, *args) if self.small else _smo_chunk(*args)
         self.t = int(self.ic[_T])
         self.kernel_evals = int(self.ic[_KEVALS])
         return int(done)

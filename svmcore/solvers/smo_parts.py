@@ -16,7 +16,13 @@ import numpy as np
 
 from .._jit import njit
 from .base import Line, Listing
-from .kernels import _finish, _rbf_args, exp_into
+from .kernels import _finish, _rbf_args, exp_into, kernel_row
+
+# integer state slots (int64 array ``ic``) of the compiled core
+_T, _KEVALS, _CONV, _PI, _PJ, _HITS, _MISSES = 0, 1, 2, 3, 4, 5, 6
+_ASIZE, _COUNTER, _UNSHRUNK, _GEN = 7, 8, 9, 10      # shrinking: active size, countdown, …
+_NK, _NEXT = 11, 12       # ε-SVR: n points behind the 2n variables (0: C-SVC), next row buffer
+_NIC = 13
 
 
 @njit
@@ -307,6 +313,274 @@ def _pair_step(yi, yj, ai, aj, Ci, Cj, Gi, Gj, QDi, QDj, Qij):
                 ai = 0.0
                 aj = s
     return ai, aj
+
+
+@njit
+def _shrink_maxima(y, alpha, C, G, active, asize):
+    """LIBSVM ``do_shrinking``'s maxima over the active set: (max −y_t G_t over I_up,
+    max y_t G_t over I_low)."""
+    Gmax1 = -np.inf
+    Gmax2 = -np.inf
+    for k in range(asize):
+        t = active[k]
+        if y[t] > 0.0:
+            if alpha[t] < C[t]:
+                if -G[t] >= Gmax1:
+                    Gmax1 = -G[t]
+            if alpha[t] > 0.0:
+                if G[t] >= Gmax2:
+                    Gmax2 = G[t]
+        else:
+            if alpha[t] < C[t]:
+                if -G[t] >= Gmax2:
+                    Gmax2 = -G[t]
+            if alpha[t] > 0.0:
+                if G[t] >= Gmax1:
+                    Gmax1 = G[t]
+    return Gmax1, Gmax2
+
+
+@njit
+def _swap_shrunk(y, alpha, C, G, active, asize, Gmax1, Gmax2):
+    """Every α that ``_be_shrunk`` swapped behind the active part (LIBSVM's order of swaps);
+    returns the new active size."""
+    k = 0
+    while k < asize:
+        if _be_shrunk(active[k], alpha, G, y, C, Gmax1, Gmax2):
+            asize -= 1
+            while asize > k:
+                if not _be_shrunk(active[asize], alpha, G, y, C, Gmax1, Gmax2):
+                    tmp = active[k]
+                    active[k] = active[asize]
+                    active[asize] = tmp
+                    break
+                asize -= 1
+        k += 1
+    return asize
+
+
+# ----------------------------------------------------------------- small problems: dense Q
+#: up to this many dual variables (and while the nv × nv float32 matrix fits in cache_mb), Q is
+#: one dense matrix whose rows are computed whole on first use, and :func:`_small_chunk` runs
+#: the iterations on it: no LRU list, no partial rows, no bundles unpacked per row. On a tiny
+#: problem (iris, n = 100) those fixed costs per iteration were several times the scans' work.
+SMALL_MAX = 2048
+
+
+@njit
+def _small_fill(i, Q, have, data, rc, ic):
+    """Compute row i of the dense Q whole, as the row cache computes a whole row (from XT when
+    it exists, else pairwise), rounded to float32 once. ε-SVR: the kernel row of point
+    r = i mod n gives the rows of α_r and α*_r at once."""
+    code, kp, Xd, Xdata, Xind, Xptr, Xsq, sparse, y, allidx, XT = data
+    n = Xsq.shape[0]
+    nk = ic[_NK]
+    rowbuf = rc[11]
+    r = i if (nk == 0 or i < nk) else i - nk
+    if XT.shape[1] == n:
+        ic[_KEVALS] += _full_row(data, r, rowbuf, rc[7], rc[8].view(np.float64))
+    else:
+        ic[_KEVALS] += kernel_row(code, kp, Xd, Xdata, Xind, Xptr, Xsq, sparse, r,
+                                  Xd, Xdata, Xind, Xptr, Xsq, rc[13], rowbuf)
+    ic[_MISSES] += 1
+    if nk == 0:
+        yi = y[i]
+        for k in range(n):
+            Q[i, k] = rowbuf[k] * (yi * y[k])
+        have[i] = True
+        return
+    for k in range(n):
+        v = np.float32(rowbuf[k])
+        Q[r, k] = v
+        Q[r, k + n] = -v
+        Q[r + n, k] = -v
+        Q[r + n, k + n] = v
+    have[r] = True
+    have[r + n] = True
+
+
+# The loop of _small_chunk calls only functions of plain arrays and scalars, indexes Q by
+# (row, column) and makes no array views: numba reference-counts every array a tuple or an
+# inlined helper hands over and every view, with an atomic add each (perf: two thirds of a
+# tiny problem's time). The bundles reach only _small_fill and the rare reconstruction.
+
+@njit
+def _small_pick_i(active, up, G, asize):
+    """m(α) = max −y_t G_t over I_up and its position (serial: ties to the later position, as
+    the lanes of :func:`_scan_up`), or position −1."""
+    Gmax = -np.inf
+    ki = _NONE
+    for k in range(asize):
+        t = active[k]
+        v = up[t] * G[t]
+        if v >= Gmax:
+            Gmax = v
+            ki = k
+    return Gmax, ki
+
+
+@njit
+def _small_pick_j(Q, ii, y, active, low, G, QD, asize, Gmax, tol):
+    """WSS 2's j for i = ii, as :func:`smo._select` scores it (candidates in position order,
+    ties to the later one), or −1 when m(α) − M(α) ≤ tol or no candidate exists."""
+    Gmax2 = -np.inf
+    kj = _NONE
+    obj_min = np.inf
+    yi2 = 2.0 * y[ii]
+    QDi = QD[ii]
+    for k in range(asize):
+        t = active[k]
+        lt = low[t]
+        yg = lt * G[t]
+        Gmax2 = yg if yg >= Gmax2 else Gmax2
+        gd = Gmax + yg
+        if gd > 0.0:
+            quad = QDi + QD[t] - (yi2 * lt) * Q[ii, t]
+            quad = quad if quad > 0.0 else TAU
+            od = -(gd * gd) / quad
+            if od <= obj_min:
+                obj_min = od
+                kj = k
+    if Gmax + Gmax2 <= tol or kj < 0:
+        return _NONE
+    return active[kj]
+
+
+@njit
+def _small_gbar(v, a_old, a_new, Q, C, Gbar):
+    """Ḡ follows a change of α_v's upper-bound status (row v of Q is present)."""
+    Cv = C[v]
+    was_up = a_old >= Cv
+    if was_up == (a_new >= Cv):
+        return
+    sign = -Cv if was_up else Cv
+    for k in range(Gbar.shape[0]):
+        Gbar[k] += sign * Q[v, k]
+
+
+@njit
+def _small_update(Q, ii, jj, dai, daj, active, G, asize):
+    """G ← G + Q_i Δα_i + Q_j Δα_j over the active set (the same sums as _update_scan)."""
+    for k in range(asize):
+        t = active[k]
+        G[t] = G[t] + (Q[ii, t] * dai + Q[jj, t] * daj)
+
+
+@njit
+def _small_reconstruct(Q, have, data, rc, C, alpha, G, Gbar, ic):
+    """:func:`smo._reconstruct_gradient` on the dense Q (the same sums in the same order)."""
+    active = rc[9]
+    p = rc[15]
+    n = alpha.shape[0]
+    asize = ic[_ASIZE]
+    if asize == n:
+        return
+    for k in range(asize, n):
+        t = active[k]
+        G[t] = Gbar[t] + p[t]
+    nr_free = 0
+    for k in range(asize):
+        t = active[k]
+        if 0.0 < alpha[t] < C[t]:
+            nr_free += 1
+    if nr_free * n > 2 * asize * (n - asize):
+        for k in range(asize, n):
+            t = active[k]
+            _small_row(t, Q, have, data, rc, ic)
+            acc = 0.0
+            for kk in range(asize):
+                j = active[kk]
+                if 0.0 < alpha[j] < C[j]:
+                    acc += alpha[j] * Q[t, j]
+            G[t] += acc
+    else:
+        for kk in range(asize):
+            j = active[kk]
+            aj = alpha[j]
+            if 0.0 < aj < C[j]:
+                _small_row(j, Q, have, data, rc, ic)
+                for k in range(asize, n):
+                    t = active[k]
+                    G[t] += aj * Q[j, t]
+    ic[_ASIZE] = n
+    ic[_GEN] += 1
+
+
+@njit(inline="always")
+def _small_row(i, Q, have, data, rc, ic):
+    if have[i]:
+        ic[_HITS] += 1
+    else:
+        _small_fill(i, Q, have, data, rc, ic)
+
+
+@njit
+def _small_chunk(Q, have, data, rc, C, tol, n_steps, shrinking, alpha, G, Gbar, QD, ic):
+    """:func:`smo._smo_chunk` on the dense Q: the same iterations (pairs, steps, shrinking,
+    reconstruction, stopping test), with each row read straight from Q."""
+    y = data[8]
+    active = rc[9]
+    off = rc[10]
+    up = off[0]
+    low = off[1]
+    n = alpha.shape[0]
+    done = 0
+    while done < n_steps:
+        if ic[_CONV]:
+            break
+        if shrinking:
+            ic[_COUNTER] -= 1
+            if ic[_COUNTER] == 0:
+                ic[_COUNTER] = min(n, 1000)
+                Gmax1, Gmax2 = _shrink_maxima(y, alpha, C, G, active, ic[_ASIZE])
+                if ic[_UNSHRUNK] == 0 and Gmax1 + Gmax2 <= 10.0 * tol:
+                    ic[_UNSHRUNK] = 1
+                    _small_reconstruct(Q, have, data, rc, C, alpha, G, Gbar, ic)
+                ic[_ASIZE] = _swap_shrunk(y, alpha, C, G, active, ic[_ASIZE], Gmax1, Gmax2)
+        ii = _NONE
+        jj = _NONE
+        for attempt in range(2):       # the second after rebuilding the shrunk gradient
+            if attempt == 1:
+                if ic[_ASIZE] == n:
+                    break
+                _small_reconstruct(Q, have, data, rc, C, alpha, G, Gbar, ic)
+                ic[_COUNTER] = 1          # shrink again at the next iteration
+            asize = ic[_ASIZE]
+            Gmax, ki = _small_pick_i(active, up, G, asize)
+            if ki < 0 or Gmax == -np.inf:
+                continue
+            ii = active[ki]
+            if have[ii]:
+                ic[_HITS] += 1
+            else:
+                _small_fill(ii, Q, have, data, rc, ic)
+            jj = _small_pick_j(Q, ii, y, active, low, G, QD, asize, Gmax, tol)
+            if jj >= 0:
+                break
+        if jj < 0:
+            ic[_CONV] = 1
+            break
+        if have[jj]:
+            ic[_HITS] += 1
+        else:
+            _small_fill(jj, Q, have, data, rc, ic)
+        ai_old = alpha[ii]
+        aj_old = alpha[jj]
+        ai, aj = _pair_step(y[ii], y[jj], ai_old, aj_old, C[ii], C[jj], G[ii], G[jj],
+                            QD[ii], QD[jj], Q[ii, jj])
+        alpha[ii] = ai
+        alpha[jj] = aj
+        _set_status(ii, alpha, C, y, off)
+        _set_status(jj, alpha, C, y, off)
+        _small_update(Q, ii, jj, ai - ai_old, aj - aj_old, active, G, ic[_ASIZE])
+        if shrinking:
+            _small_gbar(ii, ai_old, ai, Q, C, Gbar)
+            _small_gbar(jj, aj_old, aj, Q, C, Gbar)
+        ic[_T] += 1
+        ic[_PI] = ii
+        ic[_PJ] = jj
+        done += 1
+    return done
 
 
 def kkt_bias(alpha, G, y, C) -> float:
