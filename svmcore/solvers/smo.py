@@ -290,7 +290,10 @@ def _select(data, rc, C, tol, alpha, G, QD, ic, Gmax, ki):
     if ki < 0 or Gmax == -np.inf:
         return -1, -1, rc[14][0]
     ii = active[ki]
-    Qi = _q_row(ii, _ACTIVE, data, rc, ic)
+    if ic[_NK] == 0:          # C-SVC: the cache slot itself (no further call with the bundles)
+        Qi = rc[0][_get_row(ii, _ACTIVE, data, rc, ic)]
+    else:
+        Qi = _q_row(ii, _ACTIVE, data, rc, ic)
     # ---- select j: second-order gain over I_low, M(α) = min −y_t G_t (as four maxima of
     # y_t G_t, like m(α)); the candidates with b_it > 0 are few and scored in position order
     h0 = h1 = h2 = h3 = -np.inf
@@ -352,7 +355,10 @@ def _update_gbar(v, a_old, a_new, data, rc, C, Gbar, ic):
     was_up = a_old >= Cv
     if was_up == (a_new >= Cv):
         return
-    Qv = _q_row(v, _FULL, data, rc, ic)
+    if ic[_NK] == 0:
+        Qv = rc[0][_get_row(v, _FULL, data, rc, ic)]
+    else:
+        Qv = _q_row(v, _FULL, data, rc, ic)
     sign = -Cv if was_up else Cv
     for k in range(Gbar.shape[0]):
         Gbar[k] += sign * Qv[k]
@@ -396,7 +402,10 @@ def _smo_chunk(data, rc, C, tol, n_steps, shrinking, alpha, G, Gbar, QD, ic):
                 break
             ic[_COUNTER] = 1              # shrink again at the next iteration
         # LRU with ≥ 2 slots: row ii (most recent) is not evicted (ε-SVR: the other buffer)
-        Qj = _q_row(jj, _ACTIVE, data, rc, ic)
+        if ic[_NK] == 0:
+            Qj = rc[0][_get_row(jj, _ACTIVE, data, rc, ic)]
+        else:
+            Qj = _q_row(jj, _ACTIVE, data, rc, ic)
         ai_old = alpha[ii]
         aj_old = alpha[jj]
         ai, aj = _pair_step(y[ii], y[jj], ai_old, aj_old, C[ii], C[jj], G[ii], G[jj],
