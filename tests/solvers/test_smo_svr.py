@@ -82,11 +82,22 @@ def test_svr_matches_sklearn_on_the_gallery_sine(kernel, kw, shrinking):
     assert snap.n_sv == ref.support_.size and snap.converged
 
 
-def test_svr_matches_sklearn_on_diabetes():
+@pytest.mark.parametrize("kernel", ["rbf", "linear", "poly"])
+def test_svr_matches_sklearn_on_diabetes(kernel):
+    """SVR's defaults (C = 1, ε = 0.1, γ = "scale"; poly with coef0 = 1): LIBSVM's iterations."""
     X, y = _diabetes()
     gamma = 1.0 / (X.shape[1] * X.var())           # SVR's gamma="scale"
-    s, ref = _compare(X, y, "rbf", {"gamma": gamma}, C=1.0, eps=0.1)
+    kw = {"linear": {}, "rbf": {"gamma": gamma},
+          "poly": {"gamma": gamma, "degree": 3, "coef0": 1.0}}[kernel]
+    s, ref = _compare(X, y, kernel, kw, C=1.0, eps=0.1)
     assert ref.support_.size > 300                   # most points lie outside the tube
+    assert s.t == int(ref.n_iter_)
+    np.testing.assert_array_equal(s.support_coef()[0], ref.support_)
+
+
+def test_svr_running_dual_on_diabetes():
+    X, y = _diabetes()
+    gamma = 1.0 / (X.shape[1] * X.var())
     s10, _ = _compare(X, y, "rbf", {"gamma": gamma}, C=10.0, eps=0.2)
     # the running dual (from the maintained float32-row gradient) is close to the exact one
     support, beta, _ = s10.support_coef()
