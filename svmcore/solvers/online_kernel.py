@@ -30,6 +30,8 @@ inlines) is one piece whose state layout the class, the step-through and the tes
 """
 from __future__ import annotations
 
+import dataclasses
+
 import math
 
 import numpy as np
@@ -259,7 +261,7 @@ def _cache_spec(default: bool) -> ParamSpec:
 
 _COMMON = {
     "C": C_SPEC,
-    "kernel": ParamSpec("rbf", "choice", KERNEL_SPEC.help, choices=KERNEL_SPEC.choices),
+    "kernel": dataclasses.replace(KERNEL_SPEC, default="rbf"),
     "gamma": GAMMA_SPEC,
     "degree": DEGREE_SPEC,
     "coef0": COEF0_SPEC,

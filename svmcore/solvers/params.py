@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from .kernels import KERNEL_CODES
+from .kernels import POINT_KERNELS
 from .step_sizes import SCHEDULE_CODES
 
 
@@ -26,6 +26,8 @@ class ParamSpec:
     ``ui`` is the slider range the app offers (within the valid range), ``log`` a log slider.
     ``when = (other, values)`` says the parameter only matters when parameter ``other`` takes one
     of ``values`` (gamma only for rbf/poly kernels); ``advanced`` puts it under "more options".
+    ``unoffered`` are further valid choices the app's widgets do not offer (the kernel
+    "precomputed": the data would have to be a Gram matrix).
     """
 
     default: Any
@@ -40,6 +42,7 @@ class ParamSpec:
     log: bool = False
     when: tuple | None = None
     advanced: bool = False
+    unoffered: tuple = ()
 
     def applies(self, values: dict) -> bool:
         """Does this parameter matter, given the other parameter values?"""
@@ -65,7 +68,7 @@ class ParamSpec:
         """Return the value coerced to its kind, or raise ValueError naming the parameter."""
         bad = ValueError(f"{name} must be {self.range_text()}, got {value!r}")
         if self.kind == "choice":
-            if value not in self.choices:
+            if value not in self.choices + self.unoffered:
                 raise bad
             return value
         if self.kind == "bool":
@@ -138,7 +141,7 @@ KERNEL_SPEC = ParamSpec("linear", "choice",
                         "k(x, z) — how similar two points are, which decides the shape of the "
                         "boundary: linear draws a straight line, rbf, poly and sigmoid curved "
                         "ones (precomputed: X is the n × n kernel matrix, SMO only).",
-                        choices=tuple(KERNEL_CODES))
+                        choices=POINT_KERNELS, unoffered=("precomputed",))
 GAMMA_SPEC = ParamSpec(1.0, "float",
                        "γ — how far one training point's influence reaches: a larger γ gives "
                        "narrower bumps and a wigglier boundary (rbf exp(−γ‖x−z‖²), poly "
