@@ -28,6 +28,8 @@ Derivations, measured runs and the choices where the paper is ambiguous: ``docs/
 """
 from __future__ import annotations
 
+import dataclasses
+
 import math
 
 import numpy as np
@@ -257,7 +259,7 @@ def _cache_spec(default: bool) -> ParamSpec:
 
 _COMMON = {
     "C": C_SPEC,
-    "kernel": ParamSpec("rbf", "choice", KERNEL_SPEC.help, choices=("linear", "rbf", "poly")),
+    "kernel": dataclasses.replace(KERNEL_SPEC, default="rbf"),
     "gamma": GAMMA_SPEC,
     "degree": DEGREE_SPEC,
     "coef0": COEF0_SPEC,

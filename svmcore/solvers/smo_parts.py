@@ -1,7 +1,8 @@
 """Leaf helpers of SMO's compiled core (:mod:`svmcore.solvers.smo`): whole kernel rows from a
 transposed copy of X, the LRU list's two moves, LIBSVM's ``be_shrunk``, the m(α) scan alone and
 fused with the gradient update, membership of I_up / I_low as signs, the combination of the
-scans' running maxima, and the NumPy forms of the bias and the maximal violation.
+scans' running maxima, the analytic pair step, the NumPy forms of the bias and the maximal
+violation, and the algorithm's listing for the step-through.
 
 The compiled functions take SMO's bundles as documented there:
 ``data = (code, kp, Xd, Xdata, Xind, Xptr, Xsq, sparse, y, allidx, XT)``.
@@ -14,7 +15,14 @@ import mmap
 import numpy as np
 
 from .._jit import njit
-from .kernels import _finish, _rbf_args, exp_into
+from .base import Line, Listing
+from .kernels import _finish, _rbf_args, exp_into, kernel_row
+
+# integer state slots (int64 array ``ic``) of the compiled core
+_T, _KEVALS, _CONV, _PI, _PJ, _HITS, _MISSES = 0, 1, 2, 3, 4, 5, 6
+_ASIZE, _COUNTER, _UNSHRUNK, _GEN = 7, 8, 9, 10      # shrinking: active size, countdown, …
+_NK, _NEXT = 11, 12       # ε-SVR: n points behind the 2n variables (0: C-SVC), next row buffer
+_NIC = 13
 
 
 @njit
@@ -65,6 +73,9 @@ def _full_row(data, i, out, arg, scratch):
             out[k] = _finish(code, kp, out[k], sa, Xsq[k])
     return n
 
+
+#: WSS 2's and the pair step's safeguard for a non-positive curvature a_ij (LIBSVM's TAU)
+TAU = 1e-12
 
 #: "no index yet", typed int64 from the start: with the literal -1 numba's type inference
 #: first compiles the functions reading it for a Literal[int](-1) index (~4 s more of compilation)
@@ -248,6 +259,330 @@ def _lane_max(g0, k0, g1, k1, g2, k2, g3, k3):
 
 
 
+@njit(inline="always")
+def _pair_step(yi, yj, ai, aj, Ci, Cj, Gi, Gj, QDi, QDj, Qij):
+    """LIBSVM ``Solver::Solve``'s analytic two-variable step: the minimiser of the dual along
+    y_i α_i + y_j α_j = const, clipped to the box [0, C_i] × [0, C_j] (C_i = C·w_i, LIBSVM's
+    ``get_C``; Qij = Q_ij as the float32 row holds it). Returns the new (α_i, α_j)."""
+    if yi != yj:
+        quad = QDi + QDj + 2.0 * Qij
+        if quad <= 0.0:
+            quad = TAU
+        delta = (-Gi - Gj) / quad
+        diff = ai - aj
+        ai += delta
+        aj += delta
+        if diff > 0.0:
+            if aj < 0.0:
+                aj = 0.0
+                ai = diff
+        else:
+            if ai < 0.0:
+                ai = 0.0
+                aj = -diff
+        if diff > Ci - Cj:
+            if ai > Ci:
+                ai = Ci
+                aj = Ci - diff
+        else:
+            if aj > Cj:
+                aj = Cj
+                ai = Cj + diff
+    else:
+        quad = QDi + QDj - 2.0 * Qij
+        if quad <= 0.0:
+            quad = TAU
+        delta = (Gi - Gj) / quad
+        s = ai + aj
+        ai -= delta
+        aj += delta
+        if s > Ci:
+            if ai > Ci:
+                ai = Ci
+                aj = s - Ci
+        else:
+            if aj < 0.0:
+                aj = 0.0
+                ai = s
+        if s > Cj:
+            if aj > Cj:
+                aj = Cj
+                ai = s - Cj
+        else:
+            if ai < 0.0:
+                ai = 0.0
+                aj = s
+    return ai, aj
+
+
+@njit
+def _shrink_maxima(y, alpha, C, G, active, asize):
+    """LIBSVM ``do_shrinking``'s maxima over the active set: (max −y_t G_t over I_up,
+    max y_t G_t over I_low)."""
+    Gmax1 = -np.inf
+    Gmax2 = -np.inf
+    for k in range(asize):
+        t = active[k]
+        if y[t] > 0.0:
+            if alpha[t] < C[t]:
+                if -G[t] >= Gmax1:
+                    Gmax1 = -G[t]
+            if alpha[t] > 0.0:
+                if G[t] >= Gmax2:
+                    Gmax2 = G[t]
+        else:
+            if alpha[t] < C[t]:
+                if -G[t] >= Gmax2:
+                    Gmax2 = -G[t]
+            if alpha[t] > 0.0:
+                if G[t] >= Gmax1:
+                    Gmax1 = G[t]
+    return Gmax1, Gmax2
+
+
+@njit
+def _swap_shrunk(y, alpha, C, G, active, asize, Gmax1, Gmax2):
+    """Every α that ``_be_shrunk`` swapped behind the active part (LIBSVM's order of swaps);
+    returns the new active size."""
+    k = 0
+    while k < asize:
+        if _be_shrunk(active[k], alpha, G, y, C, Gmax1, Gmax2):
+            asize -= 1
+            while asize > k:
+                if not _be_shrunk(active[asize], alpha, G, y, C, Gmax1, Gmax2):
+                    tmp = active[k]
+                    active[k] = active[asize]
+                    active[asize] = tmp
+                    break
+                asize -= 1
+        k += 1
+    return asize
+
+
+# ----------------------------------------------------------------- small problems: dense Q
+#: up to this many dual variables (and while the nv × nv float32 matrix fits in cache_mb), Q is
+#: one dense matrix whose rows are computed whole on first use, and :func:`_small_chunk` runs
+#: the iterations on it: no LRU list, no partial rows, no bundles unpacked per row. On a tiny
+#: problem (iris, n = 100) those fixed costs per iteration were several times the scans' work.
+SMALL_MAX = 2048
+
+
+@njit
+def _small_fill(i, Q, have, data, rc, ic):
+    """Compute row i of the dense Q whole, as the row cache computes a whole row (from XT when
+    it exists, else pairwise), rounded to float32 once. ε-SVR: the kernel row of point
+    r = i mod n gives the rows of α_r and α*_r at once."""
+    code, kp, Xd, Xdata, Xind, Xptr, Xsq, sparse, y, allidx, XT = data
+    n = Xsq.shape[0]
+    nk = ic[_NK]
+    rowbuf = rc[11]
+    r = i if (nk == 0 or i < nk) else i - nk
+    if XT.shape[1] == n:
+        ic[_KEVALS] += _full_row(data, r, rowbuf, rc[7], rc[8].view(np.float64))
+    else:
+        ic[_KEVALS] += kernel_row(code, kp, Xd, Xdata, Xind, Xptr, Xsq, sparse, r,
+                                  Xd, Xdata, Xind, Xptr, Xsq, rc[13], rowbuf)
+    ic[_MISSES] += 1
+    if nk == 0:
+        yi = y[i]
+        for k in range(n):
+            Q[i, k] = rowbuf[k] * (yi * y[k])
+        have[i] = True
+        return
+    for k in range(n):
+        v = np.float32(rowbuf[k])
+        Q[r, k] = v
+        Q[r, k + n] = -v
+        Q[r + n, k] = -v
+        Q[r + n, k + n] = v
+    have[r] = True
+    have[r + n] = True
+
+
+# The loop of _small_chunk calls only functions of plain arrays and scalars, indexes Q by
+# (row, column) and makes no array views: numba reference-counts every array a tuple or an
+# inlined helper hands over and every view, with an atomic add each (perf: two thirds of a
+# tiny problem's time). The bundles reach only _small_fill and the rare reconstruction.
+
+@njit
+def _small_pick_i(active, up, G, asize):
+    """m(α) = max −y_t G_t over I_up and its position (serial: ties to the later position, as
+    the lanes of :func:`_scan_up`), or position −1."""
+    Gmax = -np.inf
+    ki = _NONE
+    for k in range(asize):
+        t = active[k]
+        v = up[t] * G[t]
+        if v >= Gmax:
+            Gmax = v
+            ki = k
+    return Gmax, ki
+
+
+@njit
+def _small_pick_j(Q, ii, y, active, low, G, QD, asize, Gmax, tol):
+    """WSS 2's j for i = ii, as :func:`smo._select` scores it (candidates in position order,
+    ties to the later one), or −1 when m(α) − M(α) ≤ tol or no candidate exists."""
+    Gmax2 = -np.inf
+    kj = _NONE
+    obj_min = np.inf
+    yi2 = 2.0 * y[ii]
+    QDi = QD[ii]
+    for k in range(asize):
+        t = active[k]
+        lt = low[t]
+        yg = lt * G[t]
+        Gmax2 = yg if yg >= Gmax2 else Gmax2
+        gd = Gmax + yg
+        if gd > 0.0:
+            quad = QDi + QD[t] - (yi2 * lt) * Q[ii, t]
+            quad = quad if quad > 0.0 else TAU
+            od = -(gd * gd) / quad
+            if od <= obj_min:
+                obj_min = od
+                kj = k
+    if Gmax + Gmax2 <= tol or kj < 0:
+        return _NONE
+    return active[kj]
+
+
+@njit
+def _small_gbar(v, a_old, a_new, Q, C, Gbar):
+    """Ḡ follows a change of α_v's upper-bound status (row v of Q is present)."""
+    Cv = C[v]
+    was_up = a_old >= Cv
+    if was_up == (a_new >= Cv):
+        return
+    sign = -Cv if was_up else Cv
+    for k in range(Gbar.shape[0]):
+        Gbar[k] += sign * Q[v, k]
+
+
+@njit
+def _small_update(Q, ii, jj, dai, daj, active, G, asize):
+    """G ← G + Q_i Δα_i + Q_j Δα_j over the active set (the same sums as _update_scan)."""
+    for k in range(asize):
+        t = active[k]
+        G[t] = G[t] + (Q[ii, t] * dai + Q[jj, t] * daj)
+
+
+@njit
+def _small_reconstruct(Q, have, data, rc, C, alpha, G, Gbar, ic):
+    """:func:`smo._reconstruct_gradient` on the dense Q (the same sums in the same order)."""
+    active = rc[9]
+    p = rc[15]
+    n = alpha.shape[0]
+    asize = ic[_ASIZE]
+    if asize == n:
+        return
+    for k in range(asize, n):
+        t = active[k]
+        G[t] = Gbar[t] + p[t]
+    nr_free = 0
+    for k in range(asize):
+        t = active[k]
+        if 0.0 < alpha[t] < C[t]:
+            nr_free += 1
+    if nr_free * n > 2 * asize * (n - asize):
+        for k in range(asize, n):
+            t = active[k]
+            _small_row(t, Q, have, data, rc, ic)
+            acc = 0.0
+            for kk in range(asize):
+                j = active[kk]
+                if 0.0 < alpha[j] < C[j]:
+                    acc += alpha[j] * Q[t, j]
+            G[t] += acc
+    else:
+        for kk in range(asize):
+            j = active[kk]
+            aj = alpha[j]
+            if 0.0 < aj < C[j]:
+                _small_row(j, Q, have, data, rc, ic)
+                for k in range(asize, n):
+                    t = active[k]
+                    G[t] += aj * Q[j, t]
+    ic[_ASIZE] = n
+    ic[_GEN] += 1
+
+
+@njit(inline="always")
+def _small_row(i, Q, have, data, rc, ic):
+    if have[i]:
+        ic[_HITS] += 1
+    else:
+        _small_fill(i, Q, have, data, rc, ic)
+
+
+@njit
+def _small_chunk(Q, have, data, rc, C, tol, n_steps, shrinking, alpha, G, Gbar, QD, ic):
+    """:func:`smo._smo_chunk` on the dense Q: the same iterations (pairs, steps, shrinking,
+    reconstruction, stopping test), with each row read straight from Q."""
+    y = data[8]
+    active = rc[9]
+    off = rc[10]
+    up = off[0]
+    low = off[1]
+    n = alpha.shape[0]
+    done = 0
+    while done < n_steps:
+        if ic[_CONV]:
+            break
+        if shrinking:
+            ic[_COUNTER] -= 1
+            if ic[_COUNTER] == 0:
+                ic[_COUNTER] = min(n, 1000)
+                Gmax1, Gmax2 = _shrink_maxima(y, alpha, C, G, active, ic[_ASIZE])
+                if ic[_UNSHRUNK] == 0 and Gmax1 + Gmax2 <= 10.0 * tol:
+                    ic[_UNSHRUNK] = 1
+                    _small_reconstruct(Q, have, data, rc, C, alpha, G, Gbar, ic)
+                ic[_ASIZE] = _swap_shrunk(y, alpha, C, G, active, ic[_ASIZE], Gmax1, Gmax2)
+        ii = _NONE
+        jj = _NONE
+        for attempt in range(2):       # the second after rebuilding the shrunk gradient
+            if attempt == 1:
+                if ic[_ASIZE] == n:
+                    break
+                _small_reconstruct(Q, have, data, rc, C, alpha, G, Gbar, ic)
+                ic[_COUNTER] = 1          # shrink again at the next iteration
+            asize = ic[_ASIZE]
+            Gmax, ki = _small_pick_i(active, up, G, asize)
+            if ki < 0 or Gmax == -np.inf:
+                continue
+            ii = active[ki]
+            if have[ii]:
+                ic[_HITS] += 1
+            else:
+                _small_fill(ii, Q, have, data, rc, ic)
+            jj = _small_pick_j(Q, ii, y, active, low, G, QD, asize, Gmax, tol)
+            if jj >= 0:
+                break
+        if jj < 0:
+            ic[_CONV] = 1
+            break
+        if have[jj]:
+            ic[_HITS] += 1
+        else:
+            _small_fill(jj, Q, have, data, rc, ic)
+        ai_old = alpha[ii]
+        aj_old = alpha[jj]
+        ai, aj = _pair_step(y[ii], y[jj], ai_old, aj_old, C[ii], C[jj], G[ii], G[jj],
+                            QD[ii], QD[jj], Q[ii, jj])
+        alpha[ii] = ai
+        alpha[jj] = aj
+        _set_status(ii, alpha, C, y, off)
+        _set_status(jj, alpha, C, y, off)
+        _small_update(Q, ii, jj, ai - ai_old, aj - aj_old, active, G, ic[_ASIZE])
+        if shrinking:
+            _small_gbar(ii, ai_old, ai, Q, C, Gbar)
+            _small_gbar(jj, aj_old, aj, Q, C, Gbar)
+        ic[_T] += 1
+        ic[_PI] = ii
+        ic[_PJ] = jj
+        done += 1
+    return done
+
+
 def kkt_bias(alpha, G, y, C) -> float:
     """b = −ρ with ρ from LIBSVM's ``calculate_rho``: mean of y_i G_i over free α_i, else the
     midpoint of [lb, ub] given by the bounded ones."""
@@ -278,3 +613,56 @@ def max_violation(alpha, G, y, C) -> float:
     if not up.any() or not low.any():
         return 0.0
     return float(v[up].max() - v[low].min())
+
+
+# --------------------------------------------------------------------------- pseudocode
+
+SMO_LISTING = Listing(
+    "SMO with second-order working-set selection: Fan, Chen & Lin (2005), WSS 2, as in "
+    "LIBSVM's Solver::Solve; the two-variable step of Platt (1998)", (
+        Line("input", "INPUT: K, y, C, tol;   α = 0,   G = ∇f(α) = Qα − e = −e",
+             "f(α) = ½αᵀQα − eᵀα (Q_ij = y_i y_j K_ij) is the dual, minimised over 0 ≤ α ≤ C, "
+             "yᵀα = 0. Keeping its gradient G makes choosing a pair O(n)."),
+        Line("loop", "LOOP  (t = 1, 2, …):", "Each iteration changes exactly two α: the fewest "
+             "that can move while yᵀα = 0 stays true.", ("t",)),
+        Line("shrink", "  every min(n, 1000) iterations: set aside the bounded α_t that "
+             "stay bounded (shrinking)", "LIBSVM's heuristic: variables that will not move "
+             "are left out of the scans until the end.", ("active",), when="shrinking"),
+        Line("sets", "  I_up = {t : y_t = +1, α_t < C  or  y_t = −1, α_t > 0},   "
+             "I_low = {t : y_t = +1, α_t > 0  or  y_t = −1, α_t < C}",
+             "The indices whose y_t α_t can still go up / down inside the box: a step moves "
+             "one index of each set, so yᵀα = 0 stays true.", ("n_up", "n_low")),
+        Line("pick_i", "  i = argmax_{t ∈ I_up} −y_t G_t,   m(α) = −y_i G_i",
+             "The first index: the steepest feasible ascent of −f among the up-movers "
+             "(first-order information).", ("i", "G_i", "m")),
+        Line("stop", "  IF m(α) − M(α) ≤ tol,   M(α) = min_{t ∈ I_low} −y_t G_t:   STOP",
+             "m(α) ≤ M(α) is exactly the KKT condition of the dual: when the maximal "
+             "violating pair violates it by at most tol, α is optimal within tol.",
+             ("M", "gap", "tol")),
+        Line("unshrink", "    (shrunk variables: rebuild G on them, test again on all n)",
+             "The stopping test must hold on the whole problem, not only the active part.",
+             when="shrinking"),
+        Line("pick_j", "  j = argmin_{t ∈ I_low, −y_t G_t < m(α)}  −b_it²/a_it,   "
+             "b_it = m(α) + y_t G_t,  a_it = K_ii + K_tt − 2K_it  (τ if ≤ 0)",
+             "WSS 2: among the partners that violate with i, pick the one whose pair step "
+             "decreases f the most, b²/(2a) (second-order information).",
+             ("j", "G_j", "b_ij", "a_ij", "gain")),
+        Line("step", "  α_i ← α_i + y_i b_ij/a_ij,   α_j ← α_j − y_j b_ij/a_ij",
+             "The exact minimiser of f along the direction that keeps yᵀα constant.",
+             ("step",)),
+        Line("clip", "  clip (α_i, α_j) to [0, C]² along y_i α_i + y_j α_j = const",
+             "If the minimiser leaves the box, the step stops at the box edge: one α "
+             "becomes 0 or C.", ("clipped",)),
+        Line("grad", "  G ← G + Q_{:,i} Δα_i + Q_{:,j} Δα_j",
+             "Only two columns of Q (two kernel rows, often cached) update the whole "
+             "gradient.", ("dalpha_i", "dalpha_j", "decrease")),
+        Line("bias", "b = −mean_{0 < α_t < C} y_t G_t   (LIBSVM's −ρ)",
+             "At the optimum every free α_t satisfies y_t f(x_t) = 1, which fixes b.",
+             ("b",)),
+        Line("output", "OUTPUT: f(x) = Σ_t y_t α_t K(x_t, x) + b",
+             "The support vectors are the points with α_t > 0."),
+    ), symbols={"m": "m(α)", "M": "M(α)", "gap": "m(α) − M(α)", "G_i": "G_i", "G_j": "G_j",
+                "b_ij": "b_ij", "a_ij": "a_ij", "gain": "b_ij²/(2a_ij)",
+                "step": "b_ij/a_ij", "dalpha_i": "Δα_i", "dalpha_j": "Δα_j",
+                "decrease": "f(α) − f(α_new)", "n_up": "|I_up|", "n_low": "|I_low|",
+                "active": "active variables"})

@@ -99,11 +99,14 @@ def test_smo_counts_the_diagonal_and_n_per_row_miss(cache_mb, pairwise, monkeypa
         assert lru_misses(requests, slots) > len(set(requests))   # rows were evicted, re-read
 
 
-def test_smo_shrinking_computes_each_kernel_value_once():
+def test_smo_shrinking_computes_each_kernel_value_once(monkeypatch):
     """With shrinking, rows are fetched over the active set only and completed later, never
     recomputed: with a cache that holds every row (no eviction) the count is n (diagonal) plus
     the number of distinct entries K_rt ever computed — the entries of complete rows and those
-    the cache marks as held in partial ones."""
+    the cache marks as held in partial ones. (The row cache: small problems otherwise take the
+    dense Q of smo_parts.SMALL_MAX.)"""
+    from svmcore.solvers import smo
+    monkeypatch.setattr(smo, "SMALL_MAX", 0)
     X, y = _moons(80, noise=0.3)
     n = len(y)
     s = SMOSolver(C=100.0, kernel="rbf", gamma=GAMMA, shrinking=True)

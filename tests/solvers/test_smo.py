@@ -534,10 +534,11 @@ def test_smo_benchmark_reaches_svcs_optimum(data_folder):
     assert rows[0][4] == 1.0 and all(r[3] > 0 for r in rows)
 
 
-def test_the_cache_is_zeros_in_small_pages_and_survives_a_copy():
+def test_the_cache_is_zeros_in_small_pages_and_survives_a_copy(monkeypatch):
     """The row cache and its marks: zeros of the asked shape and type, writable, from anonymous
     memory past 4 MB (NumPy's allocation below); a solver holding them pickles and runs on."""
     import pickle
+    monkeypatch.setattr(smo, "SMALL_MAX", 0)          # the row cache, not the dense Q
 
     from svmcore.solvers.smo_parts import zeros_small_pages
     for shape, dtype in (((3, 5), np.float32), ((1100, 1000), np.float32), ((2000, 3000), np.bool_)):
@@ -556,3 +557,23 @@ def test_the_cache_is_zeros_in_small_pages_and_survives_a_copy():
     s.step(50)
     c.step(50)
     np.testing.assert_array_equal(c.alpha, s.alpha)
+
+
+@pytest.mark.parametrize("regression", [False, True])
+@pytest.mark.parametrize("shrinking", [True, False])
+def test_small_problems_take_the_dense_q_with_the_same_iterates(real, monkeypatch, shrinking,
+                                                                 regression):
+    """Up to SMALL_MAX variables Q is one dense matrix (no row cache): the same pairs, α, G,
+    t and kernel evaluations as through the row cache, bit for bit (the hard C = 1e4 cell)."""
+    X, y = real["heart"]
+    kw = dict(C=1e4, kernel="rbf", gamma=0.05, shrinking=shrinking, cache_mb=400.0)
+    if regression:
+        y, kw = X[:, 0] + 0.3 * y, dict(kw, loss="epsilon_insensitive", C=10.0)
+    dense = _fit(X, y, **kw)
+    monkeypatch.setattr(smo, "SMALL_MAX", 0)
+    cached = _fit(X, y, **kw)
+    assert dense.small and not cached.small and dense.t == cached.t > 100
+    np.testing.assert_array_equal(dense.alpha, cached.alpha)
+    np.testing.assert_array_equal(dense.full_gradient(), cached.full_gradient())
+    if not shrinking:     # with shrinking the cache computes partial rows, the dense Q whole ones
+        assert dense.kernel_evals == cached.kernel_evals
