@@ -14,6 +14,7 @@ BENCHMARKS = {
     "asset": "svmcore.bench.asset",
     "frank-wolfe": "svmcore.bench.frank_wolfe",
     "smo": "svmcore.bench.smo",
+    "small": "svmcore.bench.small",
     "live-probe": "svmcore.bench.live_probe",
     "sweep": "svmcore.bench.sweep",
     "sweep-speed": "svmcore.bench.sweep_speed",
