@@ -11,16 +11,11 @@ the classifier, ``_proba`` Platt scaling and pairwise coupling, ``_online`` ``pa
 from ._base import (SVMRegressor, _SVMBase, check_weights, resolve_gamma,
                     shared_solver_kwargs)
 from ._classifier import SVMClassifier
+from ._linear import LinearSVC
 from ._svc import SVC, SVR
 
 __all__ = ["SVC", "SVR", "LinearSVC", "SVMClassifier", "SVMRegressor"]
 
-
-def __getattr__(name):
-    if name == "LinearSVC":
-        from ._linear import LinearSVC
-        return LinearSVC
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 _REFUSED = ("check_sample_weights_list", "check_sample_weights_not_overwritten",
