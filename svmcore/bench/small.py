@@ -151,9 +151,9 @@ def small_section(recs) -> list[str]:
     return lines + [""]
 
 
-def suite_small(ctx, cfg: dict) -> None:
+def suite_small(ctx, quick: bool = False) -> None:
     """The report's suite: the records of :func:`measure` in the report's context."""
-    for r in measure(quick=bool(cfg.get("quick", False)), repeats=ctx.repeats, log=ctx.log):
+    for r in measure(quick=quick, repeats=ctx.repeats, log=ctx.log):
         r["command"] = ctx.command
         ctx.records.append(r)
 

@@ -16,10 +16,13 @@ Pegasos-style SGD, η_j = 1/(λj), no bias, last iterate).
 
 Fitted attributes: ``classes_`` (classifier), ``n_features_in_``, ``solver_`` (the trained
 solver, binary or regression) and ``solvers_`` (one per binary problem), ``history_`` (the
-training trace as a list of dicts with ``trace=True``, else None), ``n_iter_``; linear primal
-solvers add ``coef_`` and ``intercept_``; kernel expansions ``support_``, ``support_vectors_``,
-``dual_coef_`` (the expansion coefficients of the support vectors) and ``intercept_``; the
-regressor on random Fourier features adds ``coef_`` (weights on the features).
+training trace as a list of dicts with ``trace=True``, else None), ``n_iter_``, ``intercept_``;
+``coef_`` whenever the model is linear in the inputs (a primal w, or a linear kernel's
+expansion summed into w); kernel expansions ``support_``, ``support_vectors_``, ``dual_coef_``
+and ``n_support_`` (one-vs-one in SVC's layout, one-vs-rest one row per class); the regressor
+on random Fourier features ``coef_`` (weights on the features). ``svmcore.SVC`` / ``SVR`` /
+``LinearSVC`` (``_svc``, ``_linear``) are scikit-learn's names and defaults over SMO and dual
+coordinate descent.
 
 Speed: ``fit`` runs the solver's compiled steps and nothing else unless ``trace=True`` (no
 snapshot, no evaluation on the training set); ``python -m svmcore.bench estimators`` measures
