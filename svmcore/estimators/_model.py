@@ -70,22 +70,23 @@ def ovo_layout(classes_, y_idx, pairs):
     ``pairs``: for every pair (i, j), i < j, in the order (0, 1), (0, 2), …, (1, 2), …: the
     global rows of its support vectors and their coefficients y_t α_t, +1 for class i, and its
     bias b (f = Σ coef K + b > 0 votes for class i). Returns (support, dual_coef, n_support,
-    intercept, terms): ``support`` the support vectors of every class, class by class, each in
-    row order; ``dual_coef`` (k − 1, n_SV) in LIBSVM's layout (class i's coefficients of pair
-    (i, j) in row j − 1, class j's in row i); ``terms`` per pair the columns of ``support``
-    and coefficients of its expansion (for :func:`pair_decisions`)."""
+    intercept, coef_matrix): ``support`` the support vectors of every class, class by class,
+    each in row order; ``dual_coef`` (k − 1, n_SV) in LIBSVM's layout (class i's coefficients of
+    pair (i, j) in row j − 1, class j's in row i); ``coef_matrix`` (n_SV, pairs) the
+    coefficient of each support vector in each pair's expansion (for :func:`pair_decisions`)."""
     k = classes_.shape[0]
     used = np.zeros(y_idx.shape[0], dtype=bool)
     for rows, _, _ in pairs:
         used[rows] = True
-    support = np.concatenate([np.flatnonzero(used & (y_idx == c)) for c in range(k)])
-    n_support = np.array([np.count_nonzero(used & (y_idx == c)) for c in range(k)],
-                         dtype=np.int32)
-    col = np.full(y_idx.shape[0], -1, dtype=np.int64)
+    sv = np.flatnonzero(used)
+    order = np.argsort(y_idx[sv], kind="stable")        # class by class, rows in order
+    support = sv[order]
+    n_support = np.bincount(y_idx[support], minlength=k).astype(np.int32)
+    col = np.empty(y_idx.shape[0], dtype=np.int64)
     col[support] = np.arange(support.shape[0])
     dual = np.zeros((max(k - 1, 1), support.shape[0]))
+    coef_matrix = np.zeros((support.shape[0], len(pairs)))
     intercept = np.empty(len(pairs))
-    terms = []
     p = 0
     for i in range(k):
         for j in range(i + 1, k):
@@ -94,19 +95,17 @@ def ovo_layout(classes_, y_idx, pairs):
             in_i = y_idx[rows] == i
             dual[j - 1, cols[in_i]] = coef[in_i]
             dual[i, cols[~in_i]] = coef[~in_i]
+            coef_matrix[cols, p] = coef
             intercept[p] = b
-            order = np.argsort(cols, kind="stable")
-            terms.append((cols[order], np.asarray(coef, dtype=np.float64)[order]))
             p += 1
-    return support.astype(np.int32), dual, n_support, intercept, terms
+    return support.astype(np.int32), dual, n_support, intercept, coef_matrix
 
 
-def pair_decisions(K, terms, intercept) -> np.ndarray:
-    """(n, n_pairs) decision values Σ coef K[:, cols] + b of every pair's expansion, from the
-    kernel block K between the rows and the support vectors."""
-    out = np.empty((K.shape[0], len(terms)))
-    for p, (cols, coef) in enumerate(terms):
-        out[:, p] = K[:, cols] @ coef + intercept[p]
+def pair_decisions(K, coef_matrix, intercept) -> np.ndarray:
+    """(n, n_pairs) decision values Σ coef K[:, support] + b of every pair's expansion, from
+    the kernel block K between the rows and the support vectors (one matrix product)."""
+    out = K @ coef_matrix
+    out += intercept
     return out
 
 
@@ -120,8 +119,8 @@ def ovr_shape(dec, k: int) -> np.ndarray:
     for i in range(k):
         for j in range(i + 1, k):
             pos = dec[:, p] >= 0
-            votes[pos, i] += 1
-            votes[~pos, j] += 1
+            votes[:, i] += pos
+            votes[:, j] += ~pos
             conf[:, i] += dec[:, p]
             conf[:, j] -= dec[:, p]
             p += 1
@@ -131,12 +130,15 @@ def ovr_shape(dec, k: int) -> np.ndarray:
 def ovo_votes(dec, k: int) -> np.ndarray:
     """LIBSVM's prediction from pairwise values: f > 0 votes for the pair's first class, else
     the second; the class with most votes, the first of them on ties."""
+    if k == 2:
+        return (dec[:, 0] <= 0).astype(np.int64)
     votes = np.zeros((dec.shape[0], k), dtype=np.int64)
-    rows = np.arange(dec.shape[0])
     p = 0
     for i in range(k):
         for j in range(i + 1, k):
-            np.add.at(votes, (rows, np.where(dec[:, p] > 0, i, j)), 1)
+            pos = dec[:, p] > 0
+            votes[:, i] += pos
+            votes[:, j] += ~pos
             p += 1
     return np.argmax(votes, axis=1)
 

@@ -180,10 +180,11 @@ class _LibsvmFace(BaseEstimator):
 
 
 def _finite(model) -> bool:
+    """Are the model's numbers finite (an expansion's coefficients and bias, or w and b)?"""
     if model is None:
         return True
-    with np.errstate(all="ignore"):
-        return all(np.all(np.isfinite(np.asarray(v, dtype=float))) for v in model)
+    coef, b = (model[1], model[2]) if len(model) == 3 else model
+    return bool(np.isfinite(b) and np.isfinite(np.sum(coef)) and np.isfinite(coef).all())
 
 
 def _same(a, b) -> bool:
@@ -314,7 +315,10 @@ class SVC(ClassifierMixin, _LibsvmFace):
         return self
 
     def _pair_rows(self, y_idx, k):
-        members = [np.flatnonzero(y_idx == c) for c in range(k)]
+        """(i, j, rows, labels) of every pair: class i's rows then class j's, +1 for i."""
+        order = np.argsort(y_idx, kind="stable")
+        bounds = np.searchsorted(y_idx[order], np.arange(k + 1))
+        members = [order[bounds[c]:bounds[c + 1]] for c in range(k)]
         for i in range(k):
             for j in range(i + 1, k):
                 rows = np.concatenate([members[i], members[j]])
@@ -345,7 +349,7 @@ class SVC(ClassifierMixin, _LibsvmFace):
             if self.probability:
                 self._fit_platt(cls, kw, Xp, yy, wp, seed, budget, s, precomputed)
         self._status(done_all)
-        self.support_, self.dual_coef_, self.n_support_, b, self._terms = ovo_layout(
+        self.support_, self.dual_coef_, self.n_support_, b, self._coef = ovo_layout(
             self.classes_, y_idx, pairs)
         self._b = b
         self.n_iter_ = np.array(iters, dtype=np.int32)
@@ -363,12 +367,7 @@ class SVC(ClassifierMixin, _LibsvmFace):
 
     def _linear_coef(self):
         """w of every pair (k(k−1)/2 × n_features), ordered as ``intercept_``."""
-        SV = self.support_vectors_
-        rows = []
-        for cols, coef in self._terms:
-            w = coef @ SV[cols]
-            rows.append(np.asarray(w).ravel())
-        W = np.vstack(rows)
+        W = np.asarray(self.support_vectors_.T @ self._coef).T
         return -W if self.classes_.shape[0] == 2 else W
 
     def _fit_platt(self, cls, kw, Xp, yy, wp, seed, budget, s, precomputed):
@@ -394,7 +393,7 @@ class SVC(ClassifierMixin, _LibsvmFace):
     # ------------------------------------------------------------------------- predict
     def _pairwise(self, X) -> np.ndarray:
         """LIBSVM's pairwise decision values (+ for the pair's first class), n × k(k−1)/2."""
-        return pair_decisions(self._test_block(X), self._terms, self._b)
+        return pair_decisions(self._test_block(X), self._coef, self._b)
 
     def decision_function(self, X):
         """(n,) for two classes (positive: ``classes_[1]``); else (n, k) votes with confidences
@@ -510,11 +509,11 @@ class SVR(RegressorMixin, _LibsvmFace):
         self.n_iter_ = int(s.t)
         self.support_vectors_ = (np.empty((0, 0)) if kernel == "precomputed"
                                  else Xs[self.support_])
-        self._terms = [(np.arange(self.support_.shape[0]), self.dual_coef_[0])]
+        self._coef = self.dual_coef_.T.copy()
         self._b = self.intercept_
         if self.kernel == "linear":
             self.coef_ = np.asarray(self.dual_coef_ @ self.support_vectors_).reshape(1, -1)
         return self
 
     def predict(self, X):
-        return pair_decisions(self._test_block(X), self._terms, self._b)[:, 0]
+        return pair_decisions(self._test_block(X), self._coef, self._b)[:, 0]
