@@ -340,6 +340,8 @@ class _SVMBase(BaseEstimator):
             self.support_vectors_ = s0.fmap.landmarks_
             self.dual_coef_ = np.vstack([np.asarray(m[1]) for m in models])
             self._n_support_of(None)
+            if getattr(self, "kernel", None) == "linear":
+                self.coef_ = np.asarray(self.dual_coef_ @ self.support_vectors_)
             return
         linear = getattr(self, "kernel", None) == "linear"
         if len(self.solvers_) == 1:

@@ -58,6 +58,9 @@ def test_regressor_linear_coef_and_asset_landmarks():
     assert m.support_.shape == (256,) and m.support_vectors_.shape == (256, 10)
     assert m.n_support_.tolist() == [256]
     assert np.unique(m.support_).shape[0] == 256 < X.shape[0]
+    lin = SVMRegressor(solver="asset", kernel="linear", random_state=0).fit(X, y)
+    assert lin.coef_.shape == (1, 10)
+    np.testing.assert_allclose(X @ lin.coef_[0] + lin.intercept_[0], lin.predict(X), atol=1e-8)
 
 
 def test_asset_partial_fit_over_uneven_chunks():
