@@ -63,9 +63,10 @@ def _pair(jobs: dict, repeats: int) -> dict:
     return {k: (statistics.median(v), last[k], v) for k, v in times.items()}
 
 
-def measure(quick: bool = False, repeats: int = 3, log=print) -> list[dict]:
+def measure(quick: bool = False, repeats: int = 3, log=print, tiny: bool = False) -> list[dict]:
     """The three figures as records (suite "small"): value = svmcore's CPU s, peer_value =
-    scikit-learn's, ratio, goal."""
+    scikit-learn's, ratio, goal. ``tiny`` (the tests' report): a 3 × 3 slice of the grid, a
+    few fits, no hard cells (a second each)."""
     from sklearn import svm
     from sklearn.model_selection import GridSearchCV
 
@@ -88,7 +89,7 @@ def measure(quick: bool = False, repeats: int = 3, log=print) -> list[dict]:
 
     svmcore.SVC().fit(X, y)                            # compiled code loaded, not timed
     # one small fit: many fits per sample, so the clock's resolution does not count
-    n_fit = 50 if quick else 200
+    n_fit = 5 if tiny else 50 if quick else 200
     res = _pair({"svc": lambda: [svm.SVC().fit(X, y) for _ in range(n_fit)],
                  "ours": lambda: [svmcore.SVC().fit(X, y) for _ in range(n_fit)]},
                 max(repeats, 3))
@@ -107,14 +108,16 @@ def measure(quick: bool = False, repeats: int = 3, log=print) -> list[dict]:
                     m = make(C=C, gamma=g).fit(X[tr], y[tr])
                 its.append(int(np.sum(m.n_iter_)))
         return its
-    hard = _pair({"svc": lambda: cells(svm.SVC), "ours": lambda: cells(svmcore.SVC)},
-                 1 if quick else repeats)
-    rec("hard cells", hard["ours"][0], hard["svc"][0],
-        cells=", ".join(f"C={C:g} γ={g:g}" for C, g in HARD),
-        iterations=sum(hard["ours"][1]), svc_iterations=sum(hard["svc"][1]))
+    if not tiny:
+        hard = _pair({"svc": lambda: cells(svm.SVC), "ours": lambda: cells(svmcore.SVC)},
+                     1 if quick else repeats)
+        rec("hard cells", hard["ours"][0], hard["svc"][0],
+            cells=", ".join(f"C={C:g} γ={g:g}" for C, g in HARD),
+            iterations=sum(hard["ours"][1]), svc_iterations=sum(hard["svc"][1]))
 
     # the whole grid search
-    grid = {"C": C_RANGE, "gamma": GAMMA_RANGE}
+    grid = ({"C": C_RANGE[0:7:3], "gamma": GAMMA_RANGE[6::3]} if tiny
+            else {"C": C_RANGE, "gamma": GAMMA_RANGE})
 
     def search(est):
         def run():
@@ -126,8 +129,8 @@ def measure(quick: bool = False, repeats: int = 3, log=print) -> list[dict]:
                1 if quick else max(1, repeats - 2))
     same = bool(np.array_equal(gr["svc"][1].cv_results_["mean_test_score"],
                                gr["ours"][1].cv_results_["mean_test_score"]))
-    rec("iris grid search", gr["ours"][0], gr["svc"][0], cells=len(C_RANGE) * len(GAMMA_RANGE),
-        folds=5, same_scores=same)
+    rec("iris grid search", gr["ours"][0], gr["svc"][0],
+        cells=len(grid["C"]) * len(grid["gamma"]), folds=5, same_scores=same)
     return out
 
 
@@ -151,9 +154,11 @@ def small_section(recs) -> list[str]:
     return lines + [""]
 
 
-def suite_small(ctx, quick: bool = False) -> None:
-    """The report's suite: the records of :func:`measure` in the report's context."""
-    for r in measure(quick=quick, repeats=ctx.repeats, log=ctx.log):
+def suite_small(ctx, mode: str = "full") -> None:
+    """The report's suite: the records of :func:`measure` in the report's context ("quick":
+    fewer repeats; "tiny": the tests' slice)."""
+    for r in measure(quick=mode != "full", repeats=ctx.repeats, log=ctx.log,
+                     tiny=mode == "tiny"):
         r["command"] = ctx.command
         ctx.records.append(r)
 
