@@ -37,7 +37,7 @@ from typing import ClassVar
 import numpy as np
 import scipy.sparse as sp
 
-from .kernels import KERNEL_CODES, Rows, as_rows, expansion, kernel_block, kernel_params, rows_args
+from .kernels import POINT_KERNELS, Rows, as_rows, expansion, kernel_block, kernel_params, rows_args
 from .memory import (SCALABLE_SOLVERS, DataSize, MemoryBudgetError, _largest_fitting,
                      available_memory_bytes, data_bytes, estimator_memory_budget,
                      memory_budget_bytes)
@@ -115,7 +115,7 @@ class Solver:
     formulation: ClassVar[str] = ""     # LaTeX: the problem solved
     update_rule: ClassVar[str] = ""     # LaTeX: one iteration
     params: ClassVar[dict[str, ParamSpec]] = {}
-    kernels: ClassVar[tuple[str, ...]] = tuple(KERNEL_CODES)   # kernels the solver supports
+    kernels: ClassVar[tuple[str, ...]] = POINT_KERNELS   # supported ("precomputed": SMO only)
     stochastic: ClassVar[bool] = True
     #: what the solver can learn: "classification" (labels ±1) and/or "regression"
     tasks: ClassVar[tuple[str, ...]] = ("classification",)
@@ -161,8 +161,9 @@ class Solver:
         values.update(params)
         self.p = {k: self.params[k].validate(k, v) for k, v in values.items()}
         if "kernel" in self.p and self.p["kernel"] not in self.kernels:
-            raise ValueError(f"{self.name} supports kernel in {list(self.kernels)}, "
-                             f"got {self.p['kernel']!r}")
+            gram = " (a precomputed Gram matrix is taken by solver 'smo')"
+            raise ValueError(f"{self.name} supports kernel in {list(self.kernels)}, got "
+                             f"{self.p['kernel']!r}{gram * (self.p['kernel'] == 'precomputed')}")
         self.t = 0
         self.kernel_evals = 0
         self.diverged = False

@@ -73,6 +73,8 @@ def kernel_diag_max(sqnorm: np.ndarray, kernel: str, gamma: float, coef0: float,
         return 1.0
     if kernel == "linear":
         return float(np.max(sqnorm))
+    if kernel == "sigmoid":
+        return float(np.max(np.abs(np.tanh(gamma * sqnorm + coef0))))
     return float(np.max(np.abs((gamma * sqnorm + coef0) ** degree)))
 
 

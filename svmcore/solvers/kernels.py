@@ -3,13 +3,21 @@
 Kernel codes and their parameter array ``kp = [gamma, coef0, degree]`` (the same convention as
 scikit-learn's ``sklearn.metrics.pairwise``):
 
-=========  ======  =====================================
-code       name    k(x, z)
-=========  ======  =====================================
-0          linear  ⟨x, z⟩
-1          rbf     exp(−γ ‖x − z‖²)
-2          poly    (γ ⟨x, z⟩ + coef0) ** degree
-=========  ======  =====================================
+=========  ===========  =====================================
+code       name         k(x, z)
+=========  ===========  =====================================
+0          linear       ⟨x, z⟩
+1          rbf          exp(−γ ‖x − z‖²)
+2          poly         (γ ⟨x, z⟩ + coef0) ** degree
+3          sigmoid      tanh(γ ⟨x, z⟩ + coef0)
+4          precomputed  K[i, j]: row i of the data *is* its kernel values
+=========  ===========  =====================================
+
+``precomputed`` (as scikit-learn's SVC): the training "data" are the n × n Gram matrix
+K(x_i, x_j), and rows to predict are n_test × n_train kernel values against the training
+points; the value of row i of A at training point j is A[i, j]. Only where B is the training
+set itself is the column index j the training index (:func:`kernel_row` with ``idx`` indexing
+B's rows), which is how every expansion over support vectors calls it.
 
 Data reach the compiled code as a :class:`Rows` bundle of flat arrays, one layout for dense and
 sparse input, so each compiled function has exactly one signature:
@@ -33,9 +41,13 @@ import scipy.sparse as sp
 
 from .._jit import njit, njit_reduce
 
-LINEAR, RBF, POLY = 0, 1, 2
-KERNEL_CODES = {"linear": LINEAR, "rbf": RBF, "poly": POLY}
+LINEAR, RBF, POLY, SIGMOID, PRECOMPUTED = 0, 1, 2, 3, 4
+KERNEL_CODES = {"linear": LINEAR, "rbf": RBF, "poly": POLY, "sigmoid": SIGMOID,
+                "precomputed": PRECOMPUTED}
 KERNEL_NAMES = {v: k for k, v in KERNEL_CODES.items()}
+#: the kernels computed from the points themselves (every kernel solver's default ``kernels``);
+#: "precomputed" is taken only by the solvers that list it
+POINT_KERNELS = ("linear", "rbf", "poly", "sigmoid")
 
 
 class Rows(NamedTuple):
@@ -188,7 +200,7 @@ def exp1(v):
 
 @njit
 def _finish(code, kp, dot, sqa, sqb):
-    """Turn an inner product into a kernel value."""
+    """Turn an inner product into a kernel value (not for the precomputed kernel)."""
     if code == 0:
         return dot
     if code == 1:
@@ -196,6 +208,8 @@ def _finish(code, kp, dot, sqa, sqb):
         if d2 < 0.0:
             d2 = 0.0
         return exp1(-kp[0] * d2)
+    if code == 3:
+        return math.tanh(kp[0] * dot + kp[1])
     return (kp[0] * dot + kp[1]) ** kp[2]
 
 
@@ -224,6 +238,8 @@ def row_dot(Ad, Adata, Aind, Aptr, asp, i, Bd, Bdata, Bind, Bptr, j):
 @njit
 def kernel_value(code, kp, Ad, Adata, Aind, Aptr, Asq, asp, i, Bd, Bdata, Bind, Bptr, Bsq, j):
     """k(A_i, B_j)."""
+    if code == 4:
+        return Ad[i, j]
     dot = row_dot(Ad, Adata, Aind, Aptr, asp, i, Bd, Bdata, Bind, Bptr, j)
     return _finish(code, kp, dot, Asq[i], Bsq[j])
 
@@ -236,6 +252,10 @@ def kernel_row(code, kp, Ad, Adata, Aind, Aptr, Asq, asp, i,
     Sparse rows: A_i is scattered once into a dense work vector, so each value costs O(nnz(B_j)).
     """
     m = idx.shape[0]
+    if code == 4:
+        for k in range(m):
+            out[k] = Ad[i, idx[k]]
+        return m
     if code == 1:
         # RBF: the exponents first, then exp_into over the row (vectorised; within 1 ulp of
         # the one-value-at-a-time libm exp, ~2× faster a row)
@@ -299,6 +319,9 @@ def finish_row(code, kp, asq, Csq, out, m):
         scratch = np.empty(m)
         _rbf_args(asq, Csq, out, kp[0], arg, m)
         exp_into(arg, out, scratch, m)
+    elif code == 3:
+        for k in range(m):
+            out[k] = math.tanh(kp[0] * out[k] + kp[1])
     elif code != 0:
         for k in range(m):
             out[k] = (kp[0] * out[k] + kp[1]) ** kp[2]
@@ -538,6 +561,12 @@ def expansion_by_matmul(code: int, kp: np.ndarray, A: Rows, B: Rows, idx, coef,
         out[:] = 0.0
         return 0
     coef = np.ascontiguousarray(coef, dtype=np.float64)
+    if code == PRECOMPUTED:                  # A's rows are kernel values against B's rows
+        if A.sparse:
+            out[:] = A.to_scipy()[:, idx] @ coef
+        else:
+            np.dot(A.dense[:, idx], coef, out=out)
+        return A.n * m
     if m * A.d > max_dense or (code == RBF and _gathers(A.sparse, A.d, m, A.n)):
         # RBF with the centres gathered into a block: the compiled expansion (vectorised exp,
         # one thread) is ~2× faster than the product + np.exp for dense rows (20,000 × 2,000 ×
@@ -563,7 +592,10 @@ def expansion_by_matmul(code: int, kp: np.ndarray, A: Rows, B: Rows, idx, coef,
             continue
         D *= kp[0]
         D += kp[1]
-        np.power(D, kp[2], out=D)
+        if code == SIGMOID:
+            np.tanh(D, out=D)
+        else:
+            np.power(D, kp[2], out=D)
         np.dot(D, coef, out=out[a:b])
     return A.n * m
 

@@ -259,7 +259,7 @@ def _cache_spec(default: bool) -> ParamSpec:
 
 _COMMON = {
     "C": C_SPEC,
-    "kernel": ParamSpec("rbf", "choice", KERNEL_SPEC.help, choices=("linear", "rbf", "poly")),
+    "kernel": ParamSpec("rbf", "choice", KERNEL_SPEC.help, choices=KERNEL_SPEC.choices),
     "gamma": GAMMA_SPEC,
     "degree": DEGREE_SPEC,
     "coef0": COEF0_SPEC,

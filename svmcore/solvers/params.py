@@ -142,22 +142,23 @@ C_SPEC = ParamSpec(1.0, "float",
                    low=0.0, low_open=True, high=1e12, ui=(1e-3, 1e3), log=True)
 KERNEL_SPEC = ParamSpec("linear", "choice",
                         "k(x, z) — how similar two points are, which decides the shape of the "
-                        "boundary: linear draws a straight line, rbf and poly curved ones.",
+                        "boundary: linear draws a straight line, rbf, poly and sigmoid curved "
+                        "ones (precomputed: X is the n × n kernel matrix, SMO only).",
                         choices=tuple(KERNEL_CODES))
 GAMMA_SPEC = ParamSpec(1.0, "float",
                        "γ — how far one training point's influence reaches: a larger γ gives "
                        "narrower bumps and a wigglier boundary (rbf exp(−γ‖x−z‖²), poly "
-                       "(γ⟨x,z⟩+c0)^d).",
+                       "(γ⟨x,z⟩+c0)^d, sigmoid tanh(γ⟨x,z⟩+c0)).",
                        low=0.0, low_open=True, ui=(1e-3, 1e3), log=True,
-                       when=("kernel", ("rbf", "poly")))
+                       when=("kernel", ("rbf", "poly", "sigmoid")))
 DEGREE_SPEC = ParamSpec(3, "int",
                         "d — the power of the polynomial kernel (γ⟨x,z⟩+c0)^d: a higher degree "
                         "lets the boundary bend more.", low=1, high=10, ui=(1, 6),
                         when=("kernel", ("poly",)))
 COEF0_SPEC = ParamSpec(1.0, "float",
                        "c0 — the constant of the polynomial kernel (γ⟨x,z⟩+c0)^d: it weighs the "
-                       "low-degree terms against the high ones.", low=-1e6, high=1e6,
-                       ui=(0.0, 5.0), when=("kernel", ("poly",)))
+                       "low-degree terms against the high ones (sigmoid: tanh(γ⟨x,z⟩+c0)).",
+                       low=-1e6, high=1e6, ui=(0.0, 5.0), when=("kernel", ("poly", "sigmoid")))
 EPOCHS_SPEC = ParamSpec(10.0, "float",
                         "T = epochs·n/k — how many passes over the data the run plans (T "
                         "iterations for n points and batch size k); it also sets the averaging "

@@ -36,15 +36,14 @@ import math
 import numpy as np
 
 from .._jit import njit
-from .kernels import expansion, kernel_row, kernel_value, rows_args
-from .smo_parts import (_NONE, TRANSPOSED_MAX, _be_shrunk, _full_row, _lru_push_front,  # noqa: F401
-                        _lru_unlink, _scan_up, _set_all_status, _set_status, _update_scan,
-                        kkt_bias, max_violation, transposed_bytes, zeros_small_pages)
+from .kernels import POINT_KERNELS, as_rows, expansion, kernel_row, kernel_value, rows_args
+from .smo_parts import (_NONE, SMO_LISTING, TAU, TRANSPOSED_MAX, _be_shrunk, _full_row,  # noqa: F401
+                        _lru_push_front, _lru_unlink, _pair_step, _scan_up, _set_all_status,
+                        _set_status, _update_scan, kkt_bias, max_violation, transposed_bytes,
+                        zeros_small_pages)
 from .objectives import error_rate, lam_from_C, primal_objective
 from .base import (C_SPEC, COEF0_SPEC, DEGREE_SPEC, GAMMA_SPEC, KERNEL_SPEC, Line, Listing,
                    ParamSpec, Snapshot, Solver, StepThroughRecord, join_state, state_changes, state_part)
-
-TAU = 1e-12
 
 #: labels of the snapshot's dual curve and gap (a feasible α: D(α) ≤ P* ≤ P(w, b) for any b)
 DUAL_NAME = "dual L1-SVM D(α), λ-form (a lower bound on the optimum)"
@@ -53,7 +52,8 @@ GAP_NAME = "duality gap P − D (≥ P − P*)"
 # integer state slots (int64 array `ic`)
 _T, _KEVALS, _CONV, _PI, _PJ, _HITS, _MISSES = 0, 1, 2, 3, 4, 5, 6
 _ASIZE, _COUNTER, _UNSHRUNK, _GEN = 7, 8, 9, 10      # shrinking: active size, countdown, …
-_NIC = 11
+_NK, _NEXT = 11, 12       # ε-SVR: n points behind the 2n variables (0: C-SVC), next row buffer
+_NIC = 13
 
 # _get_row's ``full`` flag as NumPy booleans, not the literals True / False: numba compiles a
 # function once per literal argument value it is called with (Literal[bool](True) and
@@ -78,8 +78,11 @@ def _diag(code, kp, Xd, Xdata, Xind, Xptr, Xsq, sparse, out):
 #   data  = (code, kp, Xd, Xdata, Xind, Xptr, Xsq, sparse, y, allidx, XT) — read only
 #           (XT: the d × n transposed copy, or 0 × 0 when rows are computed pairwise)
 #   rc    = (cache, slot_of, row_of, prev, nxt, row_state, valid, work, idxbuf, active, off,
-#            rowbuf)   (cache: float32 rows of Q, LIBSVM's Qfloat; rowbuf: one float64 row)
-# and the integer state ``ic``.
+#            rowbuf, ones, points, qbuf, p)
+#           (cache: float32 rows of Q, LIBSVM's Qfloat; rowbuf: one float64 row; p: the linear
+#           term of the dual, −e for C-SVC; ones, points, qbuf: ε-SVR's, see _q_row)
+# and the integer state ``ic``. The variables t (alpha, G, y, active, …) are the n points for
+# C-SVC; for ε-SVR they are 2n (ic[_NK] = n), and the cache holds kernel rows of the n points.
 
 
 @njit
@@ -94,28 +97,43 @@ def _get_row(i, full, data, rc, ic):
     With shrinking ``valid[s, t]`` marks the entries a partial row holds (a complete one needs
     no marks, so their memory is only touched for partial rows), so a row is only ever
     completed, never recomputed (LIBSVM extends a cached row by its missing part likewise)."""
-    code, kp, Xd, Xdata, Xind, Xptr, Xsq, sparse, y, allidx, XT = data
-    cache, slot_of, row_of, prev, nxt, row_state, valid, work, idxbuf, active, _, rowbuf = rc
-    head = cache.shape[0]                 # sentinel index of the LRU ring
-    n = y.shape[0]
-    asize = ic[_ASIZE]
-    gen = ic[_GEN]
+    slot_of = rc[1]
+    prev = rc[3]
+    nxt = rc[4]
+    head = rc[0].shape[0]                 # sentinel index of the LRU ring
     s = slot_of[i]
     st = -2
     if s >= 0:
-        st = row_state[s]
-        if st == -1 or (st == gen and not full):
+        st = rc[5][s]
+        if st == -1 or (st == ic[_GEN] and not full):
             ic[_HITS] += 1
             _lru_unlink(s, prev, nxt)
             _lru_push_front(s, head, prev, nxt)
             return s
     else:
         s = prev[head]                    # least recently used slot
+        row_of = rc[2]
         old = row_of[s]
         if old >= 0:
             slot_of[old] = -1
         row_of[s] = i
         slot_of[i] = s
+    _fill_row(i, full, s, st, data, rc, ic)
+    _lru_unlink(s, prev, nxt)
+    _lru_push_front(s, head, prev, nxt)
+    return s
+
+
+@njit
+def _fill_row(i, full, s, st, data, rc, ic):
+    """The kernel values slot s lacks for row i (``st``: its row_state, −2 for a fresh slot);
+    :func:`_get_row` once the row is not a hit. Only the hit path stays in _get_row: unpacking
+    the bundles costs a reference count per array, more than a hit's work on a small problem."""
+    code, kp, Xd, Xdata, Xind, Xptr, Xsq, sparse, y, allidx, XT = data
+    cache, valid, work, idxbuf, active, rowbuf = rc[0], rc[6], rc[7], rc[8], rc[9], rc[11]
+    n = y.shape[0]
+    asize = ic[_ASIZE]
+    gen = ic[_GEN]
     row = cache[s]
     yi = y[i]
     whole = full or asize == n
@@ -149,31 +167,58 @@ def _get_row(i, full, data, rc, ic):
                 t = idx[k]
                 row[t] = work[k] * (yi * y[t])
                 valid[s, t] = True
-    row_state[s] = -1 if whole else gen
+    rc[5][s] = -1 if whole else gen
     if m > 0:
         ic[_MISSES] += 1
     else:
         ic[_HITS] += 1
-    _lru_unlink(s, prev, nxt)
-    _lru_push_front(s, head, prev, nxt)
-    return s
+
+
+@njit
+def _q_row(i, full, data, rc, ic):
+    """Row i of the dual's Q (float32) at the active indices, or at every index if ``full``.
+
+    C-SVC: the cache slot's row (:func:`_get_row`). ε-SVR (LIBSVM's ``SVR_Q``): variable t < n
+    is α_t, t ≥ n is α*_{t−n}, with y_t = +1 / −1; Q̃_it = y_i y_t K(x_{i mod n}, x_{t mod n}),
+    built from the cached kernel row of point i mod n (a whole row, y = 1: the kernel values
+    rounded to float32 once) into one of two buffers, used in turn (a step holds two rows)."""
+    nk = ic[_NK]
+    if nk == 0:
+        return rc[0][_get_row(i, full, data, rc, ic)]
+    r = i if i < nk else i - nk
+    kdata = (data[0], data[1], data[2], data[3], data[4], data[5], data[6], data[7], rc[12],
+             rc[13], data[10])
+    K = rc[0][_get_row(r, _FULL, kdata, rc, ic)]
+    b = ic[_NEXT]
+    ic[_NEXT] = 1 - b
+    buf = rc[14][b]
+    y = data[8]
+    yi = y[i]
+    active = rc[9]
+    nv = y.shape[0]
+    top = nv if full else ic[_ASIZE]
+    for k in range(top):
+        t = k if full else active[k]
+        v = K[t if t < nk else t - nk]
+        buf[t] = v if y[t] == yi else -v
+    return buf
 
 
 @njit
 def _reconstruct_gradient(data, rc, C, alpha, G, Gbar, ic):
-    """LIBSVM ``reconstruct_gradient``: G_t = Ḡ_t − 1 + Σ_{free j} α_j Q_tj at every inactive t,
+    """LIBSVM ``reconstruct_gradient``: G_t = Ḡ_t + p_t + Σ_{free j} α_j Q_tj at every inactive t,
     from rows of the inactive t over the active set or from full rows of the free j, whichever
     takes fewer rows. Then every variable is active again (a new generation of the cache)."""
     y = data[8]
-    cache = rc[0]
     active = rc[9]
+    p = rc[15]
     n = y.shape[0]
     asize = ic[_ASIZE]
     if asize == n:
         return
     for k in range(asize, n):
         t = active[k]
-        G[t] = Gbar[t] - 1.0
+        G[t] = Gbar[t] + p[t]
     nr_free = 0
     for k in range(asize):
         t = active[k]
@@ -182,7 +227,7 @@ def _reconstruct_gradient(data, rc, C, alpha, G, Gbar, ic):
     if nr_free * n > 2 * asize * (n - asize):
         for k in range(asize, n):
             t = active[k]
-            Qt = cache[_get_row(t, _ACTIVE, data, rc, ic)]
+            Qt = _q_row(t, _ACTIVE, data, rc, ic)
             acc = 0.0
             for kk in range(asize):
                 j = active[kk]
@@ -194,7 +239,7 @@ def _reconstruct_gradient(data, rc, C, alpha, G, Gbar, ic):
             j = active[kk]
             aj = alpha[j]
             if 0.0 < aj < C[j]:
-                Qj = cache[_get_row(j, _FULL, data, rc, ic)]
+                Qj = _q_row(j, _FULL, data, rc, ic)
                 for k in range(asize, n):
                     t = active[k]
                     G[t] += aj * Qj[t]
@@ -260,7 +305,7 @@ def _gain(gd, quad, obj_min, kj, k):
 @njit
 def _select(data, rc, C, tol, alpha, G, QD, ic, Gmax, ki):
     """WSS 2 over the active set, given m(α) = Gmax at position ki of ``active`` (from
-    :func:`_scan_up` or :func:`_update_scan`). Returns (i, j, slot of row i), or i = −1 when
+    :func:`_scan_up` or :func:`_update_scan`). Returns (i, j, row i of Q), or i = −1 when
     the maximal violating pair gap there is ≤ tol (or no pair exists).
 
     The scans keep positions in ``active`` (ties go to the last one, as LIBSVM's ``>=``) and
@@ -271,15 +316,13 @@ def _select(data, rc, C, tol, alpha, G, QD, ic, Gmax, ki):
     depend on y_t, α_t and G_t, which a branch predictor cannot guess). A candidate's score is
     LIBSVM's arithmetic: y_t = ±1 only flips signs, exactly."""
     y = data[8]
-    cache = rc[0]
     active = rc[9]
     asize = ic[_ASIZE]
     low = rc[10][1]
     if ki < 0 or Gmax == -np.inf:
-        return -1, -1, -1
+        return -1, -1, rc[14][0]
     ii = active[ki]
-    si = _get_row(ii, _ACTIVE, data, rc, ic)
-    Qi = cache[si]
+    Qi = _q_row(ii, _ACTIVE, data, rc, ic)
     # ---- select j: second-order gain over I_low, M(α) = min −y_t G_t (as four maxima of
     # y_t G_t, like m(α)); the candidates with b_it > 0 are few and scored in position order
     h0 = h1 = h2 = h3 = -np.inf
@@ -330,8 +373,8 @@ def _select(data, rc, C, tol, alpha, G, QD, ic, Gmax, ki):
         k += 1
     Gmax2 = max(max(h0, h1), max(h2, h3))
     if Gmax + Gmax2 <= tol or kj < 0:
-        return -1, -1, -1
-    return ii, active[kj], si
+        return -1, -1, Qi
+    return ii, active[kj], Qi
 
 
 @njit
@@ -341,7 +384,7 @@ def _update_gbar(v, a_old, a_new, data, rc, C, Gbar, ic):
     was_up = a_old >= Cv
     if was_up == (a_new >= Cv):
         return
-    Qv = rc[0][_get_row(v, _FULL, data, rc, ic)]
+    Qv = _q_row(v, _FULL, data, rc, ic)
     sign = -Cv if was_up else Cv
     for k in range(Gbar.shape[0]):
         Gbar[k] += sign * Qv[k]
@@ -356,8 +399,6 @@ def _smo_chunk(data, rc, C, tol, n_steps, shrinking, alpha, G, Gbar, QD, ic):
     ``_do_shrinking``; when the active set is optimal, the gradient is rebuilt, every variable
     is active again and the test is repeated (and shrinking follows at the next iteration)."""
     y = data[8]
-    cache = rc[0]
-    active = rc[9]
     n = alpha.shape[0]
     done = 0
     fresh = False                 # (Gmax, ki): m(α) of the current G, from the last update
@@ -374,76 +415,24 @@ def _smo_chunk(data, rc, C, tol, n_steps, shrinking, alpha, G, Gbar, QD, ic):
                 fresh = False     # the active set and its order changed
         if not fresh:
             Gmax, ki = _scan_up(data, rc, G, ic[_ASIZE])
-        ii, jj, si = _select(data, rc, C, tol, alpha, G, QD, ic, Gmax, ki)
+        ii, jj, Qi = _select(data, rc, C, tol, alpha, G, QD, ic, Gmax, ki)
         if ii < 0:
             if ic[_ASIZE] == n:
                 ic[_CONV] = 1
                 break
             _reconstruct_gradient(data, rc, C, alpha, G, Gbar, ic)
             Gmax, ki = _scan_up(data, rc, G, ic[_ASIZE])
-            ii, jj, si = _select(data, rc, C, tol, alpha, G, QD, ic, Gmax, ki)
+            ii, jj, Qi = _select(data, rc, C, tol, alpha, G, QD, ic, Gmax, ki)
             if ii < 0:
                 ic[_CONV] = 1
                 break
             ic[_COUNTER] = 1              # shrink again at the next iteration
-        sj = _get_row(jj, _ACTIVE, data, rc, ic)
-        Qi = cache[si]              # LRU with ≥ 2 slots: row ii (most recent) was not evicted
-        Qj = cache[sj]
-        # ---- analytic two-variable update (LIBSVM Solver::Solve)
+        # LRU with ≥ 2 slots: row ii (most recent) is not evicted (ε-SVR: the other buffer)
+        Qj = _q_row(jj, _ACTIVE, data, rc, ic)
         ai_old = alpha[ii]
         aj_old = alpha[jj]
-        ai = ai_old
-        aj = aj_old
-        Ci = C[ii]                  # per-example bounds C·w_i (LIBSVM's get_C)
-        Cj = C[jj]
-        if y[ii] != y[jj]:
-            quad = QD[ii] + QD[jj] + 2.0 * Qi[jj]
-            if quad <= 0.0:
-                quad = TAU
-            delta = (-G[ii] - G[jj]) / quad
-            diff = ai - aj
-            ai += delta
-            aj += delta
-            if diff > 0.0:
-                if aj < 0.0:
-                    aj = 0.0
-                    ai = diff
-            else:
-                if ai < 0.0:
-                    ai = 0.0
-                    aj = -diff
-            if diff > Ci - Cj:
-                if ai > Ci:
-                    ai = Ci
-                    aj = Ci - diff
-            else:
-                if aj > Cj:
-                    aj = Cj
-                    ai = Cj + diff
-        else:
-            quad = QD[ii] + QD[jj] - 2.0 * Qi[jj]
-            if quad <= 0.0:
-                quad = TAU
-            delta = (G[ii] - G[jj]) / quad
-            s = ai + aj
-            ai -= delta
-            aj += delta
-            if s > Ci:
-                if ai > Ci:
-                    ai = Ci
-                    aj = s - Ci
-            else:
-                if aj < 0.0:
-                    aj = 0.0
-                    ai = s
-            if s > Cj:
-                if aj > Cj:
-                    aj = Cj
-                    ai = s - Cj
-            else:
-                if ai < 0.0:
-                    ai = 0.0
-                    aj = s
+        ai, aj = _pair_step(y[ii], y[jj], ai_old, aj_old, C[ii], C[jj], G[ii], G[jj],
+                            QD[ii], QD[jj], Qi[jj])
         alpha[ii] = ai
         alpha[jj] = aj
         _set_status(ii, alpha, C, y, rc[10])
@@ -460,59 +449,6 @@ def _smo_chunk(data, rc, C, tol, n_steps, shrinking, alpha, G, Gbar, QD, ic):
         ic[_PJ] = jj
         done += 1
     return done
-
-
-# --------------------------------------------------------------------------- pseudocode
-
-SMO_LISTING = Listing(
-    "SMO with second-order working-set selection: Fan, Chen & Lin (2005), WSS 2, as in "
-    "LIBSVM's Solver::Solve; the two-variable step of Platt (1998)", (
-        Line("input", "INPUT: K, y, C, tol;   α = 0,   G = ∇f(α) = Qα − e = −e",
-             "f(α) = ½αᵀQα − eᵀα (Q_ij = y_i y_j K_ij) is the dual, minimised over 0 ≤ α ≤ C, "
-             "yᵀα = 0. Keeping its gradient G makes choosing a pair O(n)."),
-        Line("loop", "LOOP  (t = 1, 2, …):", "Each iteration changes exactly two α: the fewest "
-             "that can move while yᵀα = 0 stays true.", ("t",)),
-        Line("shrink", "  every min(n, 1000) iterations: set aside the bounded α_t that "
-             "stay bounded (shrinking)", "LIBSVM's heuristic: variables that will not move "
-             "are left out of the scans until the end.", ("active",), when="shrinking"),
-        Line("sets", "  I_up = {t : y_t = +1, α_t < C  or  y_t = −1, α_t > 0},   "
-             "I_low = {t : y_t = +1, α_t > 0  or  y_t = −1, α_t < C}",
-             "The indices whose y_t α_t can still go up / down inside the box: a step moves "
-             "one index of each set, so yᵀα = 0 stays true.", ("n_up", "n_low")),
-        Line("pick_i", "  i = argmax_{t ∈ I_up} −y_t G_t,   m(α) = −y_i G_i",
-             "The first index: the steepest feasible ascent of −f among the up-movers "
-             "(first-order information).", ("i", "G_i", "m")),
-        Line("stop", "  IF m(α) − M(α) ≤ tol,   M(α) = min_{t ∈ I_low} −y_t G_t:   STOP",
-             "m(α) ≤ M(α) is exactly the KKT condition of the dual: when the maximal "
-             "violating pair violates it by at most tol, α is optimal within tol.",
-             ("M", "gap", "tol")),
-        Line("unshrink", "    (shrunk variables: rebuild G on them, test again on all n)",
-             "The stopping test must hold on the whole problem, not only the active part.",
-             when="shrinking"),
-        Line("pick_j", "  j = argmin_{t ∈ I_low, −y_t G_t < m(α)}  −b_it²/a_it,   "
-             "b_it = m(α) + y_t G_t,  a_it = K_ii + K_tt − 2K_it  (τ if ≤ 0)",
-             "WSS 2: among the partners that violate with i, pick the one whose pair step "
-             "decreases f the most, b²/(2a) (second-order information).",
-             ("j", "G_j", "b_ij", "a_ij", "gain")),
-        Line("step", "  α_i ← α_i + y_i b_ij/a_ij,   α_j ← α_j − y_j b_ij/a_ij",
-             "The exact minimiser of f along the direction that keeps yᵀα constant.",
-             ("step",)),
-        Line("clip", "  clip (α_i, α_j) to [0, C]² along y_i α_i + y_j α_j = const",
-             "If the minimiser leaves the box, the step stops at the box edge: one α "
-             "becomes 0 or C.", ("clipped",)),
-        Line("grad", "  G ← G + Q_{:,i} Δα_i + Q_{:,j} Δα_j",
-             "Only two columns of Q (two kernel rows, often cached) update the whole "
-             "gradient.", ("dalpha_i", "dalpha_j", "decrease")),
-        Line("bias", "b = −mean_{0 < α_t < C} y_t G_t   (LIBSVM's −ρ)",
-             "At the optimum every free α_t satisfies y_t f(x_t) = 1, which fixes b.",
-             ("b",)),
-        Line("output", "OUTPUT: f(x) = Σ_t y_t α_t K(x_t, x) + b",
-             "The support vectors are the points with α_t > 0."),
-    ), symbols={"m": "m(α)", "M": "M(α)", "gap": "m(α) − M(α)", "G_i": "G_i", "G_j": "G_j",
-                "b_ij": "b_ij", "a_ij": "a_ij", "gain": "b_ij²/(2a_ij)",
-                "step": "b_ij/a_ij", "dalpha_i": "Δα_i", "dalpha_j": "Δα_j",
-                "decrease": "f(α) − f(α_new)", "n_up": "|I_up|", "n_low": "|I_low|",
-                "active": "active variables"})
 
 
 # --------------------------------------------------------------------------- public class
@@ -556,7 +492,20 @@ class SMOSolver(Solver):
                                "α_i that stay at a bound, so fewer kernel values are computed; the "
                                "gradient is rebuilt before the final test (same stopping rule).",
                                advanced=True),
+        "loss": ParamSpec("hinge", "choice", "ℓ — the problem: hinge (C-SVC, labels ±1) or "
+                          "epsilon_insensitive (ε-SVR, real targets: LIBSVM's 2n-variable dual).",
+                          choices=("hinge", "epsilon_insensitive"), advanced=True),
+        "epsilon": ParamSpec(0.1, "float", "ε — errors smaller than ε cost nothing in the "
+                             "ε-insensitive loss (regression only; SVR's epsilon).", low=0.0,
+                             high=1e12, ui=(0.0, 1.0), advanced=True,
+                             when=("loss", ("epsilon_insensitive",))),
     }
+    tasks = ("classification", "regression")
+    kernels = POINT_KERNELS + ("precomputed",)
+
+    def __init__(self, **params):
+        super().__init__(**params)
+        self.regression = self.p["loss"] == "epsilon_insensitive"
     stochastic = False
     kernelized = True
     listing_default = SMO_LISTING.select("shrinking")     # shrinking is on by default
@@ -566,30 +515,54 @@ class SMOSolver(Solver):
     def memory_bytes(self, n, d, X=None):
         """The kernel-row cache (float32 rows, at least two, at most cache_mb; with shrinking
         one more byte per entry, which ones a row holds), the transposed copy of X that whole
-        rows are computed from (d × n float64, up to TRANSPOSED_MAX) plus O(n) state."""
+        rows are computed from (d × n float64, up to TRANSPOSED_MAX) plus O(n) state. ε-SVR:
+        the cache holds whole kernel rows of the n points (no marks), the state is 2n
+        variables long and two 2n float32 rows of Q̃ are built from the kernel rows."""
         slots = max(2, min(n, int(self.p["cache_mb"] * 2**20 // (4 * n))))
-        return ((5 if self.p["shrinking"] else 4) * n * slots + 88 * n
-                + transposed_bytes(n, d))
+        xt = 0 if self.p["kernel"] == "precomputed" else transposed_bytes(n, d)
+        if self.regression:
+            return 4 * n * slots + 2 * 88 * n + 16 * n + xt
+        return (5 if self.p["shrinking"] else 4) * n * slots + 88 * n + xt
 
     # ---------------------------------------------------------------------------------- setup
     def _setup(self):
         n = self.n
         p = self.p
+        if p["kernel"] == "precomputed":
+            if self.X.d != n:
+                raise ValueError(f"kernel='precomputed': X must be the square n × n kernel "
+                                 f"matrix of the training points, got shape ({n}, {self.X.d})")
+            if self.X.sparse:                 # kernel rows are read from the dense matrix
+                self.X = as_rows(self.X.to_scipy().toarray())
         self.C = p["C"]
         self.lam = lam_from_C(self.C, n)
         self.weights = self.example_weights()
         self.Cv = self.C * self.weights       # per-example box bounds C·w_i (LIBSVM's C_i)
         self.horizon = int(p["max_iter"])
-        self.alpha = np.zeros(n)
-        self.G = -np.ones(n)
-        self.Gbar = np.zeros(n)               # C Σ_{α_t = C} Q_:t, kept only when shrinking
-        self.QD = np.empty(n)
+        # the dual's variables: C-SVC one per point (labels y); ε-SVR (LIBSVM's
+        # solve_epsilon_svr) α_t and α*_t of every point, y = +1 / −1, p = ε − y_t / ε + y_t
+        nv = 2 * n if self.regression else n
+        if self.regression:
+            eps = float(p["epsilon"])
+            self.ys = np.concatenate([np.ones(n), -np.ones(n)])
+            self.lin = np.concatenate([eps - self.y, eps + self.y])
+            self.point = np.concatenate([np.arange(n), np.arange(n)])
+            self.Cv = np.concatenate([self.Cv, self.Cv])
+        else:
+            self.ys, self.lin, self.point = self.y, -np.ones(n), np.arange(n)
+        self.nv = nv
+        self.alpha = np.zeros(nv)
+        self.G = self.lin.copy()              # ∇f(0) = p
+        self.Gbar = np.zeros(nv)              # Σ_{α_t = C_t} C_t Q_:t, kept only when shrinking
         X = rows_args(self.X)
         self.ic = np.zeros(_NIC, dtype=np.int64)
         self.ic[_PI] = self.ic[_PJ] = -1
-        self.ic[_ASIZE] = n
-        self.ic[_COUNTER] = min(n, 1000) + 1
-        self.ic[_KEVALS] = _diag(self.kcode, self.kp, *X, self.QD)
+        self.ic[_ASIZE] = nv
+        self.ic[_COUNTER] = min(nv, 1000) + 1
+        self.ic[_NK] = n if self.regression else 0
+        QD = np.empty(n)
+        self.ic[_KEVALS] = _diag(self.kcode, self.kp, *X, QD)
+        self.QD = np.concatenate([QD, QD]) if self.regression else QD
         self.kernel_evals = int(self.ic[_KEVALS])
         slots = int(p["cache_mb"] * 2**20 // (4 * n))
         self.slots = max(2, min(n, slots))
@@ -605,20 +578,21 @@ class SMOSolver(Solver):
         self.nxt = np.roll(order, -1).astype(np.int64)
         self.prev = np.roll(order, 1).astype(np.int64)
         self.row_state = np.full(self.slots, -2, dtype=np.int64)
-        self.allidx = np.arange(n, dtype=np.int64)
-        self.active = np.arange(n, dtype=np.int64)   # active[:ic[_ASIZE]] is the active set
-        shrinking = bool(p["shrinking"])
-        valid = zeros_small_pages((self.slots, n) if shrinking else (0, 0), np.bool_)
+        self.allidx = np.arange(nv, dtype=np.int64)
+        self.active = np.arange(nv, dtype=np.int64)   # active[:ic[_ASIZE]] is the active set
+        marks = bool(p["shrinking"]) and not self.regression   # ε-SVR: whole kernel rows only
+        valid = zeros_small_pages((self.slots, n) if marks else (0, 0), np.bool_)
         d = self.X.d
-        if transposed_bytes(n, d):
+        if transposed_bytes(n, d) and p["kernel"] != "precomputed":
             XT = (self.X.to_scipy().T.toarray() if self.X.sparse else self.X.dense.T)
             XT = np.ascontiguousarray(XT, dtype=np.float64)
         else:
             XT = np.zeros((0, 0))
-        self._data = (self.kcode, self.kp, *X, self.y, self.allidx, XT)
+        self._data = (self.kcode, self.kp, *X, self.ys, self.allidx, XT)
         self._rc = (self.cache, self.slot_of, self.row_of, self.prev, self.nxt, self.row_state,
-                    valid, np.empty(n), np.empty(n, dtype=np.int64), self.active,
-                    np.empty((2, n)), np.empty(n))
+                    valid, np.empty(nv), np.empty(nv, dtype=np.int64), self.active,
+                    np.empty((2, nv)), np.empty(n), np.ones(n), np.arange(n, dtype=np.int64),
+                    np.zeros((2, nv if self.regression else 0), np.float32), self.lin)
         self._G_memo = (None, None)
 
     # ----------------------------------------------------------------------------------- step
@@ -630,7 +604,7 @@ class SMOSolver(Solver):
         if n <= 0 or self.converged:
             return 0
         # membership of I_up / I_low from α as it is now (α may have been set from outside)
-        _set_all_status(self.alpha, self.Cv, self.y, self._rc[10])
+        _set_all_status(self.alpha, self.Cv, self.ys, self._rc[10])
         done = _smo_chunk(self._data, self._rc, self.Cv, self.p["tol"], n,
                           bool(self.p["shrinking"]), self.alpha, self.G, self.Gbar, self.QD,
                           self.ic)
@@ -654,12 +628,12 @@ class SMOSolver(Solver):
         return int(self.ic[_ASIZE])
 
     def full_gradient(self) -> np.ndarray:
-        """G = Qα − e at every index. The maintained G is exact on the active set; entries of
-        shrunk variables are stale until LIBSVM's reconstruction, so here they are rebuilt into a
-        copy, Ḡ_t − 1 + y_t Σ_{free j} α_j y_j K_tj. Observing a run never changes it, and these
-        kernel values are not counted (like predictions)."""
+        """G = Qα + p at every index (p = −e for C-SVC). The maintained G is exact on the
+        active set; entries of shrunk variables are stale until LIBSVM's reconstruction, so here
+        they are rebuilt into a copy, Ḡ_t + p_t + y_t Σ_{free j} α_j y_j K_tj. Observing a run
+        never changes it, and these kernel values are not counted (like predictions)."""
         asize = int(self.ic[_ASIZE])
-        if asize == self.n:
+        if asize == self.nv:
             return self.G
         key = (int(self.ic[_T]), asize, int(self.ic[_GEN]))
         if self._G_memo[0] == key:
@@ -669,29 +643,59 @@ class SMOSolver(Solver):
         free = np.flatnonzero((self.alpha > 0.0) & (self.alpha < self.Cv))
         out = np.zeros(inactive.size)
         if free.size:
-            expansion(self.kcode, self.kp, self.X.take(inactive), self.X, free,
-                      self.alpha[free] * self.y[free], out)
-        G[inactive] = self.Gbar[inactive] - 1.0 + self.y[inactive] * out
+            expansion(self.kcode, self.kp, self.X.take(self.point[inactive]), self.X,
+                      self.point[free], self.alpha[free] * self.ys[free], out)
+        G[inactive] = self.Gbar[inactive] + self.lin[inactive] + self.ys[inactive] * out
         self._G_memo = (key, G)
         return G
 
     @property
     def intercept_(self) -> float:
-        return kkt_bias(self.alpha, self.full_gradient(), self.y, self.Cv)
+        return kkt_bias(self.alpha, self.full_gradient(), self.ys, self.Cv)
+
+    def _beta(self) -> np.ndarray:
+        """ε-SVR's expansion coefficients β = α − α* of the n points."""
+        return self.alpha[:self.n] - self.alpha[self.n:]
 
     def support_coef(self):
+        """C-SVC: the α_t > 0 and y_t α_t; ε-SVR: the points with β_t = α_t − α*_t ≠ 0 (LIBSVM's
+        support vectors) and β_t."""
+        if self.regression:
+            beta = self._beta()
+            support = np.flatnonzero(beta != 0.0)
+            return support, beta[support], self.intercept_
         support = np.flatnonzero(self.alpha > 0.0)
         return support, self.alpha[support] * self.y[support], self.intercept_
+
+    def rows_like_train(self, X):
+        if self.p["kernel"] == "precomputed":
+            shape = np.shape(X)
+            if len(shape) != 2 or shape[1] != self.n:
+                raise ValueError(f"kernel='precomputed': X must hold the kernel values of the "
+                                 f"rows against the {self.n} training points, shape (n_samples, "
+                                 f"{self.n}); got shape {shape}")
+        return super().rows_like_train(X)
+
+    def kernel_block(self, rows, cols) -> np.ndarray:
+        if self.p["kernel"] == "precomputed":       # the rows of X are kernel values
+            return self.X.to_scipy()[np.asarray(rows)][:, np.asarray(cols)]
+        return super().kernel_block(rows, cols)
 
     def _decision_rows(self, R):
         return self._expansion_rows(R)
 
     def train_scores(self) -> np.ndarray:
-        """f(x_i) on the training set from the gradient, without kernel evaluations."""
+        """f(x_i) on the training set from the gradient, without kernel evaluations
+        (ε-SVR: (Kβ)_i = G_i − p_i)."""
+        if self.regression:
+            return self.full_gradient()[:self.n] - self.lin[:self.n] + self.intercept_
         return self.y * (self.full_gradient() + 1.0) + self.intercept_
 
     def dual_objective_C(self) -> float:
-        """D_C(α) = eᵀα − ½ αᵀQα (from G: αᵀQα = αᵀ(G + e))."""
+        """D_C(α) = eᵀα − ½ αᵀQα (from G: αᵀQα = αᵀ(G + e)); ε-SVR: −(½ αᵀQ̃α + pᵀα) =
+        −½ αᵀ(G + p) = yᵀβ − ε Σ(α + α*) − ½ βᵀKβ, LIBSVM's −obj."""
+        if self.regression:
+            return -0.5 * float(self.alpha @ (self.full_gradient() + self.lin))
         aQa = float(self.alpha @ (self.full_gradient() + 1.0))
         return float(self.alpha.sum()) - 0.5 * aQa
 
@@ -712,6 +716,8 @@ class SMOSolver(Solver):
 
     def snapshot(self) -> Snapshot:
         self._require_ready()
+        if self.regression:
+            return self._svr_snapshot()
         a, G, y, C = self.alpha, self.full_gradient(), self.y, self.Cv
         b = kkt_bias(a, G, y, C)
         scores = y * (G + 1.0) + b
@@ -734,6 +740,33 @@ class SMOSolver(Solver):
                    "cache_misses": int(self.ic[_MISSES]), "active_size": self.active_size},
         )
 
+    def _svr_snapshot(self) -> Snapshot:
+        """ε-SVR: the primal ½λ‖w‖² + mean max(0, |y − f| − ε) (λ = 1/(C n)) and the dual
+        D_C/(C n) ≤ it; the support vectors are the β_t ≠ 0."""
+        a, G, C, n = self.alpha, self.full_gradient(), self.Cv, self.n
+        b = kkt_bias(a, G, self.ys, C)
+        scores = G[:n] - self.lin[:n] + b
+        wsq = max(float(a @ (G - self.lin)), 0.0)
+        loss = np.maximum(0.0, np.abs(self.y - scores) - float(self.p["epsilon"]))
+        obj = 0.5 * self.lam * wsq + float(loss.mean())
+        dual = -0.5 * float(a @ (G + self.lin)) / (self.C * n)
+        support, coef, _ = self.support_coef()
+        n_free = int(np.count_nonzero((a > 0.0) & (a < C)))
+        return Snapshot(
+            t=self.t, objective=obj, n_sv=int(support.size), support=support,
+            kernel_evals=self.kernel_evals, objective_name="primal ε-insensitive, λ-form",
+            dual_objective=dual, dual_name="dual ε-SVR, λ-form (a lower bound on the optimum)",
+            dual_is_bound=True, gap=obj - dual, gap_name=GAP_NAME, converged=self.converged,
+            coef=coef,
+            extra={"working_pair": (int(self.ic[_PI]), int(self.ic[_PJ])),
+                   "max_violation": max_violation(a, G, self.ys, C),
+                   "train_error": float(np.sqrt(np.mean((self.y - scores) ** 2))),
+                   "train_error_kind": "rmse", "b": b, "lam": self.lam,
+                   "n_free": n_free, "n_bound": int(np.count_nonzero(a >= C)),
+                   "cache_slots": self.slots, "cache_hits": int(self.ic[_HITS]),
+                   "cache_misses": int(self.ic[_MISSES]), "active_size": self.active_size},
+        )
+
     # ------------------------------------------------------------------------ step through
     def listing(self) -> Listing:
         return self.listing_default if self.p["shrinking"] else SMO_LISTING.select()
@@ -745,7 +778,10 @@ class SMOSolver(Solver):
 
     def _step_through_one(self) -> StepThroughRecord:
         """One SMO iteration: the compiled chunk chooses the pair and updates it; the record
-        recomputes WSS 2's quantities for that pair in NumPy from the state before."""
+        recomputes WSS 2's quantities for that pair in NumPy from the state before (ε-SVR: the
+        generic record, the difference of two snapshots)."""
+        if self.regression:
+            return super()._step_through_one()
         L = self.listing()
         if self.converged:
             return self._idle_record(L.no("stop"), "the stopping test m(α) − M(α) ≤ tol has "
@@ -823,19 +859,20 @@ class SMOSolver(Solver):
 
     def _retune(self, diff):
         C_old, C = diff["C"]
-        n, y, a = self.n, self.y, self.alpha
+        n, y, a = self.n, self.ys, self.alpha
         upper = a >= self.Cv
-        self.Cv = C * self.weights
+        self.Cv = C * (np.concatenate([self.weights, self.weights]) if self.regression
+                       else self.weights)
         a *= C / C_old
         a[upper] = self.Cv[upper]
         np.minimum(a, self.Cv, out=a)
         self.C, self.lam = C, lam_from_C(C, n)
         G = self._expansion_at_train(np.flatnonzero(a > 0.0), a)
-        self.G[:] = y * G - 1.0
+        self.G[:] = y * G[self.point] + self.lin
         if self.p["shrinking"]:
             at_c = np.flatnonzero(a >= self.Cv)
-            self.Gbar[:] = y * self._expansion_at_train(at_c, self.Cv)
-            self.ic[_ASIZE] = n
+            self.Gbar[:] = y * self._expansion_at_train(at_c, self.Cv)[self.point]
+            self.ic[_ASIZE] = self.nv
             self.ic[_GEN] += 1
             self.ic[_UNSHRUNK] = 0
         self.ic[_CONV] = 0
@@ -843,10 +880,11 @@ class SMOSolver(Solver):
         self._G_memo = (None, None)
 
     def _expansion_at_train(self, idx, coef) -> np.ndarray:
-        """Σ_{j ∈ idx} coef_j y_j K(x_i, x_j) at every training point i (counted as training
-        kernel evaluations)."""
+        """Σ_{j ∈ idx} coef_j y_j K(x_i, x_{point j}) over variables j at every training point i
+        (counted as training kernel evaluations)."""
         out = np.zeros(self.n)
         if idx.size:
-            expansion(self.kcode, self.kp, self.X, self.X, idx, coef[idx] * self.y[idx], out)
+            expansion(self.kcode, self.kp, self.X, self.X, self.point[idx],
+                      coef[idx] * self.ys[idx], out)
             self.ic[_KEVALS] += self.n * idx.size
         return out

@@ -1,7 +1,8 @@
 """Leaf helpers of SMO's compiled core (:mod:`svmcore.solvers.smo`): whole kernel rows from a
 transposed copy of X, the LRU list's two moves, LIBSVM's ``be_shrunk``, the m(α) scan alone and
 fused with the gradient update, membership of I_up / I_low as signs, the combination of the
-scans' running maxima, and the NumPy forms of the bias and the maximal violation.
+scans' running maxima, the analytic pair step, the NumPy forms of the bias and the maximal
+violation, and the algorithm's listing for the step-through.
 
 The compiled functions take SMO's bundles as documented there:
 ``data = (code, kp, Xd, Xdata, Xind, Xptr, Xsq, sparse, y, allidx, XT)``.
@@ -14,6 +15,7 @@ import mmap
 import numpy as np
 
 from .._jit import njit
+from .base import Line, Listing
 from .kernels import _finish, _rbf_args, exp_into
 
 
@@ -65,6 +67,9 @@ def _full_row(data, i, out, arg, scratch):
             out[k] = _finish(code, kp, out[k], sa, Xsq[k])
     return n
 
+
+#: WSS 2's and the pair step's safeguard for a non-positive curvature a_ij (LIBSVM's TAU)
+TAU = 1e-12
 
 #: "no index yet", typed int64 from the start: with the literal -1 numba's type inference
 #: first compiles the functions reading it for a Literal[int](-1) index (~4 s more of compilation)
@@ -248,6 +253,62 @@ def _lane_max(g0, k0, g1, k1, g2, k2, g3, k3):
 
 
 
+@njit(inline="always")
+def _pair_step(yi, yj, ai, aj, Ci, Cj, Gi, Gj, QDi, QDj, Qij):
+    """LIBSVM ``Solver::Solve``'s analytic two-variable step: the minimiser of the dual along
+    y_i α_i + y_j α_j = const, clipped to the box [0, C_i] × [0, C_j] (C_i = C·w_i, LIBSVM's
+    ``get_C``; Qij = Q_ij as the float32 row holds it). Returns the new (α_i, α_j)."""
+    if yi != yj:
+        quad = QDi + QDj + 2.0 * Qij
+        if quad <= 0.0:
+            quad = TAU
+        delta = (-Gi - Gj) / quad
+        diff = ai - aj
+        ai += delta
+        aj += delta
+        if diff > 0.0:
+            if aj < 0.0:
+                aj = 0.0
+                ai = diff
+        else:
+            if ai < 0.0:
+                ai = 0.0
+                aj = -diff
+        if diff > Ci - Cj:
+            if ai > Ci:
+                ai = Ci
+                aj = Ci - diff
+        else:
+            if aj > Cj:
+                aj = Cj
+                ai = Cj + diff
+    else:
+        quad = QDi + QDj - 2.0 * Qij
+        if quad <= 0.0:
+            quad = TAU
+        delta = (Gi - Gj) / quad
+        s = ai + aj
+        ai -= delta
+        aj += delta
+        if s > Ci:
+            if ai > Ci:
+                ai = Ci
+                aj = s - Ci
+        else:
+            if aj < 0.0:
+                aj = 0.0
+                ai = s
+        if s > Cj:
+            if aj > Cj:
+                aj = Cj
+                ai = s - Cj
+        else:
+            if ai < 0.0:
+                ai = 0.0
+                aj = s
+    return ai, aj
+
+
 def kkt_bias(alpha, G, y, C) -> float:
     """b = −ρ with ρ from LIBSVM's ``calculate_rho``: mean of y_i G_i over free α_i, else the
     midpoint of [lb, ub] given by the bounded ones."""
@@ -278,3 +339,56 @@ def max_violation(alpha, G, y, C) -> float:
     if not up.any() or not low.any():
         return 0.0
     return float(v[up].max() - v[low].min())
+
+
+# --------------------------------------------------------------------------- pseudocode
+
+SMO_LISTING = Listing(
+    "SMO with second-order working-set selection: Fan, Chen & Lin (2005), WSS 2, as in "
+    "LIBSVM's Solver::Solve; the two-variable step of Platt (1998)", (
+        Line("input", "INPUT: K, y, C, tol;   α = 0,   G = ∇f(α) = Qα − e = −e",
+             "f(α) = ½αᵀQα − eᵀα (Q_ij = y_i y_j K_ij) is the dual, minimised over 0 ≤ α ≤ C, "
+             "yᵀα = 0. Keeping its gradient G makes choosing a pair O(n)."),
+        Line("loop", "LOOP  (t = 1, 2, …):", "Each iteration changes exactly two α: the fewest "
+             "that can move while yᵀα = 0 stays true.", ("t",)),
+        Line("shrink", "  every min(n, 1000) iterations: set aside the bounded α_t that "
+             "stay bounded (shrinking)", "LIBSVM's heuristic: variables that will not move "
+             "are left out of the scans until the end.", ("active",), when="shrinking"),
+        Line("sets", "  I_up = {t : y_t = +1, α_t < C  or  y_t = −1, α_t > 0},   "
+             "I_low = {t : y_t = +1, α_t > 0  or  y_t = −1, α_t < C}",
+             "The indices whose y_t α_t can still go up / down inside the box: a step moves "
+             "one index of each set, so yᵀα = 0 stays true.", ("n_up", "n_low")),
+        Line("pick_i", "  i = argmax_{t ∈ I_up} −y_t G_t,   m(α) = −y_i G_i",
+             "The first index: the steepest feasible ascent of −f among the up-movers "
+             "(first-order information).", ("i", "G_i", "m")),
+        Line("stop", "  IF m(α) − M(α) ≤ tol,   M(α) = min_{t ∈ I_low} −y_t G_t:   STOP",
+             "m(α) ≤ M(α) is exactly the KKT condition of the dual: when the maximal "
+             "violating pair violates it by at most tol, α is optimal within tol.",
+             ("M", "gap", "tol")),
+        Line("unshrink", "    (shrunk variables: rebuild G on them, test again on all n)",
+             "The stopping test must hold on the whole problem, not only the active part.",
+             when="shrinking"),
+        Line("pick_j", "  j = argmin_{t ∈ I_low, −y_t G_t < m(α)}  −b_it²/a_it,   "
+             "b_it = m(α) + y_t G_t,  a_it = K_ii + K_tt − 2K_it  (τ if ≤ 0)",
+             "WSS 2: among the partners that violate with i, pick the one whose pair step "
+             "decreases f the most, b²/(2a) (second-order information).",
+             ("j", "G_j", "b_ij", "a_ij", "gain")),
+        Line("step", "  α_i ← α_i + y_i b_ij/a_ij,   α_j ← α_j − y_j b_ij/a_ij",
+             "The exact minimiser of f along the direction that keeps yᵀα constant.",
+             ("step",)),
+        Line("clip", "  clip (α_i, α_j) to [0, C]² along y_i α_i + y_j α_j = const",
+             "If the minimiser leaves the box, the step stops at the box edge: one α "
+             "becomes 0 or C.", ("clipped",)),
+        Line("grad", "  G ← G + Q_{:,i} Δα_i + Q_{:,j} Δα_j",
+             "Only two columns of Q (two kernel rows, often cached) update the whole "
+             "gradient.", ("dalpha_i", "dalpha_j", "decrease")),
+        Line("bias", "b = −mean_{0 < α_t < C} y_t G_t   (LIBSVM's −ρ)",
+             "At the optimum every free α_t satisfies y_t f(x_t) = 1, which fixes b.",
+             ("b",)),
+        Line("output", "OUTPUT: f(x) = Σ_t y_t α_t K(x_t, x) + b",
+             "The support vectors are the points with α_t > 0."),
+    ), symbols={"m": "m(α)", "M": "M(α)", "gap": "m(α) − M(α)", "G_i": "G_i", "G_j": "G_j",
+                "b_ij": "b_ij", "a_ij": "a_ij", "gain": "b_ij²/(2a_ij)",
+                "step": "b_ij/a_ij", "dalpha_i": "Δα_i", "dalpha_j": "Δα_j",
+                "decrease": "f(α) − f(α_new)", "n_up": "|I_up|", "n_low": "|I_low|",
+                "active": "active variables"})

@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from sklearn.metrics.pairwise import linear_kernel, polynomial_kernel, rbf_kernel
+from sklearn.metrics.pairwise import linear_kernel, polynomial_kernel, rbf_kernel, sigmoid_kernel
 
 from svmcore.solvers.kernels import (as_rows, kernel_expansion, kernel_matrix, kernel_params, kernel_row,
                              kernel_value, rows_args)
@@ -18,6 +18,8 @@ CASES = [
     ("rbf", {"gamma": 0.37}, lambda X, Y: rbf_kernel(X, Y, gamma=0.37)),
     ("poly", {"gamma": 0.5, "coef0": 1.5, "degree": 3},
      lambda X, Y: polynomial_kernel(X, Y, degree=3, gamma=0.5, coef0=1.5)),
+    ("sigmoid", {"gamma": 0.3, "coef0": -0.4},
+     lambda X, Y: sigmoid_kernel(X, Y, gamma=0.3, coef0=-0.4)),
 ]
 
 
@@ -71,7 +73,24 @@ def test_rows_normalises_types():
 
 def test_unknown_kernel_is_a_value_error():
     with pytest.raises(ValueError, match="kernel must be one of"):
-        kernel_params("sigmoid")
+        kernel_params("laplacian")
+
+
+def test_precomputed_kernel_reads_the_gram_matrix():
+    """Code 4: row i of A is its kernel values against B's rows; expansions index its columns."""
+    K = rbf_kernel(A, A, gamma=0.37)
+    code, kp = kernel_params("precomputed")
+    R = as_rows(K)
+    idx = np.array([3, 0, 17, 39])
+    out = np.empty(idx.size)
+    kernel_row(code, kp, *rows_args(R), 5, *rows_args(R)[:5], idx, out)
+    assert np.array_equal(out, K[5, idx]) and kernel_value(code, kp, *rows_args(R), 7,
+                                                           *rows_args(R)[:5], 7) == K[7, 7]
+    T = rbf_kernel(B, A, gamma=0.37)
+    coef = np.linspace(-1.0, 2.0, idx.size)
+    got = np.empty(B.shape[0])
+    kernel_expansion(code, kp, *rows_args(as_rows(T)), *rows_args(R)[:5], idx, coef, got)
+    np.testing.assert_allclose(got, T[:, idx] @ coef, rtol=1e-12)
 
 
 @pytest.mark.parametrize("sparse", [False, True])
