@@ -490,6 +490,8 @@ class SVR(RegressorMixin, _LibsvmFace):
         else:
             X, y = quick_Xy(self, X, y, classify=False)
         y = np.ascontiguousarray(np.ravel(y), dtype=np.float64)
+        if y.shape[0] < 2:
+            raise ValueError(f"SVR needs at least 2 samples, got n_samples={y.shape[0]}")
         Xs = self._train_matrix(X)
         w = check_weights(sample_weight, Xs)
         cls, kw = self._solver_setup(Xs, kernel)
