@@ -165,7 +165,7 @@ class _LibsvmFace(BaseEstimator):
         return s, done, model
 
     def _report(self, label, s):
-        support, coef, b = s.support_coef()  # noqa: verbose only
+        support, coef, b = s.support_coef()
         at_c = int(np.count_nonzero(np.abs(coef) >= np.asarray(getattr(s, "Cv", np.inf))
                                     [support] * (1 - 1e-12)))
         print(f"[svmcore {s.name}] {label}: optimization finished, #iter = {s.t}, "

@@ -73,6 +73,6 @@ def test_one_feature_closed_form():
     X = np.array([[1.0], [-1.0]])
     y = np.array([1.0, -1.0])
     for C, want in ((0.1, 0.2), (0.25, 0.5), (2.0, 1.0)):
-        w, b, alpha, _, ok = dcd_fit(X, y, np.full(2, C), "hinge", bias=0.0, tol=1e-10)
+        w, b, _, _, ok = dcd_fit(X, y, np.full(2, C), "hinge", bias=0.0, tol=1e-10)
         assert ok and b == 0.0
         np.testing.assert_allclose(w, [want], rtol=1e-9)
