@@ -76,7 +76,7 @@ def test_margins(C):
 
 def test_C_gamma_grid(iris):
     """plot_rbf_parameters: the 2-D panel's 3 × 3 models on two features and two classes, and a
-    grid search over C × γ on the full data (a 4 × 4 slice of the example's 13 × 13 grid): the
+    grid search over C × γ on the full data (a 3 × 3 slice of the example's 13 × 13 grid): the
     same models, the same cross-validated scores and the same best parameters."""
     X, y = iris
     X = StandardScaler().fit_transform(X)
@@ -93,7 +93,7 @@ def test_C_gamma_grid(iris):
             assert (b.predict(G) == a.predict(G)).mean() >= 0.998
             np.testing.assert_allclose(b.decision_function(X2), a.decision_function(X2),
                                        atol=1e-3 * max(1.0, C))
-    grid = {"C": np.logspace(-2, 4, 4), "gamma": np.logspace(-3, 1, 4)}
+    grid = {"C": np.logspace(-2, 2, 3), "gamma": np.logspace(-3, 1, 3)}
     cv = StratifiedShuffleSplit(n_splits=5, test_size=0.2, random_state=42)
     a = GridSearchCV(svm.SVC(), grid, cv=cv).fit(X, y)
     b = GridSearchCV(SVC(), grid, cv=cv).fit(X, y)
@@ -245,13 +245,15 @@ def _check_svr(X, y, **kw):
 
 @pytest.mark.parametrize("kw", [dict(kernel="rbf", C=100, gamma=0.1, epsilon=0.1),
                                 dict(kernel="linear", C=100),
-                                dict(kernel="poly", C=100, degree=3, epsilon=0.1, coef0=1,
+                                dict(kernel="poly", C=10, degree=3, epsilon=0.1, coef0=1,
                                      gamma="auto")])
 def test_regression_kernels(kw):
-    """plot_svm_regression: rbf, linear and poly SVR on a noisy sine."""
+    """plot_svm_regression: rbf, linear and poly SVR on a noisy sine (x standardised: on the
+    example's raw [0, 5] the poly model with C = 100 takes LIBSVM 15 million iterations)."""
     rng = np.random.RandomState(0)
     X = np.sort(5 * rng.rand(40, 1), axis=0)
     y = np.sin(X).ravel()
+    X = (X - X.mean()) / X.std()
     y[::5] += 3 * (0.5 - rng.rand(8))
     a, b = _check_svr(X, y, **kw)
     if kw["kernel"] == "linear":
