@@ -17,7 +17,7 @@ def __getattr__(name):
     if name in ("get_solver", "list_solvers"):
         from . import solvers
         return getattr(solvers, name)
-    if name in ("SVMClassifier", "SVMRegressor"):
+    if name in ("SVC", "SVR", "LinearSVC", "SVMClassifier", "SVMRegressor"):
         from . import estimators
         return getattr(estimators, name)
     raise AttributeError(f"module 'svmcore' has no attribute {name!r}")
@@ -25,4 +25,4 @@ def __getattr__(name):
 
 __version__ = "0.1.0"
 
-__all__ = ["SVMClassifier", "SVMRegressor", "get_solver", "list_solvers", "__version__"]
+__all__ = ["SVC", "SVR", "LinearSVC", "SVMClassifier", "SVMRegressor", "get_solver", "list_solvers", "__version__"]

@@ -28,6 +28,8 @@ GROUPS = {
         "estimators-stream": ("svmcore.bench.solvers.estimators_stream",
                               "partial_fit in chunks against fit(epochs=1)"),
         "regression": ("svmcore.bench.solvers.regression", "ASSET regression against SVR"),
+        "small": ("svmcore.bench.solvers.small",
+                  "small problems (iris grid, one fit, hard cells) against SVC"),
     },
     "app (the app and its server under load)": {
         "app-tick": ("svmcore.bench.app.app_tick", "server cost of one Playground tick"),

@@ -1,14 +1,21 @@
-"""scikit-learn estimators over the solver registry: ``SVMClassifier`` (binary, one-vs-rest or
-one-vs-one; sample and class weights; Platt-scaled probabilities) and ``SVMRegressor``.
+"""scikit-learn estimators over the solver registry: ``SVC``, ``SVR`` and ``LinearSVC`` under
+scikit-learn's names, signatures, defaults and fitted attributes (SMO and dual coordinate
+descent by default), and the general faces ``SVMClassifier`` (binary, one-vs-rest or
+one-vs-one; sample and class weights; Platt-scaled probabilities) and ``SVMRegressor`` over
+every registered solver.
 
-``_base`` holds what both share (parameters, training runs, the exported model), ``_classifier``
+``_svc`` holds SVC and SVR, ``_linear`` LinearSVC, ``_model`` scikit-learn's layout of a
+fitted SVM; ``_base`` holds what the general faces share (parameters, training runs, the exported model), ``_classifier``
 the classifier, ``_proba`` Platt scaling and pairwise coupling, ``_online`` ``partial_fit``.
 """
 from ._base import (SVMRegressor, _SVMBase, check_weights, resolve_gamma,
                     shared_solver_kwargs)
 from ._classifier import SVMClassifier
+from ._linear import LinearSVC
+from ._svc import SVC, SVR
 
-__all__ = ["SVMClassifier", "SVMRegressor"]
+__all__ = ["SVC", "SVR", "LinearSVC", "SVMClassifier", "SVMRegressor"]
+
 
 
 _REFUSED = ("check_sample_weights_list", "check_sample_weights_not_overwritten",

@@ -16,10 +16,13 @@ Pegasos-style SGD, η_j = 1/(λj), no bias, last iterate).
 
 Fitted attributes: ``classes_`` (classifier), ``n_features_in_``, ``solver_`` (the trained
 solver, binary or regression) and ``solvers_`` (one per binary problem), ``history_`` (the
-training trace as a list of dicts with ``trace=True``, else None), ``n_iter_``; linear primal
-solvers add ``coef_`` and ``intercept_``; kernel expansions ``support_``, ``support_vectors_``,
-``dual_coef_`` (the expansion coefficients of the support vectors) and ``intercept_``; the
-regressor on random Fourier features adds ``coef_`` (weights on the features).
+training trace as a list of dicts with ``trace=True``, else None), ``n_iter_``, ``intercept_``;
+``coef_`` whenever the model is linear in the inputs (a primal w, or a linear kernel's
+expansion summed into w); kernel expansions ``support_``, ``support_vectors_``, ``dual_coef_``
+and ``n_support_`` (one-vs-one in SVC's layout, one-vs-rest one row per class); the regressor
+on random Fourier features ``coef_`` (weights on the features). ``svmcore.SVC`` / ``SVR`` /
+``LinearSVC`` (``_svc``, ``_linear``) are scikit-learn's names and defaults over SMO and dual
+coordinate descent.
 
 Speed: ``fit`` runs the solver's compiled steps and nothing else unless ``trace=True`` (no
 snapshot, no evaluation on the training set); ``python -m svmcore.bench estimators`` measures
@@ -308,6 +311,11 @@ class _SVMBase(BaseEstimator):
         return self
 
     def _export_model(self):
+        """scikit-learn's attributes of the trained solvers: ``coef_`` whenever the model is
+        linear in the inputs (a primal w, or a linear kernel's expansion summed into w);
+        ``support_``, ``support_vectors_``, ``dual_coef_`` and ``n_support_`` of kernel
+        expansions — binary, one-vs-one (SVC's layout) or one-vs-rest (one row of
+        ``dual_coef_`` per class); a regressor's or a feature model's ``coef_``."""
         s0 = self.solvers_[0]
         if len(self.solvers_) == 1:
             self.solver_ = s0
@@ -315,13 +323,89 @@ class _SVMBase(BaseEstimator):
         if s0.linear_model() is not None:
             # a linear model in the input space (random-feature models have no input-space w)
             self.coef_ = np.vstack([s.linear_model()[0] for s in self.solvers_])
-        elif len(self.solvers_) == 1 and s0.support_coef() is not None:
-            support, coef, _ = s0.support_coef()
-            self.support_ = support.astype(np.int32)
-            self.dual_coef_ = np.asarray(coef)[None, :]
-            self.support_vectors_ = s0.X.take(support).to_scipy()
+            return
+        models = [s.support_coef() for s in self.solvers_]
+        if all(m is not None for m in models):
+            self._export_expansions(models)
         elif self._feature_coef and hasattr(s0, "coef_"):
             self.coef_ = np.vstack([np.asarray(s.coef_) for s in self.solvers_])
+
+    def _export_expansions(self, models):
+        s0 = self.solvers_[0]
+        if s0.name == "asset":
+            # the expansion is over the Nyström landmarks, rows of the first call's data
+            # (partial_fit: the first chunk), which the feature map keeps
+            support, coef, _ = models[0]
+            self.support_ = np.asarray(support, dtype=np.int32)
+            self.support_vectors_ = s0.fmap.landmarks_
+            self.dual_coef_ = np.vstack([np.asarray(m[1]) for m in models])
+            self._n_support_of(None)
+            if getattr(self, "kernel", None) == "linear":
+                self.coef_ = np.asarray(self.dual_coef_ @ self.support_vectors_)
+            return
+        linear = getattr(self, "kernel", None) == "linear"
+        if len(self.solvers_) == 1:
+            support, coef, _ = models[0]
+            self.support_ = np.asarray(support, dtype=np.int32)
+            self.dual_coef_ = np.asarray(coef)[None, :]
+            self.support_vectors_ = s0.X.take(support).to_scipy()
+            self._n_support_of(s0.y[support] if self._task == "classification" else None)
+        else:
+            y_idx, rows = getattr(self, "_y_idx", None), getattr(self, "_rows_of", None)
+            if y_idx is None or rows is None:
+                return
+            if self.multi_class == "ovo":
+                from ._model import ovo_layout
+                pairs = [(r[m[0]], np.asarray(m[1], dtype=np.float64), m[2])
+                         for r, m in zip(rows, models)]
+                self.support_, self.dual_coef_, self.n_support_, _, _ = ovo_layout(
+                    self.classes_, y_idx, pairs)
+            else:                         # one row of coefficients per class
+                used = np.zeros(y_idx.shape[0], dtype=bool)
+                for m in models:
+                    used[m[0]] = True
+                k = self.classes_.shape[0]
+                support = np.concatenate([np.flatnonzero(used & (y_idx == c)) for c in range(k)])
+                col = np.full(y_idx.shape[0], -1, dtype=np.int64)
+                col[support] = np.arange(support.shape[0])
+                dual = np.zeros((k, support.shape[0]))
+                for c, m in enumerate(models):
+                    dual[c, col[m[0]]] = m[1]
+                self.support_ = support.astype(np.int32)
+                self.dual_coef_ = dual
+                self.n_support_ = np.array([np.count_nonzero(used & (y_idx == c))
+                                            for c in range(k)], dtype=np.int32)
+            self.support_vectors_ = self._X_fit_rows(self.support_)
+        if linear:                        # w = Σ coef_s x_s of every problem, on its rows
+            self.coef_ = np.vstack([np.asarray(m[1] @ s.X.take(m[0]).to_scipy()).ravel()
+                                    for s, m in zip(self.solvers_, models)])
+
+    def _n_support_of(self, labels):
+        """``n_support_``: per class (classifier, from the support vectors' ±1 labels), or
+        the one count (regressor, and landmarks shared by every class)."""
+        if labels is None or self._task != "classification":
+            self.n_support_ = np.array([self.support_.shape[0]], dtype=np.int32)
+        else:
+            self.n_support_ = np.array([np.count_nonzero(labels < 0),
+                                        np.count_nonzero(labels > 0)], dtype=np.int32)
+
+    def _X_fit_rows(self, idx):
+        """Rows ``idx`` of the training matrix (kept by the first problem's solver when it
+        saw every row: one-vs-rest), else gathered from the pair problems' solvers."""
+        s0 = self.solvers_[0]
+        if s0.n == self._y_idx.shape[0]:
+            return s0.X.take(idx).to_scipy()
+        out = None
+        for s, r in zip(self.solvers_, self._rows_of):
+            pos = np.searchsorted(r, idx)
+            hit = (pos < r.shape[0]) & (r[np.minimum(pos, r.shape[0] - 1)] == idx)
+            if out is None:
+                part = s.X.take(pos[hit]).to_scipy()
+                out = np.zeros((idx.shape[0], part.shape[1]))
+            if hit.any():
+                part = s.X.take(pos[hit]).to_scipy()
+                out[hit] = part.toarray() if sp.issparse(part) else part
+        return out
 
     def _scores(self, X) -> np.ndarray:
         check_is_fitted(self)

@@ -119,6 +119,9 @@ class SVMClassifier(OnlineMixin, ClassifierMixin, _SVMBase):
             raise ValueError("SVMClassifier needs samples of at least two classes with a "
                              "positive weight; the weights leave one class only")
         problems = self._problems(y)
+        self._y_idx = np.searchsorted(self.classes_, y)
+        self._rows_of = [p[0] if isinstance(p, tuple) else np.arange(X.shape[0])
+                         for p in problems]
         self._fit_runs(X, problems, weights=w)
         self._n_seen, self._calls = X.shape[0], 1        # what partial_fit continues from
         if self.probability:

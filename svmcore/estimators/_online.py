@@ -31,9 +31,11 @@ call (an average whose window moves into the new chunk restarts there).
 """
 from __future__ import annotations
 
+import functools
+import types
+
 import numpy as np
 import scipy.sparse as sp
-from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import _check_partial_fit_first_call, check_classification_targets
 
 from ..solvers.base import averaging_start, estimator_memory_budget
@@ -50,9 +52,27 @@ def _streams(est) -> bool:
 
 def _has_partial_fit(est) -> bool:
     if not _streams(est):
-        raise AttributeError(f"solver {est.solver!r} is not an online algorithm and has no "
-                             f"partial_fit; the online solvers are {', '.join(ONLINE_SOLVERS)}")
+        raise AttributeError(f"{type(est).__name__} with solver {est.solver!r} has no "
+                             f"attribute 'partial_fit': solver {est.solver!r} is not an online "
+                             f"algorithm; the online solvers are {', '.join(ONLINE_SOLVERS)}")
     return True
+
+
+class _online_only:
+    """A method that exists only for the online solvers: elsewhere reading it raises the
+    AttributeError of :func:`_has_partial_fit`, which names the solver and the online ones
+    (so ``hasattr`` is False; scikit-learn's ``available_if`` would replace that message by
+    a generic one)."""
+
+    def __init__(self, fn):
+        self.fn = fn
+        functools.update_wrapper(self, fn)
+
+    def __get__(self, obj, owner=None):
+        if obj is None:
+            return self.fn
+        _has_partial_fit(obj)
+        return types.MethodType(self.fn, obj)
 
 
 class OnlineMixin:
@@ -85,7 +105,7 @@ class OnlineMixin:
             new.append(self._prune(cls, kw, s, X.shape[0]))
         return self._adopt(new, X.shape[0])
 
-    @available_if(_has_partial_fit)
+    @_online_only
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Continue training on the chunk (X, y): every row once, in the given order.
 
@@ -239,5 +259,6 @@ class OnlineMixin:
         self._n_seen = getattr(self, "_n_seen", 0) + n_rows
         self.history_ = None
         self.n_iter_ = max(s.t for s in solvers)
+        self._y_idx = self._rows_of = None     # a stream's rows are not one training matrix
         self._export_model()
         return self

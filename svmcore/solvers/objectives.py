@@ -17,16 +17,18 @@ import sys
 import numpy as np
 
 
-def lam_from_C(C: float, n: int) -> float:
-    """λ = 1 / (C n): the λ for which Pegasos' problem has scikit-learn's SVC(C) minimiser.
+def lam_from_C(C: float, n: float) -> float:
+    """λ = 1 / (C n): the λ for which Pegasos' problem has scikit-learn's SVC(C) minimiser
+    (n: the rows, or their summed weights Σw_i, which may be below 1).
 
     A C so large that C·n overflows (or λ is no longer a normal float64) would make λ = 0 and
     every 1/λ a division by zero: refused with a ValueError that says which C would do."""
-    Cn = float(C) * int(n)
+    Cn = float(C) * float(n)
     lam = 1.0 / Cn if Cn > 0.0 else math.inf
     if not (sys.float_info.min <= lam < math.inf):
-        raise ValueError(f"C = {float(C):g} with n = {int(n):,} gives λ = 1/(C·n) = {lam:g}, "
-                         f"which float64 cannot use; use C ≤ {1e300 / max(int(n), 1):.3g}")
+        n_txt = f"{int(n):,}" if float(n).is_integer() else f"{float(n):g}"
+        raise ValueError(f"C = {float(C):g} with n = {n_txt} gives λ = 1/(C·n) = {lam:g}, "
+                         f"which float64 cannot use; use C ≤ {1e300 / max(float(n), 1):.3g}")
     return lam
 
 

@@ -67,34 +67,40 @@ class ParamSpec:
 
     def validate(self, name: str, value):
         """Return the value coerced to its kind, or raise ValueError naming the parameter."""
-        bad = ValueError(f"{name} must be {self.range_text()}, got {value!r}")
+        out = self._coerce(name, value)
+        if out is _BAD:
+            raise ValueError(f"{name} must be {self.range_text()}, got {value!r}")
+        return out
+
+    def _coerce(self, name: str, value):
+        """The value coerced to its kind, or ``_BAD`` (the message is only built for a bad
+        value: solvers are built once per binary problem, thousands of times in a grid)."""
         if self.kind == "choice":
-            if value not in self.choices + self.unoffered:
-                raise bad
-            return value
+            return value if value in self.choices + self.unoffered else _BAD
         if self.kind == "bool":
-            if not isinstance(value, (bool, np.bool_)):
-                raise bad
-            return bool(value)
+            return bool(value) if isinstance(value, (bool, np.bool_)) else _BAD
         if self.kind == "averaging":
             return validate_averaging(value, name)
         if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-            raise bad
+            return _BAD
         if not math.isfinite(float(value)):
-            raise bad
+            return _BAD
         if self.kind == "int":
             if float(value) != int(value):
-                raise bad
+                return _BAD
             value = int(value)
         else:
             value = float(value)
         if not math.isfinite(value):
-            raise bad
+            return _BAD
         if self.low is not None and (value < self.low or (self.low_open and value == self.low)):
-            raise bad
+            return _BAD
         if self.high is not None and (value > self.high or (self.high_open and value == self.high)):
-            raise bad
+            return _BAD
         return value
+
+
+_BAD = object()
 
 
 def validate_averaging(value, name: str = "averaging"):

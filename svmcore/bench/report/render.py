@@ -141,6 +141,9 @@ def render_markdown(doc: dict) -> str:
             lines += [suite_table(recs, suite), ""]
     if any(r["suite"] in ("smo", "linear", "approx") for r in recs):
         lines += ["![time ratios](ratios.png)", ""]
+    if any(r["suite"] == "small" for r in recs):
+        from ..solvers.small import small_section
+        lines += small_section(recs)
     if any(r["suite"] == "tta" for r in recs):
         lines += ["## Time to accuracy", "",
                   "Solver time until the test accuracy (on a fixed subset of the test part) "

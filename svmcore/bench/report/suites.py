@@ -59,7 +59,7 @@ from ..context import APPROX_PARAMS, DATA, TTA_DATA, Context, accuracy, finite_o
 from .render import (
     merge_docs, readme_section, render, write_outputs, write_readme)
 
-SUITES = ("smo", "linear", "approx", "tta", "papers", "startup", "memory", "live", "soak")
+SUITES = ("smo", "small", "linear", "approx", "tta", "papers", "startup", "memory", "live", "soak")
 
 # What each mode runs. "svc_repeats" overrides --repeats for SVC fits that take minutes.
 MODES = {
@@ -482,6 +482,10 @@ def run(mode="quick", out="docs", suites=SUITES, repeats=None, command=None, log
         if "smo" in suites:
             log("# smo")
             suite_smo(ctx, cfg["smo"])
+        if "small" in suites:
+            log("# small")
+            from ..solvers.small import suite_small
+            suite_small(ctx, mode)
         if "linear" in suites:
             log("# linear")
             suite_linear(ctx, cfg["linear"])
