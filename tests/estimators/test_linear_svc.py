@@ -60,7 +60,7 @@ def test_weights_and_sparse_input(cancer):
 
 def test_no_intercept_and_three_classes(cancer):
     X, y = cancer
-    m = LinearSVC(fit_intercept=False).fit(X, y)
+    m = LinearSVC(fit_intercept=False, max_iter=20_000).fit(X, y)
     assert m.intercept_ == 0.0
     y3 = np.digitize(X[:, 0], [-0.5, 0.5])
     m3 = LinearSVC(max_iter=20_000).fit(X, y3)
