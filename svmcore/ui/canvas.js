@@ -36,7 +36,9 @@ function niceTicks(lo, hi, n, log) {
   const mag = Math.pow(10, Math.floor(Math.log10(raw)));
   const step = [1, 2, 5, 10].map(m => m * mag).find(s => span / s <= n) || 10 * mag;
   const out = [];
-  for (let v = Math.ceil(lo / step) * step; v <= hi + 1e-9 * span; v += step) out.push(+v.toPrecision(12));
+  // a tick within a billionth of the span of 0 is 0 (a sum of steps gives -6e-17)
+  for (let v = Math.ceil(lo / step) * step; v <= hi + 1e-9 * span; v += step)
+    out.push(Math.abs(v) < 1e-9 * span ? 0 : +v.toPrecision(12));
   return out;
 }
 
@@ -217,6 +219,43 @@ function isoline(ctx, Z, nx, ny, lev, gx, gy) {
   }
 }
 
+// The coefficients [c, a, b] of f = c + a x + b y between two keyframes of a linear model
+// (the blend of two affine fields is affine), or null when either keyframe is not affine.
+function affineBlend(A, B, a) {
+  const p = A.d.line;
+  if (!p) return null;
+  if (!B || a <= 0) return p;
+  const q = B.d.line;
+  if (!q) return null;
+  return [p[0] + a * (q[0] - p[0]), p[1] + a * (q[1] - p[1]), p[2] + a * (q[2] - p[2])];
+}
+
+// The line c + a x + b y = lev across the box xr x yr, as one straight segment
+// (svmcore.viz.frame.line_segment computes the same end points).
+function lineEnds(L, lev, xr, yr) {
+  const [c, a, b] = L, pts = [];
+  if (Math.abs(b) > 1e-300) for (const x of xr) {
+    const y = (lev - c - a * x) / b;
+    if (y >= yr[0] && y <= yr[1]) pts.push([x, y]);
+  }
+  if (Math.abs(a) > 1e-300) for (const y of yr) {
+    const x = (lev - c - b * y) / a;
+    if (x >= xr[0] && x <= xr[1]) pts.push([x, y]);
+  }
+  let best = null, bd = -1;
+  for (const p of pts) for (const q of pts) {
+    const dd = (p[0] - q[0]) ** 2 + (p[1] - q[1]) ** 2;
+    if (dd > bd) { bd = dd; best = [p, q]; }
+  }
+  return best && bd > 0 ? best : null;
+}
+
+function straight(ctx, L, lev, xr, yr, X, Y) {
+  ctx.beginPath();
+  const e = lineEnds(L, lev, xr, yr);
+  if (e) { ctx.moveTo(X(e[0][0]), Y(e[0][1])); ctx.lineTo(X(e[1][0]), Y(e[1][1])); }
+}
+
 function drawAxes(g, d, {W, H, X, Y, ox, oy, pw, ph, padB, font, x0, x1, y0, y1}) {
   g.strokeStyle = "#888";
   g.lineWidth = 1;
@@ -291,12 +330,18 @@ function drawField(st) {
     ctx.imageSmoothingEnabled = true;
     ctx.drawImage(fieldImage(st, Z, nx, ny), ox - hx / 2, oy - hy / 2, pw + hx, ph + hy);
     const gx = i => ox + i * hx, gy = j => oy + ph - j * hy, c = d.clip || 2;
+    // a linear model: its lines from the blend of the keyframes' coefficients, exactly
+    const LN = affineBlend(A, B, a);
+    const level = LN ? (lev) => straight(ctx, LN, lev, d.x, d.y, X, Y)
+      : (lev) => isoline(ctx, Z, nx, ny, 127 + 126 * lev / c, gx, gy);
     ctx.strokeStyle = "rgba(30,30,30,0.85)"; ctx.lineWidth = 1.5; ctx.setLineDash([6, 4]);
-    for (const lev of [-1, 1]) if (lev <= c) { isoline(ctx, Z, nx, ny, 127 + 126 * lev / c, gx, gy); ctx.stroke(); }
+    for (const lev of [-1, 1]) if (lev <= c) { level(lev); ctx.stroke(); }
     ctx.setLineDash([]);
     ctx.strokeStyle = "#111111"; ctx.lineWidth = 2.5;
-    isoline(ctx, Z, nx, ny, 127, gx, gy);
+    level(0);
     ctx.stroke();
+    st.root.setAttribute("data-lines", LN ? "exact" : "traced");
+    st.lines = LN;
   }
   const path = (xy, color, width, dash) => {
     if (!xy || !xy.length) return;
@@ -402,6 +447,8 @@ function showField(st, k) {                // the texts of the keyframe reached
   setHTML(st.legend, legendHTML(d.legend, d.font));
   st.root.setAttribute("data-font", d.font);
   st.root.setAttribute("data-t", d.t === undefined ? "" : d.t);
+  st.root.setAttribute("data-seq", d.seq === undefined ? "" : d.seq);
+  showTiles(d, !!k.exact);
   st.canvas.style.cursor = d.mode === "view" ? "default" : "crosshair";
   // a finger on the field edits it in the edit modes; elsewhere it scrolls the page
   st.canvas.style.touchAction = d.mode === "view" ? "auto" : "none";
@@ -485,6 +532,80 @@ function renderField(component) {
 
 const VIEWS = new Set();
 
+// One clock for every view of the page. A keyframe is one moment of the session's run, named by
+// the server ("seq"); the first view that receives it fixes when it is shown (the rule in
+// `receive`, the only place the playback timing is decided) and every other view (the curves,
+// a race's other fields) shows the same moment at that same time, in the same animation frame.
+const CLOCK = window.__svmcClock || (window.__svmcClock = new Map());
+
+function when(seq, at) {
+  if (seq === undefined || seq === null) return at;
+  if (CLOCK.has(seq)) return CLOCK.get(seq);
+  CLOCK.set(seq, at);
+  if (CLOCK.size > 600) CLOCK.delete(CLOCK.keys().next().value);
+  return at;
+}
+
+// The tiles (Streamlit metrics in the containers the keyframe names) and captions (the race
+// clock) show the numbers of the keyframe the field shows: while it plays, every keyframe
+// writes its values into them, and a watcher writes them again at once when Streamlit redraws
+// a tile with the server's value (a MutationObserver runs before the browser paints). Paused,
+// the server's exact values stand (an exact frame carries the same numbers and ends the
+// writing).
+const TILES = window.__svmcTiles || (window.__svmcTiles = {on: null, boxes: new WeakSet()});
+
+function firstText(el) {
+  const w = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+  let n;
+  while ((n = w.nextNode())) if (n.nodeValue.trim()) return n;
+  return null;
+}
+
+function writeTiles(tl) {
+  if (!tl) return;
+  const want = new Map(tl.items || []);
+  for (const key of tl.boxes || []) {
+    for (const box of document.querySelectorAll(".st-key-" + key)) {
+      if (!TILES.boxes.has(box)) {
+        TILES.boxes.add(box);
+        new MutationObserver(() => { if (TILES.on) writeTiles(TILES.on); })
+          .observe(box, {subtree: true, childList: true, characterData: true});
+      }
+      box.setAttribute("data-svmc-seq", tl.seq === undefined ? "" : tl.seq);
+      for (const m of box.querySelectorAll('[data-testid="stMetric"]')) {
+        const l = m.querySelector('[data-testid="stMetricLabel"]');
+        const v = m.querySelector('[data-testid="stMetricValue"]');
+        const val = l && v ? want.get(l.textContent.trim()) : undefined;
+        const n = val === undefined ? null : firstText(v);
+        if (n && n.nodeValue !== val) n.nodeValue = val;
+      }
+      if (tl.caption !== undefined) {
+        const c = box.querySelector('[data-testid="stCaptionContainer"]');
+        const n = c ? firstText(c) : null;
+        if (n && n.nodeValue !== tl.caption) n.nodeValue = tl.caption;
+      }
+    }
+  }
+}
+
+function showTiles(d, exact) {             // the keyframe shown is this one
+  if (!d.tiles) return;
+  const tl = {...d.tiles, seq: d.seq};
+  TILES.on = exact ? null : tl;
+  writeTiles(tl);
+}
+
+// The buttons that stop the motion (Pause, +1, Step) are named by their widget keys in the
+// frames; each gets a data attribute, which the press listener looks for.
+const STOPS = window.__svmcStops || (window.__svmcStops = new Set());
+
+function markStops(keys) {
+  for (const k of keys || []) STOPS.add(k);
+  for (const k of STOPS)
+    for (const el of document.querySelectorAll(".st-key-" + k))
+      if (!el.hasAttribute("data-svmc-stop")) el.setAttribute("data-svmc-stop", k);
+}
+
 // Draw the view when what it shows changed (a new keyframe, or the blend moved on); a trace's
 // curves, whose blend only moves the tips, at most every CURVE_MS while they blend. A browser
 // that renders in software (no GPU: its compositor copies every changed canvas on the CPU)
@@ -541,6 +662,7 @@ function animate(st) {
       const q = st.queue.shift();
       st.from = q.at;
       st.shown = q.k;
+      if (q.exact) q.k.exact = true;
       st.show(q.k);
     }
     if (st.queue.length) {
@@ -578,11 +700,13 @@ function receive(st, data, decode, show) {
   st.show = (k) => show(st, k);
   VIEWS.add(st);
   st.root.setAttribute("data-frames", ++st.frames);
+  markStops(data.stops);
   const now = performance.now();
   if (data.keys && st.frozen && now - st.frozen < 2000) return;   // sent before the stop
   if (data.keys) {                          // a batch: play it after what is queued
-    // the rule of svmcore.server.pacing.playback_times: after what is queued, the spacing stretched or
-    // shrunk by at most a quarter so that about `buffer` seconds stay queued at the batch's end
+    // The playback rule: after what is queued, the spacing stretched or shrunk by at most a
+    // quarter so that about `buffer` seconds stay queued at the batch's end (the server's
+    // jitter); a moment another view already placed keeps its time (`when`).
     let prev = st.queue.length ? st.queue[st.queue.length - 1].k : st.shown;
     const K = data.keys.length, dt = 1000 * (data.dt || 0.2), span = K * dt;
     let behind = st.queue.length ? Math.max(0, st.queue[st.queue.length - 1].at - now) : 0;
@@ -600,12 +724,15 @@ function receive(st, data, decode, show) {
       full = d;
       const k = decode(d);
       st.keyframes = (st.keyframes || 0) + 1;
+      const at = when(d.seq, base + (i + 1) * step);
       if (!st.shown) { st.shown = k; st.show(k); continue; }
-      st.queue.push({k, at: base + (i + 1) * step,
+      st.queue.push({k, at,
                      same: prev && (d.kind === "field" ? prev.d.z === d.z && prev.d.size === d.size
+                                    && JSON.stringify(prev.d.tiles) === JSON.stringify(d.tiles)
                                     : !d.blend && prev.d.n === d.n)});
       prev = k;
     }
+    st.queue.sort((p, q) => p.at - q.at);
     st.snap = data.snap || "nearest";
     st.frozen = 0;
     st.root.setAttribute("data-keyframes", st.keyframes);
@@ -618,12 +745,14 @@ function receive(st, data, decode, show) {
   const last = st.queue.length ? st.queue[st.queue.length - 1] : null;
   if (last && !st.frozen && last.k.t === k.t) {
     last.k = k;                             // the run ended on the last keyframe: play on to it
+    last.exact = true;
     return;
   }
   st.queue = [];
   st.mix = 0;
   st.frozen = 0;
   st.shown = k;
+  k.exact = true;
   show(st, k);
   paint(st);
 }
@@ -637,7 +766,9 @@ if (!window.__svmcPauseHook) {             // one listener for every view of the
   const freezeAll = () => { for (const st of VIEWS) freeze(st); };
   document.addEventListener("pointerdown", (ev) => {
     const b = ev.target && ev.target.closest ? ev.target.closest("button") : null;
-    if (b && !b.disabled && /^\s*(Pause|\+1|Step)\b/.test(b.innerText || "")) freezeAll();
+    if (!b || b.disabled) return;
+    markStops();                            // a button Streamlit drew since the last frame
+    if (b.closest("[data-svmc-stop]")) freezeAll();
   }, true);
   document.addEventListener("keydown", (ev) => {
     if (editingTarget(ev.target) || ev.ctrlKey || ev.metaKey || ev.altKey) return;
@@ -799,6 +930,8 @@ function showCurves(st, k) {
   st.title.style.fontSize = (d.font + 1) + "px";
   setHTML(st.legend, legendHTML(d.legend, d.font));
   st.root.setAttribute("data-panels", d.panels.map(p => p.title).join(" | "));
+  st.root.setAttribute("data-t", d.t === undefined ? "" : d.t);
+  st.root.setAttribute("data-seq", d.seq === undefined ? "" : d.seq);
   st.canvas.title = d.panels.map(p => p.title).join("\n");   // titles cut to their panel
 }
 

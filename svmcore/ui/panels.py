@@ -17,7 +17,7 @@ from ..viz.race import ENTRANT_COLORS, FIELD_LEGEND, race_curves_frame
 from . import point_history as inspector
 from . import layout as layout_
 from .canvas import canvas_view, slot
-from .live import batch_sent, model
+from .live import model
 from .live_controls import _in_fragment_run, edit_modes, unshare, view_stopped
 from .live_edits import handle_click, handle_move
 from .present import FONT as PRESENT_FONT, VIEW_HEIGHT as PRESENT_HEIGHT
@@ -73,16 +73,15 @@ def sv_count(snap) -> tuple[int, str]:
     return int(snap.n_sv), "support vectors"
 
 
-def tiles(run, snap, test_err, per_row: int | None = None, counter=None,
-          playing: bool = True) -> None:
-    """The numbers of the current model on one line (``per_row`` to a line where it is given).
-    With ``counter`` (a container: :func:`svmcore.ui.layout.counter`) the "iteration t" tile
-    goes there, at the end of the toolbar's line. The second curve's tile is labelled by what
-    it is (a dual bound, or a model that is no bound) and shown only when it is another
-    function than the objective; a gap only when it is one. The status of a run that has not
-    ended is "ready" at t = 0, "paused" when it is not ``playing`` and "running" when it is."""
+def tile_items(run, snap, test_err, playing: bool = True) -> list[tuple[str, str, str | None]]:
+    """The tiles of one moment as (label, value, help): of a run, or of a shared moment of it
+    (:class:`~svmcore.server.pacing.Moment`). The second curve's tile is labelled by what it is
+    (a dual bound, or a model that is no bound) and shown only when it is another function than
+    the objective; a gap only when it is one. The status of a run that has not ended is "ready"
+    at t = 0, "paused" when it is not ``playing`` and "running" when it is; an ended run says
+    how it ended (:func:`status_word`)."""
     train_err = snap.extra.get("train_error", float("nan"))
-    status = run.status + (" ✓" if run.status == "converged" else "")
+    status = status_word(run.status)
     if run.status == "running" and (run.t == 0 or not playing):
         status = "ready" if run.t == 0 else "paused"
     when = "" if snap.t == run.t else f" (at the last checkpoint, t = {snap.t:,})"
@@ -107,37 +106,101 @@ def tiles(run, snap, test_err, per_row: int | None = None, counter=None,
         ("kernel evals", _compact(run.kernel_evals), f"{run.kernel_evals:,}"),
         ("status", status, run.message or None),
     ]
+    return items
+
+
+def status_word(status: str) -> str:
+    """The status tile's word for a run's status: "Converged ✓" when the solver's stopping rule
+    fired, "finished" at its horizon, else the status itself."""
+    return {"converged": "Converged ✓", "finished": "finished"}.get(status, status)
+
+
+def tiles(run, snap, test_err, per_row: int | None = None, counter=None,
+          playing: bool = True) -> list:
+    """The numbers of the current model on one line (``per_row`` to a line where it is given):
+    :func:`tile_items` as Streamlit metrics. With ``counter`` (a container:
+    :func:`svmcore.ui.layout.counter`) the "iteration t" tile goes there, at the end of the
+    toolbar's line. Returns the items (what a keyframe of the same moment carries)."""
+    items = tile_items(run, snap, test_err, playing)
+    shown = list(items)
     if counter is not None:
-        label, value, help_text = items.pop(0)
+        label, value, help_text = shown.pop(0)
         counter.metric(label, value, help=help_text)
-    per_row = per_row or len(items)
-    for start in range(0, len(items), per_row):
-        row = items[start:start + per_row]
+    per_row = per_row or len(shown)
+    for start in range(0, len(shown), per_row):
+        row = shown[start:start + per_row]
         for col, (label, value, help_text) in zip(st.columns(per_row), row):
             col.metric(label, value, help=help_text, border=True)
+    return items
 
 
-def status_message(inst: Instance, run) -> None:
+def keyframe_tiles(inst: Instance, items) -> dict:
+    """What a keyframe carries of the tiles: the containers they are drawn in and each tile's
+    value by its label (canvas.js writes them while the keyframe is shown)."""
+    return {"boxes": [layout_.key(inst, "count"), layout_.key(inst, "tiles")],
+            "items": [[label, value] for label, value, _ in items]}
+
+
+def stop_keys(inst: Instance) -> list[str]:
+    """The widget keys of the buttons that stop the motion in the browser at once."""
+    return [inst.key(k, keep=False) for k in ("pause", "step1", "step")]
+
+
+def stop_reason(run, snap=None) -> str:
+    """Why a converged run stopped, in the solver's terms: the stopping rule and its value (the
+    part of the solver's state line that names its threshold, e.g. SMO's "max violation
+    m − M = 9.6e-04 (stops at ≤ 0.001)"), else its certified gap; "" when neither is known."""
+    try:
+        snap = snap if snap is not None else run.solver.snapshot()
+        line = run.solver.state_line(snap) or ""
+    except Exception:  # noqa: BLE001 - a missing quantity: say less, never fail
+        return ""
+    parts = [p for p in line.split(" · ") if "stops at" in p]
+    if parts:
+        return parts[0]
+    if snap.gap is not None and math.isfinite(snap.gap):
+        return f"{snap.gap_name or 'gap'} = {snap.gap:.2e}"
+    return ""
+
+
+def status_text(run, snap=None, who: str = "") -> tuple[str, str] | None:
+    """The one line that says how a run ended — the same words on every page and view — and
+    its kind ("success", "info", "warning"); None while it runs. ``who`` names a race's
+    entrant."""
+    status, msg = run.status, run.message
+    who = f"{who}: " if who else ""
+    if status == "running":
+        return None
+    if status == "converged":
+        why = stop_reason(run, snap)
+        return (f"{who}Converged ✓ — the solver's own stopping rule fired at t = {run.t:,}"
+                + (f": {why}." if why else "."), "success")
+    if status == "diverged":
+        return (f"{who}Diverged at t = {run.t:,}: "
+                f"{msg or 'the model became NaN or infinite.'}", "warning")
+    if status == "finished":
+        if run.solver.stochastic:
+            return (f"{who}Finished: the planned horizon of {run.t:,} iterations. Raise "
+                    "*epochs* (or max_iter) to train longer.", "info")
+        return (f"{who}Finished: max_iter = {run.t:,} reached before the stopping rule fired, "
+                "so the result is not converged (raise max_iter or the tolerance).", "warning")
+    if status == "time cap":
+        return (f"{who}Stopped at t = {run.t:,}: the app gives a run at most "
+                f"{run.max_seconds:.0f} s of training "
+                f"({getattr(run, 'wall_time', 0.0):.1f} s used). Use fewer epochs or a smaller "
+                "dataset, or run the reproduction snippet outside the app.", "warning")
+    return f"{who}Stopped ({status}) after {run.t:,} iterations. {msg}", "info"
+
+
+def status_message(inst: Instance, run, snap=None) -> None:
     if inst.tick_error:
         st.error(f"Training stopped: {inst.tick_error}")
-    if run.status == "running":
+    said = status_text(run, snap)
+    if said is None:
         return
-    msg = run.message
-    if run.status == "diverged":
-        st.warning(f"Diverged at t = {run.t:,}: {msg or 'the model became NaN or infinite.'}")
-    elif run.status == "converged":
-        st.success(f"Converged ✓ — the solver's own stopping rule fired at t = {run.t:,}. {msg}",
-                   icon=":material/check_circle:")
-    elif run.status == "finished":
-        st.info(f"Finished: the planned horizon of {run.t:,} iterations. "
-                "Raise *epochs* (or max_iter) to train longer.")
-    elif run.status == "time cap":
-        st.warning(f"Stopped at t = {run.t:,}: the app gives a run at most "
-                   f"{run.max_seconds:.0f} s of training ({run.wall_time:.1f} s used). "
-                   "Use fewer epochs or a smaller dataset, or run the reproduction snippet "
-                   "outside the app.", icon=":material/timer_off:")
-    else:
-        st.info(f"Stopped ({run.status}) after {run.t:,} iterations. {msg}")
+    text, kind = said
+    icon = {"success": ":material/check_circle:", "warning": ":material/info:"}.get(kind)
+    getattr(st, kind)(text, icon=icon)
 
 
 def curve_panels(cols: dict) -> tuple[list, list]:
@@ -201,26 +264,34 @@ def draw_run(inst: Instance, state: LiveState, layout: str = "side",
     playing = inst.playing
     height, font, present = frame_params(inst, height)
     stream = run.stream is not None          # the field shows a window: no edits, no pins
-    mode = "view" if stream else inspector.field_mode(
-        inst, inst.get("edit", "view") if not playing else "view")
+    mode = "view" if stream else inspector.field_mode(inst, inst.get("edit", "view"))
     if inspector.pinned(inst) is not None and inst.shared is not None:
         unshare(inst)                        # the pinned point follows this session's own run
     marks = inspector.pin_marks(inst, state)
-    keys = inst.keyframes if playing and inst.shared is not None else None
+    keys = inst.pb.keyframes if playing and inst.shared is not None else None
+    stops = stop_keys(inst)
     if keys:                                 # shared moments: computed once for every session
-        last = keys[-1]
-        src = inst.tile_moment or keys[0]    # the tiles: the keyframe the picture stands on
+        last = src = keys[0]                 # the server's tiles: the batch's first moment
         snap, scores, test_err = src.snap, src.scores, src.test
-        frame = batch([m.frame if m.frame.get("mode") == mode else {**m.frame, "mode": mode}
-                       for m in keys], pacing.KEY_S, "nearest", pacing.BUFFER_S)
+        seqs = inst.pb.next_seqs(len(keys))
+        frame = batch([{**m.frame, "mode": mode, "seq": q,
+                        "tiles": keyframe_tiles(inst, tile_items(m, m.snap, m.test))}
+                       for m, q in zip(keys, seqs)], pacing.KEY_S, "nearest", pacing.BUFFER_S)
+        last = keys[-1]
     else:
         src = last = run
         snap, scores, test_err = model(state.models[0], paused=not playing)
+        seqs = inst.pb.next_seqs(1)
         frame = None if view3d_on(inst) else run_frame(
             run, state.view, RES_PLAYING if playing else RES_PAUSED, snap, scores, mode=mode,
             height=height, font=font, fit=present, marks=marks)
+        if frame is not None:
+            frame = {**frame, "seq": seqs[0],
+                     "tiles": keyframe_tiles(inst, tile_items(run, snap, test_err, playing))}
         if playing and frame is not None:    # one keyframe, blended in from the last one
             frame = batch([frame], pacing.FRAME_S, "last")
+    if frame is not None:
+        frame["stops"] = stops
     count = layout_.counter(inst)
     if not present:
         with layout_.tiles_row(inst):
@@ -231,14 +302,14 @@ def draw_run(inst: Instance, state: LiveState, layout: str = "side",
         left = right = st.container()
     with left:
         if frame is None:                    # the 3-D view in the field's place
-            inst.stop_keys = ()
+            inst.pb.stop_keys = ()
             draw_view3d(inst, state, run, snap, scores, height, font, present)
         else:
             key = inst.key("field", keep=False)
-            inst.stop_keys = (key,)
+            inst.pb.stop_keys = (key,)
             result = canvas_view(key, frame, on_stop=partial(view_stopped, inst, key))
             if keys:
-                batch_sent(inst)
+                inst.pb.batch_sent(keys)
             _field_clicks(inst, result, mode, state.view.P_train.shape[0])
             if scores is None and src.t > 0:
                 st.caption("Misclassified marks are drawn when paused (large model).")
@@ -247,7 +318,7 @@ def draw_run(inst: Instance, state: LiveState, layout: str = "side",
             with layout_.tiles_row(inst):
                 tiles(src, snap, test_err, per_row=3, counter=count, playing=playing)
         with slot():
-            status_message(inst, src)
+            status_message(inst, src, snap)
         if not present and frame is not None and not stream:   # clicks edit the 2-D field
             edit_modes(inst, state)
         notes(inst, state, run.solver, snap, present)
@@ -277,10 +348,14 @@ def draw_run(inst: Instance, state: LiveState, layout: str = "side",
             x=x_axis or "iteration", log_x=log_x, font=font, fit=present,
             height=height + 60, marks=last.curve_marks(x_axis or "iteration"))
         if keys:                             # the trace as far as each keyframe had it
-            curves = batch([{**curves, "t": m.t, "n": m.trace_len} for m in keys],
+            curves = batch([{**curves, "t": m.t, "n": m.trace_len, "seq": q}
+                            for m, q in zip(keys, seqs)],
                            pacing.KEY_S, "nearest", pacing.BUFFER_S)
         elif playing:
-            curves = batch([{**curves, "t": run.t, "n": len(run.trace)}], pacing.FRAME_S, "last")
+            curves = batch([{**curves, "t": run.t, "n": len(run.trace), "seq": seqs[0]}],
+                           pacing.FRAME_S, "last")
+        else:
+            curves = {**curves, "t": run.t, "seq": seqs[0]}
         # one line kept whether it says something or not: the curves never move
         with st.container(height=layout_.LINE_PX, border=False, gap=None):
             # written on every run, empty once the run has started: a fragment's run that ends
@@ -390,21 +465,22 @@ def results_table(inst: Instance, race, models) -> None:
 
 
 def status_lines(inst: Instance, race) -> None:
+    """How each entrant ended, in the words of :func:`status_text` (the Playground's), then
+    whether the race is over."""
     if inst.tick_error:
         st.error(f"The race stopped: {inst.tick_error}")
     for k, run in enumerate(race.runs):
-        if run.status == "diverged":
-            st.warning(f"{race.labels[k]} diverged at t = {run.t:,}: {run.message}")
-        elif run.status == "time cap":
-            st.warning(f"{race.labels[k]} stopped at t = {run.t:,}: the app gives a run at most "
-                       f"{run.max_seconds:.0f} s of training ({run.wall_time:.1f} s used).",
-                       icon=":material/timer_off:")
+        said = status_text(run, who=race.labels[k])
+        if said is not None:
+            text, kind = said
+            getattr(st, kind)(text)
     if race.done:
         st.success("The race is over: every entrant converged, finished its planned iterations "
                    "or stopped. Reset to run it again.", icon=":material/sports_score:")
 
 
-def clock_caption(race) -> None:
+def clock_text(race) -> str:
+    """The race clock: how far the budget has come, the ticks and the budget's name."""
     c = race.reached()
     if race.budget == "time":
         text = f"race clock: {1e3 * c['time']:.1f} ms of solver CPU time per entrant"
@@ -414,7 +490,11 @@ def clock_caption(race) -> None:
         text = f"race clock: {c['kernel_evals']:,} kernel evaluations"
         if c["iterations"]:
             text += f" (kernel-free entrants: t = {c['iterations']:,})"
-    st.caption(f"{text} · {race.ticks:,} ticks · {BUDGET_LABELS[race.budget]}")
+    return f"{text} · {race.ticks:,} ticks · {BUDGET_LABELS[race.budget]}"
+
+
+def clock_caption(race) -> None:
+    st.caption(clock_text(race))
 
 
 FIELD_HEIGHT = {2: 440, 3: 340, 4: 280}
@@ -433,6 +513,8 @@ def draw_race(inst: Instance, state: LiveState) -> None:
     K = len(race.runs)
     res = RES_PLAYING if playing else RES_PAUSED
     mode, marks = inspector.field_mode(inst, "view"), inspector.pin_marks(inst, state)
+    seq = inst.pb.next_seqs(1)[0]            # every field and the curves: one moment
+    clock = {"boxes": [layout_.key(inst, "count")], "items": [], "caption": clock_text(race)}
     for k, col in enumerate(st.columns(K)):
         with col:
             run = race.runs[k]
@@ -441,10 +523,12 @@ def draw_race(inst: Instance, state: LiveState) -> None:
             frame = run_frame(run, view, res, models[k][0], models[k][1], title=title,
                               height=FIELD_HEIGHT.get(K, 320), font=font, mode=mode,
                               marks=marks, fit=present, shared_legend=True)
+            frame = {**frame, "seq": seq, "stops": stop_keys(inst),
+                     **({"tiles": clock} if k == 0 else {})}
             if playing:                      # one keyframe, blended in from the last one
                 frame = batch([frame], pacing.FRAME_S, "last")
             key = inst.key(f"field{k}", keep=False)
-            inst.stop_keys = tuple(inst.key(f"field{j}", keep=False) for j in range(K))
+            inst.pb.stop_keys = tuple(inst.key(f"field{j}", keep=False) for j in range(K))
             result = canvas_view(key, frame, on_stop=partial(view_stopped, inst, key))
             _field_clicks(inst, result, mode, view.P_train.shape[0])
     st.caption(FIELD_LEGEND + (" — " + view.plane.describe() if not view.plane.exact else ""))
@@ -457,8 +541,11 @@ def draw_race(inst: Instance, state: LiveState) -> None:
         inspector.inspect_view(inst, state, labels=race.labels, font=font)
     c1, c2, _ = st.columns([3, 1, 3], vertical_alignment="bottom")
     x_axis, log_x = curve_axis_controls(inst, c1, c2, "solver CPU time")
-    canvas_view(inst.key("curves", keep=False),
-                race_curves_frame(race, x=x_axis, log_x=log_x, height=320, font=font))
+    curves = {**race_curves_frame(race, x=x_axis, log_x=log_x, height=320, font=font),
+              "seq": seq, "t": max(r.t for r in race.runs)}
+    if playing:                              # shown with the fields' keyframe of this moment
+        curves = batch([curves], pacing.FRAME_S, "last")
+    canvas_view(inst.key("curves", keep=False), curves)
     ref = race.reference_value
     if ref is not None:
         st.caption("Reference: " + ref.describe())
