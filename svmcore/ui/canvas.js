@@ -540,10 +540,24 @@ const CLOCK = window.__svmcClock || (window.__svmcClock = new Map());
 
 function when(seq, at) {
   if (seq === undefined || seq === null) return at;
-  if (CLOCK.has(seq)) return CLOCK.get(seq);
-  CLOCK.set(seq, at);
-  if (CLOCK.size > 600) CLOCK.delete(CLOCK.keys().next().value);
-  return at;
+  let c = CLOCK.get(seq);
+  if (!c) {
+    c = {at, got: 0};
+    CLOCK.set(seq, c);
+    if (CLOCK.size > 600) CLOCK.delete(CLOCK.keys().next().value);
+  }
+  c.got += 1;
+  return c.at;
+}
+
+// A moment is shown once every view that shows it ("views") has received it, so that no view
+// shows a moment another one cannot show yet (a slow page gets the views' messages in
+// separate renders); a view that misses a moment does not hold the others for long.
+const WAIT_MS = 400;
+
+function ready(q, now) {
+  const d = q.k.d, c = d.seq === undefined ? null : CLOCK.get(d.seq);
+  return !c || !d.views || c.got >= d.views || now > q.at + WAIT_MS;
 }
 
 // The tiles (Streamlit metrics in the containers the keyframe names) and captions (the race
@@ -656,10 +670,12 @@ function animate(st) {
   const step = (now) => {
     st.raf = 0;
     if (!st.root.isConnected) { VIEWS.delete(st); return; }
-    // one keyframe reached per animation frame at most: a browser that falls behind draws
-    // every keyframe and skips blends, and catches up (keyframes come a few per second)
-    if (st.queue.length && st.queue[0].at <= now) {
-      const q = st.queue.shift();
+    // the newest keyframe that is due: every view of the page reaches the same moment in the
+    // same animation frame (their times are shared); a browser that falls behind skips what
+    // it had no frame for, and stays on time
+    let q = null;
+    while (st.queue.length && st.queue[0].at <= now && ready(st.queue[0], now)) q = st.queue.shift();
+    if (q) {
       st.from = q.at;
       st.shown = q.k;
       if (q.exact) q.k.exact = true;
@@ -733,6 +749,8 @@ function receive(st, data, decode, show) {
       prev = k;
     }
     st.queue.sort((p, q) => p.at - q.at);
+    // until the first of them is due, the tiles stay on the keyframe shown
+    if (st.shown && st.shown.d.tiles && !TILES.on) showTiles(st.shown.d, false);
     st.snap = data.snap || "nearest";
     st.frozen = 0;
     st.root.setAttribute("data-keyframes", st.keyframes);

@@ -402,6 +402,7 @@ def _next_batch(inst, shared) -> None:
         if m.done:
             break
     shared[1] = min(drawn + len(moments), len(tl.moments) - 1)
+    inst.pb.before = tl.moment(drawn, factor, frame_of)    # where the browser stands
     inst.moment = moments[-1]
     inst.pb.keyframes = moments
 

@@ -271,10 +271,12 @@ def draw_run(inst: Instance, state: LiveState, layout: str = "side",
     keys = inst.pb.keyframes if playing and inst.shared is not None else None
     stops = stop_keys(inst)
     if keys:                                 # shared moments: computed once for every session
-        last = src = keys[0]                 # the server's tiles: the batch's first moment
+        # the server's tiles: the moment drawn before the batch, where the browser stands when
+        # it arrives (then the browser writes each keyframe's own tiles as it shows it)
+        src = inst.pb.before or keys[0]
         snap, scores, test_err = src.snap, src.scores, src.test
         seqs = inst.pb.next_seqs(len(keys))
-        frame = batch([{**m.frame, "mode": mode, "seq": q,
+        frame = batch([{**m.frame, "mode": mode, "seq": q, "views": 2,
                         "tiles": keyframe_tiles(inst, tile_items(m, m.snap, m.test))}
                        for m, q in zip(keys, seqs)], pacing.KEY_S, "nearest", pacing.BUFFER_S)
         last = keys[-1]
@@ -286,7 +288,7 @@ def draw_run(inst: Instance, state: LiveState, layout: str = "side",
             run, state.view, RES_PLAYING if playing else RES_PAUSED, snap, scores, mode=mode,
             height=height, font=font, fit=present, marks=marks)
         if frame is not None:
-            frame = {**frame, "seq": seqs[0],
+            frame = {**frame, "seq": seqs[0], "views": 2,
                      "tiles": keyframe_tiles(inst, tile_items(run, snap, test_err, playing))}
         if playing and frame is not None:    # one keyframe, blended in from the last one
             frame = batch([frame], pacing.FRAME_S, "last")
@@ -348,11 +350,12 @@ def draw_run(inst: Instance, state: LiveState, layout: str = "side",
             x=x_axis or "iteration", log_x=log_x, font=font, fit=present,
             height=height + 60, marks=last.curve_marks(x_axis or "iteration"))
         if keys:                             # the trace as far as each keyframe had it
-            curves = batch([{**curves, "t": m.t, "n": m.trace_len, "seq": q}
+            curves = batch([{**curves, "t": m.t, "n": m.trace_len, "seq": q, "views": 2}
                             for m, q in zip(keys, seqs)],
                            pacing.KEY_S, "nearest", pacing.BUFFER_S)
         elif playing:
-            curves = batch([{**curves, "t": run.t, "n": len(run.trace), "seq": seqs[0]}],
+            curves = batch([{**curves, "t": run.t, "n": len(run.trace), "seq": seqs[0],
+                             "views": 2 if frame is not None else 1}],
                            pacing.FRAME_S, "last")
         else:
             curves = {**curves, "t": run.t, "seq": seqs[0]}
@@ -498,6 +501,9 @@ def clock_caption(race) -> None:
 
 
 FIELD_HEIGHT = {2: 440, 3: 340, 4: 280}
+#: projector mode: the fields and, below them, the curves (P − P*) on the first screen at 1280 × 720
+PRESENT_RACE_HEIGHT = {2: 330, 3: 290, 4: 250}
+PRESENT_CURVES_HEIGHT = 230
 
 
 def draw_race(inst: Instance, state: LiveState) -> None:
@@ -515,22 +521,34 @@ def draw_race(inst: Instance, state: LiveState) -> None:
     mode, marks = inspector.field_mode(inst, "view"), inspector.pin_marks(inst, state)
     seq = inst.pb.next_seqs(1)[0]            # every field and the curves: one moment
     clock = {"boxes": [layout_.key(inst, "count")], "items": [], "caption": clock_text(race)}
+    # every view's frame first, then the views: their messages leave together, and the browser
+    # receives each view's keyframe of this moment before the moment is due
+    frames = []
+    for k, run in enumerate(race.runs):
+        title = (f"<span style='color:{ENTRANT_COLORS[k]}'>■</span> {race.labels[k]}"
+                 f" — t = {run.t:,}")
+        frame = run_frame(run, view, res, models[k][0], models[k][1], title=title,
+                          height=(PRESENT_RACE_HEIGHT if present else FIELD_HEIGHT).get(K, 320),
+                          font=font, mode=mode, marks=marks, shared_legend=True)
+        frame = {**frame, "seq": seq, "stops": stop_keys(inst), "views": K + 1,
+                 **({"tiles": clock} if k == 0 else {})}
+        frames.append(batch([frame], pacing.FRAME_S, "last") if playing else frame)
+    inst.setdefault("curve_x", "iteration")
+    inst.setdefault("logx", True)
+    curves = {**race_curves_frame(race, x=inst.get("curve_x") or "iteration",
+                                  log_x=bool(inst.get("logx")),
+                                  height=PRESENT_CURVES_HEIGHT if present else 320, font=font),
+              "seq": seq, "t": max(r.t for r in race.runs), "views": K + 1}
+    if playing:                              # shown with the fields' keyframe of this moment
+        curves = batch([curves], pacing.FRAME_S, "last")
+    inst.pb.stop_keys = tuple(inst.key(f"field{j}", keep=False) for j in range(K))
     for k, col in enumerate(st.columns(K)):
         with col:
-            run = race.runs[k]
-            title = (f"<span style='color:{ENTRANT_COLORS[k]}'>■</span> {race.labels[k]}"
-                     f" — t = {run.t:,}")
-            frame = run_frame(run, view, res, models[k][0], models[k][1], title=title,
-                              height=FIELD_HEIGHT.get(K, 320), font=font, mode=mode,
-                              marks=marks, fit=present, shared_legend=True)
-            frame = {**frame, "seq": seq, "stops": stop_keys(inst),
-                     **({"tiles": clock} if k == 0 else {})}
-            if playing:                      # one keyframe, blended in from the last one
-                frame = batch([frame], pacing.FRAME_S, "last")
             key = inst.key(f"field{k}", keep=False)
-            inst.pb.stop_keys = tuple(inst.key(f"field{j}", keep=False) for j in range(K))
-            result = canvas_view(key, frame, on_stop=partial(view_stopped, inst, key))
+            result = canvas_view(key, frames[k], on_stop=partial(view_stopped, inst, key))
             _field_clicks(inst, result, mode, view.P_train.shape[0])
+    if present:                              # the curves (P − P*) on the first screen
+        canvas_view(inst.key("curves", keep=False), curves)
     st.caption(FIELD_LEGEND + (" — " + view.plane.describe() if not view.plane.exact else ""))
     with slot():                         # below the fields: they never move when it changes
         status_lines(inst, race)
@@ -539,13 +557,10 @@ def draw_race(inst: Instance, state: LiveState) -> None:
             layout_.line(inst, note, f"race{n}")
     with slot():                         # the pinned point's view, whatever the notes above
         inspector.inspect_view(inst, state, labels=race.labels, font=font)
-    c1, c2, _ = st.columns([3, 1, 3], vertical_alignment="bottom")
-    x_axis, log_x = curve_axis_controls(inst, c1, c2, "solver CPU time")
-    curves = {**race_curves_frame(race, x=x_axis, log_x=log_x, height=320, font=font),
-              "seq": seq, "t": max(r.t for r in race.runs)}
-    if playing:                              # shown with the fields' keyframe of this moment
-        curves = batch([curves], pacing.FRAME_S, "last")
-    canvas_view(inst.key("curves", keep=False), curves)
+    if not present:
+        c1, c2, _ = st.columns([3, 1, 3], vertical_alignment="bottom")
+        curve_axis_controls(inst, c1, c2, "solver CPU time")
+        canvas_view(inst.key("curves", keep=False), curves)
     ref = race.reference_value
     if ref is not None:
         st.caption("Reference: " + ref.describe())

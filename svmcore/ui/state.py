@@ -56,6 +56,7 @@ class Playback:
     shared: list | None = None        # [Timeline, position, drawn position, pace, frame_of]
     moment: Any = None                # the shared moment the frame shows (None: the own run)
     keyframes: list | None = None     # the shared moments this fragment run sends as one batch
+    before: Any = None                # the moment drawn before them (where the browser stands)
     drawn: tuple = ()                 # the iteration(s) the last completed frame showed
     frame_at: float = 0.0             # when the last frame was sent (monotonic seconds)
     batch_at: float = 0.0             # when the last batch was sent (monotonic seconds)
