@@ -238,6 +238,7 @@ def _field_clicks(inst: Instance, result, mode: str, n_train: int = 0) -> None:
         changed = handle_click(inst, mode, click.get("x"), click.get("y"),
                                None if index is None else [index])
     if changed:
+        inst.edited = False                # this full run rebuilds (and plays on if it played)
         st.rerun()                         # the configuration changed: rebuild in a full run
 
 
