@@ -123,12 +123,13 @@ def point_states(n: int, support=None, sv_size=None, misclassified=None):
     return ring, size
 
 
-def affine_field(field, xs, ys, rtol: float = 1e-7) -> list[float] | None:
+def affine_field(field, xs, ys, rtol: float = 1e-5) -> list[float] | None:
     """``[c, a, b]`` with f(x, y) = c + a·x + b·y on the whole grid when the field is affine in
     the plane's coordinates (a linear model on an exact 2-D view), to ``rtol`` of its largest
-    value; else None. The browser then draws the lines f = 0 and f = ±1 of a keyframe, and of
-    any blend of two such keyframes (a blend of affine fields is affine), as exact straight
-    lines instead of tracing them on the quantized grid."""
+    value (a float32 field is affine to about 1e-6); else None. The browser then draws the
+    lines f = 0 and f = ±1 of a keyframe, and of any blend of two such keyframes (a blend of
+    affine fields is affine), as exact straight lines instead of tracing them on the quantized
+    grid."""
     z = np.asarray(field, dtype=np.float64)
     xs = np.asarray(xs, dtype=np.float64)
     ys = np.asarray(ys, dtype=np.float64)
