@@ -890,17 +890,32 @@ function drawCurves(st) {
       ctx.textBaseline = "bottom";
       ctx.fillText(d.x_title, ox + cw / 2, H);
     }
-    (d.marks || []).forEach((m, j) => {               // mid-run changes: a line and its label
-      const v = d.log_x ? (m.x > 0 ? lx(m.x) : null) : m.x;
-      if (v === null || v < xa || v > xb) return;
+    // mid-run changes: a dashed line each; their labels on up to three rows, each label where
+    // it overlaps no other, and the labels that find no room counted on the last one placed
+    const rows = Math.max(1, Math.min(3, Math.floor((ch - 4) / (font + 2))));
+    const ends = new Array(rows).fill(-Infinity), placed = [];
+    let extra = 0;
+    const ms = (d.marks || []).map(m => ({m, v: d.log_x ? (m.x > 0 ? lx(m.x) : null) : m.x}))
+      .filter(o => o.v !== null && o.v >= xa && o.v <= xb).sort((a, b) => a.v - b.v);
+    for (const {m, v} of ms) {
       ctx.strokeStyle = "#7a7a7a"; ctx.setLineDash([3, 3]);
       ctx.beginPath(); ctx.moveTo(PX(v), oy); ctx.lineTo(PX(v), oy + ch); ctx.stroke();
       ctx.setLineDash([]);
-      // on every panel, inside it: left of the line when the right side has no room
-      const right = PX(v) + 3 + ctx.measureText(m.label).width <= ox + cw;
-      ctx.fillStyle = "#555"; ctx.textAlign = right ? "left" : "right"; ctx.textBaseline = "top";
-      ctx.fillText(m.label, right ? PX(v) + 3 : PX(v) - 3, oy + 2 + (j % 3) * (font + 2));
-    });
+      // inside the panel: left of the line when the right side has no room
+      const w = ctx.measureText(m.label).width;
+      const right = PX(v) + 3 + w <= ox + cw;
+      const x0 = right ? PX(v) + 3 : PX(v) - 3 - w;
+      const r = ends.findIndex(e => e + 4 <= x0);
+      if (r < 0) { extra += 1; continue; }
+      ends[r] = x0 + w + ctx.measureText(" (+9)").width;   // room for a count of the hidden
+      placed.push({label: m.label, x0, r, extra: 0});
+      if (extra && placed.length > 1) { placed[placed.length - 2].extra += extra; extra = 0; }
+    }
+    if (extra && placed.length) placed[placed.length - 1].extra += extra;
+    ctx.fillStyle = "#555"; ctx.textAlign = "left"; ctx.textBaseline = "top";
+    for (const p of placed)
+      ctx.fillText(p.label + (p.extra ? ` (+${p.extra})` : ""), p.x0, oy + 2 + p.r * (font + 2));
+    st.root.setAttribute("data-marks", placed.length + ":" + ms.length);
     ctx.save();
     ctx.beginPath(); ctx.rect(ox, oy, cw, ch); ctx.clip();
     // a series: a line with a dot at each point; optional: fill (a closed polygon in that

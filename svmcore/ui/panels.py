@@ -346,8 +346,9 @@ def draw_run(inst: Instance, state: LiveState, layout: str = "side",
                 names["test_error"] = "test error % now (fresh points of the moment)"
         if "n_margin_sv" in snap.extra:     # ASSET: the trace counts its landmarks (the rings)
             names["n_sv"] = "landmarks (the rings), not the # SV tile"
+        panels = run_panels(cols, x_axis or "iteration", groups, logs, names)
         curves = curves_frame(
-            run_panels(cols, x_axis or "iteration", groups, logs, names),
+            panels, legend=curve_keys(panels),
             x=x_axis or "iteration", log_x=log_x, font=font, fit=present,
             height=height + 60, marks=last.curve_marks(x_axis or "iteration"))
         if keys:                             # the trace as far as each keyframe had it
@@ -368,6 +369,22 @@ def draw_run(inst: Instance, state: LiveState, layout: str = "side",
                        if src.t == 0 and not playing else "\u00a0")
         canvas_view(inst.key("curves", keep=False), curves)
     inspector.inspect_view(inst, state, font=font)
+
+
+def curve_keys(panels) -> list[dict]:
+    """The key of every curve that shares its panel with another (the train and the test
+    error, the objective and its bound): its colour and name; a panel's only curve is named by
+    the panel's title."""
+    keys, seen = [], set()
+    for p in panels:
+        if len(p["series"]) < 2:
+            continue
+        for sr in p["series"]:
+            if sr["name"] not in seen:
+                seen.add(sr["name"])
+                keys.append(dict(name=sr["name"], color=sr["color"], line=True,
+                                 dash=bool(sr.get("dash"))))
+    return keys
 
 
 def notes(inst: Instance, state: LiveState, solver, snap, present: bool = False) -> None:

@@ -2,7 +2,9 @@
 screen at 1280 × 720 without scrolling (``?present=1`` or the toggle on a page's header line).
 
 It hides the sidebar (the toggle brings it back), the page's title and captions, draws tiles,
-axes, legends and ticks at 18 px or more and sizes the field and the curves to the viewport.
+axes, legends and ticks at 18 px or more and sizes the field and the curves to the viewport;
+the tiles' values and labels and the buttons grow with the window's width (1.5 × at 1920 px
+what they are at 1280 px).
 The toolbar takes the first line, the toggles at its right end; the field starts below it, with
 the tiles beside it, above the curves (:func:`svmcore.ui.panels.draw_run`).
 """
@@ -33,12 +35,13 @@ header[data-testid="stHeader"] {display: none;}
 .stButton button {min-height: 36px; padding-top: 0; padding-bottom: 0;}
 [class*='_svmc_bar'] [class*='_play'] button, [class*='_svmc_bar'] [class*='_pause'] button {
   min-width: 7.5rem;}
-[data-testid="stMetricValue"] {font-size: 26px !important; line-height: 1.15 !important;}
+[data-testid="stMetricValue"] {font-size: max(26px, 2.03vw) !important; line-height: 1.15 !important;}
 [data-testid="stMetricValue"] > div {overflow: visible !important;}
-[data-testid="stMetricLabel"] p {font-size: 18px !important;}
+[data-testid="stMetricLabel"] p {font-size: max(18px, 1.41vw) !important;}
 [data-testid="stMetric"] > div {padding: 4px 8px !important;}
-[data-testid="stCaptionContainer"] {font-size: 18px !important;}
-.stButton button p {font-size: 18px !important;}
+[data-testid="stCaptionContainer"] {font-size: max(18px, 1.41vw) !important;}
+.stButton button p {font-size: max(18px, 1.41vw) !important;}
+.stButton button {min-height: max(36px, 2.8vw);}
 </style>"""
 
 
