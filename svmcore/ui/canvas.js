@@ -892,8 +892,8 @@ function drawCurves(st) {
     }
     // mid-run changes: a dashed line each; their labels on up to three rows, each label where
     // it overlaps no other, and the labels that find no room counted on the last one placed
-    const rows = Math.max(1, Math.min(3, Math.floor((ch - 4) / (font + 2))));
-    const ends = new Array(rows).fill(-Infinity), placed = [];
+    const lanes = Math.max(1, Math.min(3, Math.floor((ch - 4) / (font + 2))));
+    const ends = new Array(lanes).fill(-Infinity), placed = [];
     let extra = 0;
     const ms = (d.marks || []).map(m => ({m, v: d.log_x ? (m.x > 0 ? lx(m.x) : null) : m.x}))
       .filter(o => o.v !== null && o.v >= xa && o.v <= xb).sort((a, b) => a.v - b.v);

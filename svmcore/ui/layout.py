@@ -40,7 +40,7 @@ _CSS = """
 [data-testid=stMainBlockContainer] [data-testid=stMetricLabel] p {font-size: 0.8rem;}
 .svmc-tiles [data-testid=stMetricLabel] *, .svmc-tiles [data-testid=stMetricValue] * {
   white-space: normal !important; overflow: visible !important; text-overflow: clip !important;
-  overflow-wrap: anywhere;}
+  word-break: normal !important; overflow-wrap: normal !important;}
 .svmc-head h1 {font-size: 1.9rem; padding: 0; line-height: 1.3;}
 .svmc-head > *:has(> .svmc-line) {flex: 1 1 0; min-width: 0;}
 .svmc-head > *:has(> .svmc-tools), .svmc-tools, .svmc-tools > *:has(> .svmc-tools),

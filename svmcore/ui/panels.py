@@ -129,9 +129,19 @@ def tiles(run, snap, test_err, per_row: int | None = None, counter=None,
     per_row = per_row or len(shown)
     for start in range(0, len(shown), per_row):
         row = shown[start:start + per_row]
-        for col, (label, value, help_text) in zip(st.columns(per_row), row):
+        # one line of tiles: each as wide as its label and its longest value need
+        widths = [TILE_WIDTH.get(label, 1.0) for label, _, _ in row] if len(row) == len(
+            shown) else per_row
+        for col, (label, value, help_text) in zip(st.columns(widths), row):
             col.metric(label, value, help=help_text, border=True)
     return items
+
+
+#: relative widths of the tiles on one line (1: "train error"): "Converged ✓" and the longer
+#: labels keep their words whole at 1280 px
+TILE_WIDTH = {"objective": 1.1, "dual bound": 1.2, "model (no bound)": 1.4, "gap": 1.15,
+              "# SV": 0.85, "kernel evals": 1.15, "status": 1.4, "train error recent": 1.3,
+              "test error now": 1.2}
 
 
 def keyframe_tiles(inst: Instance, items) -> dict:
