@@ -113,6 +113,18 @@ def advance_tick(run, pace: float | None, budget_s: float) -> int:
     return run.advance(budget_s, max_iters=max(1, target - run.t))
 
 
+def tick(driver, pace: float | None) -> None:
+    """One live tick of a driver — a :class:`~svmcore.runs.run.TrainingRun` or a
+    :class:`~svmcore.runs.race.Race`, driven through the same calls (``tick``,
+    ``advance_iters(n)``, ``done``, ``t`` of its runs): a race steps its entrants in lockstep
+    (its own ``tick``), a run grows t by the pace within :data:`LIVE_BUDGET_S`
+    (:func:`advance_tick`)."""
+    if hasattr(driver, "tick"):
+        driver.tick(pace)
+    else:
+        advance_tick(driver, pace, LIVE_BUDGET_S)
+
+
 class Players:
     """The sessions playing on this server (their last batch's time), to size the batches."""
 
@@ -230,7 +242,7 @@ class Timeline:
                         return self.moments[-1]
                     try:
                         with heavy_work():       # the server-wide limit (defined below)
-                            advance_tick(self.run, pace, LIVE_BUDGET_S)
+                            tick(self.run, pace)
                     except ServerBusy:           # queued: this frame shows the last moment
                         return self.moments[-1]
                 snap, scores = model_state(self.run, fresh=False, scores="auto")

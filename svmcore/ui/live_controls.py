@@ -51,10 +51,7 @@ def tick(inst: Instance, pace: str | None = None) -> None:
     warm.wait()                          # the server's background warm-up finishes first
     try:
         with pacing.heavy_work():              # a server-wide limit on concurrent training
-            if inst.live.is_race:
-                drv.tick(factor)             # svmcore.runs.race.LIVE_TICK_S shared by the entrants
-            else:
-                pacing.advance_tick(drv, factor, pacing.LIVE_BUDGET_S)
+            pacing.tick(drv, factor)         # a run or a race: the same call
     except pacing.ServerBusy as exc:           # playing: the next frame tries again (a queue)
         if not inst.playing:
             inst.tick_error = str(exc)
