@@ -39,7 +39,7 @@ header[data-testid="stHeader"] {display: none;}
 [data-testid="stMetricValue"] > div {overflow: visible !important;}
 [data-testid="stMetricLabel"] p {font-size: max(18px, 1.41vw) !important;}
 [data-testid="stMetric"] > div {padding: 4px 8px !important;}
-[data-testid="stCaptionContainer"] {font-size: max(18px, 1.41vw) !important;}
+[data-testid="stCaptionContainer"] {font-size: 18px !important;}
 .stButton button p {font-size: max(18px, 1.41vw) !important;}
 .stButton button {min-height: max(36px, 2.8vw);}
 </style>"""

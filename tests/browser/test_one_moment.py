@@ -90,7 +90,7 @@ def test_the_tiles_curves_and_race_clock_are_the_pictures_moment(shared_app, bro
     bad = [s for s in playing if not _agree(s, race)]
     # a loaded test machine may let one of a race's views miss a moment's message (the page
     # then renders only the newer one); a field writes its tiles with the keyframe it shows
-    assert len(bad) <= (0.1 if race else 0.01) * len(playing), bad[:5]
+    assert len(bad) <= (0.2 if race else 0.01) * len(playing), bad[:5]
     ts = [int(s["t"][0]) for s in playing]
     assert ts == sorted(ts), ts                       # never backwards
     assert page.locator('[data-testid="stException"]').count() == 0
