@@ -531,7 +531,7 @@ def clock_caption(race) -> None:
 FIELD_HEIGHT = {2: 440, 3: 340, 4: 280}
 #: projector mode: the fields and, below them, the curves (P − P*) on the first screen at 1280 × 720
 PRESENT_RACE_HEIGHT = {2: 330, 3: 290, 4: 250}
-PRESENT_CURVES_HEIGHT = 230
+PRESENT_CURVES_HEIGHT = 215
 
 
 def draw_race(inst: Instance, state: LiveState) -> None:
