@@ -20,6 +20,7 @@ from pathlib import Path
 
 import streamlit as st
 
+
 def _compact(js: str) -> str:
     """canvas.js without comment lines and indentation: the component's code travels inside
     every frame's message (Streamlit sends a component's inline JS with its data), so every

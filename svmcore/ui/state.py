@@ -122,7 +122,7 @@ class Instance:
     want_t: int | None = None         # a link's iteration: replay the new run to it, then pause
     notice: str | None = None         # one line to say once (a run started again at t = 0)
     want_cfg: Any = None              # a link's configuration with mid-run changes, to build
-    pb: "Playback" = None             # the live view's playback state
+    pb: Playback = None               # the live view's playback state
 
     def __post_init__(self):
         if self.pb is None:

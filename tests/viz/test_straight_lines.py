@@ -17,8 +17,8 @@ from svmcore.data import make_toy
 from svmcore.runs.run import TrainingRun
 from svmcore.server import pacing
 from svmcore.viz import make_view, run_frame
-from svmcore.viz.plane import decision_field
 from svmcore.viz.frame import affine_field, line_segment
+from svmcore.viz.plane import decision_field
 
 JS = Path(__file__).resolve().parents[2] / "svmcore" / "ui" / "canvas.js"
 
