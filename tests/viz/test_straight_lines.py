@@ -91,3 +91,26 @@ def test_a_linear_models_frames_carry_its_exact_lines_and_blends_stay_straight()
 def test_a_kernel_models_frames_have_no_line():
     (A, _, _, _), _ = _frames("rbf")
     assert "line" not in A
+
+
+_TICKS_JS = """
+const fs = require("fs");
+const src = fs.readFileSync(process.argv[1], "utf8");
+const start = src.indexOf("function niceTicks(");
+const niceTicks = new Function(src.slice(start, src.indexOf("\\n}\\n", start) + 2)
+                               + "; return niceTicks;")();
+const out = JSON.parse(fs.readFileSync(0, "utf8")).map(([lo, hi, n]) => niceTicks(lo, hi, n, false));
+process.stdout.write(JSON.stringify(out));
+"""
+
+
+def test_the_curves_axes_show_zero_as_zero():
+    """A linear axis's ticks are sums of steps: the one at 0 is 0, not -6e-17."""
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node is not installed")
+    ranges = [[-0.3, 0.7, 5], [-1e-3, 2.3e-3, 4], [-0.7, 0.1, 8], [-5.5, 3.2, 6]]
+    got = json.loads(subprocess.run([node, "-e", _TICKS_JS, str(JS)], input=json.dumps(ranges),
+                                    capture_output=True, text=True, check=True).stdout)
+    for ticks in got:
+        assert 0 in ticks and all(t == 0 or abs(t) > 1e-12 for t in ticks), ticks
