@@ -126,8 +126,8 @@ def ensure_live(inst: Instance, cfg: RunConfig | RaceConfig, upload=None,
             inst.want_cfg = None
             inst.pb.pending = None
             return inst.live
-        if not fresh and inst.playing and _hold(inst, cfg, key):
-            return inst.live
+        if not fresh and inst.playing and not inst.pressed and _hold(inst, cfg, key):
+            return inst.live                 # a widget moved (a press is taken at once)
         if not fresh and _continue(inst, cfg, key):
             return inst.live
     moved = inst.live is not None and (inst.moment is not None and inst.moment.t > 0 or any(
@@ -185,9 +185,10 @@ SETTLE_S = 0.6
 
 
 def _hold(inst: Instance, cfg, key) -> bool:
-    """While playing, a setting the run can take mid-run waits until it settles
-    (:data:`SETTLE_S` without another move; :func:`take_settled` applies it) and the run plays
-    on meanwhile. False when the setting needs a new run."""
+    """While playing, a widget moved to a setting the run can take mid-run waits until it
+    settles (:data:`SETTLE_S` without another move; :func:`take_settled` applies it) and the
+    run plays on meanwhile; a press (a button's callback: ``inst.pressed``) is taken at once.
+    False when the setting needs a new run."""
     state = inst.live
     moved = (inst.moment is not None and inst.moment.t > 0) or any(t > 0 for t in
                                                                   _position(state))
@@ -319,7 +320,8 @@ def live_panel(inst: Instance, draw, footer=None, **control_kw) -> None:
         if inst.edited:
             inst.edited = False
             st.rerun()
-        take_settled(inst)                   # a setting moved while playing, now at rest
+        if take_settled(inst):               # a setting moved while playing, now at rest:
+            st.rerun()                       # the page (the link, the note) shows it, playing on
         with pacing.FRAME_SLOTS:               # a few sessions at a time build their frame
             shared = inst.shared             # a local reference: a rerun that starts while
             inst.pb.keyframes = None            # this one ends may unshare meanwhile
