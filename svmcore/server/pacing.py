@@ -26,7 +26,7 @@ FRAME_SLOTS = threading.BoundedSemaphore(max(1, int(os.environ.get("SVMCORE_FRAM
 BATCH_S = 1.0            # seconds between two batches of keyframes (fewest sessions)
 BATCH_KEYS = 5           # keyframes in such a batch: one every KEY_S seconds
 KEY_S = BATCH_S / BATCH_KEYS
-BUFFER_S = 0.25          # how far the browser's playback trails its newest keyframe (jitter)
+BUFFER_S = 0.25          # how much motion the browser keeps queued (jitter): canvas.js `receive`
 #: Batches played by the whole server per second before they grow longer: with more sessions
 #: playing, each batch covers more seconds (more keyframes, at the same KEY_S), so the server
 #: makes about this many fragment runs a second whatever the class's size, and every session
@@ -113,6 +113,18 @@ def advance_tick(run, pace: float | None, budget_s: float) -> int:
     return run.advance(budget_s, max_iters=max(1, target - run.t))
 
 
+def tick(driver, pace: float | None) -> None:
+    """One live tick of a driver — a :class:`~svmcore.runs.run.TrainingRun` or a
+    :class:`~svmcore.runs.race.Race`, driven through the same calls (``tick``,
+    ``advance_iters(n)``, ``done``, ``t`` of its runs): a race steps its entrants in lockstep
+    (its own ``tick``), a run grows t by the pace within :data:`LIVE_BUDGET_S`
+    (:func:`advance_tick`)."""
+    if hasattr(driver, "tick"):
+        driver.tick(pace)
+    else:
+        advance_tick(driver, pace, LIVE_BUDGET_S)
+
+
 class Players:
     """The sessions playing on this server (their last batch's time), to size the batches."""
 
@@ -142,23 +154,6 @@ def batch_keys(playing: int) -> int:
     more (up to MAX_BATCH_S of play) when their batches would exceed SERVER_BATCHES_PER_S."""
     seconds = min(MAX_BATCH_S, max(BATCH_S, playing / SERVER_BATCHES_PER_S))
     return int(round(seconds / KEY_S))
-
-
-def playback_times(now: float, queued_until: float | None, keys: int, dt: float,
-                   buffer_s: float = BUFFER_S) -> list[float]:
-    """When the browser reaches each keyframe of a batch that arrives at ``now``
-    (svmcore/ui/canvas.js ``receive`` follows the same rule, on its own clock): after what is
-    still queued (``queued_until``, None when nothing is), with the keyframes' spacing stretched
-    or shrunk (at most by a quarter) so that about ``buffer_s`` of motion stays queued when the
-    batch ends, which absorbs the server's jitter; a queue more than two batches long is dropped
-    (a hidden tab)."""
-    span = keys * dt
-    behind = 0.0 if queued_until is None else max(0.0, queued_until - now)
-    if behind > 2 * span:
-        behind = 0.0
-    step = min(1.25 * dt, max(0.75 * dt, (span + buffer_s - behind) / max(keys, 1)))
-    base = now + behind
-    return [base + (i + 1) * step for i in range(keys)]
 
 
 # ------------------------------------------------------------------------ shared runs
@@ -247,7 +242,7 @@ class Timeline:
                         return self.moments[-1]
                     try:
                         with heavy_work():       # the server-wide limit (defined below)
-                            advance_tick(self.run, pace, LIVE_BUDGET_S)
+                            tick(self.run, pace)
                     except ServerBusy:           # queued: this frame shows the last moment
                         return self.moments[-1]
                 snap, scores = model_state(self.run, fresh=False, scores="auto")

@@ -218,6 +218,43 @@ function isoline(ctx, Z, nx, ny, lev, gx, gy) {
   }
 }
 
+// The coefficients [c, a, b] of f = c + a x + b y between two keyframes of a linear model
+// (the blend of two affine fields is affine), or null when either keyframe is not affine.
+function affineBlend(A, B, a) {
+  const p = A.d.line;
+  if (!p) return null;
+  if (!B || a <= 0) return p;
+  const q = B.d.line;
+  if (!q) return null;
+  return [p[0] + a * (q[0] - p[0]), p[1] + a * (q[1] - p[1]), p[2] + a * (q[2] - p[2])];
+}
+
+// The line c + a x + b y = lev across the box xr x yr, as one straight segment
+// (svmcore.viz.frame.line_segment computes the same end points).
+function lineEnds(L, lev, xr, yr) {
+  const [c, a, b] = L, pts = [];
+  if (Math.abs(b) > 1e-300) for (const x of xr) {
+    const y = (lev - c - a * x) / b;
+    if (y >= yr[0] && y <= yr[1]) pts.push([x, y]);
+  }
+  if (Math.abs(a) > 1e-300) for (const y of yr) {
+    const x = (lev - c - b * y) / a;
+    if (x >= xr[0] && x <= xr[1]) pts.push([x, y]);
+  }
+  let best = null, bd = -1;
+  for (const p of pts) for (const q of pts) {
+    const dd = (p[0] - q[0]) ** 2 + (p[1] - q[1]) ** 2;
+    if (dd > bd) { bd = dd; best = [p, q]; }
+  }
+  return best && bd > 0 ? best : null;
+}
+
+function straight(ctx, L, lev, xr, yr, X, Y) {
+  ctx.beginPath();
+  const e = lineEnds(L, lev, xr, yr);
+  if (e) { ctx.moveTo(X(e[0][0]), Y(e[0][1])); ctx.lineTo(X(e[1][0]), Y(e[1][1])); }
+}
+
 function drawAxes(g, d, {W, H, X, Y, ox, oy, pw, ph, padB, font, x0, x1, y0, y1}) {
   g.strokeStyle = "#888";
   g.lineWidth = 1;
@@ -292,12 +329,18 @@ function drawField(st) {
     ctx.imageSmoothingEnabled = true;
     ctx.drawImage(fieldImage(st, Z, nx, ny), ox - hx / 2, oy - hy / 2, pw + hx, ph + hy);
     const gx = i => ox + i * hx, gy = j => oy + ph - j * hy, c = d.clip || 2;
+    // a linear model: its lines from the blend of the keyframes' coefficients, exactly
+    const LN = affineBlend(A, B, a);
+    const level = LN ? (lev) => straight(ctx, LN, lev, d.x, d.y, X, Y)
+      : (lev) => isoline(ctx, Z, nx, ny, 127 + 126 * lev / c, gx, gy);
     ctx.strokeStyle = "rgba(30,30,30,0.85)"; ctx.lineWidth = 1.5; ctx.setLineDash([6, 4]);
-    for (const lev of [-1, 1]) if (lev <= c) { isoline(ctx, Z, nx, ny, 127 + 126 * lev / c, gx, gy); ctx.stroke(); }
+    for (const lev of [-1, 1]) if (lev <= c) { level(lev); ctx.stroke(); }
     ctx.setLineDash([]);
     ctx.strokeStyle = "#111111"; ctx.lineWidth = 2.5;
-    isoline(ctx, Z, nx, ny, 127, gx, gy);
+    level(0);
     ctx.stroke();
+    st.root.setAttribute("data-lines", LN ? "exact" : "traced");
+    st.lines = LN;
   }
   const path = (xy, color, width, dash) => {
     if (!xy || !xy.length) return;
@@ -403,6 +446,8 @@ function showField(st, k) {                // the texts of the keyframe reached
   setHTML(st.legend, legendHTML(d.legend, d.font));
   st.root.setAttribute("data-font", d.font);
   st.root.setAttribute("data-t", d.t === undefined ? "" : d.t);
+  st.root.setAttribute("data-seq", d.seq === undefined ? "" : d.seq);
+  showTiles(d, !!k.exact);
   st.canvas.style.cursor = d.mode === "view" ? "default" : "crosshair";
   // a finger on the field edits it in the edit modes; elsewhere it scrolls the page
   st.canvas.style.touchAction = d.mode === "view" ? "auto" : "none";
@@ -486,6 +531,94 @@ function renderField(component) {
 
 const VIEWS = new Set();
 
+// One clock for every view of the page. A keyframe is one moment of the session's run, named by
+// the server ("seq"); the first view that receives it fixes when it is shown (the rule in
+// `receive`, the only place the playback timing is decided) and every other view (the curves,
+// a race's other fields) shows the same moment at that same time, in the same animation frame.
+const CLOCK = window.__svmcClock || (window.__svmcClock = new Map());
+
+function when(seq, at) {
+  if (seq === undefined || seq === null) return at;
+  let c = CLOCK.get(seq);
+  if (!c) {
+    c = {at, got: 0};
+    CLOCK.set(seq, c);
+    if (CLOCK.size > 600) CLOCK.delete(CLOCK.keys().next().value);
+  }
+  c.got += 1;
+  return c.at;
+}
+
+// A moment is shown once every view that shows it ("views") has received it, so that no view
+// shows a moment another one cannot show yet (a slow page gets the views' messages in
+// separate renders); a view that misses a moment does not hold the others for long.
+const WAIT_MS = 400;
+
+function ready(q, now) {
+  const d = q.k.d, c = d.seq === undefined ? null : CLOCK.get(d.seq);
+  return !c || !d.views || c.got >= d.views || now > q.at + WAIT_MS;
+}
+
+// The tiles (Streamlit metrics in the containers the keyframe names) and captions (the race
+// clock) show the numbers of the keyframe the field shows: while it plays, every keyframe
+// writes its values into them, and a watcher writes them again at once when Streamlit redraws
+// a tile with the server's value (a MutationObserver runs before the browser paints). Paused,
+// the server's exact values stand (an exact frame carries the same numbers and ends the
+// writing).
+const TILES = window.__svmcTiles || (window.__svmcTiles = {on: null, boxes: new WeakSet()});
+
+function firstText(el) {
+  const w = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+  let n;
+  while ((n = w.nextNode())) if (n.nodeValue.trim()) return n;
+  return null;
+}
+
+function writeTiles(tl) {
+  if (!tl) return;
+  const want = new Map(tl.items || []);
+  for (const key of tl.boxes || []) {
+    for (const box of document.querySelectorAll(".st-key-" + key)) {
+      if (!TILES.boxes.has(box)) {
+        TILES.boxes.add(box);
+        new MutationObserver(() => { if (TILES.on) writeTiles(TILES.on); })
+          .observe(box, {subtree: true, childList: true, characterData: true});
+      }
+      box.setAttribute("data-svmc-seq", tl.seq === undefined ? "" : tl.seq);
+      for (const m of box.querySelectorAll('[data-testid="stMetric"]')) {
+        const l = m.querySelector('[data-testid="stMetricLabel"]');
+        const v = m.querySelector('[data-testid="stMetricValue"]');
+        const val = l && v ? want.get(l.textContent.trim()) : undefined;
+        const n = val === undefined ? null : firstText(v);
+        if (n && n.nodeValue !== val) n.nodeValue = val;
+      }
+      if (tl.caption !== undefined) {
+        const c = box.querySelector('[data-testid="stCaptionContainer"]');
+        const n = c ? firstText(c) : null;
+        if (n && n.nodeValue !== tl.caption) n.nodeValue = tl.caption;
+      }
+    }
+  }
+}
+
+function showTiles(d, exact) {             // the keyframe shown is this one
+  if (!d.tiles) return;
+  const tl = {...d.tiles, seq: d.seq};
+  TILES.on = exact ? null : tl;
+  writeTiles(tl);
+}
+
+// The buttons that stop the motion (Pause, +1, Step) are named by their widget keys in the
+// frames; each gets a data attribute, which the press listener looks for.
+const STOPS = window.__svmcStops || (window.__svmcStops = new Set());
+
+function markStops(keys) {
+  for (const k of keys || []) STOPS.add(k);
+  for (const k of STOPS)
+    for (const el of document.querySelectorAll(".st-key-" + k))
+      if (!el.hasAttribute("data-svmc-stop")) el.setAttribute("data-svmc-stop", k);
+}
+
 // Draw the view when what it shows changed (a new keyframe, or the blend moved on); a trace's
 // curves, whose blend only moves the tips, at most every CURVE_MS while they blend. A browser
 // that renders in software (no GPU: its compositor copies every changed canvas on the CPU)
@@ -536,12 +669,15 @@ function animate(st) {
   const step = (now) => {
     st.raf = 0;
     if (!st.root.isConnected) { VIEWS.delete(st); return; }
-    // one keyframe reached per animation frame at most: a browser that falls behind draws
-    // every keyframe and skips blends, and catches up (keyframes come a few per second)
-    if (st.queue.length && st.queue[0].at <= now) {
-      const q = st.queue.shift();
+    // the newest keyframe that is due: every view of the page reaches the same moment in the
+    // same animation frame (their times are shared); a browser that falls behind skips what
+    // it had no frame for, and stays on time
+    let q = null;
+    while (st.queue.length && st.queue[0].at <= now && ready(st.queue[0], now)) q = st.queue.shift();
+    if (q) {
       st.from = q.at;
       st.shown = q.k;
+      if (q.exact) q.k.exact = true;
       st.show(q.k);
     }
     if (st.queue.length) {
@@ -579,11 +715,13 @@ function receive(st, data, decode, show) {
   st.show = (k) => show(st, k);
   VIEWS.add(st);
   st.root.setAttribute("data-frames", ++st.frames);
+  markStops(data.stops);
   const now = performance.now();
   if (data.keys && st.frozen && now - st.frozen < 2000) return;   // sent before the stop
   if (data.keys) {                          // a batch: play it after what is queued
-    // the rule of svmcore.server.pacing.playback_times: after what is queued, the spacing stretched or
-    // shrunk by at most a quarter so that about `buffer` seconds stay queued at the batch's end
+    // The playback rule: after what is queued, the spacing stretched or shrunk by at most a
+    // quarter so that about `buffer` seconds stay queued at the batch's end (the server's
+    // jitter); a moment another view already placed keeps its time (`when`).
     let prev = st.queue.length ? st.queue[st.queue.length - 1].k : st.shown;
     const K = data.keys.length, dt = 1000 * (data.dt || 0.2), span = K * dt;
     let behind = st.queue.length ? Math.max(0, st.queue[st.queue.length - 1].at - now) : 0;
@@ -601,12 +739,17 @@ function receive(st, data, decode, show) {
       full = d;
       const k = decode(d);
       st.keyframes = (st.keyframes || 0) + 1;
+      const at = when(d.seq, base + (i + 1) * step);
       if (!st.shown) { st.shown = k; st.show(k); continue; }
-      st.queue.push({k, at: base + (i + 1) * step,
+      st.queue.push({k, at,
                      same: prev && (d.kind === "field" ? prev.d.z === d.z && prev.d.size === d.size
+                                    && JSON.stringify(prev.d.tiles) === JSON.stringify(d.tiles)
                                     : !d.blend && prev.d.n === d.n)});
       prev = k;
     }
+    st.queue.sort((p, q) => p.at - q.at);
+    // until the first of them is due, the tiles stay on the keyframe shown
+    if (st.shown && st.shown.d.tiles && !TILES.on) showTiles(st.shown.d, false);
     st.snap = data.snap || "nearest";
     st.frozen = 0;
     st.root.setAttribute("data-keyframes", st.keyframes);
@@ -619,12 +762,14 @@ function receive(st, data, decode, show) {
   const last = st.queue.length ? st.queue[st.queue.length - 1] : null;
   if (last && !st.frozen && last.k.t === k.t) {
     last.k = k;                             // the run ended on the last keyframe: play on to it
+    last.exact = true;
     return;
   }
   st.queue = [];
   st.mix = 0;
   st.frozen = 0;
   st.shown = k;
+  k.exact = true;
   show(st, k);
   paint(st);
 }
@@ -638,7 +783,9 @@ if (!window.__svmcPauseHook) {             // one listener for every view of the
   const freezeAll = () => { for (const st of VIEWS) freeze(st); };
   document.addEventListener("pointerdown", (ev) => {
     const b = ev.target && ev.target.closest ? ev.target.closest("button") : null;
-    if (b && !b.disabled && /^\s*(Pause|\+1|Step)\b/.test(b.innerText || "")) freezeAll();
+    if (!b || b.disabled) return;
+    markStops();                            // a button Streamlit drew since the last frame
+    if (b.closest("[data-svmc-stop]")) freezeAll();
   }, true);
   document.addEventListener("keydown", (ev) => {
     if (editingTarget(ev.target) || ev.ctrlKey || ev.metaKey || ev.altKey) return;
@@ -742,17 +889,32 @@ function drawCurves(st) {
       ctx.textBaseline = "bottom";
       ctx.fillText(d.x_title, ox + cw / 2, H);
     }
-    (d.marks || []).forEach((m, j) => {               // mid-run changes: a line and its label
-      const v = d.log_x ? (m.x > 0 ? lx(m.x) : null) : m.x;
-      if (v === null || v < xa || v > xb) return;
+    // mid-run changes: a dashed line each; their labels on up to three rows, each label where
+    // it overlaps no other, and the labels that find no room counted on the last one placed
+    const lanes = Math.max(1, Math.min(3, Math.floor((ch - 4) / (font + 2))));
+    const ends = new Array(lanes).fill(-Infinity), placed = [];
+    let extra = 0;
+    const ms = (d.marks || []).map(m => ({m, v: d.log_x ? (m.x > 0 ? lx(m.x) : null) : m.x}))
+      .filter(o => o.v !== null && o.v >= xa && o.v <= xb).sort((a, b) => a.v - b.v);
+    for (const {m, v} of ms) {
       ctx.strokeStyle = "#7a7a7a"; ctx.setLineDash([3, 3]);
       ctx.beginPath(); ctx.moveTo(PX(v), oy); ctx.lineTo(PX(v), oy + ch); ctx.stroke();
       ctx.setLineDash([]);
-      // on every panel, inside it: left of the line when the right side has no room
-      const right = PX(v) + 3 + ctx.measureText(m.label).width <= ox + cw;
-      ctx.fillStyle = "#555"; ctx.textAlign = right ? "left" : "right"; ctx.textBaseline = "top";
-      ctx.fillText(m.label, right ? PX(v) + 3 : PX(v) - 3, oy + 2 + (j % 3) * (font + 2));
-    });
+      // inside the panel: left of the line when the right side has no room
+      const w = ctx.measureText(m.label).width;
+      const right = PX(v) + 3 + w <= ox + cw;
+      const x0 = right ? PX(v) + 3 : PX(v) - 3 - w;
+      const r = ends.findIndex(e => e + 4 <= x0);
+      if (r < 0) { extra += 1; continue; }
+      ends[r] = x0 + w + ctx.measureText(" (+9)").width;   // room for a count of the hidden
+      placed.push({label: m.label, x0, r, extra: 0});
+      if (extra && placed.length > 1) { placed[placed.length - 2].extra += extra; extra = 0; }
+    }
+    if (extra && placed.length) placed[placed.length - 1].extra += extra;
+    ctx.fillStyle = "#555"; ctx.textAlign = "left"; ctx.textBaseline = "top";
+    for (const p of placed)
+      ctx.fillText(p.label + (p.extra ? ` (+${p.extra})` : ""), p.x0, oy + 2 + p.r * (font + 2));
+    st.root.setAttribute("data-marks", placed.length + ":" + ms.length);
     ctx.save();
     ctx.beginPath(); ctx.rect(ox, oy, cw, ch); ctx.clip();
     // a series: a line with a dot at each point; optional: fill (a closed polygon in that
@@ -800,6 +962,8 @@ function showCurves(st, k) {
   st.title.style.fontSize = (d.font + 1) + "px";
   setHTML(st.legend, legendHTML(d.legend, d.font));
   st.root.setAttribute("data-panels", d.panels.map(p => p.title).join(" | "));
+  st.root.setAttribute("data-t", d.t === undefined ? "" : d.t);
+  st.root.setAttribute("data-seq", d.seq === undefined ? "" : d.seq);
   st.canvas.title = d.panels.map(p => p.title).join("\n");   // titles cut to their panel
 }
 

@@ -15,9 +15,11 @@ the first page's script run here) and checks a dozen types per key on every fram
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import streamlit as st
+
 
 def _compact(js: str) -> str:
     """canvas.js without comment lines and indentation: the component's code travels inside
@@ -25,10 +27,13 @@ def _compact(js: str) -> str:
     byte of it counts once per frame."""
     out = []
     for line in js.splitlines():
-        line = line.strip()
+        line = _TAIL.sub("", line).strip()      # a comment after the code (two spaces, //)
         if line and not line.startswith("//"):
             out.append(line)
     return "\n".join(out)
+
+
+_TAIL = re.compile(r"\s{2,}//.*$")
 
 
 _JS = _compact((Path(__file__).with_name("canvas.js")).read_text())

@@ -38,6 +38,9 @@ _CSS = """
 [data-testid=stMainBlockContainer] [data-testid=stMetricLabel] {min-height: 0;}
 [data-testid=stMainBlockContainer] [data-testid=stMetricValue] {font-size: 1.25rem; line-height: 1.3; padding: 0;}
 [data-testid=stMainBlockContainer] [data-testid=stMetricLabel] p {font-size: 0.8rem;}
+.svmc-tiles [data-testid=stMetricLabel] *, .svmc-tiles [data-testid=stMetricValue] * {
+  white-space: normal !important; overflow: visible !important; text-overflow: clip !important;
+  word-break: normal !important; overflow-wrap: normal !important;}
 .svmc-head h1 {font-size: 1.9rem; padding: 0; line-height: 1.3;}
 .svmc-head > *:has(> .svmc-line) {flex: 1 1 0; min-width: 0;}
 .svmc-head > *:has(> .svmc-tools), .svmc-tools, .svmc-tools > *:has(> .svmc-tools),

@@ -23,7 +23,7 @@ from ..runs.rundata import build_data, check_memory, solver_notes
 from ..solvers import get_solver
 from ..viz import make_view
 from .state import Instance, LiveState, describe
-from .live_controls import _build, _in_fragment_run, _position, controls, reached_moment, tick, unshare
+from .live_controls import _build, _in_fragment_run, _position, controls, tick, unshare
 
 
 def _data_and_view(inst: Instance, cfg: RunConfig, upload=None, digest=None):
@@ -124,14 +124,21 @@ def ensure_live(inst: Instance, cfg: RunConfig | RaceConfig, upload=None,
     if inst.live is not None and not inst.reset and inst.live.key[1:] == key[1:]:
         if inst.live.cfg == cfg or (not fresh and _same_run(inst.live.cfg, cfg)):
             inst.want_cfg = None
+            inst.pb.pending = None
             return inst.live
+        if not fresh and inst.playing and not inst.pressed and _hold(inst, cfg, key):
+            return inst.live                 # a widget moved (a press is taken at once)
         if not fresh and _continue(inst, cfg, key):
             return inst.live
     moved = inst.live is not None and (inst.moment is not None and inst.moment.t > 0 or any(
         t > 0 for t in _position(inst.live)))
+    # a setting that needs a new run while it plays: the new run starts and plays on
+    play_on = inst.playing and inst.live is not None and not inst.reset and not fresh
+    inst.pb.pending = None
     if moved and not inst.reset:
         inst.notice = ("The settings changed: this is a new run from t = 0 (the data, the solver "
-                       "or a parameter decide a run; a link with t replays one).")
+                       "or a parameter decide a run; a link with t replays one)"
+                       + (", and it plays on." if play_on else "."))
     if inst.live is not None:               # its solver time still counts (Reset: same key)
         pacing.record_spent(inst.cap_spent, inst.live.key, [m["run"] for m in inst.live.models])
     inst.shared = inst.moment = None        # a shared timeline belongs to the old configuration
@@ -167,7 +174,42 @@ def ensure_live(inst: Instance, cfg: RunConfig | RaceConfig, upload=None,
                 f"link: the run stops at t = {driver.t:,} ({driver.status}), before t = {want:,}"]
     if cfg.changes:
         _race_reference(inst.live)
+    if play_on and not driver.done and not inst.want_t:
+        inst.playing = inst.pressed = True   # a full rerun that must not pause
     return inst.live
+
+
+#: seconds a setting moved while playing must stay put before the run takes it: a slider moved
+#: by nine arrow presses is one change at the t where it came to rest, not nine
+SETTLE_S = 0.6
+
+
+def _hold(inst: Instance, cfg, key) -> bool:
+    """While playing, a widget moved to a setting the run can take mid-run waits until it
+    settles (:data:`SETTLE_S` without another move; :func:`take_settled` applies it) and the
+    run plays on meanwhile; a press (a button's callback: ``inst.pressed``) is taken at once.
+    False when the setting needs a new run."""
+    state = inst.live
+    moved = (inst.moment is not None and inst.moment.t > 0) or any(t > 0 for t in
+                                                                  _position(state))
+    if state.key[1:] != key[1:] or not moved or _soft_diffs(state.cfg, cfg) is None:
+        return False
+    pend = inst.pb.pending
+    if pend is None or pend[0] != cfg:
+        inst.pb.pending = (cfg, key, time.monotonic())
+    inst.pressed = True                      # a full rerun that must not pause
+    return True
+
+
+def take_settled(inst: Instance, now: float | None = None) -> bool:
+    """Apply a held setting once it has settled (or at once when the run no longer plays):
+    the run takes it at its t (:func:`_continue`). True when it did."""
+    pend = inst.pb.pending
+    now = time.monotonic() if now is None else now
+    if pend is None or inst.live is None or (inst.playing and now - pend[2] < SETTLE_S):
+        return False
+    inst.pb.pending = None
+    return _continue(inst, pend[0], pend[1])
 
 
 def _race_reference(state: LiveState) -> None:
@@ -253,7 +295,7 @@ def live_panel(inst: Instance, draw, footer=None, **control_kw) -> None:
         if not inst.pressed:
             inst.playing = False             # a full rerun: the loop waits for Play again
             unshare(inst)
-        inst.timer_loop = inst.playing
+        inst.pb.timer_loop = inst.playing
     inst.pressed = False
 
     @st.fragment(key=inst.key("controls_fragment", False))
@@ -264,13 +306,13 @@ def live_panel(inst: Instance, draw, footer=None, **control_kw) -> None:
         if inst.live is None:
             return
         controls(inst, **control_kw)
-        inst.controls_playing = inst.playing
+        inst.pb.controls_playing = inst.playing
         if footer is not None and not inst.get("present"):
             footer(inst)
 
     @st.fragment(key=inst.key("frames_fragment", False),
                  run_every=(pacing.BATCH_S if inst.shared is not None else pacing.FRAME_S)
-                 if inst.timer_loop else None)
+                 if inst.pb.timer_loop else None)
     def _frames():
         state = inst.live
         if state is None:
@@ -278,9 +320,11 @@ def live_panel(inst: Instance, draw, footer=None, **control_kw) -> None:
         if inst.edited:
             inst.edited = False
             st.rerun()
+        if take_settled(inst):               # a setting moved while playing, now at rest:
+            st.rerun()                       # the page (the link, the note) shows it, playing on
         with pacing.FRAME_SLOTS:               # a few sessions at a time build their frame
             shared = inst.shared             # a local reference: a rerun that starts while
-            inst.keyframes = None            # this one ends may unshare meanwhile
+            inst.pb.keyframes = None            # this one ends may unshare meanwhile
             if inst.playing and shared is not None:
                 tl, pos, drawn, factor, frame_of = shared
                 if inst.moment is not None and inst.moment.done and drawn == pos:
@@ -289,13 +333,13 @@ def live_panel(inst: Instance, draw, footer=None, **control_kw) -> None:
                     unshare(inst)
                     st.rerun()               # the run ended: the page shows how
                 _next_batch(inst, shared)
-            elif inst.playing and inst.drawn == _position(state):
+            elif inst.playing and inst.pb.drawn == _position(state):
                 tick(inst)
                 if not inst.playing:
                     st.rerun()               # the run ended: the page shows how
             try:
                 draw(inst, state)
-                inst.drawn = _position(state)
+                inst.pb.drawn = _position(state)
                 shared = inst.shared
                 if shared is not None:
                     shared[2] = shared[1]
@@ -304,22 +348,18 @@ def live_panel(inst: Instance, draw, footer=None, **control_kw) -> None:
                 inst.playing = False
         if not inst.playing and inst.live is not None:
             _sync_paused_url(inst)
-        if inst.playing and not inst.timer_loop:
-            every = len(inst.keyframes) * pacing.KEY_S if inst.keyframes else pacing.FRAME_S
-            _wait(max(every / 4, every - (time.monotonic() - inst.frame_at)))
-            inst.frame_at = time.monotonic()
+        if inst.playing and not inst.pb.timer_loop:
+            every = len(inst.pb.keyframes) * pacing.KEY_S if inst.pb.keyframes else pacing.FRAME_S
+            _wait(max(every / 4, every - (time.monotonic() - inst.pb.frame_at)))
+            inst.pb.frame_at = time.monotonic()
             if _in_fragment_run():
                 st.rerun(scope="fragment")
-        elif not inst.playing and inst.timer_loop and _in_fragment_run():
-            inst.timer_loop = False
+        elif not inst.playing and inst.pb.timer_loop and _in_fragment_run():
+            inst.pb.timer_loop = False
             st.rerun()                       # paused: a full run stops the timer
 
     _controls()
     _frames()
-
-
-#: how much later than the server's schedule a browser plays a batch (the message's way and its
-#: drawing): the tiles lag the picture by this much rather than lead it
 
 
 def _wait(seconds: float, slice_s: float = 0.03) -> None:
@@ -344,16 +384,16 @@ def _wait(seconds: float, slice_s: float = 0.03) -> None:
 
 def _next_batch(inst, shared) -> None:
     """The next keyframes of a shared timeline for one message (:func:`~svmcore.server.pacing.batch_keys`
-    moments after the last one drawn, fewer where the run ends): ``inst.keyframes``, with
-    ``inst.tile_moment`` the moment the browser stands on when the batch arrives (the tiles
-    show it: real numbers of the picture, never ahead of it) and ``inst.moment`` the newest."""
+    moments after the last one drawn, fewer where the run ends): ``inst.pb.keyframes``, with
+    ``inst.moment`` the newest. Each keyframe carries its own tiles (:func:`svmcore.ui.panels.draw_run`),
+    and the browser decides when it shows each."""
     tl, _, drawn, factor, frame_of = shared
     now = time.monotonic()
     keys = pacing.batch_keys(pacing.PLAYERS.seen(id(inst), now))
-    if inst.sched:                           # a late batch covers the time since the last one
-        late = round((now - inst.batch_at) / pacing.KEY_S)
+    if inst.pb.sent:                         # a late batch covers the time since the last one
+        late = round((now - inst.pb.batch_at) / pacing.KEY_S)
         keys = min(max(keys, late), int(round(pacing.MAX_BATCH_S / pacing.KEY_S)))
-    if inst.timer_loop:                      # paced by the fragment's timer: BATCH_S apart
+    if inst.pb.timer_loop:                   # paced by the fragment's timer: BATCH_S apart
         keys = pacing.BATCH_KEYS
     moments = []
     for i in range(drawn + 1, drawn + 1 + keys):
@@ -364,22 +404,9 @@ def _next_batch(inst, shared) -> None:
         if m.done:
             break
     shared[1] = min(drawn + len(moments), len(tl.moments) - 1)
-    # the tiles: the newest keyframe the browser has surely reached when this batch arrives
-    inst.tile_moment = reached_moment(inst, now) or tl.moment(drawn, factor, frame_of)
+    inst.pb.before = tl.moment(drawn, factor, frame_of)    # where the browser stands
     inst.moment = moments[-1]
-    inst.keyframes = moments
-
-
-def batch_sent(inst) -> None:
-    """Note when the browser will reach each keyframe just sent (the rule the browser follows,
-    :func:`svmcore.server.pacing.playback_times`), so that Pause can stop on the one it shows."""
-    now = time.monotonic()
-    moments = inst.keyframes or []
-    inst.batch_at = now
-    times = pacing.playback_times(now, inst.play_until, len(moments), pacing.KEY_S)
-    inst.sched = [p for p in inst.sched if p[0] >= now - 2 * pacing.MAX_BATCH_S] + list(
-        zip(times, moments))
-    inst.play_until = times[-1] if times else inst.play_until
+    inst.pb.keyframes = moments
 
 
 def _sync_paused_url(inst) -> None:

@@ -3,8 +3,6 @@ the instance's state, and the tick a playing fragment runs (alone, or on a timel
 sessions that play the same configuration), with the driver a configuration builds."""
 from __future__ import annotations
 
-import time
-
 import streamlit as st
 
 from ..server import pacing
@@ -53,10 +51,7 @@ def tick(inst: Instance, pace: str | None = None) -> None:
     warm.wait()                          # the server's background warm-up finishes first
     try:
         with pacing.heavy_work():              # a server-wide limit on concurrent training
-            if inst.live.is_race:
-                drv.tick(factor)             # svmcore.runs.race.LIVE_TICK_S shared by the entrants
-            else:
-                pacing.advance_tick(drv, factor, pacing.LIVE_BUDGET_S)
+            pacing.tick(drv, factor)         # a run or a race: the same call
     except pacing.ServerBusy as exc:           # playing: the next frame tries again (a queue)
         if not inst.playing:
             inst.tick_error = str(exc)
@@ -103,11 +98,19 @@ def _share(inst) -> None:
 def _replay_to(inst, moment) -> None:
     """Advance the session's own run to a moment of the shared timeline it showed (the same
     seeded run, so the same state)."""
-    if moment is not None and inst.live is not None and moment.t > inst.live.run.t:
-        try:
-            inst.live.run.advance_iters(moment.t - inst.live.run.t)
-        except Exception as exc:  # noqa: BLE001 - shown, the session goes on
-            inst.tick_error = describe(exc)
+    if moment is None or inst.live is None:
+        return
+    run = inst.live.run
+    try:
+        if moment.t > run.t:
+            run.advance_iters(moment.t - run.t)
+        if moment.done and run.t == moment.t and not run.done:
+            # the moment ended the run: its solver found so when it tried the next step (SMO's
+            # stopping rule fires before a step); the session's own run tries it too, and ends
+            # there with the same status and message (no iteration is taken)
+            run.advance_iters(1)
+    except Exception as exc:  # noqa: BLE001 - shown, the session goes on
+        inst.tick_error = describe(exc)
 
 
 def catch_up(inst) -> None:
@@ -126,7 +129,7 @@ def unshare(inst) -> None:
     m, inst.shared, inst.moment = inst.moment, None, None
     _replay_to(inst, m)
     if inst.live is not None:
-        inst.drawn = _position(inst.live)
+        inst.pb.drawn = _position(inst.live)
 
 
 def _rerun_panel(inst, frames_only: bool = False) -> None:
@@ -147,15 +150,14 @@ def _controls_unchanged(inst) -> bool:
     it shows this t)?"""
     from .export import export_key
     drv = inst.live.driver if inst.live is not None else None
-    return (not inst.controls_playing and drv is not None and not drv.done
+    return (not inst.pb.controls_playing and drv is not None and not drv.done
             and not inst.tick_error and not ss.get(export_key(inst)))
 
 
 def _on_play(inst):
     inst.tick_error = None
     inst.playing = True
-    inst.sched, inst.play_until, inst.guess = [], None, None
-    inst.set("edit", "view")
+    inst.pb.forget_batches()
     _share(inst)
     _rerun_panel(inst)
 
@@ -164,10 +166,10 @@ def _new_stop(inst) -> int | None:
     """The t of the keyframe the browser stopped on with the press being handled: a stop of
     the field view newer than the last one used, or None (not arrived yet)."""
     from .canvas import stopped
-    for k in inst.stop_keys:
+    for k in inst.pb.stop_keys:
         s = stopped(k)
-        if s is not None and s[1] > inst.stop_n:
-            inst.stop_n = s[1]
+        if s is not None and s[1] > inst.pb.stop_n:
+            inst.pb.stop_n = s[1]
             return s[0]
     return None
 
@@ -179,26 +181,30 @@ def view_stopped(inst, key: str) -> None:
     really stopped (:func:`_correct_guess`)."""
     if inst.playing:
         _stop_on_shown(inst)
-    elif inst.guess is not None:
+    elif inst.pb.guess is not None:
         _correct_guess(inst)
 
 
 def _stop_on_shown(inst) -> None:
     """Stop playing where the browser stopped: it froze on a keyframe when the press came (no
     round trip) and its field view says which (its "stop", sent with the press). When that
-    message has not come yet, the guess is the newest keyframe the browser has surely reached
-    (:func:`reached_moment`), never one it may not have shown: the stop, when it comes, can
-    only move the run on (:func:`_correct_guess`). On a shared timeline the session's own run
-    replays to that moment; playing alone, the run is at its newest keyframe, where the
-    browser stops."""
+    message has not come yet, the guess is a keyframe the browser has surely reached
+    (:meth:`~svmcore.ui.state.Playback.surely_reached`), never one it may not have shown: the
+    stop, when it comes, can only move the run on (:func:`_correct_guess`). On a shared
+    timeline the session's own run replays to that moment; playing alone, the run is at its
+    newest keyframe, where the browser stops."""
+    pb = inst.pb
     t = _new_stop(inst)
-    m = next((m for _, m in reversed(inst.sched) if m.t == t), None) if t is not None else None
-    inst.guess = None
-    if m is None and t is None and inst.shared is not None:
-        m = reached_moment(inst) or inst.tile_moment
+    m = None
+    shared = inst.shared
+    if shared is not None and t is not None:
+        m = next((m for m in reversed(shared[0].moments) if m.t == t), None)
+    pb.guess = None
+    if m is None and t is None and shared is not None:
+        m = pb.surely_reached() or (pb.sent[-1] if pb.sent else None)
         if m is not None:
-            inst.guess = (m.t, None)
-    if m is not None and inst.shared is not None:
+            pb.guess = (m.t, None)
+    if m is not None and shared is not None:
         inst.moment = m
     inst.playing = False
     pacing.PLAYERS.left(id(inst))
@@ -207,19 +213,19 @@ def _stop_on_shown(inst) -> None:
 
 def _guessed(inst) -> None:
     """After a press's action: note the run's t, which a late stop moves on from."""
-    if inst.guess is not None and inst.live is not None and not inst.live.is_race:
-        inst.guess = (inst.guess[0], inst.live.run.t)
+    if inst.pb.guess is not None and inst.live is not None and not inst.live.is_race:
+        inst.pb.guess = (inst.pb.guess[0], inst.live.run.t)
     else:
-        inst.guess = None
+        inst.pb.guess = None
 
 
 def _correct_guess(inst) -> None:
     """The browser's stop came after the press, which stopped on a guess: when the browser was
     further on, the run moves on by the same difference (the seeded run is the same from there
     on, so the page ends where the browser stopped, plus the press's step)."""
-    guessed, after = inst.guess
+    guessed, after = inst.pb.guess
     t = _new_stop(inst)
-    inst.guess = None
+    inst.pb.guess = None
     run = inst.live.run if inst.live is not None and not inst.live.is_race else None
     if t is None or run is None or after is None or run.t != after or t <= guessed:
         return
@@ -228,7 +234,7 @@ def _correct_guess(inst) -> None:
             run.advance_iters(t - guessed)
     except Exception as exc:  # noqa: BLE001 - shown, the session goes on
         inst.tick_error = describe(exc)
-    inst.drawn = _position(inst.live)
+    inst.pb.drawn = _position(inst.live)
 
 
 def _on_pause(inst):
@@ -271,14 +277,11 @@ def _on_reset(inst):
 
 
 def _on_edit_mode(inst):
-    if inst.get("edit", "view") != "view":
-        inst.playing = False
-        unshare(inst)
-    _rerun_panel(inst)
+    _rerun_panel(inst)                    # the field's click mode changes; playing goes on
 
 
 def _clear_edits(inst):
-    inst.added, inst.removed = [], []
+    inst.added, inst.removed, inst.moved = [], [], 0
     st.rerun()                            # the configuration changed: a full rerun rebuilds
 
 
@@ -328,7 +331,7 @@ def controls(inst: Instance, speed_label: str = "speed: t grows per tick",
 
 def edit_modes(inst: Instance, state: LiveState) -> None:
     """The click-edit mode of the field (add a point of a class, remove one) and the button
-    that clears the edits, on one line; the field is only viewed while playing."""
+    that clears the edits, on one line; the mode stays what the user chose, playing or not."""
     modes = list(EDIT_MODES) if state.view.plane.exact else ["view", "remove"]
     inst.setdefault("edit", "view")
     if inst.get("edit") not in modes:
@@ -336,12 +339,13 @@ def edit_modes(inst: Instance, state: LiveState) -> None:
     with st.container(horizontal=True, vertical_alignment="center", gap="small"):
         st.markdown("click on the field to", width="content",
                     help="Add a point of a class where you click, or remove the point you "
-                         "click on; drag a point to move it. Editing the data starts the run "
-                         "again at t = 0.")
+                         "click on; drag a point to move it (one edit). Editing the data starts "
+                         "the run again at t = 0, playing on if it played.")
         st.segmented_control("click on the field to", modes, key=inst.key("edit"),
                              required=True, on_change=_on_edit_mode, args=(inst,),
                              label_visibility="collapsed")
-        n_ed = len(inst.added) + len(inst.removed)
+        n_ed = len(inst.added) + len(inst.removed) - min(   # a drag is one edit
+            inst.moved, len(inst.added), len(inst.removed))
         st.button(f"clear {n_ed} edit{'s' if n_ed != 1 else ''}", key=inst.key("clear", False),
                   on_click=_clear_edits, args=(inst,), disabled=n_ed == 0,
                   icon=":material/undo:")
@@ -349,17 +353,6 @@ def edit_modes(inst: Instance, state: LiveState) -> None:
 
 def _position(state: LiveState) -> tuple:
     return tuple(m["run"].t for m in state.models)
-
-
-LATENCY_S = 0.15
-
-
-def reached_moment(inst, now: float | None = None):
-    """The newest keyframe of the shared timeline the browser has surely reached (its playback
-    trails the schedule by the buffer and the message's way), or None."""
-    now = time.monotonic() if now is None else now
-    reached = [m for at, m in inst.sched if at <= now - pacing.BUFFER_S - LATENCY_S]
-    return reached[-1] if reached else None
 
 
 def _in_fragment_run() -> bool:

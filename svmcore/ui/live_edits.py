@@ -89,5 +89,6 @@ def move_point(inst: Instance, data, view, index, x, y) -> bool:
         label = 1 if data.y_train[j] > 0 else -1
         inst.removed = sorted(set(inst.removed) | {o})
         inst.added = list(inst.added) + [point + (label,)]
+        inst.moved += 1                          # one edit: a removal and an addition
     inst.edited = True
     return True

@@ -17,7 +17,7 @@ from ..viz.race import ENTRANT_COLORS, FIELD_LEGEND, race_curves_frame
 from . import point_history as inspector
 from . import layout as layout_
 from .canvas import canvas_view, slot
-from .live import batch_sent, model
+from .live import model
 from .live_controls import _in_fragment_run, edit_modes, unshare, view_stopped
 from .live_edits import handle_click, handle_move
 from .present import FONT as PRESENT_FONT, VIEW_HEIGHT as PRESENT_HEIGHT
@@ -73,16 +73,15 @@ def sv_count(snap) -> tuple[int, str]:
     return int(snap.n_sv), "support vectors"
 
 
-def tiles(run, snap, test_err, per_row: int | None = None, counter=None,
-          playing: bool = True) -> None:
-    """The numbers of the current model on one line (``per_row`` to a line where it is given).
-    With ``counter`` (a container: :func:`svmcore.ui.layout.counter`) the "iteration t" tile
-    goes there, at the end of the toolbar's line. The second curve's tile is labelled by what
-    it is (a dual bound, or a model that is no bound) and shown only when it is another
-    function than the objective; a gap only when it is one. The status of a run that has not
-    ended is "ready" at t = 0, "paused" when it is not ``playing`` and "running" when it is."""
+def tile_items(run, snap, test_err, playing: bool = True) -> list[tuple[str, str, str | None]]:
+    """The tiles of one moment as (label, value, help): of a run, or of a shared moment of it
+    (:class:`~svmcore.server.pacing.Moment`). The second curve's tile is labelled by what it is
+    (a dual bound, or a model that is no bound) and shown only when it is another function than
+    the objective; a gap only when it is one. The status of a run that has not ended is "ready"
+    at t = 0, "paused" when it is not ``playing`` and "running" when it is; an ended run says
+    how it ended (:func:`status_word`)."""
     train_err = snap.extra.get("train_error", float("nan"))
-    status = run.status + (" ✓" if run.status == "converged" else "")
+    status = status_word(run.status)
     if run.status == "running" and (run.t == 0 or not playing):
         status = "ready" if run.t == 0 else "paused"
     when = "" if snap.t == run.t else f" (at the last checkpoint, t = {snap.t:,})"
@@ -107,37 +106,111 @@ def tiles(run, snap, test_err, per_row: int | None = None, counter=None,
         ("kernel evals", _compact(run.kernel_evals), f"{run.kernel_evals:,}"),
         ("status", status, run.message or None),
     ]
+    return items
+
+
+def status_word(status: str) -> str:
+    """The status tile's word for a run's status: "Converged ✓" when the solver's stopping rule
+    fired, "finished" at its horizon, else the status itself."""
+    return {"converged": "Converged ✓", "finished": "finished"}.get(status, status)
+
+
+def tiles(run, snap, test_err, per_row: int | None = None, counter=None,
+          playing: bool = True) -> list:
+    """The numbers of the current model on one line (``per_row`` to a line where it is given):
+    :func:`tile_items` as Streamlit metrics. With ``counter`` (a container:
+    :func:`svmcore.ui.layout.counter`) the "iteration t" tile goes there, at the end of the
+    toolbar's line. Returns the items (what a keyframe of the same moment carries)."""
+    items = tile_items(run, snap, test_err, playing)
+    shown = list(items)
     if counter is not None:
-        label, value, help_text = items.pop(0)
+        label, value, help_text = shown.pop(0)
         counter.metric(label, value, help=help_text)
-    per_row = per_row or len(items)
-    for start in range(0, len(items), per_row):
-        row = items[start:start + per_row]
-        for col, (label, value, help_text) in zip(st.columns(per_row), row):
+    per_row = per_row or len(shown)
+    for start in range(0, len(shown), per_row):
+        row = shown[start:start + per_row]
+        # one line of tiles: each as wide as its label and its longest value need
+        widths = [TILE_WIDTH.get(label, 1.0) for label, _, _ in row] if len(row) == len(
+            shown) else per_row
+        for col, (label, value, help_text) in zip(st.columns(widths), row):
             col.metric(label, value, help=help_text, border=True)
+    return items
 
 
-def status_message(inst: Instance, run) -> None:
+#: relative widths of the tiles on one line (1: "train error"): "Converged ✓" and the longer
+#: labels keep their words whole at 1280 px
+TILE_WIDTH = {"objective": 1.1, "dual bound": 1.2, "model (no bound)": 1.4, "gap": 1.15,
+              "# SV": 0.85, "kernel evals": 1.15, "status": 1.4, "train error recent": 1.3,
+              "test error now": 1.2}
+
+
+def keyframe_tiles(inst: Instance, items) -> dict:
+    """What a keyframe carries of the tiles: the containers they are drawn in and each tile's
+    value by its label (canvas.js writes them while the keyframe is shown)."""
+    return {"boxes": [layout_.key(inst, "count"), layout_.key(inst, "tiles")],
+            "items": [[label, value] for label, value, _ in items]}
+
+
+def stop_keys(inst: Instance) -> list[str]:
+    """The widget keys of the buttons that stop the motion in the browser at once."""
+    return [inst.key(k, keep=False) for k in ("pause", "step1", "step")]
+
+
+def stop_reason(run, snap=None) -> str:
+    """Why a converged run stopped, in the solver's terms: the stopping rule and its value (the
+    part of the solver's state line that names its threshold, e.g. SMO's "max violation
+    m − M = 9.6e-04 (stops at ≤ 0.001)"), else its certified gap; "" when neither is known."""
+    try:
+        snap = snap if snap is not None else run.solver.snapshot()
+        line = run.solver.state_line(snap) or ""
+    except Exception:  # noqa: BLE001 - a missing quantity: say less, never fail
+        return ""
+    parts = [p for p in line.split(" · ") if "stops at" in p]
+    if parts:
+        return parts[0]
+    if snap.gap is not None and math.isfinite(snap.gap):
+        return f"{snap.gap_name or 'gap'} = {snap.gap:.2e}"
+    return ""
+
+
+def status_text(run, snap=None, who: str = "") -> tuple[str, str] | None:
+    """The one line that says how a run ended — the same words on every page and view — and
+    its kind ("success", "info", "warning"); None while it runs. ``who`` names a race's
+    entrant."""
+    status, msg = run.status, run.message
+    who = f"{who}: " if who else ""
+    if status == "running":
+        return None
+    if status == "converged":
+        why = stop_reason(run, snap)
+        return (f"{who}Converged ✓ — the solver's own stopping rule fired at t = {run.t:,}"
+                + (f": {why}." if why else "."), "success")
+    if status == "diverged":
+        return (f"{who}Diverged at t = {run.t:,}: "
+                f"{msg or 'the model became NaN or infinite.'}", "warning")
+    if status == "finished":
+        if run.solver.stochastic:
+            return (f"{who}Finished: the planned horizon of {run.t:,} iterations. Raise "
+                    "*epochs* (or max_iter) to train longer.", "info")
+        return (f"{who}Finished: max_iter = {run.t:,} reached before the stopping rule fired, "
+                "so the result is not converged (raise max_iter or the tolerance).", "warning")
+    if status == "time cap":
+        return (f"{who}Stopped at t = {run.t:,}: the app gives a run at most "
+                f"{run.max_seconds:.0f} s of training "
+                f"({getattr(run, 'wall_time', 0.0):.1f} s used). Use fewer epochs or a smaller "
+                "dataset, or run the reproduction snippet outside the app.", "warning")
+    return f"{who}Stopped ({status}) after {run.t:,} iterations. {msg}", "info"
+
+
+def status_message(inst: Instance, run, snap=None) -> None:
     if inst.tick_error:
         st.error(f"Training stopped: {inst.tick_error}")
-    if run.status == "running":
+    said = status_text(run, snap)
+    if said is None:
         return
-    msg = run.message
-    if run.status == "diverged":
-        st.warning(f"Diverged at t = {run.t:,}: {msg or 'the model became NaN or infinite.'}")
-    elif run.status == "converged":
-        st.success(f"Converged ✓ — the solver's own stopping rule fired at t = {run.t:,}. {msg}",
-                   icon=":material/check_circle:")
-    elif run.status == "finished":
-        st.info(f"Finished: the planned horizon of {run.t:,} iterations. "
-                "Raise *epochs* (or max_iter) to train longer.")
-    elif run.status == "time cap":
-        st.warning(f"Stopped at t = {run.t:,}: the app gives a run at most "
-                   f"{run.max_seconds:.0f} s of training ({run.wall_time:.1f} s used). "
-                   "Use fewer epochs or a smaller dataset, or run the reproduction snippet "
-                   "outside the app.", icon=":material/timer_off:")
-    else:
-        st.info(f"Stopped ({run.status}) after {run.t:,} iterations. {msg}")
+    text, kind = said
+    icon = {"success": ":material/check_circle:", "warning": ":material/info:"}.get(kind)
+    getattr(st, kind)(text, icon=icon)
 
 
 def curve_panels(cols: dict) -> tuple[list, list]:
@@ -175,6 +248,7 @@ def _field_clicks(inst: Instance, result, mode: str, n_train: int = 0) -> None:
         changed = handle_click(inst, mode, click.get("x"), click.get("y"),
                                None if index is None else [index])
     if changed:
+        inst.edited = False                # this full run rebuilds (and plays on if it played)
         st.rerun()                         # the configuration changed: rebuild in a full run
 
 
@@ -201,26 +275,36 @@ def draw_run(inst: Instance, state: LiveState, layout: str = "side",
     playing = inst.playing
     height, font, present = frame_params(inst, height)
     stream = run.stream is not None          # the field shows a window: no edits, no pins
-    mode = "view" if stream else inspector.field_mode(
-        inst, inst.get("edit", "view") if not playing else "view")
+    mode = "view" if stream else inspector.field_mode(inst, inst.get("edit", "view"))
     if inspector.pinned(inst) is not None and inst.shared is not None:
         unshare(inst)                        # the pinned point follows this session's own run
     marks = inspector.pin_marks(inst, state)
-    keys = inst.keyframes if playing and inst.shared is not None else None
+    keys = inst.pb.keyframes if playing and inst.shared is not None else None
+    stops = stop_keys(inst)
     if keys:                                 # shared moments: computed once for every session
-        last = keys[-1]
-        src = inst.tile_moment or keys[0]    # the tiles: the keyframe the picture stands on
+        # the server's tiles: the moment drawn before the batch, where the browser stands when
+        # it arrives (then the browser writes each keyframe's own tiles as it shows it)
+        src = inst.pb.before or keys[0]
         snap, scores, test_err = src.snap, src.scores, src.test
-        frame = batch([m.frame if m.frame.get("mode") == mode else {**m.frame, "mode": mode}
-                       for m in keys], pacing.KEY_S, "nearest", pacing.BUFFER_S)
+        seqs = inst.pb.next_seqs(len(keys))
+        frame = batch([{**m.frame, "mode": mode, "seq": q, "views": 2,
+                        "tiles": keyframe_tiles(inst, tile_items(m, m.snap, m.test))}
+                       for m, q in zip(keys, seqs)], pacing.KEY_S, "nearest", pacing.BUFFER_S)
+        last = keys[-1]
     else:
         src = last = run
         snap, scores, test_err = model(state.models[0], paused=not playing)
+        seqs = inst.pb.next_seqs(1)
         frame = None if view3d_on(inst) else run_frame(
             run, state.view, RES_PLAYING if playing else RES_PAUSED, snap, scores, mode=mode,
             height=height, font=font, fit=present, marks=marks)
+        if frame is not None:
+            frame = {**frame, "seq": seqs[0], "views": 2,
+                     "tiles": keyframe_tiles(inst, tile_items(run, snap, test_err, playing))}
         if playing and frame is not None:    # one keyframe, blended in from the last one
             frame = batch([frame], pacing.FRAME_S, "last")
+    if frame is not None:
+        frame["stops"] = stops
     count = layout_.counter(inst)
     if not present:
         with layout_.tiles_row(inst):
@@ -231,14 +315,14 @@ def draw_run(inst: Instance, state: LiveState, layout: str = "side",
         left = right = st.container()
     with left:
         if frame is None:                    # the 3-D view in the field's place
-            inst.stop_keys = ()
+            inst.pb.stop_keys = ()
             draw_view3d(inst, state, run, snap, scores, height, font, present)
         else:
             key = inst.key("field", keep=False)
-            inst.stop_keys = (key,)
+            inst.pb.stop_keys = (key,)
             result = canvas_view(key, frame, on_stop=partial(view_stopped, inst, key))
             if keys:
-                batch_sent(inst)
+                inst.pb.batch_sent(keys)
             _field_clicks(inst, result, mode, state.view.P_train.shape[0])
             if scores is None and src.t > 0:
                 st.caption("Misclassified marks are drawn when paused (large model).")
@@ -247,7 +331,7 @@ def draw_run(inst: Instance, state: LiveState, layout: str = "side",
             with layout_.tiles_row(inst):
                 tiles(src, snap, test_err, per_row=3, counter=count, playing=playing)
         with slot():
-            status_message(inst, src)
+            status_message(inst, src, snap)
         if frame is not None and not stream:   # clicks edit the 2-D field (projector too)
             edit_modes(inst, state)
         notes(inst, state, run.solver, snap, present)
@@ -272,15 +356,21 @@ def draw_run(inst: Instance, state: LiveState, layout: str = "side",
                 names["test_error"] = "test error % now (fresh points of the moment)"
         if "n_margin_sv" in snap.extra:     # ASSET: the trace counts its landmarks (the rings)
             names["n_sv"] = "landmarks (the rings), not the # SV tile"
+        panels = run_panels(cols, x_axis or "iteration", groups, logs, names)
         curves = curves_frame(
-            run_panels(cols, x_axis or "iteration", groups, logs, names),
+            panels, legend=curve_keys(panels),
             x=x_axis or "iteration", log_x=log_x, font=font, fit=present,
             height=height + 60, marks=last.curve_marks(x_axis or "iteration"))
         if keys:                             # the trace as far as each keyframe had it
-            curves = batch([{**curves, "t": m.t, "n": m.trace_len} for m in keys],
+            curves = batch([{**curves, "t": m.t, "n": m.trace_len, "seq": q, "views": 2}
+                            for m, q in zip(keys, seqs)],
                            pacing.KEY_S, "nearest", pacing.BUFFER_S)
         elif playing:
-            curves = batch([{**curves, "t": run.t, "n": len(run.trace)}], pacing.FRAME_S, "last")
+            curves = batch([{**curves, "t": run.t, "n": len(run.trace), "seq": seqs[0],
+                             "views": 2 if frame is not None else 1}],
+                           pacing.FRAME_S, "last")
+        else:
+            curves = {**curves, "t": run.t, "seq": seqs[0]}
         # one line kept whether it says something or not: the curves never move
         with st.container(height=layout_.LINE_PX, border=False, gap=None):
             # written on every run, empty once the run has started: a fragment's run that ends
@@ -289,6 +379,22 @@ def draw_run(inst: Instance, state: LiveState, layout: str = "side",
                        if src.t == 0 and not playing else "\u00a0")
         canvas_view(inst.key("curves", keep=False), curves)
     inspector.inspect_view(inst, state, font=font)
+
+
+def curve_keys(panels) -> list[dict]:
+    """The key of every curve that shares its panel with another (the train and the test
+    error, the objective and its bound): its colour and name; a panel's only curve is named by
+    the panel's title."""
+    keys, seen = [], set()
+    for p in panels:
+        if len(p["series"]) < 2:
+            continue
+        for sr in p["series"]:
+            if sr["name"] not in seen:
+                seen.add(sr["name"])
+                keys.append(dict(name=sr["name"], color=sr["color"], line=True,
+                                 dash=bool(sr.get("dash"))))
+    return keys
 
 
 def notes(inst: Instance, state: LiveState, solver, snap, present: bool = False) -> None:
@@ -390,21 +496,22 @@ def results_table(inst: Instance, race, models) -> None:
 
 
 def status_lines(inst: Instance, race) -> None:
+    """How each entrant ended, in the words of :func:`status_text` (the Playground's), then
+    whether the race is over."""
     if inst.tick_error:
         st.error(f"The race stopped: {inst.tick_error}")
     for k, run in enumerate(race.runs):
-        if run.status == "diverged":
-            st.warning(f"{race.labels[k]} diverged at t = {run.t:,}: {run.message}")
-        elif run.status == "time cap":
-            st.warning(f"{race.labels[k]} stopped at t = {run.t:,}: the app gives a run at most "
-                       f"{run.max_seconds:.0f} s of training ({run.wall_time:.1f} s used).",
-                       icon=":material/timer_off:")
+        said = status_text(run, who=race.labels[k])
+        if said is not None:
+            text, kind = said
+            getattr(st, kind)(text)
     if race.done:
         st.success("The race is over: every entrant converged, finished its planned iterations "
                    "or stopped. Reset to run it again.", icon=":material/sports_score:")
 
 
-def clock_caption(race) -> None:
+def clock_text(race) -> str:
+    """The race clock: how far the budget has come, the ticks and the budget's name."""
     c = race.reached()
     if race.budget == "time":
         text = f"race clock: {1e3 * c['time']:.1f} ms of solver CPU time per entrant"
@@ -414,10 +521,17 @@ def clock_caption(race) -> None:
         text = f"race clock: {c['kernel_evals']:,} kernel evaluations"
         if c["iterations"]:
             text += f" (kernel-free entrants: t = {c['iterations']:,})"
-    st.caption(f"{text} · {race.ticks:,} ticks · {BUDGET_LABELS[race.budget]}")
+    return f"{text} · {race.ticks:,} ticks · {BUDGET_LABELS[race.budget]}"
+
+
+def clock_caption(race) -> None:
+    st.caption(clock_text(race))
 
 
 FIELD_HEIGHT = {2: 440, 3: 340, 4: 280}
+#: projector mode: the fields and, below them, the curves (P − P*) on the first screen at 1280 × 720
+PRESENT_RACE_HEIGHT = {2: 330, 3: 290, 4: 250}
+PRESENT_CURVES_HEIGHT = 215
 
 
 def draw_race(inst: Instance, state: LiveState) -> None:
@@ -433,20 +547,36 @@ def draw_race(inst: Instance, state: LiveState) -> None:
     K = len(race.runs)
     res = RES_PLAYING if playing else RES_PAUSED
     mode, marks = inspector.field_mode(inst, "view"), inspector.pin_marks(inst, state)
+    seq = inst.pb.next_seqs(1)[0]            # every field and the curves: one moment
+    clock = {"boxes": [layout_.key(inst, "count")], "items": [], "caption": clock_text(race)}
+    # every view's frame first, then the views: their messages leave together, and the browser
+    # receives each view's keyframe of this moment before the moment is due
+    frames = []
+    for k, run in enumerate(race.runs):
+        title = (f"<span style='color:{ENTRANT_COLORS[k]}'>■</span> {race.labels[k]}"
+                 f" — t = {run.t:,}")
+        frame = run_frame(run, view, res, models[k][0], models[k][1], title=title,
+                          height=(PRESENT_RACE_HEIGHT if present else FIELD_HEIGHT).get(K, 320),
+                          font=font, mode=mode, marks=marks, shared_legend=True)
+        frame = {**frame, "seq": seq, "stops": stop_keys(inst), "views": K + 1,
+                 **({"tiles": clock} if k == 0 else {})}
+        frames.append(batch([frame], pacing.FRAME_S, "last") if playing else frame)
+    inst.setdefault("curve_x", "iteration")
+    inst.setdefault("logx", True)
+    curves = {**race_curves_frame(race, x=inst.get("curve_x") or "iteration",
+                                  log_x=bool(inst.get("logx")),
+                                  height=PRESENT_CURVES_HEIGHT if present else 320, font=font),
+              "seq": seq, "t": max(r.t for r in race.runs), "views": K + 1}
+    if playing:                              # shown with the fields' keyframe of this moment
+        curves = batch([curves], pacing.FRAME_S, "last")
+    inst.pb.stop_keys = tuple(inst.key(f"field{j}", keep=False) for j in range(K))
     for k, col in enumerate(st.columns(K)):
         with col:
-            run = race.runs[k]
-            title = (f"<span style='color:{ENTRANT_COLORS[k]}'>■</span> {race.labels[k]}"
-                     f" — t = {run.t:,}")
-            frame = run_frame(run, view, res, models[k][0], models[k][1], title=title,
-                              height=FIELD_HEIGHT.get(K, 320), font=font, mode=mode,
-                              marks=marks, fit=present, shared_legend=True)
-            if playing:                      # one keyframe, blended in from the last one
-                frame = batch([frame], pacing.FRAME_S, "last")
             key = inst.key(f"field{k}", keep=False)
-            inst.stop_keys = tuple(inst.key(f"field{j}", keep=False) for j in range(K))
-            result = canvas_view(key, frame, on_stop=partial(view_stopped, inst, key))
+            result = canvas_view(key, frames[k], on_stop=partial(view_stopped, inst, key))
             _field_clicks(inst, result, mode, view.P_train.shape[0])
+    if present:                              # the curves (P − P*) on the first screen
+        canvas_view(inst.key("curves", keep=False), curves)
     st.caption(FIELD_LEGEND + (" — " + view.plane.describe() if not view.plane.exact else ""))
     with slot():                         # below the fields: they never move when it changes
         status_lines(inst, race)
@@ -455,10 +585,10 @@ def draw_race(inst: Instance, state: LiveState) -> None:
             layout_.line(inst, note, f"race{n}")
     with slot():                         # the pinned point's view, whatever the notes above
         inspector.inspect_view(inst, state, labels=race.labels, font=font)
-    c1, c2, _ = st.columns([3, 1, 3], vertical_alignment="bottom")
-    x_axis, log_x = curve_axis_controls(inst, c1, c2, "solver CPU time")
-    canvas_view(inst.key("curves", keep=False),
-                race_curves_frame(race, x=x_axis, log_x=log_x, height=320, font=font))
+    if not present:
+        c1, c2, _ = st.columns([3, 1, 3], vertical_alignment="bottom")
+        curve_axis_controls(inst, c1, c2, "solver CPU time")
+        canvas_view(inst.key("curves", keep=False), curves)
     ref = race.reference_value
     if ref is not None:
         st.caption("Reference: " + ref.describe())

@@ -42,17 +42,67 @@ class LiveState:
 
 
 @dataclass
+class Playback:
+    """The playback state of one live view: whether it plays, on what (the session's own run, or
+    a timeline shared by the sessions on one link), what the last fragment run drew and sent,
+    and where the browser said it stopped. The timing of the keyframes is the browser's alone
+    (svmcore/ui/canvas.js ``receive``): the server only numbers them (``seq``) and notes
+    which it sent."""
+
+    prefix: str = ""
+    playing: bool = False
+    pressed: bool = False             # a control asked for this run (it must not pause)
+    timer_loop: bool = False          # play resumed by a full rerun: frames paced by run_every
+    shared: list | None = None        # [Timeline, position, drawn position, pace, frame_of]
+    moment: Any = None                # the shared moment the frame shows (None: the own run)
+    keyframes: list | None = None     # the shared moments this fragment run sends as one batch
+    before: Any = None                # the moment drawn before them (where the browser stands)
+    drawn: tuple = ()                 # the iteration(s) the last completed frame showed
+    frame_at: float = 0.0             # when the last frame was sent (monotonic seconds)
+    batch_at: float = 0.0             # when the last batch was sent (monotonic seconds)
+    sent: list = field(default_factory=list)   # the first moment of each of the last batches
+    seq: int = 0                      # keyframes numbered so far (the browser's clock key)
+    stop_keys: tuple = ()             # the field views that say where the browser stopped
+    stop_n: float = 0.0               # the newest of their stops already used (its stamp)
+    guess: tuple | None = None        # a press stopped on a guess: (its t, the run's t after it)
+    controls_playing: bool = False    # the controls fragment was drawn for a playing run
+    pending: tuple | None = None      # a setting moved while playing: (cfg, key, when)
+
+    def next_seqs(self, n: int) -> list[str]:
+        """Names for the next ``n`` keyframes: the browser shows every view's keyframe of one
+        name at the same time."""
+        out = [f"{self.prefix}:{self.seq + i + 1}" for i in range(n)]
+        self.seq += n
+        return out
+
+    def batch_sent(self, moments) -> None:
+        """Note a batch of shared moments just sent (the last three batches are kept)."""
+        import time
+        self.batch_at = time.monotonic()
+        self.sent = (self.sent + [moments[0]])[-3:] if moments else self.sent
+
+    def surely_reached(self):
+        """A moment the browser has surely reached when a press comes before its stop: the
+        first of the batch before the newest (a browser plays a batch after what it still has
+        queued, about a quarter of a second), or None."""
+        return self.sent[-2] if len(self.sent) >= 2 else None
+
+    def forget_batches(self) -> None:
+        self.keyframes, self.sent, self.guess = None, [], None
+
+
+@dataclass
 class Instance:
     """Everything one page instance keeps between reruns besides its widget values."""
 
     prefix: str
     live: LiveState | None = None
-    playing: bool = False
     error: str | None = None          # the last failed build
     tick_error: str | None = None     # the last failed tick
     reset: bool = False               # rebuild from the same configuration on this rerun
     added: list = field(default_factory=list)      # clicked points (x, y, ±1)
     removed: list = field(default_factory=list)    # indices into [train; test] before editing
+    moved: int = 0                    # drags among the edits (one removal and one addition each)
     edit_base: tuple | None = None    # the data the edits apply to
     edited: bool = False              # a click changed the data: rebuild in a full rerun
     last_click: tuple | None = None
@@ -69,24 +119,24 @@ class Instance:
     cap_spent: dict = field(default_factory=dict)  # config key -> solver s per entrant (run cap)
     real_loaded: str | None = None    # the real dataset in use (kept while another downloads)
     kept: set = field(default_factory=set)
-    drawn: tuple = ()                 # the iteration(s) the last completed frame showed
-    frame_at: float = 0.0             # when the last frame was sent (monotonic seconds)
-    pressed: bool = False             # a control asked for this run (it must not pause)
     want_t: int | None = None         # a link's iteration: replay the new run to it, then pause
-    shared: list | None = None        # [Timeline, position, drawn position] while playing shared
-    moment: Any = None                # the shared moment the frame shows (None: the own run)
     notice: str | None = None         # one line to say once (a run started again at t = 0)
     want_cfg: Any = None              # a link's configuration with mid-run changes, to build
-    timer_loop: bool = False          # play resumed by a full rerun: frames paced by run_every
-    keyframes: list | None = None     # the shared moments this fragment run sends as one batch
-    tile_moment: Any = None           # the moment the tiles show while a batch plays
-    sched: list = field(default_factory=list)   # (when the browser reaches it, moment)
-    play_until: float | None = None   # when the browser reaches the newest keyframe sent
-    stop_keys: tuple = ()             # the field views that say where the browser stopped
-    stop_n: float = 0.0               # the newest of their stops already used (its stamp)
-    guess: tuple | None = None        # a press stopped on a guess: (its t, the run's t after it)
-    controls_playing: bool = False    # the controls fragment was drawn for a playing run
-    batch_at: float = 0.0             # when the last batch was sent (monotonic seconds)
+    pb: Playback = None               # the live view's playback state
+
+    def __post_init__(self):
+        if self.pb is None:
+            self.pb = Playback(self.prefix)
+
+    # the playback flags other parts of the kit read (and a control sets): the Playback's
+    playing = property(lambda self: self.pb.playing,
+                       lambda self, v: setattr(self.pb, "playing", bool(v)))
+    pressed = property(lambda self: self.pb.pressed,
+                       lambda self, v: setattr(self.pb, "pressed", bool(v)))
+    shared = property(lambda self: self.pb.shared,
+                      lambda self, v: setattr(self.pb, "shared", v))
+    moment = property(lambda self: self.pb.moment,
+                      lambda self, v: setattr(self.pb, "moment", v))
 
     def key(self, name: str, keep: bool = True) -> str:
         """The widget key of ``name`` in this instance; ``keep`` declares a value widget whose

@@ -10,7 +10,8 @@ place and hands each new frame. A frame holds:
 * the field's values on its grid, one byte each (:func:`quantize_field`): the browser colours
   them, traces the lines f = 0 and f = ±1 by marching squares, and blends two frames' values
   while it animates from one to the next (the level lines of a blend are those of the blended
-  field, not a blend of lines);
+  field, not a blend of lines); an affine field (a linear model) also carries its three
+  coefficients (``line``, :func:`affine_field`), and its level lines are drawn exactly;
 * the points as float32 coordinates, and one byte per point for its state (support vector,
   misclassified) and size (∝ √|coefficient|);
 * for curves, float32 series per panel.
@@ -122,6 +123,49 @@ def point_states(n: int, support=None, sv_size=None, misclassified=None):
     return ring, size
 
 
+def affine_field(field, xs, ys, rtol: float = 1e-5) -> list[float] | None:
+    """``[c, a, b]`` with f(x, y) = c + a·x + b·y on the whole grid when the field is affine in
+    the plane's coordinates (a linear model on an exact 2-D view), to ``rtol`` of its largest
+    value (a float32 field is affine to about 1e-6); else None. The browser then draws the
+    lines f = 0 and f = ±1 of a keyframe, and of any blend of two such keyframes (a blend of
+    affine fields is affine), as exact straight lines instead of tracing them on the quantized
+    grid."""
+    z = np.asarray(field, dtype=np.float64)
+    xs = np.asarray(xs, dtype=np.float64)
+    ys = np.asarray(ys, dtype=np.float64)
+    if z.shape != (len(ys), len(xs)) or len(xs) < 2 or len(ys) < 2 or not np.isfinite(z).all():
+        return None
+    a = (z[0, -1] - z[0, 0]) / (xs[-1] - xs[0])
+    b = (z[-1, 0] - z[0, 0]) / (ys[-1] - ys[0])
+    c = z[0, 0] - a * xs[0] - b * ys[0]
+    err = np.abs(c + a * xs[None, :] + b * ys[:, None] - z).max()
+    if err > rtol * max(1.0, float(np.abs(z).max())):
+        return None
+    return [float(c), float(a), float(b)]
+
+
+def line_segment(coef, level: float, xr, yr) -> tuple | None:
+    """Where the line c + a·x + b·y = level crosses the box ``xr`` × ``yr``: its two end points
+    ``((x0, y0), (x1, y1))``, or None when it misses the box (what canvas.js draws)."""
+    c, a, b = coef
+    pts = []
+    if abs(b) > 1e-300:
+        for x in xr:
+            y = (level - c - a * x) / b
+            if yr[0] <= y <= yr[1]:
+                pts.append((x, y))
+    if abs(a) > 1e-300:
+        for y in yr:
+            x = (level - c - b * y) / a
+            if xr[0] <= x <= xr[1]:
+                pts.append((x, y))
+    if len(pts) < 2:
+        return None
+    best = max(((p, q) for p in pts for q in pts), key=lambda pq: (pq[0][0] - pq[1][0]) ** 2
+               + (pq[0][1] - pq[1][1]) ** 2)
+    return best
+
+
 def margin_lines(z, xs, ys) -> tuple[np.ndarray, np.ndarray]:
     """The lines f = −1 and f = +1 as one NaN-separated polyline (empty when neither is hit)."""
     mx, my = [], []
@@ -156,6 +200,7 @@ def field_frame(P_train, y_train, field, xs, ys, *, P_test=None, y_test=None, su
     Race: :data:`svmcore.viz.race.FIELD_LEGEND`), so this field's legend keeps only what is
     its own (the last iterate, pinned points, segments). ``fade``: an opacity in (0, 1] per
     training point (a stream's older points fade), optional."""
+    line = affine_field(field, xs, ys)
     xs, ys, z = clipped_field(field, xs, ys, clip)
     ring, size = point_states(len(y_train), support, sv_size, misclassified)
     P_train = np.asarray(P_train, dtype=np.float64)
@@ -204,6 +249,7 @@ def field_frame(P_train, y_train, field, xs, ys, *, P_test=None, y_test=None, su
         "test": _xy(np.asarray(P_test)[:, 0], np.asarray(P_test)[:, 1]) if has_test else "",
         "tlabels": b64(np.sign(np.asarray(y_test)), np.int8) if has_test else "",
         "marks": [dict(m) for m in marks], "legend": legend,
+        **({"line": line} if line is not None else {}),
         **({"segments": [dict(g) for g in segments]} if segments else {}),
         **({"last": _xy(*last)} if has_last else {}),
         **({"fade": b64(np.rint(255 * np.clip(np.asarray(fade, dtype=np.float64), 0.0, 1.0)),

@@ -223,12 +223,18 @@ def test_play_ticks_and_pause_stops():
     at.button(key="pg_play").click().run()   # the fragment ticks once inside this run
     _ok(at)
     assert at.session_state["pg"].playing is True
-    # one message carries the next keyframes; the tiles show the one the picture stands on
+    # one message carries the next keyframes, each with its own tiles (the browser shows a
+    # keyframe's tiles with its field); the page's tiles are where the browser stands
     keys = [decode(c.proto.json, every=True) for c in at.get("bidi_component")
             if c.proto.id.endswith("pg_field")][0]
     ts = [f["t"] for f in keys]
     assert len(ts) == pacing.BATCH_KEYS and ts == sorted(ts) and ts[0] >= 1
-    assert _t(at) == 0
+    for f in keys:
+        tiles = dict(f["tiles"]["items"])
+        assert tiles["iteration t"] == f"{f['t']:,}" and tiles["status"] == "running"
+        assert f"t = {f['t']:,}" in f["title"]
+    assert len({f["seq"] for f in keys}) == len(keys)
+    assert _t(at) == 0                          # where the browser stands: the t = 0 frame
     assert _field_shape(at) == "100, 100"       # coarser field while playing
     at.button(key="pg_pause").click().run()
     _ok(at)
@@ -264,7 +270,7 @@ def test_converged_signal_and_dual_curves():
         if _metric(at, "status") not in ("running", "ready", "paused"):
             break
         _step(at)
-    assert _metric(at, "status") == "converged ✓"
+    assert _metric(at, "status") == "Converged ✓"
     assert any("Converged" in s.value for s in at.success)
     assert float(_metric(at, "gap")) < 1e-2
     names = [sr["name"] for pn in _views(at)["pg_curves"]["panels"] for sr in pn["series"]]

@@ -197,20 +197,9 @@ def test_separable_upload_reaches_zero_training_error_with_the_defaults(uploaded
 
 
 def _tiles_of(snap, run) -> dict:
-    """The tiles as {label: (value, help)} (panels.tiles drawn into a fake column)."""
-    got = {}
-
-    class Col:
-        def metric(self, label, value, help=None, border=False):
-            got[label] = (value, help)
-
-    orig = panels.st.columns
-    panels.st.columns = lambda n: [Col() for _ in range(n)]
-    try:
-        panels.tiles(run, snap, float("nan"))
-    finally:
-        panels.st.columns = orig
-    return got
+    """The tiles as {label: (value, help)}: what panels.tiles draws and a keyframe carries."""
+    return {label: (value, help_text)
+            for label, value, help_text in panels.tile_items(run, snap, float("nan"))}
 
 
 def _toy_run(solver, **params):

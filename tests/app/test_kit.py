@@ -240,16 +240,20 @@ def test_a_changed_setting_starts_again_and_says_so():
 
 def test_a_changed_setting_while_playing_shared_starts_a_clean_run():
     """A session playing on a shared timeline whose settings change must not carry the old
-    timeline's moment into the new run (a +1 then gives t = 1, not the old t + 1)."""
+    timeline's moment into the new run: the new run plays on from t = 0 (a +1 then gives its
+    t + 1, not the old t + 1)."""
     at = AppTest.from_file(str(ROOT / "pages" / "playground.py"), default_timeout=TIMEOUT)
     at.run()
     at.button(key="pg_play").click().run()              # a press: the frame comes from SHARED
     assert at.session_state["pg"].moment is not None and at.session_state["pg"].moment.t > 0
     at.number_input(key="pg_seed").set_value(9).run()
     _ok(at)
-    assert _tile(at) == 0 and at.session_state["pg"].shared is None
+    st_ = at.session_state["pg"]
+    assert st_.playing and st_.shared is None          # the new run plays on, on its own
+    t = _tile(at)
+    assert t == st_.live.run.t <= 2
     at.button(key="pg_step1").click().run()
-    assert _tile(at) == 1
+    assert _tile(at) == t + 1
 
 
 def test_the_private_streamlit_names_the_app_relies_on_still_exist():

@@ -506,8 +506,9 @@ def test_playground_eta0_change_keeps_t_marks_it_and_the_link_reproduces_it():
 
 
 def test_playground_change_while_playing_shared_goes_on_on_its_own_copy():
-    """A session that changes a setting while playing on a shared timeline
-    goes on with its own copy at the moment it showed, still playing."""
+    """A session that changes a setting while playing on a shared timeline goes on playing;
+    once the setting has settled its own copy takes it at the moment it showed, still
+    playing."""
     at = _app("playground.py", {"src": "toy", "ds": "moons", "n": "200", "seed": "3",
                                 "solver": "pegasos"})
     at.button(key="pg_play").click().run()
@@ -516,9 +517,17 @@ def test_playground_change_while_playing_shared_goes_on_on_its_own_copy():
     t = st_.moment.t
     at.select_slider(key="pg_p_pegasos_C").set_value(2.0).run()
     _ok(at)
+    assert st_.playing is True and st_.live.run.marks == []    # held until the slider settles
+    import time
+
+    from svmcore.ui.live import SETTLE_S
+    time.sleep(SETTLE_S)
+    at.run()
+    _ok(at)
     assert st_.shared is None and st_.playing is True
-    assert st_.live.run.marks == [{"t": t, "label": "C 1→2"}]
-    assert st_.live.run.t >= t and st_.live.run.solver.p["C"] == 2.0
+    (mark,) = st_.live.run.marks
+    assert mark["label"] == "C 1→2" and mark["t"] >= t
+    assert st_.live.run.t >= mark["t"] and st_.live.run.solver.p["C"] == 2.0
 
 
 def test_race_C_change_keeps_t():

@@ -184,23 +184,6 @@ def test_a_batch_sends_each_keyframe_as_its_changes_and_unbatches_to_the_frames(
         batch([], 0.2)
 
 
-def test_playback_keeps_a_small_queue_when_batches_come_on_time_and_drops_a_long_one():
-    from svmcore.server.pacing import playback_times
-    dt, K = 0.2, 5
-    until, lags = None, []
-    for n in range(6):                                   # a batch every K·dt seconds
-        now = n * K * dt
-        times = playback_times(now, until, K, dt, buffer_s=0.25)
-        assert all(b > a for a, b in zip([now] + times, times))
-        steps = np.diff([now if until is None else max(now, until)] + times)
-        assert np.all(steps >= 0.75 * dt - 1e-12) and np.all(steps <= 1.25 * dt + 1e-12)
-        until = times[-1]
-        lags.append(until - (now + K * dt))
-    assert lags[0] == pytest.approx(0.25) and lags[-1] == pytest.approx(0.25)
-    late = playback_times(10.0, 10.0 + 3 * K * dt, K, dt)  # two batches behind: start afresh
-    assert late[0] == pytest.approx(10.0 + (K * dt + 0.25) / K)
-
-
 _ISOLINE_JS = """
 const fs = require("fs");
 const src = fs.readFileSync(process.argv[1], "utf8");
