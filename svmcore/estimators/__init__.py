@@ -8,14 +8,12 @@ every registered solver.
 fitted SVM; ``_base`` holds what the general faces share (parameters, training runs, the exported model), ``_classifier``
 the classifier, ``_proba`` Platt scaling and pairwise coupling, ``_online`` ``partial_fit``.
 """
-from ._base import (SVMRegressor, _SVMBase, check_weights, resolve_gamma,
-                    shared_solver_kwargs)
+from ._base import SVMRegressor
 from ._classifier import SVMClassifier
 from ._linear import LinearSVC
 from ._svc import SVC, SVR
 
 __all__ = ["SVC", "SVR", "LinearSVC", "SVMClassifier", "SVMRegressor"]
-
 
 
 _REFUSED = ("check_sample_weights_list", "check_sample_weights_not_overwritten",

@@ -87,7 +87,8 @@ def test_sinc_large_C_close_to_svr_and_never_worse_than_constant():
 def test_regressor_takes_the_classifiers_parameters():
     """One shared estimator base: the regressor's parameters are the classifier's plus ε
     (less the classifier's own: class weights, one-vs-one, probabilities, streaming)."""
-    from svmcore.estimators import SVMClassifier, SVMRegressor, _SVMBase
+    from svmcore.estimators import SVMClassifier, SVMRegressor
+    from svmcore.estimators._base import _SVMBase
 
     reg, clf = set(SVMRegressor().get_params()), set(SVMClassifier().get_params())
     classifier_only = {"class_weight", "multi_class", "decision_function_shape", "probability",

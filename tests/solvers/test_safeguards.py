@@ -20,7 +20,8 @@ import scipy.sparse as sp
 from sklearn.exceptions import ConvergenceWarning
 
 from svmcore.data import make_toy
-from svmcore.estimators import SVMClassifier, SVMRegressor, _SVMBase
+from svmcore.estimators import SVMClassifier, SVMRegressor
+from svmcore.estimators._base import _SVMBase
 from svmcore.solvers.objectives import lam_from_C
 from svmcore.runs.run import TrainingRun
 from svmcore.solvers import REGISTRY, estimate_memory, memory_plan
