@@ -105,7 +105,7 @@ def _replay_to(inst, moment) -> None:
         if moment.t > run.t:
             run.advance_iters(moment.t - run.t)
         if moment.done and run.t == moment.t and not run.done:
-            # the moment ended the run: its solver found so when it tried the next step (SMO's
+            # the moment ended the run: its solver found so on attempting the next step (SMO's
             # stopping rule fires before a step); the session's own run tries it too, and ends
             # there with the same status and message (no iteration is taken)
             run.advance_iters(1)

@@ -27,6 +27,7 @@ from svmcore.runs.config import Entrant, RaceConfig, RunConfig, race_config_from
 from svmcore.runs.rundata import build_data
 from svmcore.runs.race import L1_NAME, Race, build_race, reference_optimum
 from svmcore.viz.race import curve_panels, race_curves_figure, race_field_figures, race_grid_figure
+from svmcore.ui.panels import PRESENT_CURVES_HEIGHT, PRESENT_RACE_HEIGHT
 from svmcore.runs.export import race_csv, race_json, race_rows
 from svmcore.runs.run import TrainingRun, warmup
 from svmcore.runs.export import reproduce_race_snippet
@@ -594,7 +595,8 @@ def test_page_renders_the_first_curated_race():
 def test_projector_mode_puts_the_race_fields_near_the_top():
     """In projector mode the race's fields come first: the curated race's paragraph stays
     folded under its title, the budget control and its caption give way (the clock's caption
-    names the budget), and the fields fill the window (fit); the budget chosen before is kept
+    names the budget), the fields take the projector's height for their count and the curves
+    (P − P*) follow them on the first screen; the budget chosen before is kept
     (through the router, app.py, whose keep_widgets holds a widget's value while it is not
     drawn)."""
     at = AppTest.from_file(APP, default_timeout=TIMEOUT).run()
@@ -612,8 +614,11 @@ def test_projector_mode_puts_the_race_fields_near_the_top():
     _no_error(at)
     assert _race(at).budget == "iterations"
     assert any("equal iterations" in c.value for c in at.caption)    # the race clock says it
-    fields = [f for k, f in _views(at).items() if k.startswith("race_field")]
-    assert fields and all(f["fit"] for f in fields)
+    views = _views(at)
+    fields = [f for k, f in views.items() if k.startswith("race_field")]
+    assert fields and all(f["height"] == PRESENT_RACE_HEIGHT[len(fields)] for f in fields)
+    curves = [f for k, f in views.items() if k.startswith("race_curves")]
+    assert curves and curves[0]["height"] == PRESENT_CURVES_HEIGHT
     at.toggle(key="race_present").set_value(False).run()
     _no_error(at)
     assert at.segmented_control(key="race_budget").value == "iterations"
