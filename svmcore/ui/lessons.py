@@ -273,7 +273,7 @@ _CSS = """<style>
 # in projector mode the first line leaves the header's corner to its toggles, and lets clicks
 # there through to them
 _CSS_PRESENT = """<style>
-[class*='st-key-_lesson_text'] {padding-right: calc(470 * var(--svmc-u));}
+[class*='st-key-_lesson_text'] {padding-right: calc(520 * var(--svmc-u));}
 [class*='st-key-_lesson_bar'], [class*='st-key-_lesson_text'] {pointer-events: none;}
 [class*='st-key-_lesson_ctl'], [class*='st-key-_lesson_bar'] [data-testid=stMarkdownContainer] {
   pointer-events: auto;}

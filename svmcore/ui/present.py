@@ -8,7 +8,8 @@ toggles at its right end; the field starts below it, with the tiles beside it, a
 projector toggle opens it over the left edge of the page (the picture keeps its size and place),
 so every control stays reachable without leaving projector mode.
 
-Text grows with the window: sizes are multiples of ``--svmc-u``, one CSS pixel at 1280 × 720
+Text grows with the window (captions, one-line explanations in boxes of a fixed height, stay
+at 18 px): sizes are multiples of ``--svmc-u``, one CSS pixel at 1280 × 720
 and 1.5 at 1920 × 1080 (the smaller of the width's and the height's ratio, never below one), so
 a projector's larger screen is read from as far as a small one.
 """
@@ -50,7 +51,7 @@ header[data-testid="stHeader"] {{display: none;}}
 .stButton button {{min-height: {scaled(36)}; padding-top: 0; padding-bottom: 0;}}
 [class*='_svmc_bar'] [class*='_play'] button, [class*='_svmc_bar'] [class*='_pause'] button {{
   min-width: 7.5rem;}}
-[data-testid="stCaptionContainer"] {{font-size: {scaled(18)} !important;}}
+[data-testid="stCaptionContainer"] {{font-size: 18px !important;}}
 .stButton button p, [data-testid=stWidgetLabel] p, [data-testid=stCheckbox] p,
 [data-testid=stRadio] p, [data-testid=stMarkdownContainer] p,
 [data-baseweb=select] div, [data-baseweb=button-group] p {{font-size: {scaled(18)} !important;}}
