@@ -527,8 +527,9 @@ class SMOSolver(Solver):
         # the dual's variables: C-SVC one per point (labels y); ε-SVR (LIBSVM's
         # solve_epsilon_svr) α_t and α*_t of every point, y = +1 / −1, p = ε − y_t / ε + y_t
         nv = 2 * n if self.regression else n
+        self.eps = float(p["epsilon"]) if self.regression else 0.0   # the tube (ASSET's name)
         if self.regression:
-            eps = float(p["epsilon"])
+            eps = self.eps
             self.ys = np.concatenate([np.ones(n), -np.ones(n)])
             self.lin = np.concatenate([eps - self.y, eps + self.y])
             self.point = np.concatenate([np.arange(n), np.arange(n)])

@@ -137,7 +137,8 @@ def solver_panel(inst: Instance) -> tuple[str, dict]:
     if not able:
         st.error("No registered solver supports regression (loss='epsilon_insensitive').")
         return "", {}
-    inst.setdefault("solver", able[0])
+    inst.setdefault("solver", RegressionConfig.solver if RegressionConfig.solver in able
+                    else able[0])
     solver = st.selectbox("solver (loss = ε-insensitive)", able, key=inst.key("solver"),
                           format_func=lambda s: f"{s} — {REGISTRY[s].title or s}")
     st.caption(f"Supports loss='epsilon_insensitive': **{', '.join(able)}**. Classification "
