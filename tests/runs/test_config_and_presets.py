@@ -71,11 +71,11 @@ def test_real_and_upload_configs_round_trip():
 
 def test_bad_query_values_fall_back_with_a_message():
     q = {"src": "toy", "ds": "moons", "n": "-5", "noise": "abc", "seed": "1.5", "imb": "2",
-         "solver": "pegasos", "p.C": "-3", "p.kernel": "sigmoid", "p.nope": "1",
+         "solver": "pegasos", "p.C": "-3", "p.kernel": "laplacian", "p.nope": "1",
          "p.batch_size": "x", "add": "1,2,3;0.5,0.5,1;bad", "rm": "1,x,4"}
     cfg, problems = config_from_query(q)
     text = " | ".join(problems)
-    for needle in ("n='-5'", "noise='abc'", "seed='1.5'", "imb='2'", "C='-3'", "sigmoid",
+    for needle in ("n='-5'", "noise='abc'", "seed='1.5'", "imb='2'", "C='-3'", "laplacian",
                    "no parameter 'nope'", "batch_size='x'", "'1,2,3'", "'bad'", "'x'"):
         assert needle in text, needle
     assert cfg.dataset == "moons" and cfg.n == 200 and cfg.param_dict == {}
