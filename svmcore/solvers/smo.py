@@ -503,11 +503,14 @@ class SMOSolver(Solver):
         variables long and two 2n float32 rows of Q̃ are built from the kernel rows."""
         slots = max(2, min(n, int(self.p["cache_mb"] * 2**20 // (4 * n))))
         xt = 0 if self.p["kernel"] == "precomputed" else transposed_bytes(n, d)
-        nv = 2 * n if self.regression else n
-        if self._is_small(n):
-            return 5 * nv * nv + 8 * n + 2 * 88 * nv + xt
-            return 4 * n * slots + 2 * 88 * n + 16 * n + xt
-        return (5 if self.p["shrinking"] else 4) * n * slots + 88 * n + xt
+        small = self._is_small(n)
+        if self.regression:
+            q = 16 * n * n + 2 * n if small else 4 * n * slots     # the dense Q̃ or the cache
+            return q + 2 * 88 * n + 16 * n + xt
+        # a small problem's dense Q (4 n² + n bytes, two spare cache rows) fits within the
+        # cache and its marks; without shrinking (no marks) 9 n more
+        extra = 9 * n if small and not self.p["shrinking"] else 0
+        return (5 if self.p["shrinking"] else 4) * n * slots + 88 * n + xt + extra
 
     # ---------------------------------------------------------------------------------- setup
     def _setup(self):
@@ -527,8 +530,9 @@ class SMOSolver(Solver):
         # the dual's variables: C-SVC one per point (labels y); ε-SVR (LIBSVM's
         # solve_epsilon_svr) α_t and α*_t of every point, y = +1 / −1, p = ε − y_t / ε + y_t
         nv = 2 * n if self.regression else n
+        self.eps = float(p["epsilon"]) if self.regression else 0.0   # the tube (ASSET's name)
         if self.regression:
-            eps = float(p["epsilon"])
+            eps = self.eps
             self.ys = np.concatenate([np.ones(n), -np.ones(n)])
             self.lin = np.concatenate([eps - self.y, eps + self.y])
             self.point = np.concatenate([np.arange(n), np.arange(n)])

@@ -137,7 +137,6 @@ def solver_panel(inst: Instance) -> tuple[str, dict]:
     if not able:
         st.error("No registered solver supports regression (loss='epsilon_insensitive').")
         return "", {}
-    # ASSET, the page's subject, first; SMO's exact ε-SVR is there to compare with
     inst.setdefault("solver", RegressionConfig.solver if RegressionConfig.solver in able
                     else able[0])
     solver = st.selectbox("solver (loss = ε-insensitive)", able, key=inst.key("solver"),
