@@ -36,7 +36,7 @@ ROOT = Path(__file__).resolve().parents[1]
 TEST = "tests/solvers/test_cost_counters.py"
 SOLVERS = "svmcore/solvers"
 
-COUNTER = re.compile(r"^(\s*)(self\.kernel_evals|self\.ic\[_KEVALS\]|ic\[_KEVALS\])\s*(\+=|=)\s*")
+COUNTER = re.compile(r"^(\s*)(self\.kernel_evals|self\.ic\[IC_KEVALS\]|ic\[IC_KEVALS\])\s*(\+=|=)\s*")
 #: helpers whose return value is the count added to the counter: (file, function, returned text)
 COUNT_RETURNS = [("smo.py", "_diag", "return n"),
                  ("cutting_plane.py", "_kernel_rows", "return pts.shape[0] * idx.shape[0]")]

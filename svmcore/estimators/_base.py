@@ -1,6 +1,6 @@
 """scikit-learn estimators over the solver registry: ``SVMClassifier`` and ``SVMRegressor``.
 
-Both are thin subclasses of one base (:class:`_SVMBase`) and take the same top-level parameters
+Both are thin subclasses of one base (:class:`SVMBase`) and take the same top-level parameters
 (``solver``, ``kernel``, ``C``, ``gamma``, ``epochs``, ``averaging``, ``approx``,
 ``n_components``, ``variant``, ``solver_params``, ``trace``, …); the regressor adds ``epsilon``.
 
@@ -65,7 +65,7 @@ _FAMILY_ONLY = ("approx", "n_components", "variant")
 _SOLVER_DEFAULT = {"epochs": None, "batch_size": None, "schedule": None, "eta0": None,
                    "averaging": "auto", "approx": None, "n_components": None, "variant": None}
 # averaging="auto" where the estimator's default differs from the solver's (which is the
-# paper's): SFW's and MSFW's last iterate collapses on some seeds (see _SVMBase's docstring)
+# paper's): SFW's and MSFW's last iterate collapses on some seeds (see SVMBase's docstring)
 _ROBUST_AVERAGING = {"sfw": 0.5, "msfw": 0.5}
 
 
@@ -155,7 +155,7 @@ def resolve_gamma(gamma, X) -> float:
     return float(gamma)
 
 
-_PARAMS_DOC = """
+PARAMS_DOC = """
     Parameters
     ----------
     solver : str
@@ -217,7 +217,7 @@ _PARAMS_DOC = """
 """
 
 
-class _SVMBase(BaseEstimator):
+class SVMBase(BaseEstimator):
     """What the classifier and the regressor share: parameters, solver arguments, training
     runs, warnings and the exported model. Subclasses set ``_task`` and the target handling."""
 
@@ -409,12 +409,12 @@ class _SVMBase(BaseEstimator):
 
     def _scores(self, X) -> np.ndarray:
         check_is_fitted(self)
-        X = _validate(self, X, reset=False)
+        X = validate_fit_input(self, X, reset=False)
         scores = np.column_stack([s.decision_function(X) for s in self.solvers_])
         return scores[:, 0] if scores.shape[1] == 1 else scores
 
 
-def _init_params(est, params: dict) -> None:
+def init_params(est, params: dict) -> None:
     """Store the __init__ arguments as they are (scikit-learn's convention)."""
     for name, value in params.items():
         if name not in ("self", "__class__"):
@@ -426,12 +426,12 @@ def _diverged(why: str):
                      "them (e.g. StandardScaler).")
 
 
-class SVMRegressor(RegressorMixin, _SVMBase):
+class SVMRegressor(RegressorMixin, SVMBase):
     __doc__ = ("""Support vector regression (ε-insensitive loss) by a registered svmcore solver.
 
     Defaults: solver="asset", kernel="rbf", averaging=0.5. ``epsilon`` (default 0.1) is the
     width of the insensitive tube; the solver runs with loss="epsilon_insensitive".
-""" + _PARAMS_DOC)
+""" + PARAMS_DOC)
 
     _task = "regression"
     _feature_coef = True
@@ -440,7 +440,7 @@ class SVMRegressor(RegressorMixin, _SVMBase):
                  coef0=0.0, epsilon=0.1, epochs=None, batch_size=None, schedule=None,
                  eta0=None, fit_intercept=True, averaging=0.5, approx=None, n_components=None,
                  variant=None, random_state=None, solver_params=None, trace=False):
-        _init_params(self, locals())
+        init_params(self, locals())
 
     def _task_kwargs(self) -> dict:
         if (self.solver_params or {}).get("loss", "epsilon_insensitive") != "epsilon_insensitive":
@@ -450,7 +450,7 @@ class SVMRegressor(RegressorMixin, _SVMBase):
 
     def fit(self, X, y, sample_weight=None):
         """``sample_weight``: example i's C becomes C·w_i (SVR's meaning)."""
-        X, y = _validate(self, X, y, y_numeric=True)
+        X, y = validate_fit_input(self, X, y, y_numeric=True)
         if X.shape[0] < 2:
             raise ValueError(f"SVMRegressor needs at least 2 samples, got n_samples={X.shape[0]}")
         w = check_weights(sample_weight, X)
@@ -463,7 +463,7 @@ class SVMRegressor(RegressorMixin, _SVMBase):
 _NO_Y = object()
 
 
-def _validate(est, X, y=_NO_Y, reset=True, **extra):
+def validate_fit_input(est, X, y=_NO_Y, reset=True, **extra):
     """scikit-learn's validate_data, with plain words for two mistakes its messages leave
     cryptic: rows of different lengths and text where numbers belong."""
     if isinstance(X, (list, tuple)) and X and all(isinstance(r, (list, tuple, np.ndarray))

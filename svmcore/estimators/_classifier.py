@@ -9,7 +9,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
-from ._base import _PARAMS_DOC, _SVMBase, _init_params, _validate, check_weights
+from ._base import PARAMS_DOC, SVMBase, init_params, validate_fit_input, check_weights
 from ._online import OnlineMixin
 from ._proba import couple_pairs, normalise_ovr, platt_fit, platt_proba
 
@@ -53,11 +53,11 @@ _CLASSIFIER_DOC = """
 """
 
 
-class SVMClassifier(OnlineMixin, ClassifierMixin, _SVMBase):
+class SVMClassifier(OnlineMixin, ClassifierMixin, SVMBase):
     __doc__ = ("""A binary, one-vs-rest or one-vs-one SVM trained by any registered svmcore solver.
 
     Defaults: solver="pegasos", kernel="linear", averaging="auto".
-""" + _PARAMS_DOC + _CLASSIFIER_DOC)
+""" + PARAMS_DOC + _CLASSIFIER_DOC)
 
     def __init__(self, solver="pegasos", kernel="linear", C=1.0, gamma="scale", degree=3,
                  coef0=0.0, epochs=None, batch_size=None, schedule=None, eta0=None,
@@ -65,7 +65,7 @@ class SVMClassifier(OnlineMixin, ClassifierMixin, _SVMBase):
                  variant=None, random_state=None, solver_params=None, trace=False,
                  class_weight=None, multi_class="ovr", decision_function_shape="ovr",
                  probability=False, budget=None, warm_start=False, n_stream=None):
-        _init_params(self, locals())
+        init_params(self, locals())
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -106,7 +106,7 @@ class SVMClassifier(OnlineMixin, ClassifierMixin, _SVMBase):
                              f"{self.decision_function_shape!r}")
         if self.warm_start and self._can_continue():
             return self._continue_fit(X, y, sample_weight)
-        X, y = _validate(self, X, y)
+        X, y = validate_fit_input(self, X, y)
         check_classification_targets(y)
         self.classes_ = np.unique(y)
         if self.classes_.shape[0] < 2:

@@ -76,7 +76,7 @@ class _online_only:
 
 
 class OnlineMixin:
-    """Streaming training for :class:`SVMClassifier`."""
+    """Streaming training for :class:`~svmcore.estimators.SVMClassifier`."""
 
     def _can_continue(self) -> bool:
         return (_streams(self) and hasattr(self, "solvers_") and self.multi_class == "ovr"
@@ -84,8 +84,8 @@ class OnlineMixin:
 
     def _continue_fit(self, X, y, sample_weight):
         """``warm_start``: ``fit`` on (X, y) from the previous model (its w, b and t)."""
-        from ._base import _validate
-        X, y = _validate(self, X, y, reset=False)
+        from ._base import validate_fit_input
+        X, y = validate_fit_input(self, X, y, reset=False)
         self._check_chunk_labels(y)
         cls = self._solver_class()
         kw = self._solver_kwargs(cls, X)
@@ -116,7 +116,7 @@ class OnlineMixin:
         act through the sampling distribution of ``fit``, which a streamed chunk does not
         have: ``sample_weight`` and ``class_weight`` are refused here.
         """
-        from ._base import _validate
+        from ._base import validate_fit_input
         if sample_weight is not None or self.class_weight is not None:
             raise ValueError(f"partial_fit of solver {self.solver!r} takes no sample_weight or "
                              "class_weight (they set fit's sampling distribution)")
@@ -125,7 +125,7 @@ class OnlineMixin:
         first = not hasattr(self, "solvers_")
         if first and classes is None:
             raise ValueError("classes must be passed on the first call to partial_fit")
-        X, y = _validate(self, X, y, reset=first)
+        X, y = validate_fit_input(self, X, y, reset=first)
         check_classification_targets(y)
         if _check_partial_fit_first_call(self, classes):
             if self.classes_.shape[0] < 2:

@@ -41,7 +41,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._jit import njit
-from .kernels import (RBF, _rbf_args, exp_into, expansion_by_matmul, kernel_block, kernel_row,
+from .kernels import (RBF, rbf_args, exp_into, expansion_by_matmul, kernel_block, kernel_row,
                       rows_args)
 from .objectives import error_rate, lam_from_C
 from .base import (C_SPEC, COEF0_SPEC, DEGREE_SPEC, GAMMA_SPEC, KERNEL_SPEC, Line, Listing,
@@ -93,7 +93,7 @@ def _rbf_rows_dense(g, Xd, Xsq, pts, idx, out):
             Cf = C[f]
             for k in range(m):
                 arg[k] += a * Cf[k]
-        _rbf_args(Xsq[i], csq, arg, g, arg, m)
+        rbf_args(Xsq[i], csq, arg, g, arg, m)
         exp_into(arg, out[j], work, m)
     return pts.shape[0] * m
 

@@ -165,7 +165,7 @@ def sparse_dot(data, ind, ptr, i, v):
 # ~5 ns here, most of an RBF kernel value's cost). Cody-Waite reduction x = k·ln 2 + r with
 # |r| ≤ ln 2 / 2 (ln 2 split in fdlibm's two parts, so k·_LN2_HI is exact), e^r by its Taylor
 # polynomial of degree 13 (truncation < 1e-17 relative), 2^k put into the exponent bits.
-# Within 1 ulp of libm's exp on [-708, 0] (tests/test_kernels.py); values outside that range,
+# Within 1 ulp of libm's exp on [-708, 0] (tests/solvers/test_kernels.py); values outside that range,
 # NaN and ±inf take libm's exp in a fix-up pass.
 _LOG2E = 1.4426950408889634
 _LN2_HI = 6.93147180369123816490e-01
@@ -199,7 +199,7 @@ def exp1(v):
 
 
 @njit
-def _finish(code, kp, dot, sqa, sqb):
+def finish_kernel(code, kp, dot, sqa, sqb):
     """Turn an inner product into a kernel value (not for the precomputed kernel)."""
     if code == 0:
         return dot
@@ -241,7 +241,7 @@ def kernel_value(code, kp, Ad, Adata, Aind, Aptr, Asq, asp, i, Bd, Bdata, Bind, 
     if code == 4:
         return Ad[i, j]
     dot = row_dot(Ad, Adata, Aind, Aptr, asp, i, Bd, Bdata, Bind, Bptr, j)
-    return _finish(code, kp, dot, Asq[i], Bsq[j])
+    return finish_kernel(code, kp, dot, Asq[i], Bsq[j])
 
 
 @njit
@@ -279,7 +279,7 @@ def kernel_row(code, kp, Ad, Adata, Aind, Aptr, Asq, asp, i,
     if not asp:
         for k in range(m):
             j = idx[k]
-            out[k] = _finish(code, kp, dense_rows_dot(Ad, i, Bd, j), Asq[i], Bsq[j])
+            out[k] = finish_kernel(code, kp, dense_rows_dot(Ad, i, Bd, j), Asq[i], Bsq[j])
         return m
     d = Ad.shape[1]
     work = np.zeros(d)
@@ -287,7 +287,7 @@ def kernel_row(code, kp, Ad, Adata, Aind, Aptr, Asq, asp, i,
         work[Aind[p]] = Adata[p]
     for k in range(m):
         j = idx[k]
-        out[k] = _finish(code, kp, sparse_dot(Bdata, Bind, Bptr, j, work), Asq[i], Bsq[j])
+        out[k] = finish_kernel(code, kp, sparse_dot(Bdata, Bind, Bptr, j, work), Asq[i], Bsq[j])
     return m
 
 
@@ -317,7 +317,7 @@ def finish_row(code, kp, asq, Csq, out, m):
     if code == 1:
         arg = np.empty(m)
         scratch = np.empty(m)
-        _rbf_args(asq, Csq, out, kp[0], arg, m)
+        rbf_args(asq, Csq, out, kp[0], arg, m)
         exp_into(arg, out, scratch, m)
     elif code == 3:
         for k in range(m):
@@ -363,7 +363,7 @@ def exp_into(src, dst, work, m):
 
 
 @njit(inline="always")
-def _rbf_args(sa, csq, dots, g, arg, m):
+def rbf_args(sa, csq, dots, g, arg, m):
     """arg[k] = −g · max(sa + csq[k] − 2·dots[k], 0) for k < m: the exponents of RBF values
     from inner products (``arg`` may be ``dots`` itself)."""
     for k in range(m):
@@ -383,7 +383,7 @@ def _rbf_rows_finish(D, asq, csq, g, coef, out):
     val = np.empty(m)
     work = np.empty(m)
     for i in range(nb):
-        _rbf_args(asq[i], csq, D[i], g, arg, m)
+        rbf_args(asq[i], csq, D[i], g, arg, m)
         exp_into(arg, val, work, m)
         out[i] = _dot(coef, val, m)
 
@@ -427,7 +427,7 @@ def _rbf_expansion_dense(g, Ad, Asq, Bd, Bsq, idx, coef, out):
             Cf = C[f]
             for k in range(m):
                 arg[k] += a * Cf[k]
-        _rbf_args(Asq[i], csq, arg, g, arg, m)
+        rbf_args(Asq[i], csq, arg, g, arg, m)
         exp_into(arg, val, work, m)
         out[i] = _dot(coef, val, m)
     return nA * m
@@ -470,7 +470,7 @@ def _rbf_expansion_sparse(g, d, Adata, Aind, Aptr, Asq, Bdata, Bind, Bptr, Bsq, 
                 Cf = C[Aind[p]]
                 for k in range(nc):
                     arg[k] += a * Cf[k]
-            _rbf_args(Asq[i], csq, arg, g, arg, nc)
+            rbf_args(Asq[i], csq, arg, g, arg, nc)
             exp_into(arg, val, work, nc)
             s = 0.0
             for k in range(nc):

@@ -37,14 +37,14 @@ import numpy as np
 
 from .._jit import njit
 from .kernels import POINT_KERNELS, as_rows, expansion, kernel_row, kernel_value, rows_args
-from .smo_parts import (_ASIZE, _CONV, _COUNTER, _GEN, _HITS, _KEVALS, _MISSES,  # noqa: F401
-                        _NEXT, _NIC, _NK, _NONE, _PI, _PJ, _T, _UNSHRUNK, SMALL_MAX,
-                        SMO_LISTING, TAU, TRANSPOSED_MAX, _be_shrunk, _full_row,
-                        _lru_push_front, _lru_unlink, _pair_step, _scan_up, _set_all_status,
-                        _set_status, _shrink_maxima, _small_chunk, _swap_shrunk, _update_scan,
+from .smo_parts import (IC_ASIZE, IC_CONV, IC_COUNTER, IC_GEN, IC_HITS, IC_KEVALS, IC_MISSES,  # noqa: F401
+                        IC_NEXT, N_IC, IC_NK, LRU_NONE, IC_PI, IC_PJ, IC_T, IC_UNSHRUNK, SMALL_MAX,
+                        SMO_LISTING, TAU, TRANSPOSED_MAX, be_shrunk, full_row,
+                        lru_push_front, lru_unlink, pair_step, scan_up, set_all_status,
+                        set_status, shrink_maxima, small_chunk, swap_shrunk, update_scan,
                         kkt_bias, max_violation, transposed_bytes, zeros_small_pages)
 from .objectives import error_rate, lam_from_C, primal_objective
-from .base import (C_SPEC, COEF0_SPEC, DEGREE_SPEC, GAMMA_SPEC, KERNEL_SPEC, Line, Listing,
+from .base import (C_SPEC, COEF0_SPEC, DEGREE_SPEC, GAMMA_SPEC, KERNEL_SPEC, Listing,
                    ParamSpec, Snapshot, Solver, StepThroughRecord, join_state, state_changes, state_part)
 
 #: labels of the snapshot's dual curve and gap (a feasible α: D(α) ≤ P* ≤ P(w, b) for any b)
@@ -56,7 +56,7 @@ GAP_NAME = "duality gap P − D (≥ P − P*)"
 # _get_row's ``full`` flag as NumPy booleans, not the literals True / False: numba compiles a
 # function once per literal argument value it is called with (Literal[bool](True) and
 # Literal[bool](False) were two specialisations of _get_row)
-_FULL, _ACTIVE = np.bool_(True), np.bool_(False)      # (likewise smo_parts._NONE)
+_FULL, _ACTIVE = np.bool_(True), np.bool_(False)      # (likewise smo_parts.LRU_NONE)
 
 
 # --------------------------------------------------------------------------- compiled core
@@ -80,7 +80,7 @@ def _diag(code, kp, Xd, Xdata, Xind, Xptr, Xsq, sparse, out):
 #           (cache: float32 rows of Q, LIBSVM's Qfloat; rowbuf: one float64 row; p: the linear
 #           term of the dual, −e for C-SVC; ones, points, qbuf: ε-SVR's, see _q_row)
 # and the integer state ``ic``. The variables t (alpha, G, y, active, …) are the n points for
-# C-SVC; for ε-SVR they are 2n (ic[_NK] = n), and the cache holds kernel rows of the n points.
+# C-SVC; for ε-SVR they are 2n (ic[IC_NK] = n), and the cache holds kernel rows of the n points.
 
 
 @njit
@@ -103,10 +103,10 @@ def _get_row(i, full, data, rc, ic):
     st = -2
     if s >= 0:
         st = rc[5][s]
-        if st == -1 or (st == ic[_GEN] and not full):
-            ic[_HITS] += 1
-            _lru_unlink(s, prev, nxt)
-            _lru_push_front(s, head, prev, nxt)
+        if st == -1 or (st == ic[IC_GEN] and not full):
+            ic[IC_HITS] += 1
+            lru_unlink(s, prev, nxt)
+            lru_push_front(s, head, prev, nxt)
             return s
     else:
         s = prev[head]                    # least recently used slot
@@ -117,8 +117,8 @@ def _get_row(i, full, data, rc, ic):
         row_of[s] = i
         slot_of[i] = s
     _fill_row(i, full, s, st, data, rc, ic)
-    _lru_unlink(s, prev, nxt)
-    _lru_push_front(s, head, prev, nxt)
+    lru_unlink(s, prev, nxt)
+    lru_push_front(s, head, prev, nxt)
     return s
 
 
@@ -130,8 +130,8 @@ def _fill_row(i, full, s, st, data, rc, ic):
     code, kp, Xd, Xdata, Xind, Xptr, Xsq, sparse, y, allidx, XT = data
     cache, valid, work, idxbuf, active, rowbuf = rc[0], rc[6], rc[7], rc[8], rc[9], rc[11]
     n = y.shape[0]
-    asize = ic[_ASIZE]
-    gen = ic[_GEN]
+    asize = ic[IC_ASIZE]
+    gen = ic[IC_GEN]
     row = cache[s]
     yi = y[i]
     whole = full or asize == n
@@ -140,9 +140,9 @@ def _fill_row(i, full, s, st, data, rc, ic):
         whole = True      # a whole row costs less than a third of it pairwise (CSR: a quarter)
     if st == -2 and whole:                # nothing usable held: the whole row at once
         if by_columns:
-            ic[_KEVALS] += _full_row(data, i, rowbuf, work, idxbuf.view(np.float64))
+            ic[IC_KEVALS] += full_row(data, i, rowbuf, work, idxbuf.view(np.float64))
         else:
-            ic[_KEVALS] += kernel_row(code, kp, Xd, Xdata, Xind, Xptr, Xsq, sparse, i,
+            ic[IC_KEVALS] += kernel_row(code, kp, Xd, Xdata, Xind, Xptr, Xsq, sparse, i,
                                       Xd, Xdata, Xind, Xptr, Xsq, allidx, rowbuf)
         for k in range(n):
             row[k] = rowbuf[k] * (yi * y[k])          # rounded to float32 once, as LIBSVM
@@ -159,7 +159,7 @@ def _fill_row(i, full, s, st, data, rc, ic):
                 m += 1
         if m > 0:
             idx = idxbuf[:m]
-            ic[_KEVALS] += kernel_row(code, kp, Xd, Xdata, Xind, Xptr, Xsq, sparse, i,
+            ic[IC_KEVALS] += kernel_row(code, kp, Xd, Xdata, Xind, Xptr, Xsq, sparse, i,
                                       Xd, Xdata, Xind, Xptr, Xsq, idx, work)
             for k in range(m):
                 t = idx[k]
@@ -167,9 +167,9 @@ def _fill_row(i, full, s, st, data, rc, ic):
                 valid[s, t] = True
     rc[5][s] = -1 if whole else gen
     if m > 0:
-        ic[_MISSES] += 1
+        ic[IC_MISSES] += 1
     else:
-        ic[_HITS] += 1
+        ic[IC_HITS] += 1
 
 
 @njit
@@ -180,21 +180,21 @@ def _q_row(i, full, data, rc, ic):
     is α_t, t ≥ n is α*_{t−n}, with y_t = +1 / −1; Q̃_it = y_i y_t K(x_{i mod n}, x_{t mod n}),
     built from the cached kernel row of point i mod n (a whole row, y = 1: the kernel values
     rounded to float32 once) into one of two buffers, used in turn (a step holds two rows)."""
-    nk = ic[_NK]
+    nk = ic[IC_NK]
     if nk == 0:
         return rc[0][_get_row(i, full, data, rc, ic)]
     r = i if i < nk else i - nk
     kdata = (data[0], data[1], data[2], data[3], data[4], data[5], data[6], data[7], rc[12],
              rc[13], data[10])
     K = rc[0][_get_row(r, _FULL, kdata, rc, ic)]
-    b = ic[_NEXT]
-    ic[_NEXT] = 1 - b
+    b = ic[IC_NEXT]
+    ic[IC_NEXT] = 1 - b
     buf = rc[14][b]
     y = data[8]
     yi = y[i]
     active = rc[9]
     nv = y.shape[0]
-    top = nv if full else ic[_ASIZE]
+    top = nv if full else ic[IC_ASIZE]
     for k in range(top):
         t = k if full else active[k]
         v = K[t if t < nk else t - nk]
@@ -211,7 +211,7 @@ def _reconstruct_gradient(data, rc, C, alpha, G, Gbar, ic):
     active = rc[9]
     p = rc[15]
     n = y.shape[0]
-    asize = ic[_ASIZE]
+    asize = ic[IC_ASIZE]
     if asize == n:
         return
     for k in range(asize, n):
@@ -241,22 +241,22 @@ def _reconstruct_gradient(data, rc, C, alpha, G, Gbar, ic):
                 for k in range(asize, n):
                     t = active[k]
                     G[t] += aj * Qj[t]
-    ic[_ASIZE] = n
-    ic[_GEN] += 1
+    ic[IC_ASIZE] = n
+    ic[IC_GEN] += 1
 
 
 @njit
 def _do_shrinking(data, rc, C, tol, alpha, G, Gbar, ic):
     """LIBSVM ``do_shrinking``: the maximal violation over the active set; once it is ≤ 10·tol
     the gradient is rebuilt and every variable comes back (once per run, LIBSVM's ``unshrink``);
-    then every bounded α that ``_be_shrunk`` is swapped behind the active part."""
+    then every bounded α that ``be_shrunk`` is swapped behind the active part."""
     y = data[8]
     active = rc[9]
-    Gmax1, Gmax2 = _shrink_maxima(y, alpha, C, G, active, ic[_ASIZE])
-    if ic[_UNSHRUNK] == 0 and Gmax1 + Gmax2 <= 10.0 * tol:
-        ic[_UNSHRUNK] = 1
+    Gmax1, Gmax2 = shrink_maxima(y, alpha, C, G, active, ic[IC_ASIZE])
+    if ic[IC_UNSHRUNK] == 0 and Gmax1 + Gmax2 <= 10.0 * tol:
+        ic[IC_UNSHRUNK] = 1
         _reconstruct_gradient(data, rc, C, alpha, G, Gbar, ic)
-    ic[_ASIZE] = _swap_shrunk(y, alpha, C, G, active, ic[_ASIZE], Gmax1, Gmax2)
+    ic[IC_ASIZE] = swap_shrunk(y, alpha, C, G, active, ic[IC_ASIZE], Gmax1, Gmax2)
 
 
 @njit(inline="always")
@@ -273,31 +273,31 @@ def _gain(gd, quad, obj_min, kj, k):
 @njit
 def _select(data, rc, C, tol, alpha, G, QD, ic, Gmax, ki):
     """WSS 2 over the active set, given m(α) = Gmax at position ki of ``active`` (from
-    :func:`_scan_up` or :func:`_update_scan`). Returns (i, j, row i of Q), or i = −1 when
+    :func:`scan_up` or :func:`update_scan`). Returns (i, j, row i of Q), or i = −1 when
     the maximal violating pair gap there is ≤ tol (or no pair exists).
 
     The scans keep positions in ``active`` (ties go to the last one, as LIBSVM's ``>=``) and
     read the arrays through unsigned indices (an active index is never negative, and a signed
     one costs a wrap-around test per load); G_t is multiplied by a sign that is NaN outside
-    I_up / I_low (``_set_status``: y_t is not read) and the running maxima are conditional
+    I_up / I_low (``set_status``: y_t is not read) and the running maxima are conditional
     selects, not branches (they
     depend on y_t, α_t and G_t, which a branch predictor cannot guess). A candidate's score is
     LIBSVM's arithmetic: y_t = ±1 only flips signs, exactly."""
     y = data[8]
     active = rc[9]
-    asize = ic[_ASIZE]
+    asize = ic[IC_ASIZE]
     low = rc[10][1]
     if ki < 0 or Gmax == -np.inf:
         return -1, -1, rc[14][0]
     ii = active[ki]
-    if ic[_NK] == 0:          # C-SVC: the cache slot itself (no further call with the bundles)
+    if ic[IC_NK] == 0:          # C-SVC: the cache slot itself (no further call with the bundles)
         Qi = rc[0][_get_row(ii, _ACTIVE, data, rc, ic)]
     else:
         Qi = _q_row(ii, _ACTIVE, data, rc, ic)
     # ---- select j: second-order gain over I_low, M(α) = min −y_t G_t (as four maxima of
     # y_t G_t, like m(α)); the candidates with b_it > 0 are few and scored in position order
     h0 = h1 = h2 = h3 = -np.inf
-    kj = _NONE
+    kj = LRU_NONE
     obj_min = np.inf
     yi2 = 2.0 * y[ii]
     QDi = QD[ii]
@@ -355,7 +355,7 @@ def _update_gbar(v, a_old, a_new, data, rc, C, Gbar, ic):
     was_up = a_old >= Cv
     if was_up == (a_new >= Cv):
         return
-    if ic[_NK] == 0:
+    if ic[IC_NK] == 0:
         Qv = rc[0][_get_row(v, _FULL, data, rc, ic)]
     else:
         Qv = _q_row(v, _FULL, data, rc, ic)
@@ -367,7 +367,7 @@ def _update_gbar(v, a_old, a_new, data, rc, C, Gbar, ic):
 @njit
 def _smo_chunk(data, rc, C, tol, n_steps, shrinking, alpha, G, Gbar, QD, ic):
     """Up to n_steps SMO iterations (WSS 2 + analytic pair update); returns the iterations done.
-    Sets ic[_CONV] when the maximal violating pair gap m − M is ≤ tol on the whole set.
+    Sets ic[IC_CONV] when the maximal violating pair gap m − M is ≤ tol on the whole set.
 
     With ``shrinking`` this is LIBSVM's ``Solver::Solve`` loop: every min(n, 1000) iterations
     ``_do_shrinking``; when the active set is optimal, the gradient is rebuilt, every variable
@@ -377,53 +377,53 @@ def _smo_chunk(data, rc, C, tol, n_steps, shrinking, alpha, G, Gbar, QD, ic):
     done = 0
     fresh = False                 # (Gmax, ki): m(α) of the current G, from the last update
     Gmax = -np.inf
-    ki = _NONE
+    ki = LRU_NONE
     while done < n_steps:
-        if ic[_CONV]:
+        if ic[IC_CONV]:
             break
         if shrinking:
-            ic[_COUNTER] -= 1
-            if ic[_COUNTER] == 0:
-                ic[_COUNTER] = min(n, 1000)
+            ic[IC_COUNTER] -= 1
+            if ic[IC_COUNTER] == 0:
+                ic[IC_COUNTER] = min(n, 1000)
                 _do_shrinking(data, rc, C, tol, alpha, G, Gbar, ic)
                 fresh = False     # the active set and its order changed
         if not fresh:
-            Gmax, ki = _scan_up(data, rc, G, ic[_ASIZE])
+            Gmax, ki = scan_up(data, rc, G, ic[IC_ASIZE])
         ii, jj, Qi = _select(data, rc, C, tol, alpha, G, QD, ic, Gmax, ki)
         if ii < 0:
-            if ic[_ASIZE] == n:
-                ic[_CONV] = 1
+            if ic[IC_ASIZE] == n:
+                ic[IC_CONV] = 1
                 break
             _reconstruct_gradient(data, rc, C, alpha, G, Gbar, ic)
-            Gmax, ki = _scan_up(data, rc, G, ic[_ASIZE])
+            Gmax, ki = scan_up(data, rc, G, ic[IC_ASIZE])
             ii, jj, Qi = _select(data, rc, C, tol, alpha, G, QD, ic, Gmax, ki)
             if ii < 0:
-                ic[_CONV] = 1
+                ic[IC_CONV] = 1
                 break
-            ic[_COUNTER] = 1              # shrink again at the next iteration
+            ic[IC_COUNTER] = 1              # shrink again at the next iteration
         # LRU with ≥ 2 slots: row ii (most recent) is not evicted (ε-SVR: the other buffer)
-        if ic[_NK] == 0:
+        if ic[IC_NK] == 0:
             Qj = rc[0][_get_row(jj, _ACTIVE, data, rc, ic)]
         else:
             Qj = _q_row(jj, _ACTIVE, data, rc, ic)
         ai_old = alpha[ii]
         aj_old = alpha[jj]
-        ai, aj = _pair_step(y[ii], y[jj], ai_old, aj_old, C[ii], C[jj], G[ii], G[jj],
+        ai, aj = pair_step(y[ii], y[jj], ai_old, aj_old, C[ii], C[jj], G[ii], G[jj],
                             QD[ii], QD[jj], Qi[jj])
         alpha[ii] = ai
         alpha[jj] = aj
-        _set_status(ii, alpha, C, y, rc[10])
-        _set_status(jj, alpha, C, y, rc[10])
+        set_status(ii, alpha, C, y, rc[10])
+        set_status(jj, alpha, C, y, rc[10])
         dai = ai - ai_old
         daj = aj - aj_old
-        Gmax, ki = _update_scan(Qi, Qj, dai, daj, data, rc, G, ic[_ASIZE])
+        Gmax, ki = update_scan(Qi, Qj, dai, daj, data, rc, G, ic[IC_ASIZE])
         fresh = True
         if shrinking:
             _update_gbar(ii, ai_old, ai, data, rc, C, Gbar, ic)
             _update_gbar(jj, aj_old, aj, data, rc, C, Gbar, ic)
-        ic[_T] += 1
-        ic[_PI] = ii
-        ic[_PJ] = jj
+        ic[IC_T] += 1
+        ic[IC_PI] = ii
+        ic[IC_PJ] = jj
         done += 1
     return done
 
@@ -544,15 +544,15 @@ class SMOSolver(Solver):
         self.G = self.lin.copy()              # ∇f(0) = p
         self.Gbar = np.zeros(nv)              # Σ_{α_t = C_t} C_t Q_:t, kept only when shrinking
         X = rows_args(self.X)
-        self.ic = np.zeros(_NIC, dtype=np.int64)
-        self.ic[_PI] = self.ic[_PJ] = -1
-        self.ic[_ASIZE] = nv
-        self.ic[_COUNTER] = min(nv, 1000) + 1
-        self.ic[_NK] = n if self.regression else 0
+        self.ic = np.zeros(N_IC, dtype=np.int64)
+        self.ic[IC_PI] = self.ic[IC_PJ] = -1
+        self.ic[IC_ASIZE] = nv
+        self.ic[IC_COUNTER] = min(nv, 1000) + 1
+        self.ic[IC_NK] = n if self.regression else 0
         QD = np.empty(n)
-        self.ic[_KEVALS] = _diag(self.kcode, self.kp, *X, QD)
+        self.ic[IC_KEVALS] = _diag(self.kcode, self.kp, *X, QD)
         self.QD = np.concatenate([QD, QD]) if self.regression else QD
-        self.kernel_evals = int(self.ic[_KEVALS])
+        self.kernel_evals = int(self.ic[IC_KEVALS])
         slots = int(p["cache_mb"] * 2**20 // (4 * n))
         self.small = self._is_small(n)
         # small problems: the dense Q (nv × nv float32) instead of the row cache
@@ -572,7 +572,7 @@ class SMOSolver(Solver):
         self.prev = np.roll(order, 1).astype(np.int64)
         self.row_state = np.full(self.cache.shape[0], -2, dtype=np.int64)
         self.allidx = np.arange(nv, dtype=np.int64)
-        self.active = np.arange(nv, dtype=np.int64)   # active[:ic[_ASIZE]] is the active set
+        self.active = np.arange(nv, dtype=np.int64)   # active[:ic[IC_ASIZE]] is the active set
         marks = bool(p["shrinking"]) and not self.regression   # ε-SVR: whole kernel rows only
         marks = marks and not self.small
         valid = zeros_small_pages((self.slots, n) if marks else (0, 0), np.bool_)
@@ -598,17 +598,17 @@ class SMOSolver(Solver):
         if n <= 0 or self.converged:
             return 0
         # membership of I_up / I_low from α as it is now (α may have been set from outside)
-        _set_all_status(self.alpha, self.Cv, self.ys, self._rc[10])
+        set_all_status(self.alpha, self.Cv, self.ys, self._rc[10])
         args = (self._data, self._rc, self.Cv, self.p["tol"], n, bool(self.p["shrinking"]),
                 self.alpha, self.G, self.Gbar, self.QD, self.ic)
-        done = _small_chunk(self.Qd, self.have, *args) if self.small else _smo_chunk(*args)
-        self.t = int(self.ic[_T])
-        self.kernel_evals = int(self.ic[_KEVALS])
+        done = small_chunk(self.Qd, self.have, *args) if self.small else _smo_chunk(*args)
+        self.t = int(self.ic[IC_T])
+        self.kernel_evals = int(self.ic[IC_KEVALS])
         return int(done)
 
     @property
     def converged(self) -> bool:
-        return bool(self._ready and self.ic[_CONV])
+        return bool(self._ready and self.ic[IC_CONV])
 
     @property
     def has_bias(self) -> bool:
@@ -619,17 +619,17 @@ class SMOSolver(Solver):
     @property
     def active_size(self) -> int:
         """How many variables the working-set scans look at (n unless shrinking set some aside)."""
-        return int(self.ic[_ASIZE])
+        return int(self.ic[IC_ASIZE])
 
     def full_gradient(self) -> np.ndarray:
         """G = Qα + p at every index (p = −e for C-SVC). The maintained G is exact on the
         active set; entries of shrunk variables are stale until LIBSVM's reconstruction, so here
         they are rebuilt into a copy, Ḡ_t + p_t + y_t Σ_{free j} α_j y_j K_tj. Observing a run
         never changes it, and these kernel values are not counted (like predictions)."""
-        asize = int(self.ic[_ASIZE])
+        asize = int(self.ic[IC_ASIZE])
         if asize == self.nv:
             return self.G
-        key = (int(self.ic[_T]), asize, int(self.ic[_GEN]))
+        key = (int(self.ic[IC_T]), asize, int(self.ic[IC_GEN]))
         if self._G_memo[0] == key:
             return self._G_memo[1]
         G = self.G.copy()
@@ -726,12 +726,12 @@ class SMOSolver(Solver):
             dual_objective=dual, dual_name=DUAL_NAME, dual_is_bound=True,
             gap=obj - dual, gap_name=GAP_NAME, converged=self.converged,
             coef=self.alpha[support] * self.y[support],
-            extra={"working_pair": (int(self.ic[_PI]), int(self.ic[_PJ])),
+            extra={"working_pair": (int(self.ic[IC_PI]), int(self.ic[IC_PJ])),
                    "max_violation": max_violation(a, G, y, C),
                    "train_error": error_rate(scores, y), "b": b, "lam": self.lam,
                    "n_free": n_free, "n_bound": int(support.size) - n_free,
-                   "cache_slots": self.slots, "cache_hits": int(self.ic[_HITS]),
-                   "cache_misses": int(self.ic[_MISSES]), "active_size": self.active_size},
+                   "cache_slots": self.slots, "cache_hits": int(self.ic[IC_HITS]),
+                   "cache_misses": int(self.ic[IC_MISSES]), "active_size": self.active_size},
         )
 
     def _svr_snapshot(self) -> Snapshot:
@@ -752,13 +752,13 @@ class SMOSolver(Solver):
             dual_objective=dual, dual_name="dual ε-SVR, λ-form (a lower bound on the optimum)",
             dual_is_bound=True, gap=obj - dual, gap_name=GAP_NAME, converged=self.converged,
             coef=coef,
-            extra={"working_pair": (int(self.ic[_PI]), int(self.ic[_PJ])),
+            extra={"working_pair": (int(self.ic[IC_PI]), int(self.ic[IC_PJ])),
                    "max_violation": max_violation(a, G, self.ys, C),
                    "train_error": float(np.sqrt(np.mean((self.y - scores) ** 2))),
                    "train_error_kind": "rmse", "b": b, "lam": self.lam,
                    "n_free": n_free, "n_bound": int(np.count_nonzero(a >= C)),
-                   "cache_slots": self.slots, "cache_hits": int(self.ic[_HITS]),
-                   "cache_misses": int(self.ic[_MISSES]), "active_size": self.active_size},
+                   "cache_slots": self.slots, "cache_hits": int(self.ic[IC_HITS]),
+                   "cache_misses": int(self.ic[IC_MISSES]), "active_size": self.active_size},
         )
 
     # ------------------------------------------------------------------------ step through
@@ -790,8 +790,8 @@ class SMOSolver(Solver):
         low = ((y > 0) & (a0 > 0)) | ((y < 0) & (a0 < C))
         m0 = float(v[up].max()) if up.any() else -math.inf
         M0 = float(v[low].min()) if low.any() else math.inf
-        shrink_now = bool(self.p["shrinking"]) and int(self.ic[_COUNTER]) == 1
-        gen0 = int(self.ic[_GEN])
+        shrink_now = bool(self.p["shrinking"]) and int(self.ic[IC_COUNTER]) == 1
+        gen0 = int(self.ic[IC_GEN])
         t_next = self.t + 1
         done = self.step(1)
         s1 = self.step_through_state()
@@ -801,7 +801,7 @@ class SMOSolver(Solver):
         keys = ["loop", "sets", "pick_i", "stop"]
         if shrink_now:
             keys.append("shrink")
-        if int(self.ic[_GEN]) != gen0:
+        if int(self.ic[IC_GEN]) != gen0:
             keys.append("unshrink")
         if done == 0:
             keys.append("bias")
@@ -809,7 +809,7 @@ class SMOSolver(Solver):
                     "within tol, SMO stops.")
             return StepThroughRecord(t_before=self.t, t=self.t, lines=L.no(*keys), text=text,
                               changes=state_changes(s0, s1), quantities=q)
-        i, j = int(self.ic[_PI]), int(self.ic[_PJ])
+        i, j = int(self.ic[IC_PI]), int(self.ic[IC_PJ])
         Kij = self.kernel_block([i, j], [i, j])
         b_ij = float(v[i] - v[j])
         # K_ij as the step read it from the float32 row cache, K_ii from the float64 diagonal
@@ -866,11 +866,11 @@ class SMOSolver(Solver):
         if self.p["shrinking"]:
             at_c = np.flatnonzero(a >= self.Cv)
             self.Gbar[:] = y * self._expansion_at_train(at_c, self.Cv)[self.point]
-            self.ic[_ASIZE] = self.nv
-            self.ic[_GEN] += 1
-            self.ic[_UNSHRUNK] = 0
-        self.ic[_CONV] = 0
-        self.kernel_evals = int(self.ic[_KEVALS])
+            self.ic[IC_ASIZE] = self.nv
+            self.ic[IC_GEN] += 1
+            self.ic[IC_UNSHRUNK] = 0
+        self.ic[IC_CONV] = 0
+        self.kernel_evals = int(self.ic[IC_KEVALS])
         self._G_memo = (None, None)
 
     def _expansion_at_train(self, idx, coef) -> np.ndarray:
@@ -880,5 +880,5 @@ class SMOSolver(Solver):
         if idx.size:
             expansion(self.kcode, self.kp, self.X, self.X, self.point[idx],
                       coef[idx] * self.ys[idx], out)
-            self.ic[_KEVALS] += self.n * idx.size
+            self.ic[IC_KEVALS] += self.n * idx.size
         return out

@@ -16,17 +16,17 @@ import numpy as np
 
 from .._jit import njit
 from .base import Line, Listing
-from .kernels import _finish, _rbf_args, exp_into, kernel_row
+from .kernels import finish_kernel, rbf_args, exp_into, kernel_row
 
 # integer state slots (int64 array ``ic``) of the compiled core
-_T, _KEVALS, _CONV, _PI, _PJ, _HITS, _MISSES = 0, 1, 2, 3, 4, 5, 6
-_ASIZE, _COUNTER, _UNSHRUNK, _GEN = 7, 8, 9, 10      # shrinking: active size, countdown, …
-_NK, _NEXT = 11, 12       # ε-SVR: n points behind the 2n variables (0: C-SVC), next row buffer
-_NIC = 13
+IC_T, IC_KEVALS, IC_CONV, IC_PI, IC_PJ, IC_HITS, IC_MISSES = 0, 1, 2, 3, 4, 5, 6
+IC_ASIZE, IC_COUNTER, IC_UNSHRUNK, IC_GEN = 7, 8, 9, 10      # shrinking: active size, countdown, …
+IC_NK, IC_NEXT = 11, 12       # ε-SVR: n points behind the 2n variables (0: C-SVC), next row buffer
+N_IC = 13
 
 
 @njit
-def _full_row(data, i, out, arg, scratch):
+def full_row(data, i, out, arg, scratch):
     """out[t] = K(x_i, x_t) at every t from the transposed copy XT (d × n; row f holds feature f
     of every example): Σ over x_i's nonzero features f of x_if · XT[f, :], each a contiguous
     loop over the n examples that LLVM vectorises, then the kernel's finish over the row (RBF:
@@ -65,12 +65,12 @@ def _full_row(data, i, out, arg, scratch):
             out[k] += a * col[k]
         p += 1
     if code == 1:
-        _rbf_args(Xsq[i], Xsq, out, kp[0], arg, n)
+        rbf_args(Xsq[i], Xsq, out, kp[0], arg, n)
         exp_into(arg, out, scratch, n)
     else:
         sa = Xsq[i]
         for k in range(n):
-            out[k] = _finish(code, kp, out[k], sa, Xsq[k])
+            out[k] = finish_kernel(code, kp, out[k], sa, Xsq[k])
     return n
 
 
@@ -79,11 +79,11 @@ TAU = 1e-12
 
 #: "no index yet", typed int64 from the start: with the literal -1 numba's type inference
 #: first compiles the functions reading it for a Literal[int](-1) index (~4 s more of compilation)
-_NONE = np.int64(-1)
+LRU_NONE = np.int64(-1)
 
 
 @njit
-def _lru_unlink(s, prev, nxt):
+def lru_unlink(s, prev, nxt):
     p = prev[s]
     q = nxt[s]
     nxt[p] = q
@@ -91,7 +91,7 @@ def _lru_unlink(s, prev, nxt):
 
 
 @njit
-def _lru_push_front(s, head, prev, nxt):
+def lru_push_front(s, head, prev, nxt):
     """Insert slot s right after the sentinel ``head`` (most recently used)."""
     q = nxt[head]
     nxt[head] = s
@@ -101,7 +101,7 @@ def _lru_push_front(s, head, prev, nxt):
 
 
 @njit
-def _be_shrunk(t, alpha, G, y, C, Gmax1, Gmax2):
+def be_shrunk(t, alpha, G, y, C, Gmax1, Gmax2):
     """LIBSVM ``be_shrunk``: a bounded α_t whose gradient keeps it at its bound even against the
     current maximal violation."""
     if alpha[t] >= C[t]:
@@ -124,17 +124,16 @@ def _keep_max(v, g, kg, k):
 
 
 @njit
-def _scan_up(data, rc, G, asize):
+def scan_up(data, rc, G, asize):
     """m(α) = max −y_t G_t over I_up in the active set and its position in ``active`` (−1 if
     I_up is empty there): four running maxima over the positions k ≡ 0, 1, 2, 3 (mod 4), so
     that no compare waits for the previous one, then the largest value, ties to the larger
-    position: the serial scan's answer, exactly (:func:`_update_scan` fuses it with the
+    position: the serial scan's answer, exactly (:func:`update_scan` fuses it with the
     gradient update)."""
-    y = data[8]
     active = rc[9]
     up = rc[10][0]
     g0 = g1 = g2 = g3 = -np.inf
-    k0 = k1 = k2 = k3 = _NONE                 # not the literal -1: see _NONE
+    k0 = k1 = k2 = k3 = LRU_NONE                 # not the literal -1: see LRU_NONE
     k = 0
     while k + 4 <= asize:
         t0 = np.uint64(active[k])
@@ -159,15 +158,14 @@ def _scan_up(data, rc, G, asize):
 
 
 @njit
-def _update_scan(Qi, Qj, dai, daj, data, rc, G, asize):
+def update_scan(Qi, Qj, dai, daj, data, rc, G, asize):
     """G ← G + Q_i Δα_i + Q_j Δα_j over the active set, and in the same pass the next
-    iteration's m(α) and its position, exactly as :func:`_scan_up` finds them from the new G
+    iteration's m(α) and its position, exactly as :func:`scan_up` finds them from the new G
     (the same lanes, the same ties): one pass over the active set instead of two."""
-    y = data[8]
     active = rc[9]
     up = rc[10][0]
     g0 = g1 = g2 = g3 = -np.inf
-    k0 = k1 = k2 = k3 = _NONE
+    k0 = k1 = k2 = k3 = LRU_NONE
     k = 0
     while k + 4 <= asize:
         t0 = np.uint64(active[k])             # unsigned: no wrap-around test per load
@@ -220,14 +218,14 @@ def zeros_small_pages(shape, dtype) -> np.ndarray:
 
 
 def transposed_bytes(n: int, d: int) -> int:
-    """Bytes of the transposed copy XT that :func:`_full_row` reads (d × n float64), or 0 when it
+    """Bytes of the transposed copy XT that :func:`full_row` reads (d × n float64), or 0 when it
     is past :data:`TRANSPOSED_MAX` (then rows are computed pairwise)."""
     b = 8 * n * d
     return b if b <= TRANSPOSED_MAX else 0
 
 
 @njit
-def _set_status(t, alpha, C, y, off):
+def set_status(t, alpha, C, y, off):
     """off[0, t] = −y_t if t ∈ I_up else NaN, off[1, t] = y_t if t ∈ I_low else NaN: the scans
     multiply G_t by them instead of testing y_t and α_t (a NaN product loses every compare, so
     t is never picked; kept in step with every change of α)."""
@@ -240,9 +238,9 @@ def _set_status(t, alpha, C, y, off):
 
 
 @njit
-def _set_all_status(alpha, C, y, off):
+def set_all_status(alpha, C, y, off):
     for t in range(alpha.shape[0]):
-        _set_status(t, alpha, C, y, off)
+        set_status(t, alpha, C, y, off)
 
 
 @njit(inline="always")
@@ -260,7 +258,7 @@ def _lane_max(g0, k0, g1, k1, g2, k2, g3, k3):
 
 
 @njit(inline="always")
-def _pair_step(yi, yj, ai, aj, Ci, Cj, Gi, Gj, QDi, QDj, Qij):
+def pair_step(yi, yj, ai, aj, Ci, Cj, Gi, Gj, QDi, QDj, Qij):
     """LIBSVM ``Solver::Solve``'s analytic two-variable step: the minimiser of the dual along
     y_i α_i + y_j α_j = const, clipped to the box [0, C_i] × [0, C_j] (C_i = C·w_i, LIBSVM's
     ``get_C``; Qij = Q_ij as the float32 row holds it). Returns the new (α_i, α_j)."""
@@ -316,7 +314,7 @@ def _pair_step(yi, yj, ai, aj, Ci, Cj, Gi, Gj, QDi, QDj, Qij):
 
 
 @njit
-def _shrink_maxima(y, alpha, C, G, active, asize):
+def shrink_maxima(y, alpha, C, G, active, asize):
     """LIBSVM ``do_shrinking``'s maxima over the active set: (max −y_t G_t over I_up,
     max y_t G_t over I_low)."""
     Gmax1 = -np.inf
@@ -341,15 +339,15 @@ def _shrink_maxima(y, alpha, C, G, active, asize):
 
 
 @njit
-def _swap_shrunk(y, alpha, C, G, active, asize, Gmax1, Gmax2):
-    """Every α that ``_be_shrunk`` swapped behind the active part (LIBSVM's order of swaps);
+def swap_shrunk(y, alpha, C, G, active, asize, Gmax1, Gmax2):
+    """Every α that ``be_shrunk`` swapped behind the active part (LIBSVM's order of swaps);
     returns the new active size."""
     k = 0
     while k < asize:
-        if _be_shrunk(active[k], alpha, G, y, C, Gmax1, Gmax2):
+        if be_shrunk(active[k], alpha, G, y, C, Gmax1, Gmax2):
             asize -= 1
             while asize > k:
-                if not _be_shrunk(active[asize], alpha, G, y, C, Gmax1, Gmax2):
+                if not be_shrunk(active[asize], alpha, G, y, C, Gmax1, Gmax2):
                     tmp = active[k]
                     active[k] = active[asize]
                     active[asize] = tmp
@@ -361,7 +359,7 @@ def _swap_shrunk(y, alpha, C, G, active, asize, Gmax1, Gmax2):
 
 # ----------------------------------------------------------------- small problems: dense Q
 #: up to this many dual variables (and while the nv × nv float32 matrix fits in cache_mb), Q is
-#: one dense matrix whose rows are computed whole on first use, and :func:`_small_chunk` runs
+#: one dense matrix whose rows are computed whole on first use, and :func:`small_chunk` runs
 #: the iterations on it: no LRU list, no partial rows, no bundles unpacked per row. On a tiny
 #: problem (iris, n = 100) those fixed costs per iteration were several times the scans' work.
 SMALL_MAX = 2048
@@ -374,15 +372,15 @@ def _small_fill(i, Q, have, data, rc, ic):
     r = i mod n gives the rows of α_r and α*_r at once."""
     code, kp, Xd, Xdata, Xind, Xptr, Xsq, sparse, y, allidx, XT = data
     n = Xsq.shape[0]
-    nk = ic[_NK]
+    nk = ic[IC_NK]
     rowbuf = rc[11]
     r = i if (nk == 0 or i < nk) else i - nk
     if XT.shape[1] == n:
-        ic[_KEVALS] += _full_row(data, r, rowbuf, rc[7], rc[8].view(np.float64))
+        ic[IC_KEVALS] += full_row(data, r, rowbuf, rc[7], rc[8].view(np.float64))
     else:
-        ic[_KEVALS] += kernel_row(code, kp, Xd, Xdata, Xind, Xptr, Xsq, sparse, r,
+        ic[IC_KEVALS] += kernel_row(code, kp, Xd, Xdata, Xind, Xptr, Xsq, sparse, r,
                                   Xd, Xdata, Xind, Xptr, Xsq, rc[13], rowbuf)
-    ic[_MISSES] += 1
+    ic[IC_MISSES] += 1
     if nk == 0:
         yi = y[i]
         for k in range(n):
@@ -399,7 +397,7 @@ def _small_fill(i, Q, have, data, rc, ic):
     have[r + n] = True
 
 
-# The loop of _small_chunk calls only functions of plain arrays and scalars, indexes Q by
+# The loop of small_chunk calls only functions of plain arrays and scalars, indexes Q by
 # (row, column) and makes no array views: numba reference-counts every array a tuple or an
 # inlined helper hands over and every view, with an atomic add each (perf: two thirds of a
 # tiny problem's time). The bundles reach only _small_fill and the rare reconstruction.
@@ -407,9 +405,9 @@ def _small_fill(i, Q, have, data, rc, ic):
 @njit
 def _small_pick_i(active, up, G, asize):
     """m(α) = max −y_t G_t over I_up and its position (serial: ties to the later position, as
-    the lanes of :func:`_scan_up`), or position −1."""
+    the lanes of :func:`scan_up`), or position −1."""
     Gmax = -np.inf
-    ki = _NONE
+    ki = LRU_NONE
     for k in range(asize):
         t = active[k]
         v = up[t] * G[t]
@@ -421,10 +419,10 @@ def _small_pick_i(active, up, G, asize):
 
 @njit
 def _small_pick_j(Q, ii, y, active, low, G, QD, asize, Gmax, tol):
-    """WSS 2's j for i = ii, as :func:`smo._select` scores it (candidates in position order,
+    """WSS 2's j for i = ii, as :func:`svmcore.solvers.smo._select` scores it (candidates in position order,
     ties to the later one), or −1 when m(α) − M(α) ≤ tol or no candidate exists."""
     Gmax2 = -np.inf
-    kj = _NONE
+    kj = LRU_NONE
     obj_min = np.inf
     yi2 = 2.0 * y[ii]
     QDi = QD[ii]
@@ -442,7 +440,7 @@ def _small_pick_j(Q, ii, y, active, low, G, QD, asize, Gmax, tol):
                 obj_min = od
                 kj = k
     if Gmax + Gmax2 <= tol or kj < 0:
-        return _NONE
+        return LRU_NONE
     return active[kj]
 
 
@@ -460,7 +458,7 @@ def _small_gbar(v, a_old, a_new, Q, C, Gbar):
 
 @njit
 def _small_update(Q, ii, jj, dai, daj, active, G, asize):
-    """G ← G + Q_i Δα_i + Q_j Δα_j over the active set (the same sums as _update_scan)."""
+    """G ← G + Q_i Δα_i + Q_j Δα_j over the active set (the same sums as update_scan)."""
     for k in range(asize):
         t = active[k]
         G[t] = G[t] + (Q[ii, t] * dai + Q[jj, t] * daj)
@@ -468,11 +466,11 @@ def _small_update(Q, ii, jj, dai, daj, active, G, asize):
 
 @njit
 def _small_reconstruct(Q, have, data, rc, C, alpha, G, Gbar, ic):
-    """:func:`smo._reconstruct_gradient` on the dense Q (the same sums in the same order)."""
+    """:func:`svmcore.solvers.smo._reconstruct_gradient` on the dense Q (the same sums in the same order)."""
     active = rc[9]
     p = rc[15]
     n = alpha.shape[0]
-    asize = ic[_ASIZE]
+    asize = ic[IC_ASIZE]
     if asize == n:
         return
     for k in range(asize, n):
@@ -502,21 +500,21 @@ def _small_reconstruct(Q, have, data, rc, C, alpha, G, Gbar, ic):
                 for k in range(asize, n):
                     t = active[k]
                     G[t] += aj * Q[j, t]
-    ic[_ASIZE] = n
-    ic[_GEN] += 1
+    ic[IC_ASIZE] = n
+    ic[IC_GEN] += 1
 
 
 @njit(inline="always")
 def _small_row(i, Q, have, data, rc, ic):
     if have[i]:
-        ic[_HITS] += 1
+        ic[IC_HITS] += 1
     else:
         _small_fill(i, Q, have, data, rc, ic)
 
 
 @njit
-def _small_chunk(Q, have, data, rc, C, tol, n_steps, shrinking, alpha, G, Gbar, QD, ic):
-    """:func:`smo._smo_chunk` on the dense Q: the same iterations (pairs, steps, shrinking,
+def small_chunk(Q, have, data, rc, C, tol, n_steps, shrinking, alpha, G, Gbar, QD, ic):
+    """:func:`svmcore.solvers.smo._smo_chunk` on the dense Q: the same iterations (pairs, steps, shrinking,
     reconstruction, stopping test), with each row read straight from Q."""
     y = data[8]
     active = rc[9]
@@ -526,59 +524,59 @@ def _small_chunk(Q, have, data, rc, C, tol, n_steps, shrinking, alpha, G, Gbar, 
     n = alpha.shape[0]
     done = 0
     while done < n_steps:
-        if ic[_CONV]:
+        if ic[IC_CONV]:
             break
         if shrinking:
-            ic[_COUNTER] -= 1
-            if ic[_COUNTER] == 0:
-                ic[_COUNTER] = min(n, 1000)
-                Gmax1, Gmax2 = _shrink_maxima(y, alpha, C, G, active, ic[_ASIZE])
-                if ic[_UNSHRUNK] == 0 and Gmax1 + Gmax2 <= 10.0 * tol:
-                    ic[_UNSHRUNK] = 1
+            ic[IC_COUNTER] -= 1
+            if ic[IC_COUNTER] == 0:
+                ic[IC_COUNTER] = min(n, 1000)
+                Gmax1, Gmax2 = shrink_maxima(y, alpha, C, G, active, ic[IC_ASIZE])
+                if ic[IC_UNSHRUNK] == 0 and Gmax1 + Gmax2 <= 10.0 * tol:
+                    ic[IC_UNSHRUNK] = 1
                     _small_reconstruct(Q, have, data, rc, C, alpha, G, Gbar, ic)
-                ic[_ASIZE] = _swap_shrunk(y, alpha, C, G, active, ic[_ASIZE], Gmax1, Gmax2)
-        ii = _NONE
-        jj = _NONE
+                ic[IC_ASIZE] = swap_shrunk(y, alpha, C, G, active, ic[IC_ASIZE], Gmax1, Gmax2)
+        ii = LRU_NONE
+        jj = LRU_NONE
         for attempt in range(2):       # the second after rebuilding the shrunk gradient
             if attempt == 1:
-                if ic[_ASIZE] == n:
+                if ic[IC_ASIZE] == n:
                     break
                 _small_reconstruct(Q, have, data, rc, C, alpha, G, Gbar, ic)
-                ic[_COUNTER] = 1          # shrink again at the next iteration
-            asize = ic[_ASIZE]
+                ic[IC_COUNTER] = 1          # shrink again at the next iteration
+            asize = ic[IC_ASIZE]
             Gmax, ki = _small_pick_i(active, up, G, asize)
             if ki < 0 or Gmax == -np.inf:
                 continue
             ii = active[ki]
             if have[ii]:
-                ic[_HITS] += 1
+                ic[IC_HITS] += 1
             else:
                 _small_fill(ii, Q, have, data, rc, ic)
             jj = _small_pick_j(Q, ii, y, active, low, G, QD, asize, Gmax, tol)
             if jj >= 0:
                 break
         if jj < 0:
-            ic[_CONV] = 1
+            ic[IC_CONV] = 1
             break
         if have[jj]:
-            ic[_HITS] += 1
+            ic[IC_HITS] += 1
         else:
             _small_fill(jj, Q, have, data, rc, ic)
         ai_old = alpha[ii]
         aj_old = alpha[jj]
-        ai, aj = _pair_step(y[ii], y[jj], ai_old, aj_old, C[ii], C[jj], G[ii], G[jj],
+        ai, aj = pair_step(y[ii], y[jj], ai_old, aj_old, C[ii], C[jj], G[ii], G[jj],
                             QD[ii], QD[jj], Q[ii, jj])
         alpha[ii] = ai
         alpha[jj] = aj
-        _set_status(ii, alpha, C, y, off)
-        _set_status(jj, alpha, C, y, off)
-        _small_update(Q, ii, jj, ai - ai_old, aj - aj_old, active, G, ic[_ASIZE])
+        set_status(ii, alpha, C, y, off)
+        set_status(jj, alpha, C, y, off)
+        _small_update(Q, ii, jj, ai - ai_old, aj - aj_old, active, G, ic[IC_ASIZE])
         if shrinking:
             _small_gbar(ii, ai_old, ai, Q, C, Gbar)
             _small_gbar(jj, aj_old, aj, Q, C, Gbar)
-        ic[_T] += 1
-        ic[_PI] = ii
-        ic[_PJ] = jj
+        ic[IC_T] += 1
+        ic[IC_PI] = ii
+        ic[IC_PJ] = jj
         done += 1
     return done
 

@@ -76,7 +76,7 @@ def slot():
     its siblings: a message that appeared above it (the run ended, converged, diverged) or went
     moved it, and the browser built it again, a blank canvas until its image loaded, at the very
     moment a class watches. Inside one container, whatever it holds, the views after it keep
-    their place (tests/test_views_in_place.py)."""
+    their place (tests/app/test_views_in_place.py)."""
     return st.container()
 
 

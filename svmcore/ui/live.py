@@ -23,7 +23,7 @@ from ..runs.rundata import build_data, check_memory, solver_notes
 from ..solvers import get_solver
 from ..viz import make_view
 from .state import Instance, LiveState, describe
-from .live_controls import _build, _in_fragment_run, _position, controls, tick, unshare
+from .live_controls import build_driver, in_fragment_run, positions, controls, tick, unshare
 
 
 def _data_and_view(inst: Instance, cfg: RunConfig, upload=None, digest=None):
@@ -39,7 +39,7 @@ def _data_and_view(inst: Instance, cfg: RunConfig, upload=None, digest=None):
     return data, view
 
 
-def _soft_diffs(old, new) -> list[dict] | None:
+def soft_diffs(old, new) -> list[dict] | None:
     """What the live configuration ``old`` (with its mid-run changes) must change to become the
     widgets' ``new``, per run (one dict for a run, one per entrant of a race), when every
     difference is a parameter its solver can take mid-run; None when ``new`` needs a new run."""
@@ -61,7 +61,7 @@ def _soft_diffs(old, new) -> list[dict] | None:
 def _same_run(old, new) -> bool:
     """Is ``new`` (the widgets' values) the run of ``old`` after its mid-run changes, the
     solvers' defaults filling in what either leaves out?"""
-    diffs = _soft_diffs(old, new)
+    diffs = soft_diffs(old, new)
     return diffs is not None and not any(diffs)
 
 
@@ -74,9 +74,9 @@ def _continue(inst: Instance, cfg, key) -> bool:
     state = inst.live
     if state.key[1:] != key[1:]:
         return False
-    diffs = _soft_diffs(state.cfg, cfg)
+    diffs = soft_diffs(state.cfg, cfg)
     moved = (inst.moment is not None and inst.moment.t > 0) or any(t > 0 for t in
-                                                                  _position(state))
+                                                                  positions(state))
     if diffs is None or not moved:
         return False
     playing = inst.playing
@@ -131,7 +131,7 @@ def ensure_live(inst: Instance, cfg: RunConfig | RaceConfig, upload=None,
         if not fresh and _continue(inst, cfg, key):
             return inst.live
     moved = inst.live is not None and (inst.moment is not None and inst.moment.t > 0 or any(
-        t > 0 for t in _position(inst.live)))
+        t > 0 for t in positions(inst.live)))
     # a setting that needs a new run while it plays: the new run starts and plays on
     play_on = inst.playing and inst.live is not None and not inst.reset and not fresh
     inst.pb.pending = None
@@ -151,7 +151,7 @@ def ensure_live(inst: Instance, cfg: RunConfig | RaceConfig, upload=None,
     try:
         data, view = _data_and_view(inst, data_cfg, upload, digest)
         check_memory(cfg, data)          # before anything is allocated: what would fit
-        driver, runs = _build(cfg, data)
+        driver, runs = build_driver(cfg, data)
     except Exception as exc:  # noqa: BLE001 - bad parameters or data: shown, the session goes on
         inst.error = describe(exc)
         return None
@@ -191,8 +191,8 @@ def _hold(inst: Instance, cfg, key) -> bool:
     False when the setting needs a new run."""
     state = inst.live
     moved = (inst.moment is not None and inst.moment.t > 0) or any(t > 0 for t in
-                                                                  _position(state))
-    if state.key[1:] != key[1:] or not moved or _soft_diffs(state.cfg, cfg) is None:
+                                                                  positions(state))
+    if state.key[1:] != key[1:] or not moved or soft_diffs(state.cfg, cfg) is None:
         return False
     pend = inst.pb.pending
     if pend is None or pend[0] != cfg:
@@ -291,7 +291,7 @@ def live_panel(inst: Instance, draw, footer=None, **control_kw) -> None:
     """
     if inst.live is None:
         return
-    if not _in_fragment_run():
+    if not in_fragment_run():
         if not inst.pressed:
             inst.playing = False             # a full rerun: the loop waits for Play again
             unshare(inst)
@@ -333,13 +333,13 @@ def live_panel(inst: Instance, draw, footer=None, **control_kw) -> None:
                     unshare(inst)
                     st.rerun()               # the run ended: the page shows how
                 _next_batch(inst, shared)
-            elif inst.playing and inst.pb.drawn == _position(state):
+            elif inst.playing and inst.pb.drawn == positions(state):
                 tick(inst)
                 if not inst.playing:
                     st.rerun()               # the run ended: the page shows how
             try:
                 draw(inst, state)
-                inst.pb.drawn = _position(state)
+                inst.pb.drawn = positions(state)
                 shared = inst.shared
                 if shared is not None:
                     shared[2] = shared[1]
@@ -352,9 +352,9 @@ def live_panel(inst: Instance, draw, footer=None, **control_kw) -> None:
             every = len(inst.pb.keyframes) * pacing.KEY_S if inst.pb.keyframes else pacing.FRAME_S
             _wait(max(every / 4, every - (time.monotonic() - inst.pb.frame_at)))
             inst.pb.frame_at = time.monotonic()
-            if _in_fragment_run():
+            if in_fragment_run():
                 st.rerun(scope="fragment")
-        elif not inst.playing and inst.pb.timer_loop and _in_fragment_run():
+        elif not inst.playing and inst.pb.timer_loop and in_fragment_run():
             inst.pb.timer_loop = False
             st.rerun()                       # paused: a full run stops the timer
 
@@ -366,7 +366,7 @@ def _wait(seconds: float, slice_s: float = 0.03) -> None:
     """Sleep ``seconds`` in the frames fragment between two batches, but no longer than until
     the session asks for something (a press, a changed widget): Streamlit lets a running
     script finish before a fragment's rerun, and the press's callback must run while the
-    browser still shows the keyframe it stopped on (:func:`_stop_on_shown`). The pending request
+    browser still shows the keyframe it stopped on (:func:`svmcore.ui.live_controls.view_stopped`). The pending request
     is read from the script runner's request state (a private name; a Streamlit without it
     sleeps the whole time)."""
     from streamlit.runtime.scriptrunner import get_script_run_ctx

@@ -16,7 +16,7 @@ from .live_edits import EDIT_MODES
 REF_WAIT_S = 3.0     # a race's page waits this long for P*; a longer one arrives in a later frame
 
 
-def _build(cfg, data):
+def build_driver(cfg, data):
     """The driver of a configuration: a TrainingRun, or a Race with its reference optimum
     (computed once per dataset and problem, cached across sessions)."""
     if isinstance(cfg, RaceConfig):
@@ -85,7 +85,7 @@ def _share(inst) -> None:
         return run_frame(run, view, pacing.RES_PLAYING, snap, scores, height=height, font=font,
                          fit=present)
 
-    make = lambda: _build(state.cfg, state.data)[0]  # noqa: E731
+    make = lambda: build_driver(state.cfg, state.data)[0]  # noqa: E731
     timeline = pacing.SHARED.timeline(key, make)
     at = pacing.join_index(timeline, state.run.t, factor, frame_of)
     if at is None:                 # moved off the timeline (+1, Step): one that starts here
@@ -129,17 +129,17 @@ def unshare(inst) -> None:
     m, inst.shared, inst.moment = inst.moment, None, None
     _replay_to(inst, m)
     if inst.live is not None:
-        inst.pb.drawn = _position(inst.live)
+        inst.pb.drawn = positions(inst.live)
 
 
 def _rerun_panel(inst, frames_only: bool = False) -> None:
     """From a control's callback: rerun the controls and the frames fragments (by key), so the
-    frames loop starts in a fragment run of its own (see :func:`live_panel`); only the frames
+    frames loop starts in a fragment run of its own (see :func:`svmcore.ui.live.live_panel`); only the frames
     when the press leaves the controls as they were (+1 or Step on a paused run that goes on:
     under thirty sessions pressing at once, half the work). In a run of the whole page
     (AppTest's clicks) there is nothing to add: both fragments run anyway."""
     inst.pressed = True
-    if _in_fragment_run():
+    if in_fragment_run():
         frames = inst.key("frames_fragment", False)
         st.rerun(scope=[frames] if frames_only else [inst.key("controls_fragment", False), frames])
 
@@ -234,7 +234,7 @@ def _correct_guess(inst) -> None:
             run.advance_iters(t - guessed)
     except Exception as exc:  # noqa: BLE001 - shown, the session goes on
         inst.tick_error = describe(exc)
-    inst.pb.drawn = _position(inst.live)
+    inst.pb.drawn = positions(inst.live)
 
 
 def _on_pause(inst):
@@ -351,11 +351,11 @@ def edit_modes(inst: Instance, state: LiveState) -> None:
                   icon=":material/undo:")
 
 
-def _position(state: LiveState) -> tuple:
+def positions(state: LiveState) -> tuple:
     return tuple(m["run"].t for m in state.models)
 
 
-def _in_fragment_run() -> bool:
+def in_fragment_run() -> bool:
     """Is this a fragment rerun (where a fragment may rerun itself), not a run of the page?"""
     from streamlit.runtime.scriptrunner import get_script_run_ctx
     ctx = get_script_run_ctx()

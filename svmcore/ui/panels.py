@@ -18,7 +18,7 @@ from . import point_history as inspector
 from . import layout as layout_
 from .canvas import canvas_view, slot
 from .live import model
-from .live_controls import _in_fragment_run, edit_modes, unshare, view_stopped
+from .live_controls import in_fragment_run, edit_modes, unshare, view_stopped
 from .live_edits import handle_click, handle_move
 from .present import FONT as PRESENT_FONT, VIEW_HEIGHT as PRESENT_HEIGHT
 from .state import Instance, LiveState
@@ -236,7 +236,7 @@ def _field_clicks(inst: Instance, result, mode: str, n_train: int = 0) -> None:
     click = getattr(result, "click", None)
     if mode == "inspect":
         if inspector.on_click(inst, click, n_train):   # draw the ring and the history now
-            st.rerun(scope="fragment") if _in_fragment_run() else st.rerun()
+            st.rerun(scope="fragment") if in_fragment_run() else st.rerun()
         return
     if not click or mode == "view" or click.get("n") == inst.last_click:
         return

@@ -15,7 +15,7 @@ from ..lessons.step_sizes import (SCHEDULE_SOLVERS, USES_ETA0, Extras, asset_rat
 from ..viz.step_sizes import averaging_frame, lockstep_frame, schedules_figure
 from .canvas import canvas_view, slot
 from .data import apply_data_config
-from .live import _soft_diffs, ensure_live
+from .live import soft_diffs, ensure_live
 from .panels import clock_caption, curve_axis_controls, status_lines
 from .params import apply_solver_config, param_widget, param_key
 from .state import Instance, LiveState, describe, ss
@@ -153,7 +153,7 @@ def ensure_lockstep(inst: Instance, data: dict, solver: str, params: dict, sched
         if per:
             switched = lockstep_config(_data_cfg(data), solver, params, schedules, eta0,
                                        switched=per)
-            if _soft_diffs(inst.live.cfg, switched) is None:
+            if soft_diffs(inst.live.cfg, switched) is None:
                 per = {}                    # a new run: from the sidebar's schedules
             else:
                 cfg = switched

@@ -26,7 +26,7 @@ from ..solvers import get_solver, list_solvers
 from ..runs.sweep import (Grid, Sweep, SweepData, best_cell, default_axes, default_backend,
                      heatmap)
 from ..viz.heatmaps import sweep_heatmap
-from .live_controls import _in_fragment_run
+from .live_controls import in_fragment_run
 from .data import apply_data_config
 from .params import apply_solver_config, current_value, param_key, param_widget
 from .state import Instance, describe, open_on, ss
@@ -312,7 +312,7 @@ def sweep_view(inst: Instance, start: tuple) -> None:
             open_on("pages/playground.py", cell_config(state, C, gamma), "pg")
         if state.sweep is not None:
             state.sweep.poll()
-            if running and state.sweep.done and _in_fragment_run():
+            if running and state.sweep.done and in_fragment_run():
                 st.rerun()                    # finished: redraw the page without the timer
         now_running = state.sweep is not None and not state.sweep.done
         c1, c2, _ = st.columns([1, 1, 4])

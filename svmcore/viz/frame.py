@@ -305,8 +305,9 @@ def batch(frames: Sequence[Mapping], dt: float, snap: str = "nearest",
     each into the next (svmcore/ui/canvas.js): the first frame whole, each later one only with
     the entries that changed (``t`` always). ``snap``: where Pause stops the motion at once —
     on the keyframe the view is nearest to (``"nearest"``: the server rewinds to the same one)
-    or on the newest (``"last"``: the server's run is there). ``buffer_s``: see
-    :func:`svmcore.server.pacing.playback_times`."""
+    or on the newest (``"last"``: the server's run is there). ``buffer_s``: seconds of
+    keyframes the browser may keep queued beyond the batch (canvas.js stretches or shrinks the
+    steps by at most a quarter to stay that far ahead)."""
     if not frames:
         raise ValueError("a batch needs at least one frame")
     keys = [dict(frames[0])]

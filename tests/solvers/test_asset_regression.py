@@ -88,13 +88,13 @@ def test_regressor_takes_the_classifiers_parameters():
     """One shared estimator base: the regressor's parameters are the classifier's plus ε
     (less the classifier's own: class weights, one-vs-one, probabilities, streaming)."""
     from svmcore.estimators import SVMClassifier, SVMRegressor
-    from svmcore.estimators._base import _SVMBase
+    from svmcore.estimators._base import SVMBase
 
     reg, clf = set(SVMRegressor().get_params()), set(SVMClassifier().get_params())
     classifier_only = {"class_weight", "multi_class", "decision_function_shape", "probability",
                        "budget", "warm_start", "n_stream"}
     assert reg - clf == {"epsilon"} and clf - reg == classifier_only
-    assert issubclass(SVMRegressor, _SVMBase) and issubclass(SVMClassifier, _SVMBase)
+    assert issubclass(SVMRegressor, SVMBase) and issubclass(SVMClassifier, SVMBase)
     X, y = sinc(120, 0.1, 0)
     m = SVMRegressor(C=100.0, gamma=1.0, approx="rff", n_components=64, variant="star",
                      epochs=5, random_state=0).fit(X, y)

@@ -21,7 +21,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 from svmcore.data import make_toy
 from svmcore.estimators import SVMClassifier, SVMRegressor
-from svmcore.estimators._base import _SVMBase
+from svmcore.estimators._base import SVMBase
 from svmcore.solvers.objectives import lam_from_C
 from svmcore.runs.run import TrainingRun
 from svmcore.solvers import REGISTRY, estimate_memory, memory_plan
@@ -42,7 +42,7 @@ def _kernel(name):
 
 
 def test_classifier_and_regressor_share_one_base_and_their_parameters():
-    assert issubclass(SVMClassifier, _SVMBase) and issubclass(SVMRegressor, _SVMBase)
+    assert issubclass(SVMClassifier, SVMBase) and issubclass(SVMRegressor, SVMBase)
     clf, reg = set(SVMClassifier().get_params()), set(SVMRegressor().get_params())
     classifier_only = {"class_weight", "multi_class", "decision_function_shape", "probability",
                        "budget", "warm_start", "n_stream"}

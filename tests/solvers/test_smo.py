@@ -178,7 +178,7 @@ def test_shrinking_follows_the_libsvm_style_reference(real, name, kernel, C):
         picked = {}
 
         def pick(sel, picked=picked):
-            i, j = (int(np.flatnonzero(r.perm == v)[0]) for v in (ic[smo._PI], ic[smo._PJ]))
+            i, j = (int(np.flatnonzero(r.perm == v)[0]) for v in (ic[smo.IC_PI], ic[smo.IC_PJ]))
             picked["tie"] = (i, j) != tuple(sel[:2])
             if picked["tie"]:
                 v = sel[2][0]
@@ -189,8 +189,8 @@ def test_shrinking_follows_the_libsvm_style_reference(real, name, kernel, C):
 
         ij = r.step(pick)
         np.testing.assert_array_equal(r.perm, s.active)
-        assert (r.active, r.counter, r.unshrink) == (s.active_size, ic[smo._COUNTER],
-                                                      bool(ic[smo._UNSHRUNK]))
+        assert (r.active, r.counter, r.unshrink) == (s.active_size, ic[smo.IC_COUNTER],
+                                                      bool(ic[smo.IC_UNSHRUNK]))
         if ij is None:
             assert done == 0 and s.converged
             break
@@ -202,7 +202,7 @@ def test_shrinking_follows_the_libsvm_style_reference(real, name, kernel, C):
         np.testing.assert_allclose(s.Gbar, r.in_caller_order(r.Gbar), rtol=0, atol=1e-12 * C)
         min_active = min(min_active, s.active_size)
     # the runs really shrank, had their gradient rebuilt and converged on the whole set
-    assert min_active < s.n // 2 and ic[smo._GEN] >= 1 and s.active_size == s.n
+    assert min_active < s.n // 2 and ic[smo.IC_GEN] >= 1 and s.active_size == s.n
     assert ties <= s.t // 20
     Qfull = np.outer(y, y) * K
     np.testing.assert_allclose(s.G, _f32(Qfull) @ s.alpha - 1.0, rtol=0, atol=1e-9)
