@@ -49,6 +49,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from ..runs.run import TrainingRun, eval_rows
 from ..solvers import REGISTRY, get_solver
 from ..solvers.base import estimator_memory_budget
+from ..solvers.params import resolve_gamma
 
 # Estimator parameters passed on to the solver when it declares them. ``None`` (where it is the
 # default) means "the solver's own default": a NORMA run keeps the paper's C√(2/t) schedule and a
@@ -129,30 +130,6 @@ def shared_solver_kwargs(est, cls, X, shared: dict, solver_default=None,
             raise ValueError(f"solver {est.solver!r} has no parameter {name!r} "
                              f"(it takes {sorted(cls.params)})")
     return kw
-
-
-def resolve_gamma(gamma, X) -> float:
-    """scikit-learn's meaning: "scale" = 1/(d·Var(X)), "auto" = 1/d, or a positive number."""
-    d = X.shape[1]
-    if isinstance(gamma, str):
-        if gamma == "auto":
-            return 1.0 / d
-        if gamma == "scale":
-            with np.errstate(over="ignore", invalid="ignore"):
-                if sp.issparse(X):
-                    var = X.multiply(X).mean() - X.mean() ** 2
-                else:
-                    var = X.var()
-                g = 1.0 / (d * var) if var > 0 else 1.0
-            if not (math.isfinite(var) and math.isfinite(g) and g > 0):
-                raise ValueError(f"gamma='scale' = 1/(n_features·Var(X)) is not a usable number "
-                                 f"for these data (Var(X) = {float(var):g}): scale the features "
-                                 "(e.g. StandardScaler) or give gamma as a number > 0")
-            return float(g)
-        raise ValueError(f"gamma must be 'scale', 'auto' or a number > 0, got {gamma!r}")
-    if isinstance(gamma, bool) or not isinstance(gamma, numbers.Real) or not gamma > 0:
-        raise ValueError(f"gamma must be 'scale', 'auto' or a number > 0, got {gamma!r}")
-    return float(gamma)
 
 
 PARAMS_DOC = """
