@@ -64,6 +64,8 @@ class Step:
     claim: str = ""
     check: Callable | None = field(default=None, compare=False, repr=False)
     config: object = field(default=None, compare=False, repr=False)
+    #: False for a step that only looks at a page (nothing to play)
+    plays: bool = True
 
 
 @dataclass(frozen=True)
@@ -207,7 +209,7 @@ LESSONS: tuple[Lesson, ...] = (
              controls=("schedule",),
              claim="on log axes from t = 100 on, the constant η_t has slope 0, 1/(λt) −1 and the "
                   "sqrt schedule −1/2 (± 0.02)",
-             check=_Check("check_schedules")),
+             check=_Check("check_schedules"), plays=False),
     ), "A shrinking step averages out the noise of one-sample gradients; its scale 1/λ is set "
        "by the regulariser, which is why Pegasos needs Õ(1/(λε)) iterations."),
     Lesson(2, "SMO against SGD: who certifies the optimum", 15, "SMO against SGD", (
@@ -227,11 +229,11 @@ LESSONS: tuple[Lesson, ...] = (
             check=_Check("check_smo_certifies")),
         _cfg_step(
             STEP_THROUGH_SMO, "step_through", title="SMO one pair at a time",
-            action="Open the Step through page with SMO and press +1 a few times.",
+            action="Open the Step through page with SMO and press Step (→) a few times.",
             question="Why does SMO change two coefficients at once?",
             picture="Each step names the working pair (i, j), the violation and the pseudocode "
                     "line that ran; support vectors appear and disappear as their α hit 0 or C.",
-            claim="until SMO stops, every +1 changes exactly the α of its named pair (i, j) "
+            claim="until SMO stops, every Step changes exactly the α of its named pair (i, j) "
                   "and keeps Σ yᵢαᵢ = 0",
             check=_Check("check_step_through")),
         _preset_step(
@@ -515,7 +517,8 @@ through the engine and prints one line per step (✓ or ✗, the measured value,
 
 The controls are the same on every live page: **Play**, **Pause**, **+1**, **Step**, **Reset**;
 keys **Space** (play / pause), **→** (+1) and **Home** (reset). The "iteration t" tile at the end
-of the toolbar tells where the run is.
+of the toolbar tells where the run is. Step through, which explains one iteration at a time,
+has **Step** (→), **Back** (←) and **Reset** (Home).
 
 This file is generated from the lesson data (`svmcore/lessons/course.py`); a test fails when
 the two differ.
