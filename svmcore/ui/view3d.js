@@ -11,10 +11,28 @@ export default function (component) {
     gd.className = "svmc-view3d";
     parentElement.appendChild(gd);
   }
-  gd.style.height = (fig.layout && fig.layout.height ? fig.layout.height : 480) + "px";
+  const asked = fig.layout && fig.layout.height ? fig.layout.height : 480;
+  // projector mode (data.fit): the figure ends at the window's bottom, as the 2-D field does,
+  // whatever the lesson bar and the toolbar above it take
+  const height = () => data.fit
+    ? Math.max(320, Math.floor(window.innerHeight - gd.getBoundingClientRect().top - 10))
+    : asked;
+  gd.style.height = height() + "px";
+  if (data.fit && !gd.__svmcFit) {           // redraw at the new height when the window is
+    gd.__svmcFit = true;                     // resized or the content above the figure moves
+    const again = () => requestAnimationFrame(() => gd.__svmcRedraw && gd.__svmcRedraw());
+    window.addEventListener("resize", again);
+    const block = gd.closest(".block-container, [data-testid='stMainBlockContainer']");
+    if (block) new ResizeObserver(again).observe(block);
+  }
   const draw = () => {
-    const next = fig;
-    gd.__svmcNext = next;
+    if (!window.Plotly) return;              // drawn once plotly.js has loaded
+    const h = height();
+    if (data.fit && gd.__svmcHeight === h && gd.__svmcDrawn === fig) return;  // nothing moved
+    gd.__svmcHeight = h;
+    gd.__svmcDrawn = fig;
+    gd.style.height = h + "px";
+    gd.__svmcNext = data.fit ? {...fig, layout: {...fig.layout, height: h}} : fig;
     if (gd.__svmcBusy) return;               // the newest figure is drawn when this one ends
     gd.__svmcBusy = true;
     const step = () => {
@@ -30,6 +48,7 @@ export default function (component) {
     };
     step();
   };
+  gd.__svmcRedraw = () => draw();
   if (window.Plotly) { draw(); return; }
   if (!window.__svmcPlotly) {
     window.__svmcPlotly = new Promise((resolve, reject) => {

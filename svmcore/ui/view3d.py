@@ -40,9 +40,11 @@ _PLOT3D = st.components.v2.component(
     css=".svmc-view3d { width: 100%; }", isolate_styles=False)
 
 
-def draw_figure(key: str, fig) -> None:
-    """Draw ``fig`` in the keyed 3-D plot (updated in place, frame after frame)."""
-    _PLOT3D(key=key, data={"figure": pio.to_json(fig, validate=False), "src": PLOTLY_JS})
+def draw_figure(key: str, fig, fit: bool = False) -> None:
+    """Draw ``fig`` in the keyed 3-D plot (updated in place, frame after frame); ``fit``: its
+    height runs down to the window's bottom (projector mode), not ``fig``'s own."""
+    _PLOT3D(key=key, data={"figure": pio.to_json(fig, validate=False), "src": PLOTLY_JS,
+                           "fit": bool(fit)})
 
 
 def view3d_on(inst: Instance) -> bool:
@@ -187,4 +189,4 @@ def draw_view3d(inst: Instance, state: LiveState, run, snap, scores, height: int
                              xlabel=view.plane.xlabel, ylabel=view.plane.ylabel,
                              height=height, font=font, show=show)
     fig.layout.uirevision = fig.layout.scene.uirevision = pic   # a camera per picture
-    draw_figure(key, fig)
+    draw_figure(key, fig, fit=present)
