@@ -107,7 +107,7 @@ POLY_CIRCLES = RunConfig(dataset="circles", n=300, solver="smo",
 RBF_CIRCLES = RunConfig(dataset="circles", n=300, solver="smo",
                         params=(("C", 1.0), ("kernel", "rbf"), ("gamma", 30.0)))
 #: lesson 3, step 3: the Sweep's data and solver
-SWEEP_DATA = RunConfig(dataset="moons", n=1600, noise=0.35, solver="smo",
+SWEEP_DATA = RunConfig(dataset="moons", n=3200, noise=0.35, solver="smo",
                        params=(("kernel", "rbf"),))
 SWEEP_GRID = {"nC": 8, "ng": 8, "seeds": 1}
 #: lesson 5: the Digits page's runs
@@ -115,7 +115,7 @@ DIGITS_38 = RunConfig(source="digits", dataset="digits", positive="3", negative=
                       solver="smo", params=(("kernel", "rbf"), ("gamma", 0.05), ("C", 1.0)))
 DIGITS_3_REST = RunConfig(source="digits", dataset="digits", positive="3", negative="rest",
                           solver="pegasos", params=(("kernel", "linear"), ("fit_intercept", False),
-                                                    ("epochs", 1e5)))
+                                                    ("epochs", 1e6)))
 #: lesson 2, step 2: SMO on a toy problem, stepped one pair at a time
 STEP_THROUGH_SMO = RunConfig(dataset="gaussians", n=40, solver="smo",
                              params=(("kernel", "linear"), ("C", 1.0)))
@@ -292,7 +292,7 @@ LESSONS: tuple[Lesson, ...] = (
                   "accuracy on both training and validation points; over the two "
                   "largest γ with C ≥ 1 training accuracy exceeds validation by ≥ 5 points and "
                   "validation is ≥ 3 below the best; the best γ per C falls as C grows; the "
-                  "grid takes ≥ 10 s of solver time per worker",
+                  "grid takes ≥ 5 s of solver time per worker",
             check=_Check("check_sweep")),
         _preset_step(
             "smo-moons", title="SMO on the moons: the textbook picture",

@@ -79,7 +79,7 @@ PRESETS: tuple[Preset, ...] = (
        better than guessing here, however long it trains: the error stays near 50 %. Switch the
        kernel to rbf and the same solver draws a closed boundary. The kernel decides what can be
        learned; the solver only decides how fast.""",
-       dataset="circles", n=2000, solver="pegasos",
+       dataset="circles", n=4000, solver="pegasos",
        params={"C": 1.0, "kernel": "linear", "epochs": 1e5}),
     _p("constant-step", "A constant step never settles", """
        With a constant step η_t = η0 stochastic sub-gradient descent does not converge: each

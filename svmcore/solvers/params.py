@@ -167,7 +167,7 @@ EPOCHS_SPEC = ParamSpec(10.0, "float",
                         "T = epochs·n/k — how many passes over the data the run plans (T "
                         "iterations for n points and batch size k); it also sets the averaging "
                         "window and the estimator's run length.",
-                        low=0.0, low_open=True, high=1e5, ui=(0.1, 100.0), log=True)
+                        low=0.0, low_open=True, high=1e6, ui=(0.1, 100.0), log=True)
 AVERAGING_SPEC = ParamSpec(None, "averaging",
                            "w̄ — report the mean of the last iterates instead of the last one, "
                            "which smooths out the noise of stochastic steps. None = last iterate; "

@@ -38,11 +38,7 @@ def _step(key: str):
 
 #: steps whose check fails today, with what the check measured: a lesson to fix, not a
 #: check to loosen
-KNOWN_FALSE = {
-    "3.3": "SMO's dense path for n <= 2,048 fits the 64 cells in about 2 s of solver time per "
-           "worker, so the grid no longer fills in live (the check asks for >= 10 s); the "
-           "sweep's data must grow past the dense path",
-}
+KNOWN_FALSE: dict[str, str] = {}
 
 
 def _marks(k):
