@@ -4,12 +4,12 @@
 ``n`` …): its :class:`~svmcore.runs.config.RunConfig` attribute, its type, its range or choices,
 its default and the data sources whose links carry it. The table drives
 
-* :meth:`RunConfig.to_query <svmcore.runs.config.RunConfig.to_query>` — which keys a link of
+* :meth:`~svmcore.runs.config.RunConfig.to_query` — which keys a link of
   each source holds, in the table's order, and how each value is written;
 * :func:`~svmcore.runs.config.config_from_query` — how each value is read back, and what a
   value outside its range becomes (:meth:`UrlField.decode`, always with a message, never an
   exception);
-* :class:`RunConfig <svmcore.runs.config.RunConfig>`'s canonical form — a field that does not
+* :class:`~svmcore.runs.config.RunConfig`'s canonical form — a field that does not
   apply to the source takes its default;
 * the Playground's and the Digits page's data widgets (:mod:`svmcore.ui.data`,
   :mod:`svmcore.ui.digits`) — the same ranges, steps and choices, so a link opens on exactly the
