@@ -59,16 +59,26 @@ def race_link(dataset, entrants, max_train=LINK_ROWS, budget="time"):
                 entrants=[[s, dict(p)] for s, p in entrants])
 
 
+def offered_rows(max_train: int) -> int:
+    """The smallest classroom size the pages offer (the ``maxn`` URL field) that keeps at least
+    ``max_train`` rows (the largest one beyond them): a row measured on every row of a small
+    dataset (sonar's 208) opens on all of them, with no message about the size."""
+    from ..runs.urlfields import MAX_TRAIN_CHOICES
+    return next((c for c in MAX_TRAIN_CHOICES if c >= int(max_train)), MAX_TRAIN_CHOICES[-1])
+
+
 def paper_link(link: dict) -> str:
     """The app URL (path and query) of a row's live version: a Playground run or a Race on
-    the first ``max_train`` rows of the real dataset, built with RunConfig / RaceConfig."""
+    the first ``max_train`` rows of the real dataset (:func:`offered_rows`), built with
+    RunConfig / RaceConfig."""
     from ..runs.config import Entrant, RaceConfig, RunConfig
-    data = RunConfig(source="real", dataset=link["dataset"], max_train=int(link["max_train"]))
+    rows = offered_rows(link["max_train"])
+    data = RunConfig(source="real", dataset=link["dataset"], max_train=rows)
     if link["kind"] == "race":
         cfg = RaceConfig(data, tuple(Entrant(s, tuple(p.items())) for s, p in link["entrants"]),
                          link.get("budget", "time"))
         return "/race?" + urlencode(cfg.to_query())
-    cfg = RunConfig(source="real", dataset=link["dataset"], max_train=int(link["max_train"]),
+    cfg = RunConfig(source="real", dataset=link["dataset"], max_train=rows,
                     solver=link["solver"], params=tuple(link["params"].items()))
     return "/?" + urlencode(cfg.to_query())
 

@@ -15,7 +15,9 @@
   configuration applies them at their t (:meth:`svmcore.runs.run.TrainingRun.schedule_changes`), so
   a link replays the same numbers. :func:`soft_change` tells whether two configurations differ
   only by parameters the run can take mid-run.
-* The ranges the pages offer (``N_RANGE``, ``MAX_TRAIN_CHOICES``, ``UPLOAD_SCALES``, …).
+* The data's URL keys, their ranges and defaults are one table,
+  :data:`svmcore.runs.urlfields.DATA_FIELDS` (``N_RANGE``, ``MAX_TRAIN_CHOICES``, ``UPLOAD_SCALES``,
+  … are re-exported from it).
 
 The data of a configuration are built by :func:`svmcore.runs.rundata.build_data`; curated
 configurations live in :mod:`svmcore.runs.presets`.
@@ -31,6 +33,9 @@ import numpy as np
 
 from ..data import TOY_DEFAULTS, TOY_GENERATORS, list_datasets
 from ..solvers import REGISTRY
+from .urlfields import (DATA_DEFAULTS, DATA_FIELDS, DEFAULT_MAX_TRAIN, DIGIT_PAIR,
+                        MAX_TRAIN_CHOICES, N_RANGE, RUN_SOURCES, SOURCES, UPLOAD_SCALES, VIEWS,
+                        data_field)
 
 __all__ = ["RunConfig", "SOURCES", "RUN_SOURCES", "DIGIT_PAIR", "VIEWS", "MAX_TRAIN_CHOICES", "DEFAULT_MAX_TRAIN",
            "UPLOAD_SCALES", "N_RANGE", "config_from_query", "encode_value", "decode_value",
@@ -38,16 +43,6 @@ __all__ = ["RunConfig", "SOURCES", "RUN_SOURCES", "DIGIT_PAIR", "VIEWS", "MAX_TR
            "is_race_query", "race_config_from_query", "real_dataset_names", "soft_change",
            "MAX_CHANGES_IN_URL"]
 
-SOURCES = ("toy", "real", "upload", "digits")
-#: the sources of the Playground and the Race (the Digits page has its own: "digits")
-RUN_SOURCES = ("toy", "real", "upload")
-#: the digits a Digits link opens on
-DIGIT_PAIR = ("3", "8")
-VIEWS = ("pca", "features")
-MAX_TRAIN_CHOICES = (200, 500, 1000, 2000, 5000, 10000)
-DEFAULT_MAX_TRAIN = 2000
-UPLOAD_SCALES = ("none", "standard", "minmax01")
-N_RANGE = (10, 5000)
 COORD_DECIMALS = 4
 MAX_EDITS_IN_URL = 300
 MAX_CHANGES_IN_URL = 100
@@ -70,52 +65,44 @@ class RunConfig:
     t = 0, :meth:`current` the values after every change.
     """
 
-    source: str = "toy"
-    dataset: str = "gaussians"
-    n: int = 200
-    noise: float | None = None
-    imbalance: float = 0.5
-    test: float = 0.25
-    seed: int = 0
-    max_train: int = DEFAULT_MAX_TRAIN
-    scale: str = "none"
-    positive: str | None = None
-    negative: str | None = None
-    view: str = "pca"
-    fx: int = 0
-    fy: int = 1
+    # the data fields: defaults, ranges and URL keys in svmcore.runs.urlfields.DATA_FIELDS
+    source: str = DATA_DEFAULTS["source"]
+    dataset: str = DATA_DEFAULTS["dataset"]
+    n: int = DATA_DEFAULTS["n"]
+    noise: float | None = DATA_DEFAULTS["noise"]
+    imbalance: float = DATA_DEFAULTS["imbalance"]
+    test: float = DATA_DEFAULTS["test"]
+    seed: int = DATA_DEFAULTS["seed"]
+    max_train: int = DATA_DEFAULTS["max_train"]
+    scale: str = DATA_DEFAULTS["scale"]
+    positive: str | None = DATA_DEFAULTS["positive"]
+    negative: str | None = DATA_DEFAULTS["negative"]
+    view: str = DATA_DEFAULTS["view"]
+    fx: int = DATA_DEFAULTS["fx"]
+    fy: int = DATA_DEFAULTS["fy"]
     solver: str = "pegasos"
     params: tuple = ()
     added: tuple = ()
     removed: tuple = ()
     changes: tuple = ()
-    label: str | None = None         # upload: the label column chosen by name (None: guessed)
+    label: str | None = DATA_DEFAULTS["label"]  # upload: the label column by name (None: guessed)
     #: stream mode (toy data only): an online solver visits the rows in order, one new point per
     #: step, and the page shows the recent ones (:mod:`svmcore.runs.stream`); URL ``stream=1``
-    stream: bool = False
+    stream: bool = DATA_DEFAULTS["stream"]
 
     def __post_init__(self):
         # canonical form: fields that do not matter for this source take their defaults, so a
         # configuration equals its own round trip through the URL
         put = object.__setattr__
-        d = _DEFAULTS
-        put(self, "stream", bool(self.stream) and self.source == "toy")
-        if self.source == "toy":
-            if self.noise is None:
-                put(self, "noise", float(TOY_DEFAULTS.get(self.dataset, 0.1)))
-            for k in ("max_train", "positive", "negative", "view", "fx", "fy", "label"):
-                put(self, k, d[k])
-        else:
-            for k in ("n", "noise", "imbalance"):
-                put(self, k, d[k])
-            if self.source == "real":
-                for k in ("scale", "positive", "negative", "label"):
-                    put(self, k, d[k])
-            elif self.source == "digits":
-                for k in ("scale", "label", "view", "fx", "fy"):
-                    put(self, k, d[k])
-                put(self, "positive", str(self.positive or DIGIT_PAIR[0]))
-                put(self, "negative", str(self.negative or DIGIT_PAIR[1]))
+        for f in DATA_FIELDS:
+            if self.source not in f.sources and f.attr != "source":
+                put(self, f.attr, f.default)
+        put(self, "stream", bool(self.stream))
+        if self.source == "toy" and self.noise is None:
+            put(self, "noise", float(TOY_DEFAULTS.get(self.dataset, 0.1)))
+        if self.source == "digits":
+            put(self, "positive", str(self.positive or DIGIT_PAIR[0]))
+            put(self, "negative", str(self.negative or DIGIT_PAIR[1]))
         if self.noise is not None:
             put(self, "noise", float(self.noise))
         put(self, "imbalance", float(self.imbalance))
@@ -165,27 +152,12 @@ class RunConfig:
     def to_query(self) -> dict[str, str]:
         """The configuration as query-string parameters (strings), decoded by
         :func:`config_from_query`. Uploaded bytes are not part of it (only the file name)."""
-        q = {"src": self.source, "ds": self.dataset, "seed": str(self.seed)}
-        if self.source == "toy":
-            q.update(n=str(self.n), noise=repr(self.noise_value), imb=repr(float(self.imbalance)))
-            if self.scale != "none":       # absent (every link before scaling): unscaled
-                q["scale"] = self.scale
-            if self.stream:                # absent (every link before streams): no stream
-                q["stream"] = "1"
-        else:
-            q["maxn"] = str(self.max_train)
-            q.update(view=self.view, fx=str(self.fx), fy=str(self.fy))
-        q["test"] = repr(float(self.test))
-        if self.source == "digits":
-            for k in ("view", "fx", "fy"):
-                q.pop(k)
-            q.update(pos=self.positive, neg=self.negative)
-        if self.source == "upload":
-            q["scale"] = self.scale
-            if self.positive is not None and self.negative is not None:
-                q.update(pos=self.positive, neg=self.negative)
-            if self.label is not None:
-                q["label"] = self.label
+        q = {}
+        for f in DATA_FIELDS:             # the table's order, its keys for this source
+            value = getattr(self, f.attr)
+            partner = getattr(self, data_field(f.together).attr) if f.together else None
+            if f.written(self.source, value, partner):
+                q[f.key] = f.encode(value)
         q["solver"] = self.solver
         for k, v in self.params:
             q["p." + k] = encode_value(v)
@@ -199,10 +171,6 @@ class RunConfig:
 
     def edits_fit_in_url(self) -> bool:
         return len(self.added) <= MAX_EDITS_IN_URL and len(self.removed) <= MAX_EDITS_IN_URL
-
-
-_DEFAULTS = dict(n=200, noise=None, imbalance=0.5, max_train=DEFAULT_MAX_TRAIN, scale="none",
-                 positive=None, negative=None, view="pca", fx=0, fy=1, label=None)
 
 
 def encode_changes(changes) -> str:
@@ -299,22 +267,6 @@ def decode_value(spec, text: str):
     return float(text)
 
 
-def _num(q, key, cast, default, warnings, check=None):
-    if key not in q:
-        return default
-    raw = q[key]
-    try:
-        v = cast(raw)
-        if isinstance(v, float) and not math.isfinite(v):
-            raise ValueError
-        if check is not None and not check(v):
-            raise ValueError
-        return v
-    except (TypeError, ValueError):
-        warnings.append(f"link: {key}={raw!r} is not valid, using {default!r}")
-        return default
-
-
 def _params_from_query(cls, solver: str, q: dict, prefix: str, w: list) -> dict:
     """The parameters ``prefix + name`` of a query for a solver class, each validated by its
     ParamSpec; an unknown name or a bad value is reported in ``w`` and left to the default."""
@@ -374,8 +326,11 @@ def clamp_to_spec(spec, value):
 
 def config_from_query(q, registry=None, sources=RUN_SOURCES) -> tuple[RunConfig, list[str]]:
     """A RunConfig from query-string parameters (a mapping of str to str), and the list of
-    problems found (each bad value falls back to its default). ``sources``: the data sources
-    the page takes (the first is the default). Never raises."""
+    problems found. The data keys are read by their fields of
+    :data:`~svmcore.runs.urlfields.DATA_FIELDS` (a bad value falls back to its default, a value
+    beyond the range of a clamping field becomes the nearest one; the keys of another source
+    are ignored, as the configuration drops them). ``sources``: the data sources the page
+    takes (the first is the default). Never raises."""
     registry = REGISTRY if registry is None else registry
     q = {str(k): (v[-1] if isinstance(v, (list, tuple)) else str(v)) for k, v in dict(q).items()}
     w: list[str] = []
@@ -402,34 +357,16 @@ def config_from_query(q, registry=None, sources=RUN_SOURCES) -> tuple[RunConfig,
                      f"problem {d.dataset!r}")
             source, dataset = "toy", d.dataset
     kw: dict[str, Any] = dict(source=source, dataset=dataset)
-    kw["seed"] = _num(q, "seed", int, d.seed, w, lambda v: 0 <= v <= 2**31)
-    kw["n"] = _num(q, "n", int, d.n, w, lambda v: N_RANGE[0] <= v <= N_RANGE[1])
-    kw["noise"] = _num(q, "noise", float, None, w, lambda v: 0 <= v <= 10)
-    kw["imbalance"] = _num(q, "imb", float, d.imbalance, w, lambda v: 0 < v < 1)
-    kw["test"] = _num(q, "test", float, d.test, w, lambda v: 0 <= v <= 0.9)
-    kw["max_train"] = _num(q, "maxn", int, d.max_train, w, lambda v: 10 <= v <= 10**6)
-    kw["view"] = q.get("view", d.view) if q.get("view", d.view) in VIEWS else d.view
-    kw["fx"] = _num(q, "fx", int, d.fx, w, lambda v: v >= 0)
-    kw["fy"] = _num(q, "fy", int, d.fy, w, lambda v: v >= 0)
-    kw["scale"] = q.get("scale", d.scale) if q.get("scale", d.scale) in UPLOAD_SCALES else d.scale
-    if q.get("scale", d.scale) not in UPLOAD_SCALES:
-        w.append(f"link: scale={q['scale']!r} is not one of {', '.join(UPLOAD_SCALES)}; "
-                 f"using {d.scale!r}")
-    kw["label"] = q.get("label") or None
-    if "stream" in q:
-        on = str(q["stream"]).strip().lower()
-        if on not in ("1", "0", "true", "false", "on", "off"):
-            w.append(f"link: stream={q['stream']!r} is not 1 or 0; no stream")
-        elif on in ("1", "true", "on") and source != "toy":
-            w.append("link: stream mode takes a toy problem only; no stream")
-        else:
-            kw["stream"] = on in ("1", "true", "on")
-    kw["positive"] = q.get("pos")
-    kw["negative"] = q.get("neg")
+    for f in DATA_FIELDS:                 # the source's own keys; the others do not matter
+        if f.key in ("src", "ds") or source not in f.sources or f.key not in q:
+            continue
+        kw[f.attr] = f.decode(q[f.key], w, dataset)
+    if source != "toy" and q.get("stream", "").strip().lower() in ("1", "true", "on"):
+        w.append("link: stream mode takes a toy problem only; no stream")
     if source == "digits":
         from ..data.digits import parse_pair
         try:
-            parse_pair(kw["positive"] or DIGIT_PAIR[0], kw["negative"] or DIGIT_PAIR[1])
+            parse_pair(kw.get("positive") or DIGIT_PAIR[0], kw.get("negative") or DIGIT_PAIR[1])
         except ValueError as exc:
             w.append(f"link: {exc}; using {DIGIT_PAIR[0]} against {DIGIT_PAIR[1]}")
             kw["positive"], kw["negative"] = DIGIT_PAIR

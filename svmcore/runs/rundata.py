@@ -61,6 +61,11 @@ class RunData:
         return sp.issparse(self.X_train)
 
 
+#: a real dataset or a digit set always keeps a test part: test fraction 0 holds out a quarter
+ZERO_TEST_NOTE = ("Test fraction 0: this data keeps a test part all the same, a quarter of its "
+                  "rows (only toy problems and uploads train on every row).")
+
+
 def _split(X, y, test: float, seed: int):
     if test <= 0:
         return X, None, y, None
@@ -155,6 +160,8 @@ def build_data(cfg: RunConfig, upload: ParsedUpload | None = None) -> RunData:
                          "file.")
         elif info.has_test:
             notes.append("Test: its own test file (the test fraction does not apply).")
+        elif cfg.test <= 0:
+            notes.append(ZERO_TEST_NOTE)
         if ds.scaling:
             notes.append(f"Features scaled ({ds.scaling}) on the training part.")
         names = tuple(f"x{j + 1}" for j in range(ds.n_features))
@@ -162,6 +169,8 @@ def build_data(cfg: RunConfig, upload: ParsedUpload | None = None) -> RunData:
         from ..data.digits import digit_problem
         X_tr, y_tr, X_te, y_te, notes = digit_problem(cfg.dataset, cfg.positive, cfg.negative,
                                                       cfg.test, int(cfg.seed), int(cfg.max_train))
+        if cfg.test <= 0:
+            notes.append(ZERO_TEST_NOTE)
         names = tuple(f"pixel {j}" for j in range(X_tr.shape[1]))
     elif cfg.source == "upload":
         if upload is None:

@@ -2,18 +2,20 @@
 
 Returns the data fields of a :class:`~svmcore.runs.config.RunConfig` plus the parsed upload and the
 messages to show in the main area; :func:`apply_data_config` puts a configuration's data fields
-into the widgets (a link, a preset, a race).
+into the widgets (a link, a preset, a race). The widgets' ranges, steps and choices are those of
+the URL fields (:data:`svmcore.runs.urlfields.DATA_FIELDS`), so a link opens on the values it
+names; a configuration built in code with a value beyond them is moved into them, and said.
 """
 from __future__ import annotations
 
 import hashlib
-import math
 
 import streamlit as st
 
-from ..runs.config import DEFAULT_MAX_TRAIN, MAX_TRAIN_CHOICES, N_RANGE, UPLOAD_SCALES, RunConfig
+from ..runs.config import RunConfig
+from ..runs.urlfields import data_field
 from ..runs.stream import STREAM_WINDOW
-from ..data import TOY_DEFAULTS, TOY_GENERATORS, TOY_NOISE_RANGE, TOY_PROBES, list_datasets
+from ..data import TOY_DEFAULTS, TOY_GENERATORS, TOY_PROBES, list_datasets
 from ..data.fetch import download_size, fetch_dataset
 from ..data.upload import MAX_BYTES, UploadError
 from ..server.parsing import parse_apart
@@ -139,6 +141,8 @@ def data_panel(inst: Instance, stream: bool = False) -> dict:
     RunConfig data fields (``cfg``), the parsed upload (``upload``), its digest, and messages
     (``errors``, ``warnings``, ``info``) to show in the main area."""
     out = {"upload": None, "digest": None, "errors": [], "warnings": [], "info": []}
+    f_n, f_noise, f_imb, f_test, f_maxn, f_scale = (data_field(k) for k in (
+        "n", "noise", "imb", "test", "maxn", "scale"))
     inst.setdefault("src", "toy")
     source = st.radio("data", list(SOURCE_LABELS), key=inst.key("src"),
                       format_func=SOURCE_LABELS.get, horizontal=True)
@@ -157,27 +161,28 @@ def data_panel(inst: Instance, stream: bool = False) -> dict:
                            "order, one per step, and show the recent ones.")
             if on:
                 st.caption(STREAM_HINT)
-        inst.setdefault("n", 200)
-        n = st.slider("n points", N_RANGE[0], N_RANGE[1], step=10, key=inst.key("n"),
+        inst.setdefault("n", f_n.default)
+        n = st.slider("n points", f_n.low, f_n.high, step=f_n.step, key=inst.key("n"),
                       help="Training + test points.")
-        lo, hi = TOY_NOISE_RANGE.get(toy, (0.0, 1.0))
+        lo, hi = f_noise.range_for(toy)
         nkey = inst.key(f"noise_{toy}")
         ss.setdefault(nkey, float(TOY_DEFAULTS[toy]))
         ss[nkey] = float(min(max(ss[nkey], lo), hi))
-        noise = st.slider("noise", float(lo), float(hi), step=0.01, key=nkey,
+        noise = st.slider("noise", float(lo), float(hi), step=f_noise.step, key=nkey,
                           help="Standard deviation of the jitter.")
-        inst.setdefault("imb", 0.5)
-        imbalance = st.slider("fraction of +1", 0.05, 0.95, step=0.05, key=inst.key("imb"),
+        inst.setdefault("imb", f_imb.default)
+        imbalance = st.slider("fraction of +1", f_imb.low, f_imb.high, step=f_imb.step,
+                              key=inst.key("imb"),
                               help="Imbalance: the share of points in class +1.")
-        inst.setdefault("test", 0.25)
+        inst.setdefault("test", f_test.default)
         probed = on and toy in TOY_PROBES
-        test = st.slider("test fraction", 0.0, 0.5, step=0.05, key=inst.key("test"),
-                         disabled=probed,
+        test = st.slider("test fraction", f_test.low, f_test.high, step=f_test.step,
+                         key=inst.key("test"), disabled=probed,
                          help="Held-out points (hollow markers), never trained on." + (
                              " A stream of drifting points is tested on fresh points of each "
                              "moment instead." if probed else ""))
         inst.setdefault("scale_toy", DEFAULT_SCALE)
-        scale = st.selectbox("scaling", list(UPLOAD_SCALES), key=inst.key("scale_toy"),
+        scale = st.selectbox("scaling", list(f_scale.choices), key=inst.key("scale_toy"),
                              format_func=SCALE_LABELS.get, help=SCALE_HELP)
         kw.update(dataset=toy, n=int(n), noise=float(noise), imbalance=float(imbalance),
                   test=float(test), scale=scale, stream=bool(on))
@@ -206,12 +211,14 @@ def data_panel(inst: Instance, stream: bool = False) -> dict:
         if info.description:
             st.caption(info.description)
         _offered_maxn(inst)
-        maxn = st.select_slider("max_train", list(MAX_TRAIN_CHOICES), key=inst.key("maxn"),
+        maxn = st.select_slider("max_train", list(f_maxn.choices), key=inst.key("maxn"),
                                 help="Large datasets are cut to a classroom size: the first "
                                      "max_train training rows (and at most as many test rows).")
-        inst.setdefault("test_r", 0.25)
-        test = st.slider("test fraction", 0.1, 0.5, step=0.05, key=inst.key("test_r"),
-                         help="Used when the dataset has no test file of its own.")
+        inst.setdefault("test_r", f_test.default)
+        test = st.slider("test fraction", f_test.low, f_test.high, step=f_test.step,
+                         key=inst.key("test_r"),
+                         help="Used when the dataset has no test file of its own (0: it keeps "
+                              "a quarter all the same).")
         kw.update(dataset=name, max_train=int(maxn), test=float(test))
         kw.update(_view_widgets(inst, info.n_features))
     else:
@@ -221,12 +228,13 @@ def data_panel(inst: Instance, stream: bool = False) -> dict:
                                 help=f"At most {MAX_BYTES // 2**20} MB. CSV: numeric features, "
                                      "the label in a column named label/y/target/class or "
                                      "else the last column. LIBSVM: label index:value …")
-        inst.setdefault("test_r", 0.25)
-        test = st.slider("test fraction", 0.1, 0.5, step=0.05, key=inst.key("test_r"))
+        inst.setdefault("test_r", f_test.default)
+        test = st.slider("test fraction", f_test.low, f_test.high, step=f_test.step,
+                         key=inst.key("test_r"))
         _offered_maxn(inst)
-        maxn = st.select_slider("max_train", list(MAX_TRAIN_CHOICES), key=inst.key("maxn"))
+        maxn = st.select_slider("max_train", list(f_maxn.choices), key=inst.key("maxn"))
         inst.setdefault("scale", DEFAULT_SCALE)
-        scale = st.selectbox("scaling", list(UPLOAD_SCALES), key=inst.key("scale"),
+        scale = st.selectbox("scaling", list(f_scale.choices), key=inst.key("scale"),
                              format_func=SCALE_LABELS.get, help=SCALE_HELP)
         kw.update(test=float(test), max_train=int(maxn), scale=scale,
                   dataset=inst.upload_name or "upload.csv")
@@ -273,9 +281,11 @@ def data_panel(inst: Instance, stream: bool = False) -> dict:
                                      "upload it again to reproduce the run.")
             else:
                 out["info"].append("Upload a CSV or LIBSVM file to train on it.")
-    inst.setdefault("seed", 0)
+    f_seed = data_field("seed")
+    inst.setdefault("seed", f_seed.default)
     c1, c2 = st.columns([1, 1], vertical_alignment="bottom")
-    seed = int(c1.number_input("seed", 0, 2**31, step=1, key=inst.key("seed"),
+    seed = int(c1.number_input("seed", f_seed.low, f_seed.high, step=f_seed.step,
+                               key=inst.key("seed"),
                                help="Seeds the data, the split and the solver's sampling."))
     c2.button("regenerate", key=inst.key("regen", keep=False), on_click=_regenerate, args=(inst,),
               help="A new seed: new data (toy), a new split and a new sample order.",
@@ -286,20 +296,20 @@ def data_panel(inst: Instance, stream: bool = False) -> dict:
 
 
 def _offered_maxn(inst: Instance) -> None:
-    """The max_train slider offers MAX_TRAIN_CHOICES: a link's other value becomes the nearest
-    offered one, and the page says so once."""
-    inst.setdefault("maxn", DEFAULT_MAX_TRAIN)
+    """The max_train slider offers the ``maxn`` field's sizes: another value (a configuration
+    built in code; a link's is moved when decoded) becomes the nearest offered one, and the
+    page says so once."""
+    f = data_field("maxn")
+    inst.setdefault("maxn", f.default)
     v = inst.get("maxn")
-    if v in MAX_TRAIN_CHOICES:
+    if v in f.choices:
         return
-    try:
-        near = min(MAX_TRAIN_CHOICES, key=lambda c: (abs(math.log(c / float(v))), c))
-    except (TypeError, ValueError, ZeroDivisionError):
-        near = DEFAULT_MAX_TRAIN
+    near = f.nearest(v)
+    near = f.default if near is None else near
     inst.set("maxn", near)
     inst.url_problems = list(inst.url_problems) + [
-        f"max_train = {v!r} is not one of the sizes offered here "
-        f"({', '.join(f'{c:,}' for c in MAX_TRAIN_CHOICES)}); using {near:,}"]
+        f"max_train = {v!r} is not one of the sizes offered here ({f.range_text()}); "
+        f"using {near:,}"]
 
 
 def _view_widgets(inst: Instance, d: int, names=None) -> dict:
@@ -307,8 +317,9 @@ def _view_widgets(inst: Instance, d: int, names=None) -> dict:
     if d <= 2:
         return {}
     names = list(names) if names is not None else [f"x{j + 1}" for j in range(d)]
-    inst.setdefault("view", "pca")
-    view = st.radio("2-D view", ["pca", "features"], key=inst.key("view"), horizontal=True,
+    f_view = data_field("view")
+    inst.setdefault("view", f_view.default)
+    view = st.radio("2-D view", list(f_view.choices), key=inst.key("view"), horizontal=True,
                     format_func={"pca": "PCA plane", "features": "two features"}.get,
                     help="The solver trains on all features; the picture is a slice.")
     kw = {"view": view}
@@ -329,14 +340,28 @@ def _view_widgets(inst: Instance, d: int, names=None) -> dict:
     return kw
 
 
+def _fitted(inst: Instance, key: str, value, dataset: str | None = None):
+    """``value`` moved into the range of the URL field ``key`` (its widget would refuse it:
+    a configuration built in code), said once; a decoded link's values are in range already."""
+    f = data_field(key)
+    if f.in_range(value, dataset):
+        return value
+    near = f.nearest(value, dataset)
+    near = f.default if near is None else near
+    inst.url_problems = list(inst.url_problems) + [
+        f"{key} = {value!r} is beyond the range offered here ({f.range_text(dataset)}); "
+        f"using {near!r}"]
+    return near
+
+
 def apply_digits_config(inst: Instance, cfg: RunConfig) -> None:
     """Put the data fields of a Digits configuration into the panel's widget state."""
     inst.set("digits_set", cfg.dataset)
     inst.set("pos", cfg.positive)
     inst.set("neg", cfg.negative)
-    inst.set("seed", int(cfg.seed))
-    inst.set("maxn", int(cfg.max_train))
-    inst.set("test_r", float(min(max(cfg.test, 0.1), 0.5)))
+    inst.set("seed", int(_fitted(inst, "seed", int(cfg.seed))))
+    inst.set("maxn", int(_fitted(inst, "maxn", int(cfg.max_train))))
+    inst.set("test_r", float(_fitted(inst, "test", float(cfg.test))))
 
 
 def apply_data_config(inst: Instance, cfg: RunConfig) -> None:
@@ -345,13 +370,14 @@ def apply_data_config(inst: Instance, cfg: RunConfig) -> None:
         apply_digits_config(inst, cfg)
         return
     inst.set("src", cfg.source)
-    inst.set("seed", int(cfg.seed))
+    inst.set("seed", int(_fitted(inst, "seed", int(cfg.seed))))
     if cfg.source == "toy":
         inst.set("toy", cfg.dataset)
-        inst.set("n", int(cfg.n))
-        ss[inst.key(f"noise_{cfg.dataset}")] = float(cfg.noise_value)
-        inst.set("imb", float(cfg.imbalance))
-        inst.set("test", float(cfg.test))
+        inst.set("n", int(_fitted(inst, "n", int(cfg.n))))
+        ss[inst.key(f"noise_{cfg.dataset}")] = float(
+            _fitted(inst, "noise", float(cfg.noise_value), cfg.dataset))
+        inst.set("imb", float(_fitted(inst, "imb", float(cfg.imbalance))))
+        inst.set("test", float(_fitted(inst, "test", float(cfg.test))))
         inst.set("scale_toy", cfg.scale)
         inst.set("stream", bool(cfg.stream))
         if cfg.stream:
@@ -367,8 +393,8 @@ def apply_data_config(inst: Instance, cfg: RunConfig) -> None:
             if cfg.positive is not None:
                 inst.set("pos", cfg.positive)
                 inst.set("neg", cfg.negative)
-        inst.set("maxn", int(cfg.max_train))
-        inst.set("test_r", float(min(max(cfg.test, 0.1), 0.5)))
+        inst.set("maxn", int(_fitted(inst, "maxn", int(cfg.max_train))))
+        inst.set("test_r", float(_fitted(inst, "test", float(cfg.test))))
         inst.set("view", cfg.view)
         inst.set("fx", cfg.fx)
         inst.set("fy", cfg.fy)

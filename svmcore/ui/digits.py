@@ -16,7 +16,7 @@ import streamlit as st
 
 from ..data.digits import REST, TITLES, available_digit_sets, digit_images
 from ..lessons.digits import misclassified, support_in_order, weight_image
-from ..runs.config import DEFAULT_MAX_TRAIN, DIGIT_PAIR, MAX_TRAIN_CHOICES
+from ..runs.urlfields import DIGIT_PAIR, data_field
 from ..server import pacing
 from ..viz.digits import MIS_COLOR, sprite_sheet, weights_png
 from ..viz.frame import batch, curves_frame, run_panels
@@ -75,13 +75,16 @@ def digits_panel(inst: Instance) -> dict:
     pos = c1.selectbox("digit (+1)", digits, key=inst.key("pos"))
     neg = c2.selectbox("against (−1)", digits + [REST], key=inst.key("neg"),
                        help="Another digit, or every other digit (one against the rest).")
-    inst.setdefault("seed", 0)
-    seed = st.number_input("seed", 0, 2**31, key=inst.key("seed"),
+    f_seed, f_maxn, f_test = (data_field(k) for k in ("seed", "maxn", "test"))
+    inst.setdefault("seed", f_seed.default)
+    seed = st.number_input("seed", f_seed.low, f_seed.high, key=inst.key("seed"),
                            help="The split into training and test images.")
-    inst.setdefault("maxn", DEFAULT_MAX_TRAIN)
-    maxn = st.select_slider("max training images", MAX_TRAIN_CHOICES, key=inst.key("maxn"))
-    inst.setdefault("test_r", 0.25)
-    test = st.slider("test fraction", 0.1, 0.5, step=0.05, key=inst.key("test_r"))
+    inst.setdefault("maxn", f_maxn.default)
+    maxn = st.select_slider("max training images", f_maxn.choices, key=inst.key("maxn"))
+    inst.setdefault("test_r", f_test.default)
+    test = st.slider("test fraction", f_test.low, f_test.high, step=f_test.step,
+                     key=inst.key("test_r"),
+                     help="0: a quarter of the images is held out all the same.")
     out = {"upload": None, "digest": None, "errors": [], "warnings": [], "info": []}
     out["cfg"] = dict(source="digits", dataset=name, seed=int(seed), max_train=int(maxn),
                       test=float(test), positive=pos, negative=neg)

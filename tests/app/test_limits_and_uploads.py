@@ -86,6 +86,35 @@ def test_a_clamp_is_said_once_on_the_page():
     assert at.session_state["pg"].live.run.max_iter == get_solver("smo").params["max_iter"].high
 
 
+def test_data_values_beyond_the_widgets_are_clamped_and_said():
+    """A link's test fraction 0.7 and fraction of +1 0.01 (the configuration took them and the
+    page showed "Something went wrong: StreamlitValueBelowMinError" instead of a run; noise 0.8
+    on the moons was clamped without a word), and a configuration built in code beyond the
+    sliders (a page sending it): the page opens on the clamped values and says so once."""
+    at = _page({"src": "toy", "ds": "moons", "test": "0.7", "imb": "0.01", "noise": "0.8",
+                "solver": "smo"})
+    warn = _texts(at.warning)
+    for needle in ("test='0.7' is out of range", "imb='0.01' is out of range",
+                   "noise='0.8' is out of range"):
+        assert needle in warn, warn
+    cfg = at.session_state["pg"].live.cfg
+    assert (cfg.test, cfg.imbalance, cfg.noise) == (0.5, 0.05, 0.5)
+    at.run()
+    assert "out of range" not in _texts(at.warning)
+
+    from .test_bad_input import PAGE, TIMEOUT
+    at = AppTest.from_file(PAGE, default_timeout=TIMEOUT)
+    at.session_state["_open_pg"] = RunConfig(source="real", dataset="breast_cancer", test=0.8,
+                                             max_train=300, solver="smo")
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    warn = _texts(at.warning)
+    assert "test = 0.8 is beyond the range offered here (0–0.5); using 0.5" in warn, warn
+    assert "maxn = 300 is beyond the range offered here" in warn
+    cfg = at.session_state["pg"].live.cfg
+    assert (cfg.test, cfg.max_train) == (0.5, 200)
+
+
 def test_solver_notes_and_a_reset_view_feature_are_said_once():
     """ASSET with more Nyström landmarks than rows notes the clamp (solver.notes); a link whose
     2-D view names feature 99 of a 30-feature dataset is reset to the first feature — both were

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from svmcore.data import TOY_GENERATORS, make_toy, train_test_split
+from svmcore.data import TOY_GENERATORS, TOY_NOISE_RANGE, make_toy, train_test_split
 from svmcore.data.upload import parse_upload
 from svmcore.runs.presets import PRESETS, available_presets, get_preset
 from svmcore.runs.config import RunConfig, config_from_query, decode_value, encode_value
@@ -37,7 +37,8 @@ def test_default_config_round_trips():
 
 @settings(max_examples=60, deadline=None)
 @given(toy=st.sampled_from(sorted(TOY_GENERATORS)), n=st.integers(10, 5000),
-       noise=st.floats(0, 2), imb=st.floats(0.05, 0.95), test=st.sampled_from([0.0, 0.1, 0.25]),
+       noise=st.floats(0, 1), imb=st.floats(0.05, 0.95),
+       test=st.sampled_from([0.0, 0.1, 0.25, 0.5]),
        seed=st.integers(0, 2**31), C=st.floats(1e-3, 1e3), kernel=st.sampled_from(
            ["linear", "rbf", "poly"]), gamma=st.floats(1e-3, 1e3),
        averaging=st.one_of(st.none(), st.floats(0.05, 1.0), st.integers(1, 10**6)),
@@ -46,8 +47,9 @@ def test_default_config_round_trips():
        removed=st.lists(st.integers(0, 5000), max_size=5))
 def test_any_toy_config_round_trips(toy, n, noise, imb, test, seed, C, kernel, gamma, averaging,
                                     added, removed):
-    cfg = RunConfig(source="toy", dataset=toy, n=n, noise=noise, imbalance=imb, test=test,
-                    seed=seed, solver="pegasos",
+    lo, hi = TOY_NOISE_RANGE[toy]              # noise: a point of the toy's own range
+    cfg = RunConfig(source="toy", dataset=toy, n=n, noise=lo + noise * (hi - lo), imbalance=imb,
+                    test=test, seed=seed, solver="pegasos",
                     params=dict(C=C, kernel=kernel, gamma=gamma, averaging=averaging,
                                 projection=False, schedule="sqrt", batch_size=3),
                     added=added, removed=removed)
