@@ -233,6 +233,9 @@ def warm_up_note() -> None:
     once per run, the note said "1 of 18 done, now pegasos" until the user's next click, also
     while a run played (a tick reruns only its own fragment). A failed warm-up stays an error."""
     from ..server import warm
+    # this full run is the note's own (the warm-up ended), not a changed setting: it keeps a
+    # playing run playing (live_panel)
+    st.session_state[WARM_RERUN] = st.session_state.pop(WARM_DONE, False)
     if not warm.ready():
         _warm_up_progress()
     elif warm.problems():
@@ -240,10 +243,16 @@ def warm_up_note() -> None:
                  f"{warm.problems()}")
 
 
+#: session-state keys: the warm-up note asked for the full run that takes it away / this full
+#: run is that one
+WARM_DONE, WARM_RERUN = "_svmc_warm_done", "_svmc_warm_rerun"
+
+
 @st.fragment(run_every=WARM_NOTE_S)
 def _warm_up_progress() -> None:
     from ..server import warm
     if warm.ready():
+        st.session_state[WARM_DONE] = True
         st.rerun(scope="app")                # the page without the note, and without this timer
     # Streamlit's icon font, not the ⏳ emoji: a box on machines without an emoji font
     st.caption(":material/hourglass_top: " + warm.status())
@@ -283,7 +292,7 @@ def live_panel(inst: Instance, draw, footer=None, **control_kw) -> None:
     requested only after the previous one was sent, and no browser timer fires into a run in
     progress: a loaded server slows every session down evenly instead of collapsing. A full
     rerun of the page (a changed setting) pauses, unless the run took the setting mid-run
-    (:func:`ensure_live`): then play goes on, paced by the fragment's ``run_every`` timer (a
+    (:func:`ensure_live`) or the run is the warm-up note's, which goes away: then play goes on, paced by the fragment's ``run_every`` timer (a
     full run cannot ask for a fragment rerun) until the next full rerun; pausing or the end of
     the run makes one. ``footer(inst)`` (the export panel) is drawn in the controls fragment
     (+1 and Step rerun only the frames while it is closed); the address bar's t is set by the
@@ -292,7 +301,7 @@ def live_panel(inst: Instance, draw, footer=None, **control_kw) -> None:
     if inst.live is None:
         return
     if not in_fragment_run():
-        if not inst.pressed:
+        if not inst.pressed and not st.session_state.get(WARM_RERUN):
             inst.playing = False             # a full rerun: the loop waits for Play again
             unshare(inst)
         inst.pb.timer_loop = inst.playing
