@@ -277,6 +277,14 @@ def _on_reset(inst):
 
 
 def _on_edit_mode(inst):
+    """The mode a user chose (the control is ``required``: a user cannot unset it). Streamlit
+    can reset the state of a fragment's widget that a rerun of that fragment never reached (a
+    click that reruns the page before the mode control is drawn): that "change" to no mode puts
+    back the mode chosen instead."""
+    if inst.get("edit") is None:
+        inst.set("edit", inst.get("edit_chosen", "view"))
+        return
+    inst.set("edit_chosen", inst.get("edit"))
     _rerun_panel(inst)                    # the field's click mode changes; playing goes on
 
 
@@ -333,9 +341,10 @@ def edit_modes(inst: Instance, state: LiveState) -> None:
     """The click-edit mode of the field (add a point of a class, remove one) and the button
     that clears the edits, on one line; the mode stays what the user chose, playing or not."""
     modes = list(EDIT_MODES) if state.view.plane.exact else ["view", "remove"]
-    inst.setdefault("edit", "view")
-    if inst.get("edit") not in modes:
-        inst.set("edit", "view")
+    kept = inst.get("edit_chosen", "view")
+    if inst.get("edit") not in modes:     # a widget state lost to a rerun: the mode chosen
+        inst.set("edit", kept if kept in modes else "view")
+    inst.set("edit_chosen", inst.get("edit"))
     with st.container(horizontal=True, vertical_alignment="center", gap="small"):
         st.markdown("click on the field to", width="content",
                     help="Add a point of a class where you click, or remove the point you "
