@@ -390,6 +390,7 @@ function drawField(st) {
     ctx.strokeStyle = col[TL[i]];
     ctx.stroke();
   }
+  drawPending(st, ctx, X, Y, col);
   for (const m of d.marks || []) {         // pinned / picked points
     ctx.beginPath();
     ctx.arc(X(m.x), Y(m.y), m.r || 10, 0, 2 * Math.PI);
@@ -448,6 +449,7 @@ function showField(st, k) {                // the texts of the keyframe reached
   st.root.setAttribute("data-t", d.t === undefined ? "" : d.t);
   st.root.setAttribute("data-seq", d.seq === undefined ? "" : d.seq);
   showTiles(d, !!k.exact);
+  pendingDone(st, k);
   st.canvas.style.cursor = d.mode === "view" ? "default" : "crosshair";
   // a finger on the field edits it in the edit modes; elsewhere it scrolls the page
   st.canvas.style.touchAction = d.mode === "view" ? "auto" : "none";
@@ -472,6 +474,63 @@ function pick(st, ev) {
 }
 
 function editable(st) { return st.map && st.shown && st.shown.d.mode !== "view"; }
+
+// An edit sent to the server is drawn at once, before the server's frame with the new data
+// arrives (while playing, the keyframes already sent still play for up to a batch): an added
+// point in its class colour with a dashed ring, a removed one crossed out, a dragged one at its
+// new place. It goes when a frame with other data is shown, or after PENDING_MS. Until then
+// the click is sent again every RESEND_MS: a script run that a rerun interrupts before it
+// reads the click loses it, and the server applies a click once (its "n").
+const PENDING_MS = 5000, RESEND_MS = 1500;
+
+function sendEdit(st, click, edit) {
+  st.setTrigger("click", click);
+  st.pending = {...edit, data: st.shown.d.train + "|" + st.shown.d.test, at: performance.now()};
+  const mine = st.pending;
+  st.painted = null;
+  paint(st);
+  const resend = () => {
+    if (st.pending !== mine) return;
+    if (performance.now() - mine.at >= PENDING_MS) { st.pending = null; st.painted = null; paint(st); return; }
+    st.setTrigger("click", click);
+    setTimeout(resend, RESEND_MS);
+  };
+  setTimeout(resend, RESEND_MS);
+}
+
+function pendingDone(st, k) {              // a keyframe with the edited data is shown
+  if (st.pending && (k.d.train + "|" + k.d.test !== st.pending.data
+                     || performance.now() - st.pending.at >= PENDING_MS)) st.pending = null;
+}
+
+function drawPending(st, ctx, X, Y, col) {
+  const e = st.pending;
+  if (!e) return;
+  const A = st.shown, nTrain = A.train.length / 2;
+  const at = i => i < nTrain ? [X(A.train[2 * i]), Y(A.train[2 * i + 1])]
+    : [X(A.test[2 * (i - nTrain)]), Y(A.test[2 * (i - nTrain) + 1])];
+  const cross = (px, py) => {
+    ctx.beginPath();
+    ctx.moveTo(px - 6, py - 6); ctx.lineTo(px + 6, py + 6);
+    ctx.moveTo(px + 6, py - 6); ctx.lineTo(px - 6, py + 6);
+    ctx.lineWidth = 2.5; ctx.strokeStyle = "#111111"; ctx.stroke();
+  };
+  const dot = (px, py, c) => {
+    ctx.beginPath();
+    ctx.arc(px, py, 4.5, 0, 2 * Math.PI);
+    ctx.fillStyle = c; ctx.fill();
+    ctx.beginPath();
+    ctx.arc(px, py, 9, 0, 2 * Math.PI);
+    ctx.setLineDash([3, 3]); ctx.lineWidth = 1.5; ctx.strokeStyle = "#111111"; ctx.stroke();
+    ctx.setLineDash([]);
+  };
+  if (e.kind === "add") dot(X(e.x), Y(e.y), col[e.cls]);
+  else if (e.kind === "remove" && e.index < A.labels.length + A.tlabels.length) cross(...at(e.index));
+  else if (e.kind === "move" && e.index < nTrain) {
+    cross(...at(e.index));
+    dot(X(e.x), Y(e.y), col[A.labels[e.index]]);
+  }
+}
 
 function bindPointer(st) {
   // a press and release in place is a click (add, remove, inspect); a press on a training
@@ -498,13 +557,20 @@ function bindPointer(st) {
     const g = st.drag;
     st.drag = null;
     if (!g || !editable(st)) return;
+    const mode = st.shown.d.mode;
     if (g.moved) {
       const p = pick(st, ev);
-      st.setTrigger("click", {move: g.index, x: p.x, y: p.y, index: g.index, n: Date.now()});
-      paint(st);
-    } else {
-      st.setTrigger("click", {x: g.down.x, y: g.down.y, index: g.down.index, n: Date.now()});
+      sendEdit(st, {move: g.index, x: p.x, y: p.y, index: g.index, n: Date.now()},
+               {kind: "move", index: g.index, x: p.x, y: p.y});
+      return;
     }
+    const click = {x: g.down.x, y: g.down.y, index: g.down.index, n: Date.now()};
+    if (mode === "add +1" || mode === "add −1")
+      sendEdit(st, click, {kind: "add", x: g.down.x, y: g.down.y, cls: mode === "add +1" ? "1" : "-1"});
+    else if (mode === "remove" && g.down.index !== null)
+      sendEdit(st, click, {kind: "remove", index: g.down.index});
+    else
+      st.setTrigger("click", click);      // inspect, or a miss in remove mode: sent once
   };
   c.onpointercancel = () => { st.drag = null; st.painted = null; paint(st); };
 }
@@ -647,7 +713,7 @@ function paint(st, now) {
   const next = st.queue.length ? st.queue[0] : null;
   const moving = next && !next.same && st.mix > 0;
   const sig = st.frames + ":" + st.shown.t + ":" + (moving ? next.k.t + ":" + st.mix.toFixed(4) : "");
-  if (sig === st.painted && !st.drag) return;
+  if (sig === st.painted && !st.drag && !st.pending) return;
   const sameKey = st.painted && st.painted.startsWith(st.frames + ":" + st.shown.t + ":");
   const curves = st.root.classList.contains("svmc-curves");
   if (curves && moving && now !== undefined && st.paintedAt && sameKey
