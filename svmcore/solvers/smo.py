@@ -36,7 +36,8 @@ import math
 import numpy as np
 
 from .._jit import njit
-from .kernels import POINT_KERNELS, as_rows, expansion, kernel_row, kernel_value, rows_args
+from .kernels import (POINT_KERNELS, as_rows, dense_rows_dot, expansion, finish_kernel,
+                      kernel_row, rows_args)
 from .smo_parts import (IC_ASIZE, IC_CONV, IC_COUNTER, IC_GEN, IC_HITS, IC_KEVALS, IC_MISSES,  # noqa: F401
                         IC_NEXT, N_IC, IC_NK, LRU_NONE, IC_PI, IC_PJ, IC_T, IC_UNSHRUNK, SMALL_MAX,
                         SMO_LISTING, TAU, TRANSPOSED_MAX, be_shrunk, full_row,
@@ -70,11 +71,22 @@ _NO_MARKS = np.zeros((0, 0), dtype=np.bool_)
 
 @njit
 def _diag(code, kp, Xd, Xdata, Xind, Xptr, Xsq, sparse, out):
-    """out[i] = K(x_i, x_i); returns the kernel evaluations done (n)."""
+    """out[i] = K(x_i, x_i), the numbers :func:`kernel_value` gives (the same inner product,
+    the same finish); returns the kernel evaluations done (n). Not through kernel_value: numba
+    reference-counts the dozen arrays handed to it at every call, which cost more than the
+    value on a small problem."""
     n = out.shape[0]
     for i in range(n):
-        out[i] = kernel_value(code, kp, Xd, Xdata, Xind, Xptr, Xsq, sparse, i,
-                              Xd, Xdata, Xind, Xptr, Xsq, i)
+        if code == 4:
+            out[i] = Xd[i, i]
+            continue
+        if sparse:                       # row_dot's merge of a row with itself
+            dot = 0.0
+            for p in range(Xptr[i], Xptr[i + 1]):
+                dot += Xdata[p] * Xdata[p]
+        else:
+            dot = dense_rows_dot(Xd, i, Xd, i)
+        out[i] = finish_kernel(code, kp, dot, Xsq[i], Xsq[i])
     return n
 
 
