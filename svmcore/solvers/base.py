@@ -534,9 +534,9 @@ class Solver:
 
     def _check_targets(self, y: np.ndarray) -> None:
         if self.regression:
-            if not np.all(np.isfinite(y)):
+            if not np.isfinite(y).all():
                 raise ValueError("y contains NaN or infinity")
-        elif not np.all(np.isin(y, (-1.0, 1.0))):
+        elif not ((y == 1.0) | (y == -1.0)).all():     # np.isin's test, without its setup
             raise ValueError("solver labels must be -1 or +1 (the estimators map any two labels)")
 
     @staticmethod
