@@ -193,6 +193,18 @@ class Solver:
         self.notes: list[str] = []
         self._ready = False
 
+    def fresh(self) -> "Solver":
+        """A new solver as this one was built (same class, same validated parameters), not
+        initialised, without validating the parameters again: the estimators train one
+        binary problem after another with the same parameters. Only a solver before
+        ``init`` is copied (its state is the parameters and the counters set above)."""
+        if self._ready:
+            raise RuntimeError(f"{self.name}: fresh() copies a solver before init(X, y, seed)")
+        new = copy.copy(self)
+        new.p = dict(self.p)
+        new.notes = []
+        return new
+
     def init(self, X, y, seed: int = 0) -> None:
         """Take the training set (labels ±1; real targets for a regression loss) and allocate
         the state; no training. Refuses (:class:`MemoryBudgetError`) before allocating when the
