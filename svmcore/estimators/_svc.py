@@ -185,7 +185,8 @@ def _finite(model) -> bool:
     if model is None:
         return True
     coef, b = (model[1], model[2]) if len(model) == 3 else model
-    return bool(np.isfinite(b) and np.isfinite(np.sum(coef)) and np.isfinite(coef).all())
+    # a NaN or infinite coefficient makes the sum NaN or infinite: the sum decides
+    return bool(np.isfinite(b) and np.isfinite(np.add.reduce(coef, axis=None)))
 
 
 def _same(a, b) -> bool:

@@ -554,7 +554,7 @@ class Solver:
     @staticmethod
     def _check_finite(R: Rows):
         vals = R.data if R.sparse else R.dense
-        if not np.all(np.isfinite(vals)):
+        if not np.isfinite(vals).all():
             raise ValueError("X contains NaN or infinity")
 
     def rows_like_train(self, X) -> Rows:

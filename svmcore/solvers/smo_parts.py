@@ -588,8 +588,11 @@ def kkt_bias(alpha, G, y, C) -> float:
     upper = alpha >= C
     lower = alpha <= 0.0
     free = ~(upper | lower)
-    if free.any():
-        return -float(yG[free].mean())
+    n_free = int(np.count_nonzero(free))
+    if n_free:
+        # the mean as ndarray.mean takes it (np.add.reduce, then one division), without its
+        # Python-level argument handling: the bias is read once per binary problem
+        return -(float(np.add.reduce(yG[free])) / n_free)
     ub_mask = (upper & (y < 0)) | (lower & (y > 0))
     lb_mask = (upper & (y > 0)) | (lower & (y < 0))
     ub = float(yG[ub_mask].min()) if ub_mask.any() else math.inf
