@@ -14,12 +14,16 @@ _cachedir.apply()
 
 def __getattr__(name):
     # the solvers import numpy and numba, the estimators scikit-learn: load them when asked for
+    # (kept as module globals once loaded: ``svmcore.SVC()`` in a loop then costs a plain
+    # attribute read, not this function and an import statement)
     if name in ("get_solver", "list_solvers"):
         from . import solvers
-        return getattr(solvers, name)
+        value = globals()[name] = getattr(solvers, name)
+        return value
     if name in ("SVC", "SVR", "LinearSVC", "SVMClassifier", "SVMRegressor"):
         from . import estimators
-        return getattr(estimators, name)
+        value = globals()[name] = getattr(estimators, name)
+        return value
     raise AttributeError(f"module 'svmcore' has no attribute {name!r}")
 
 

@@ -143,10 +143,11 @@ class _LibsvmFace(BaseEstimator):
     def _task_kwargs(self, cls) -> dict:
         return {}
 
-    def _train(self, cls, kw, X, y, w, seed, budget):
-        """One training run of the solver to its stopping rule (or max_iter): the solver and
-        whether it stopped by its rule."""
-        s = cls(**kw)
+    def _train(self, proto, X, y, w, seed, budget):
+        """One training run of a fresh copy of the solver ``proto`` (built once per fit, its
+        parameters validated once) to its stopping rule (or max_iter): the solver and whether
+        it stopped by its rule."""
+        s = proto.fresh()
         s.memory_budget = budget
         s.sample_weight = w
         s.init(X, y, seed)
@@ -184,7 +185,8 @@ def _finite(model) -> bool:
     if model is None:
         return True
     coef, b = (model[1], model[2]) if len(model) == 3 else model
-    return bool(np.isfinite(b) and np.isfinite(np.sum(coef)) and np.isfinite(coef).all())
+    # a NaN or infinite coefficient makes the sum NaN or infinite: the sum decides
+    return bool(np.isfinite(b) and np.isfinite(np.add.reduce(coef, axis=None)))
 
 
 def _same(a, b) -> bool:
@@ -329,13 +331,14 @@ class SVC(ClassifierMixin, _LibsvmFace):
     def _fit_pairs(self, cls, kw, Xs, y_idx, w, k):
         seed = _seed(self.random_state)
         budget = _budget()
+        proto = cls(**kw)
         precomputed = self._kernel_name() == "precomputed"
         pairs, iters, done_all = [], [], True
         self.probA_, self.probB_ = [], []
         for i, j, rows, yy in self._pair_rows(y_idx, k):
             Xp = Xs[np.ix_(rows, rows)] if precomputed else Xs[rows]
             wp = None if w is None else w[rows]
-            s, done, model = self._train(cls, kw, Xp, yy, wp, seed, budget)
+            s, done, model = self._train(proto, Xp, yy, wp, seed, budget)
             done_all &= done
             if model is None:
                 raise ValueError(f"solver {cls.name!r} does not train a kernel expansion "
@@ -347,7 +350,7 @@ class SVC(ClassifierMixin, _LibsvmFace):
             if self.verbose:
                 self._report(f"classes ({self.classes_[i]!r}, {self.classes_[j]!r})", s)
             if self.probability:
-                self._fit_platt(cls, kw, Xp, yy, wp, seed, budget, s, precomputed)
+                self._fit_platt(proto, Xp, yy, wp, seed, budget, s, precomputed)
         self._status(done_all)
         self.support_, self.dual_coef_, self.n_support_, b, self._coef = ovo_layout(
             self.classes_, y_idx, pairs)
@@ -370,7 +373,7 @@ class SVC(ClassifierMixin, _LibsvmFace):
         W = np.asarray(self.support_vectors_.T @ self._coef).T
         return -W if self.classes_.shape[0] == 2 else W
 
-    def _fit_platt(self, cls, kw, Xp, yy, wp, seed, budget, s, precomputed):
+    def _fit_platt(self, proto, Xp, yy, wp, seed, budget, s, precomputed):
         """Platt's (A, B) of a pair from out-of-fold decision values (5 stratified folds
         shuffled by ``random_state``), as LIBSVM's ``svm_binary_svc_probability``."""
         n_min = int(min(np.sum(yy > 0), np.sum(yy < 0)))
@@ -381,8 +384,8 @@ class SVC(ClassifierMixin, _LibsvmFace):
             for tr, te in cv.split(np.zeros(yy.shape[0]), yy):
                 Xtr = Xp[np.ix_(tr, tr)] if precomputed else Xp[tr]
                 Xte = Xp[np.ix_(te, tr)] if precomputed else Xp[te]
-                sf, _, _ = self._train(cls, kw, Xtr, yy[tr], None if wp is None else wp[tr],
-                                    seed, budget)
+                sf, _, _ = self._train(proto, Xtr, yy[tr], None if wp is None else wp[tr],
+                                       seed, budget)
                 f[te] = sf.decision_function(Xte)
         else:
             f[:] = s.decision_function(Xp)
@@ -496,7 +499,7 @@ class SVR(RegressorMixin, _LibsvmFace):
         w = check_weights(sample_weight, Xs)
         cls, kw = self._solver_setup(Xs, kernel)
         self.shape_fit_ = X.shape if hasattr(X, "shape") else (y.shape[0],)
-        s, done, model = self._train(cls, kw, Xs, y, w, 0, _budget())
+        s, done, model = self._train(cls(**kw), Xs, y, w, 0, _budget())
         if model is None:
             raise ValueError(f"solver {cls.name!r} does not train a kernel expansion; SVR "
                              "needs one (use solver='smo')")

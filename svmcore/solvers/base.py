@@ -193,6 +193,18 @@ class Solver:
         self.notes: list[str] = []
         self._ready = False
 
+    def fresh(self) -> "Solver":
+        """A new solver as this one was built (same class, same validated parameters), not
+        initialised, without validating the parameters again: the estimators train one
+        binary problem after another with the same parameters. Only a solver before
+        ``init`` is copied (its state is the parameters and the counters set above)."""
+        if self._ready:
+            raise RuntimeError(f"{self.name}: fresh() copies a solver before init(X, y, seed)")
+        new = copy.copy(self)
+        new.p = dict(self.p)
+        new.notes = []
+        return new
+
     def init(self, X, y, seed: int = 0) -> None:
         """Take the training set (labels ±1; real targets for a regression loss) and allocate
         the state; no training. Refuses (:class:`MemoryBudgetError`) before allocating when the
@@ -534,15 +546,15 @@ class Solver:
 
     def _check_targets(self, y: np.ndarray) -> None:
         if self.regression:
-            if not np.all(np.isfinite(y)):
+            if not np.isfinite(y).all():
                 raise ValueError("y contains NaN or infinity")
-        elif not np.all(np.isin(y, (-1.0, 1.0))):
+        elif not ((y == 1.0) | (y == -1.0)).all():     # np.isin's test, without its setup
             raise ValueError("solver labels must be -1 or +1 (the estimators map any two labels)")
 
     @staticmethod
     def _check_finite(R: Rows):
         vals = R.data if R.sparse else R.dense
-        if not np.all(np.isfinite(vals)):
+        if not np.isfinite(vals).all():
             raise ValueError("X contains NaN or infinity")
 
     def rows_like_train(self, X) -> Rows:

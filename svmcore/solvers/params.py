@@ -75,17 +75,22 @@ class ParamSpec:
     def _coerce(self, name: str, value):
         """The value coerced to its kind, or ``_BAD`` (the message is only built for a bad
         value: solvers are built once per binary problem, thousands of times in a grid)."""
-        if self.kind == "choice":
-            return value if value in self.choices + self.unoffered else _BAD
-        if self.kind == "bool":
+        kind = self.kind
+        if kind == "choice":
+            return value if value in self.choices or value in self.unoffered else _BAD
+        if kind == "bool":
             return bool(value) if isinstance(value, (bool, np.bool_)) else _BAD
-        if self.kind == "averaging":
+        if kind == "averaging":
             return validate_averaging(value, name)
-        if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        t = type(value)
+        # a plain float or int is a real number and not a bool: the usual case skips the
+        # abstract-base-class check of numbers.Real, a registry lookup
+        if t is not float and t is not int and (
+                isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real)):
             return _BAD
         if not math.isfinite(float(value)):
             return _BAD
-        if self.kind == "int":
+        if kind == "int":
             if float(value) != int(value):
                 return _BAD
             value = int(value)

@@ -36,7 +36,8 @@ import math
 import numpy as np
 
 from .._jit import njit
-from .kernels import POINT_KERNELS, as_rows, expansion, kernel_row, kernel_value, rows_args
+from .kernels import (POINT_KERNELS, as_rows, dense_rows_dot, expansion, finish_kernel,
+                      kernel_row, rows_args)
 from .smo_parts import (IC_ASIZE, IC_CONV, IC_COUNTER, IC_GEN, IC_HITS, IC_KEVALS, IC_MISSES,  # noqa: F401
                         IC_NEXT, N_IC, IC_NK, LRU_NONE, IC_PI, IC_PJ, IC_T, IC_UNSHRUNK, SMALL_MAX,
                         SMO_LISTING, TAU, TRANSPOSED_MAX, be_shrunk, full_row,
@@ -58,17 +59,34 @@ GAP_NAME = "duality gap P − D (≥ P − P*)"
 # Literal[bool](False) were two specialisations of _get_row)
 _FULL, _ACTIVE = np.bool_(True), np.bool_(False)      # (likewise smo_parts.LRU_NONE)
 
+# the row cache's index arrays and marks of a small problem (the dense Q needs none): empty,
+# so one pair of objects serves every solver (writeable like the others: numba types a
+# read-only array apart, and the bundles would get a second signature)
+_NO_SLOTS = np.zeros(0, dtype=np.int64)
+_NO_MARKS = np.zeros((0, 0), dtype=np.bool_)
+
 
 # --------------------------------------------------------------------------- compiled core
 
 
 @njit
 def _diag(code, kp, Xd, Xdata, Xind, Xptr, Xsq, sparse, out):
-    """out[i] = K(x_i, x_i); returns the kernel evaluations done (n)."""
+    """out[i] = K(x_i, x_i), the numbers :func:`kernel_value` gives (the same inner product,
+    the same finish); returns the kernel evaluations done (n). Not through kernel_value: numba
+    reference-counts the dozen arrays handed to it at every call, which cost more than the
+    value on a small problem."""
     n = out.shape[0]
     for i in range(n):
-        out[i] = kernel_value(code, kp, Xd, Xdata, Xind, Xptr, Xsq, sparse, i,
-                              Xd, Xdata, Xind, Xptr, Xsq, i)
+        if code == 4:
+            out[i] = Xd[i, i]
+            continue
+        if sparse:                       # row_dot's merge of a row with itself
+            dot = 0.0
+            for p in range(Xptr[i], Xptr[i + 1]):
+                dot += Xdata[p] * Xdata[p]
+        else:
+            dot = dense_rows_dot(Xd, i, Xd, i)
+        out[i] = finish_kernel(code, kp, dot, Xsq[i], Xsq[i])
     return n
 
 
@@ -507,8 +525,8 @@ class SMOSolver(Solver):
         if self.regression:
             q = 16 * n * n + 2 * n if small else 4 * n * slots     # the dense Q̃ or the cache
             return q + 2 * 88 * n + 16 * n + xt
-        # a small problem's dense Q (4 n² + n bytes, two spare cache rows) fits within the
-        # cache and its marks; without shrinking (no marks) 9 n more
+        # a small problem's dense Q (4 n² + n bytes, no row cache beside it) fits within the
+        # cache and its marks; without shrinking (no marks) 9 n more (a bound, n would do)
         extra = 9 * n if small and not self.p["shrinking"] else 0
         return (5 if self.p["shrinking"] else 4) * n * slots + 88 * n + xt + extra
 
@@ -555,27 +573,35 @@ class SMOSolver(Solver):
         self.kernel_evals = int(self.ic[IC_KEVALS])
         slots = int(p["cache_mb"] * 2**20 // (4 * n))
         self.small = self._is_small(n)
-        # small problems: the dense Q (nv × nv float32) instead of the row cache
-        self.Qd = np.zeros((nv, nv) if self.small else (0, 0), np.float32)
-        self.have = np.zeros(nv if self.small else 0, dtype=np.bool_)
-        self.slots = nv if self.small else max(2, min(n, slots))
-        if slots < 2 and not self.small:
-            self.notes.append(f"cache_mb = {p['cache_mb']:g} holds {max(slots, 0)} kernel row(s) "
-                              f"of n = {n:,}; 2 rows ({8 * n / 2**20:.3g} MB) are kept, the "
-                              "two one step needs")
-        self.cache = zeros_small_pages((2 if self.small else self.slots, n), np.float32)  # Qfloat
-        self.slot_of = -np.ones(n, dtype=np.int64)
-        self.row_of = -np.ones(self.cache.shape[0], dtype=np.int64)
-        # LRU ring over slots 0..slots-1 with sentinel `slots`; initially 0 is MRU, last is LRU
-        order = np.arange(self.cache.shape[0] + 1)
-        self.nxt = np.roll(order, -1).astype(np.int64)
-        self.prev = np.roll(order, 1).astype(np.int64)
-        self.row_state = np.full(self.cache.shape[0], -2, dtype=np.int64)
+        if self.small:
+            # the dense Q (nv × nv float32) holds every row: no row cache, LRU ring or marks
+            # (empty arrays of their types, so the compiled functions keep one signature)
+            self.Qd = np.zeros((nv, nv), np.float32)
+            self.have = np.zeros(nv, dtype=np.bool_)
+            self.slots = nv
+            self.cache = np.zeros((0, n), np.float32)
+            self.slot_of = self.row_of = self.nxt = self.prev = self.row_state = _NO_SLOTS
+            valid = _NO_MARKS
+        else:
+            self.Qd = np.zeros((0, 0), np.float32)
+            self.have = np.zeros(0, dtype=np.bool_)
+            self.slots = max(2, min(n, slots))
+            if slots < 2:
+                self.notes.append(f"cache_mb = {p['cache_mb']:g} holds {max(slots, 0)} kernel "
+                                  f"row(s) of n = {n:,}; 2 rows ({8 * n / 2**20:.3g} MB) are "
+                                  "kept, the two one step needs")
+            self.cache = zeros_small_pages((self.slots, n), np.float32)      # Qfloat
+            self.slot_of = np.full(n, -1, dtype=np.int64)
+            self.row_of = np.full(self.slots, -1, dtype=np.int64)
+            # LRU ring over slots 0..slots-1 with sentinel `slots`: 0 is MRU, slots-1 is LRU
+            order = np.arange(self.slots + 1, dtype=np.int64)
+            self.nxt = np.roll(order, -1)
+            self.prev = np.roll(order, 1)
+            self.row_state = np.full(self.slots, -2, dtype=np.int64)
+            marks = bool(p["shrinking"]) and not self.regression   # ε-SVR: whole rows only
+            valid = zeros_small_pages((self.slots, n) if marks else (0, 0), np.bool_)
         self.allidx = np.arange(nv, dtype=np.int64)
         self.active = np.arange(nv, dtype=np.int64)   # active[:ic[IC_ASIZE]] is the active set
-        marks = bool(p["shrinking"]) and not self.regression   # ε-SVR: whole kernel rows only
-        marks = marks and not self.small
-        valid = zeros_small_pages((self.slots, n) if marks else (0, 0), np.bool_)
         d = self.X.d
         if transposed_bytes(n, d) and p["kernel"] != "precomputed":
             XT = (self.X.to_scipy().T.toarray() if self.X.sparse else self.X.dense.T)

@@ -33,21 +33,35 @@ def full_row(data, i, out, arg, scratch):
     :func:`exp_into`). The same products as the pairwise inner products, summed in ascending
     feature order; the rows of X are read once, not n times through an index. Returns n."""
     code, kp, Xd, Xdata, Xind, Xptr, Xsq, sparse, y, allidx, XT = data
-    n = out.shape[0]
     if sparse:
         lo = Xptr[i]
         m = Xptr[i + 1] - lo
-        fi = Xind[lo:lo + m]
-        fv = Xdata[lo:lo + m]
-    else:
-        fi = np.empty(Xd.shape[1], dtype=np.int32)
-        fv = np.empty(Xd.shape[1])
-        m = 0
-        for f in range(Xd.shape[1]):
-            if Xd[i, f] != 0.0:
-                fi[m] = f
-                fv[m] = Xd[i, f]
-                m += 1
+        return row_from_features(code, kp, Xsq, XT, i, Xind[lo:lo + m], Xdata[lo:lo + m], m,
+                                 out, arg, scratch)
+    fi = np.empty(Xd.shape[1], dtype=np.int32)
+    fv = np.empty(Xd.shape[1])
+    m = dense_features(Xd, i, fi, fv)
+    return row_from_features(code, kp, Xsq, XT, i, fi, fv, m, out, arg, scratch)
+
+
+@njit
+def dense_features(Xd, i, fi, fv):
+    """x_i's nonzero features in ascending order into fi (indices) and fv (values), d long;
+    returns their count."""
+    m = 0
+    for f in range(Xd.shape[1]):
+        if Xd[i, f] != 0.0:
+            fi[m] = f
+            fv[m] = Xd[i, f]
+            m += 1
+    return m
+
+
+@njit
+def row_from_features(code, kp, Xsq, XT, i, fi, fv, m, out, arg, scratch):
+    """:func:`full_row` from x_i's m nonzero features (indices fi, values fv), plain arrays
+    only. Returns n."""
+    n = out.shape[0]
     for k in range(n):
         out[k] = 0.0
     # four features a pass (a quarter of the passes over ``out``), added in the same order
@@ -397,6 +411,21 @@ def _small_fill(i, Q, have, data, rc, ic):
     have[r + n] = True
 
 
+@njit
+def _small_fill_dense(i, Q, have, code, kp, Xd, Xsq, XT, y, rowbuf, arg, scratch, fi, fv, ic):
+    """:func:`_small_fill` for C-SVC on dense rows with XT (the usual small problem), from plain
+    arrays and buffers the chunk keeps (``fi``, ``fv``: d long): the same row, with no
+    allocation and no bundle handed over per row (numba reference-counts every array of a
+    bundle at each call: more than the row's arithmetic on a tiny problem)."""
+    m = dense_features(Xd, i, fi, fv)
+    ic[IC_KEVALS] += row_from_features(code, kp, Xsq, XT, i, fi, fv, m, rowbuf, arg, scratch)
+    ic[IC_MISSES] += 1
+    yi = y[i]
+    for k in range(Xsq.shape[0]):
+        Q[i, k] = rowbuf[k] * (yi * y[k])
+    have[i] = True
+
+
 # The loop of small_chunk calls only functions of plain arrays and scalars, indexes Q by
 # (row, column) and makes no array views: numba reference-counts every array a tuple or an
 # inlined helper hands over and every view, with an atomic add each (perf: two thirds of a
@@ -522,6 +551,12 @@ def small_chunk(Q, have, data, rc, C, tol, n_steps, shrinking, alpha, G, Gbar, Q
     up = off[0]
     low = off[1]
     n = alpha.shape[0]
+    # C-SVC on dense rows with XT: rows filled from plain arrays (_small_fill_dense)
+    code, kp, Xd, Xsq, XT = data[0], data[1], data[2], data[6], data[10]
+    plain = ic[IC_NK] == 0 and not data[7] and XT.shape[1] == Xsq.shape[0]
+    rowbuf, arg, scratch = rc[11], rc[7], rc[8].view(np.float64)
+    fi = np.empty(Xd.shape[1], dtype=np.int32)
+    fv = np.empty(Xd.shape[1])
     done = 0
     while done < n_steps:
         if ic[IC_CONV]:
@@ -550,6 +585,9 @@ def small_chunk(Q, have, data, rc, C, tol, n_steps, shrinking, alpha, G, Gbar, Q
             ii = active[ki]
             if have[ii]:
                 ic[IC_HITS] += 1
+            elif plain:
+                _small_fill_dense(ii, Q, have, code, kp, Xd, Xsq, XT, y, rowbuf, arg, scratch,
+                                  fi, fv, ic)
             else:
                 _small_fill(ii, Q, have, data, rc, ic)
             jj = _small_pick_j(Q, ii, y, active, low, G, QD, asize, Gmax, tol)
@@ -560,6 +598,9 @@ def small_chunk(Q, have, data, rc, C, tol, n_steps, shrinking, alpha, G, Gbar, Q
             break
         if have[jj]:
             ic[IC_HITS] += 1
+        elif plain:
+            _small_fill_dense(jj, Q, have, code, kp, Xd, Xsq, XT, y, rowbuf, arg, scratch,
+                              fi, fv, ic)
         else:
             _small_fill(jj, Q, have, data, rc, ic)
         ai_old = alpha[ii]
@@ -588,8 +629,11 @@ def kkt_bias(alpha, G, y, C) -> float:
     upper = alpha >= C
     lower = alpha <= 0.0
     free = ~(upper | lower)
-    if free.any():
-        return -float(yG[free].mean())
+    n_free = int(np.count_nonzero(free))
+    if n_free:
+        # the mean as ndarray.mean takes it (np.add.reduce, then one division), without its
+        # Python-level argument handling: the bias is read once per binary problem
+        return -(float(np.add.reduce(yG[free])) / n_free)
     ub_mask = (upper & (y < 0)) | (lower & (y > 0))
     lb_mask = (upper & (y > 0)) | (lower & (y < 0))
     ub = float(yG[ub_mask].min()) if ub_mask.any() else math.inf

@@ -577,3 +577,27 @@ def test_small_problems_take_the_dense_q_with_the_same_iterates(real, monkeypatc
     np.testing.assert_array_equal(dense.full_gradient(), cached.full_gradient())
     if not shrinking:     # with shrinking the cache computes partial rows, the dense Q whole ones
         assert dense.kernel_evals == cached.kernel_evals
+
+
+def test_fresh_copy_trains_as_a_new_solver(real):
+    """``fresh()`` (the estimators' one solver per binary problem): the class and validated
+    parameters, none of the state; the copy trains exactly as a newly built solver, and a
+    solver already initialised is not copied."""
+    X, y = real["heart"]
+    kw = dict(C=3.0, kernel="rbf", gamma=0.1, shrinking=False, loss="epsilon_insensitive")
+    proto = SMOSolver(**kw)
+    a = proto.fresh()
+    assert type(a) is SMOSolver and a.p == proto.p and a.p is not proto.p
+    assert a.regression and a.notes == [] and a.notes is not proto.notes
+    y_reg = X[:, 0] + 0.3 * y
+    a.init(X, y_reg)
+    a.step(1 << 20)
+    b = SMOSolver(**kw)
+    b.init(X, y_reg)
+    b.step(1 << 20)
+    assert a.t == b.t and a.converged and b.converged
+    np.testing.assert_array_equal(a.alpha, b.alpha)
+    with pytest.raises(RuntimeError, match="before init"):
+        a.fresh()
+    c = proto.fresh()                         # the prototype is untouched by its copies' runs
+    assert not c._ready and c.t == 0 and c.p == proto.p
