@@ -245,6 +245,40 @@ def kernel_value(code, kp, Ad, Adata, Aind, Aptr, Asq, asp, i, Bd, Bdata, Bind, 
 
 
 @njit
+def kernel_diagonal(code, kp, Xd, Xdata, Xind, Xptr, Xsq, sparse, out):
+    """out[i] = K(x_i, x_i), the numbers :func:`kernel_value` gives (the same inner product,
+    the same finish); returns the kernel evaluations done (n). Not through kernel_value: numba
+    reference-counts the dozen arrays handed to it at every call, which cost more than the
+    value on a small problem."""
+    n = out.shape[0]
+    for i in range(n):
+        if code == 4:
+            out[i] = Xd[i, i]
+            continue
+        if sparse:                       # row_dot's merge of a row with itself
+            dot = 0.0
+            for p in range(Xptr[i], Xptr[i + 1]):
+                dot += Xdata[p] * Xdata[p]
+        else:
+            dot = dense_rows_dot(Xd, i, Xd, i)
+        out[i] = finish_kernel(code, kp, dot, Xsq[i], Xsq[i])
+    return n
+
+
+@njit
+def dense_features(Xd, i, fi, fv):
+    """x_i's nonzero features in ascending order into fi (indices) and fv (values), d long;
+    returns their count."""
+    m = 0
+    for f in range(Xd.shape[1]):
+        if Xd[i, f] != 0.0:
+            fi[m] = f
+            fv[m] = Xd[i, f]
+            m += 1
+    return m
+
+
+@njit
 def kernel_row(code, kp, Ad, Adata, Aind, Aptr, Asq, asp, i,
                Bd, Bdata, Bind, Bptr, Bsq, idx, out):
     """out[m] = k(A_i, B_idx[m]) for m < len(idx); returns the number of kernel evaluations.

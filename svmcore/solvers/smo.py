@@ -36,8 +36,7 @@ import math
 import numpy as np
 
 from .._jit import njit
-from .kernels import (POINT_KERNELS, as_rows, dense_rows_dot, expansion, finish_kernel,
-                      kernel_row, rows_args)
+from .kernels import (POINT_KERNELS, as_rows, expansion, kernel_diagonal, kernel_row, rows_args)
 from .smo_parts import (IC_ASIZE, IC_CONV, IC_COUNTER, IC_GEN, IC_HITS, IC_KEVALS, IC_MISSES,  # noqa: F401
                         IC_NEXT, N_IC, IC_NK, LRU_NONE, IC_PI, IC_PJ, IC_T, IC_UNSHRUNK, SMALL_MAX,
                         SMO_LISTING, TAU, TRANSPOSED_MAX, be_shrunk, full_row,
@@ -67,27 +66,6 @@ _NO_MARKS = np.zeros((0, 0), dtype=np.bool_)
 
 
 # --------------------------------------------------------------------------- compiled core
-
-
-@njit
-def _diag(code, kp, Xd, Xdata, Xind, Xptr, Xsq, sparse, out):
-    """out[i] = K(x_i, x_i), the numbers :func:`kernel_value` gives (the same inner product,
-    the same finish); returns the kernel evaluations done (n). Not through kernel_value: numba
-    reference-counts the dozen arrays handed to it at every call, which cost more than the
-    value on a small problem."""
-    n = out.shape[0]
-    for i in range(n):
-        if code == 4:
-            out[i] = Xd[i, i]
-            continue
-        if sparse:                       # row_dot's merge of a row with itself
-            dot = 0.0
-            for p in range(Xptr[i], Xptr[i + 1]):
-                dot += Xdata[p] * Xdata[p]
-        else:
-            dot = dense_rows_dot(Xd, i, Xd, i)
-        out[i] = finish_kernel(code, kp, dot, Xsq[i], Xsq[i])
-    return n
 
 
 # The compiled functions below share two bundles (plain tuples, so numba specialises once):
@@ -568,7 +546,7 @@ class SMOSolver(Solver):
         self.ic[IC_COUNTER] = min(nv, 1000) + 1
         self.ic[IC_NK] = n if self.regression else 0
         QD = np.empty(n)
-        self.ic[IC_KEVALS] = _diag(self.kcode, self.kp, *X, QD)
+        self.ic[IC_KEVALS] = kernel_diagonal(self.kcode, self.kp, *X, QD)
         self.QD = np.concatenate([QD, QD]) if self.regression else QD
         self.kernel_evals = int(self.ic[IC_KEVALS])
         slots = int(p["cache_mb"] * 2**20 // (4 * n))

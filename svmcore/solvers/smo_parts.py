@@ -16,7 +16,7 @@ import numpy as np
 
 from .._jit import njit
 from .base import Line, Listing
-from .kernels import finish_kernel, rbf_args, exp_into, kernel_row
+from .kernels import dense_features, exp_into, finish_kernel, kernel_row, rbf_args
 
 # integer state slots (int64 array ``ic``) of the compiled core
 IC_T, IC_KEVALS, IC_CONV, IC_PI, IC_PJ, IC_HITS, IC_MISSES = 0, 1, 2, 3, 4, 5, 6
@@ -42,19 +42,6 @@ def full_row(data, i, out, arg, scratch):
     fv = np.empty(Xd.shape[1])
     m = dense_features(Xd, i, fi, fv)
     return row_from_features(code, kp, Xsq, XT, i, fi, fv, m, out, arg, scratch)
-
-
-@njit
-def dense_features(Xd, i, fi, fv):
-    """x_i's nonzero features in ascending order into fi (indices) and fv (values), d long;
-    returns their count."""
-    m = 0
-    for f in range(Xd.shape[1]):
-        if Xd[i, f] != 0.0:
-            fi[m] = f
-            fv[m] = Xd[i, f]
-            m += 1
-    return m
 
 
 @njit
