@@ -252,6 +252,10 @@ def _field_clicks(inst: Instance, result, mode: str, n_train: int = 0) -> None:
         st.rerun()                         # the configuration changed: rebuild in a full run
 
 
+#: the race's note lines (svmcore.runs.race.Race.notes gives at most five)
+RACE_NOTE_PLACES = 5
+
+
 #: px of the Playground's field: with the header, the toolbar and the tiles above it, the
 #: field and its legend fit a 1280 × 720 window
 RUN_FIELD_HEIGHT = 440
@@ -581,8 +585,14 @@ def draw_race(inst: Instance, state: LiveState) -> None:
     with slot():                         # below the fields: they never move when it changes
         status_lines(inst, race)
     with slot():
-        for n, note in enumerate(race.notes()):
-            layout_.line(inst, note, f"race{n}")
+        # every place written on every run: a fragment run that ends in its next run leaves a
+        # place it did not write on the page (a note that moved up stayed below, faded, too)
+        notes = race.notes()
+        for n in range(max(len(notes), RACE_NOTE_PLACES)):
+            if n < len(notes):
+                layout_.line(inst, notes[n], f"race{n}")
+            else:
+                st.empty()
     with slot():                         # the pinned point's view, whatever the notes above
         inspector.inspect_view(inst, state, labels=race.labels, font=font)
     if not present:
