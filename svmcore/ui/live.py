@@ -197,7 +197,9 @@ def _hold(inst: Instance, cfg, key) -> bool:
     pend = inst.pb.pending
     if pend is None or pend[0] != cfg:
         inst.pb.pending = (cfg, key, time.monotonic())
-    inst.pressed = True                      # a full rerun that must not pause
+    # a full rerun that must not pause; not ``pressed``, which a run interrupted by the next
+    # move would leave set, so that the next move were taken at once instead of held
+    inst.pb.held = True
     return True
 
 
@@ -301,11 +303,11 @@ def live_panel(inst: Instance, draw, footer=None, **control_kw) -> None:
     if inst.live is None:
         return
     if not in_fragment_run():
-        if not inst.pressed and not st.session_state.get(WARM_RERUN):
+        if not inst.pressed and not inst.pb.held and not st.session_state.get(WARM_RERUN):
             inst.playing = False             # a full rerun: the loop waits for Play again
             unshare(inst)
         inst.pb.timer_loop = inst.playing
-    inst.pressed = False
+    inst.pressed = inst.pb.held = False
 
     @st.fragment(key=inst.key("controls_fragment", False))
     def _controls():
@@ -357,6 +359,10 @@ def live_panel(inst: Instance, draw, footer=None, **control_kw) -> None:
                 inst.playing = False
         if not inst.playing and inst.live is not None:
             _sync_paused_url(inst)
+        if inst.playing and in_fragment_run():
+            # the press that asked for this run has been taken: a setting moved next comes in
+            # a full run of its own, which must hold it (ensure_live), not take it at once
+            inst.pressed = False
         if inst.playing and not inst.pb.timer_loop:
             every = len(inst.pb.keyframes) * pacing.KEY_S if inst.pb.keyframes else pacing.FRAME_S
             _wait(max(every / 4, every - (time.monotonic() - inst.pb.frame_at)))

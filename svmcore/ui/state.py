@@ -67,6 +67,7 @@ class Playback:
     guess: tuple | None = None        # a press stopped on a guess: (its t, the run's t after it)
     controls_playing: bool = False    # the controls fragment was drawn for a playing run
     pending: tuple | None = None      # a setting moved while playing: (cfg, key, when)
+    held: bool = False                # this full run holds a moved setting (it must not pause)
 
     def next_seqs(self, n: int) -> list[str]:
         """Names for the next ``n`` keyframes: the browser shows every view's keyframe of one

@@ -188,8 +188,6 @@ def test_a_drag_while_playing_is_one_edit_and_plays_on(shared_app, browser):
     page.close()
 
 
-@pytest.mark.xfail(reason="arrow presses on the C slider can settle twice within the 0.6 s "
-                   "window and record two mid-run changes instead of one", strict=False)
 def test_a_slider_moved_while_playing_is_one_change_and_a_kernel_switch_plays_on(shared_app,
                                                                                 browser):
     page = _open(browser, shared_app + "/?src=toy&ds=moons&n=200&solver=pegasos&p.epochs=200",
