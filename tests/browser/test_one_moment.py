@@ -126,15 +126,21 @@ _PENDING = ("() => { const p = document.querySelector('.st-key-pg_field .svmc').
             " return p ? p.kind : null; }")
 
 
-def test_a_click_while_playing_edits_at_once_and_plays_on(shared_app, browser):
-    """The edit is drawn at the click (a pending mark) while the keyframes already sent play
-    out; the run with the new data then plays on, in the mode the user chose."""
-    page = _open(browser, shared_app + "/?src=toy&ds=gaussians&n=60&solver=pegasos&p.epochs=200",
+def _playing_in_add_mode(base, browser):
+    """A small Pegasos run on the Playground, in the "add +1" edit mode, playing."""
+    page = _open(browser, base + "/?src=toy&ds=gaussians&n=60&solver=pegasos&p.epochs=200",
                  "pg", 1280, 720)
     page.locator(".st-key-pg_edit").get_by_text("add +1", exact=True).first.click()
     page.wait_for_function("() => document.querySelector('.st-key-pg_field .svmc')"
                            ".__svmc.shown.d.mode === 'add +1'", timeout=30_000)
     _play(page, "pg")
+    return page
+
+
+def test_a_click_while_playing_edits_at_once_and_plays_on(shared_app, browser):
+    """The edit is drawn at the click (a pending mark) while the keyframes already sent play
+    out; the run with the new data then plays on, in the mode the user chose."""
+    page = _playing_in_add_mode(shared_app, browser)
     assert page.evaluate(_MODE) == "add +1"            # Play keeps the mode chosen
     n = page.evaluate("() => document.querySelector('.st-key-pg_field .svmc').__svmc.shown"
                       ".labels.length")
@@ -155,12 +161,7 @@ def test_a_click_while_playing_edits_at_once_and_plays_on(shared_app, browser):
 
 def test_a_drag_while_playing_is_one_edit_and_plays_on(shared_app, browser):
     """The dragged point is drawn at its new place at once; the move is one edit."""
-    page = _open(browser, shared_app + "/?src=toy&ds=gaussians&n=60&solver=pegasos&p.epochs=200",
-                 "pg", 1280, 720)
-    page.locator(".st-key-pg_edit").get_by_text("add +1", exact=True).first.click()
-    page.wait_for_function("() => document.querySelector('.st-key-pg_field .svmc')"
-                           ".__svmc.shown.d.mode === 'add +1'", timeout=30_000)
-    _play(page, "pg")
+    page = _playing_in_add_mode(shared_app, browser)
     page.wait_for_function(_MOVING, arg=0, timeout=60_000)
     # the first training point, where the field's canvas is on top (a press elsewhere, on the
     # edit modes, would change the mode)
