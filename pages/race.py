@@ -13,7 +13,7 @@ import streamlit as st
 
 from svmcore import ui
 from svmcore.runs.config import BUDGET_LABELS, RACE_BUDGETS
-from svmcore.server.pacing import TICK_S
+from svmcore.server.pacing import FRAME_S
 from svmcore.runs.race import LIVE_TICK_S
 
 BUDGET_HELP = {
@@ -26,7 +26,7 @@ BUDGET_HELP = {
     "kernel_evals": "Every tick moves all entrants to the same number of kernel evaluations. "
                     "A model that computes none (linear primal) races by iterations instead.",
 }
-SPEED_HELP = (f"Each tick ({TICK_S:g} s) multiplies the race clock (solver time, iterations "
+SPEED_HELP = (f"Each tick ({FRAME_S:g} s) multiplies the race clock (solver time, iterations "
               "or kernel evaluations) by this factor, limited so that the slowest entrant needs "
               f"about {LIVE_TICK_S * 1e3:.0f} ms / (number of entrants) of solver time; 'max' "
               "spends that whole budget.")

@@ -178,26 +178,8 @@ NODE_LABELS = {
     "data": "data: toys, readers, catalog, downloads",
 }
 
-#: Module edges left out of the cycle check, each one closing a cycle through files this
-#: branch does not own (the coordinator's final pass removes them): exact (importer, imported)
-#: pairs, no wildcards.
-ALLOWED_CYCLE_EDGES: set[tuple[str, str]] = {
-    # ui/live_controls.py imports export_key from ui/export.py, which imports catch_up from
-    # live_controls: export_key (one line) belongs in live_controls or state
-    ('svmcore.ui.live_controls', 'svmcore.ui.export'),
-    # ui/panels.py and ui/live.py / ui/live_controls.py import each other (the live loop's
-    # files): the panels' drawing should not need the loop
-    ('svmcore.ui.panels', 'svmcore.ui.live'),
-    ('svmcore.ui.panels', 'svmcore.ui.live_controls'),
-}
-
 #: package pairs importing each other that the diagram declares (drawn as a two-way arrow)
-ALLOWED_PACKAGE_CYCLES: set[frozenset] = {
-    # runs/optimum.py queues its background work behind server/pacing.py's heavy_work gate,
-    # and server/pacing.py (curve_marks) and server/warm.py import runs.run: the gate belongs
-    # below both (or pacing's run helpers in runs/)
-    frozenset({'runs', 'server'}),
-}
+ALLOWED_PACKAGE_CYCLES: set[frozenset] = set()
 
 
 def _module_name(path: Path) -> str:
@@ -405,13 +387,7 @@ def test_the_graph_sees_imports_inside_functions_and_relative_ones(tmp_path, mon
 
 
 def test_no_import_cycle_between_modules(graph):
-    assert graph.cycles(ALLOWED_CYCLE_EDGES) == []
-
-
-def test_the_allowed_cycle_edges_exist_and_each_closes_a_cycle(graph):
-    for a, b in ALLOWED_CYCLE_EDGES:
-        assert b in graph.edges[a], (a, b)
-        assert any({a, b} <= set(c) for c in graph.cycles(ALLOWED_CYCLE_EDGES - {(a, b)})), (a, b)
+    assert graph.cycles() == []
 
 
 def test_no_cycle_between_packages_but_the_declared_ones(graph):

@@ -34,7 +34,7 @@ from ..runs.config import RunConfig, config_from_query, is_race_query
 
 #: seconds of play exported when none are asked for
 DEFAULT_SECONDS = 60.0
-#: the field view's height and font (px) of the Playground (svmcore.ui.panels.RUN_FIELD_HEIGHT)
+#: the field view's height and font (px) of the Playground (svmcore.ui.present.RUN_FIELD_HEIGHT)
 FIELD_HEIGHT, FIELD_FONT = 440, 12
 #: the pages whose links are a Playground run (the app's url_paths)
 RUN_PAGES = ("", "playground")

@@ -200,12 +200,12 @@ def reference_in_background(X, y, lam: float, kernel: tuple, tol: float = REF_TO
                             max_seconds: float = REF_MAX_SECONDS):
     """A ``concurrent.futures.Future`` of :func:`reference_optimum`, computed in a worker thread
     (SMO releases the GIL) that holds one of the server's heavy-work slots
-    (:func:`svmcore.server.pacing.heavy_work`, queued while all are busy). Sessions asking for the same
+    (:func:`svmcore.runs.slots.heavy_work`, queued while all are busy). Sessions asking for the same
     reference share one computation; a session that stops waiting abandons nothing but its
     wait — the worker ends at its wall-time cap."""
     import concurrent.futures as cf
 
-    from ..server.pacing import HEAVY_QUEUE_S, heavy_work
+    from .slots import HEAVY_QUEUE_S, heavy_work
     y = np.asarray(y, dtype=np.float64)
     key = (data_fingerprint(X, y), float(lam), tuple(kernel), float(tol))
     with _REF_LOCK:

@@ -1,7 +1,8 @@
 """The pacing of live training, shared by the pages and the tick benchmarks (no streamlit, no
 plotly): how much solver time a tick spends, how far it moves t, what a frame draws.
 
-A page ticks every :data:`TICK_S` seconds while playing; a tick grows t by the chosen pace
+A page playing alone ticks every :data:`FRAME_S` seconds, one playing a shared timeline
+receives batches of keyframes :data:`KEY_S` apart; a tick grows t by the chosen pace
 (:data:`PACES`: a constant factor per tick animates evenly on the curves' log axes) within
 :data:`LIVE_BUDGET_S` of solver time (:func:`advance_tick`), and the frame is drawn from
 :func:`model_state` (exact when paused, the last checkpoint's numbers while playing).
@@ -14,7 +15,8 @@ from dataclasses import replace
 
 import numpy as np
 
-TICK_S = 0.25            # seconds between two fragment reruns while playing (the race's pace)
+from ..runs.slots import ServerBusy, heavy_work
+
 FRAME_S = 0.22          # while playing, a frame at most every FRAME_S seconds (4.5 per second)
 #: How many sessions of one server build a frame at the same time (the rest wait their turn):
 #: without a limit thirty playing sessions keep thirty threads runnable, the server's event
@@ -241,7 +243,7 @@ class Timeline:
                     if self.run.done:
                         return self.moments[-1]
                     try:
-                        with heavy_work():       # the server-wide limit (defined below)
+                        with heavy_work():       # the server-wide limit (runs.slots)
                             tick(self.run, pace)
                     except ServerBusy:           # queued: this frame shows the last moment
                         return self.moments[-1]
@@ -298,41 +300,6 @@ class SharedRuns:
 
 
 SHARED = SharedRuns()
-
-
-# ------------------------------------------------------------------------ server-wide limits
-
-#: How many heavy jobs (live ticks and Step presses, replays of a link, reference optima) run at
-#: once in one server; the others wait up to :data:`HEAVY_WAIT_S` for a slot (a playing session
-#: then simply draws its next frame later), and a press that finds no slot is told so. Two
-#: cores: two at once keep both busy without starving the server's event loop.
-HEAVY_SLOTS = max(1, int(os.environ.get("SVMCORE_HEAVY_SLOTS", "2")))
-HEAVY = threading.BoundedSemaphore(HEAVY_SLOTS)
-HEAVY_WAIT_S = 2.0               # a tick or a press waits this long for a slot
-HEAVY_QUEUE_S = 600.0            # background work (a reference optimum) queues this long
-
-
-class ServerBusy(RuntimeError):
-    """Every heavy-work slot of the server stayed taken: try again in a moment."""
-
-
-class heavy_work:
-    """``with heavy_work(): ...`` — hold one of the server's :data:`HEAVY_SLOTS` while
-    computing; raises :class:`ServerBusy` (a polite sentence) after waiting ``wait`` seconds."""
-
-    def __init__(self, wait: float = HEAVY_WAIT_S, what: str = "this step"):
-        self.wait, self.what = wait, what
-
-    def __enter__(self):
-        if not HEAVY.acquire(timeout=self.wait):
-            raise ServerBusy(f"The server is busy: {HEAVY_SLOTS} trainings are computing at "
-                             f"once, so {self.what} waited {self.wait:g} s for its turn. "
-                             "Try again in a moment.")
-        return self
-
-    def __exit__(self, *exc):
-        HEAVY.release()
-        return False
 
 
 # ------------------------------------------------------------------------ run caps per session

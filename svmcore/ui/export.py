@@ -10,7 +10,7 @@ import streamlit as st
 
 from ..runs import export
 from .live_controls import catch_up
-from .state import Instance, LiveState, describe, ss
+from .state import Instance, LiveState, describe, export_key, ss
 from .urls import link_query
 
 #: the files a run can be taken away as: (button, kind, file name, mime)
@@ -117,11 +117,6 @@ def _files(state: LiveState) -> tuple[list, str]:
             ("trace.json", export.trace_json(run, cfg), "svmcore-trace.json",
              "application/json"),
             ("reproduce.py", code, "svmcore-reproduce.py", "text/x-python")], code
-
-
-def export_key(inst: Instance) -> str:
-    """The session-state key of the export panel's popover (True while it is open)."""
-    return inst.key("export_open", keep=False)
 
 
 def export_panel(inst: Instance) -> None:

@@ -16,6 +16,7 @@ from dataclasses import replace
 
 import streamlit as st
 
+from ..runs import slots
 from ..server import pacing
 from ..runs.config import RaceConfig, RunConfig, soft_change
 from ..runs.run import change_label
@@ -165,7 +166,7 @@ def ensure_live(inst: Instance, cfg: RunConfig | RaceConfig, upload=None,
         want, inst.want_t = inst.want_t, None
         try:
             with st.spinner(f"Replaying the run to t = {want:,} …"), \
-                    pacing.heavy_work(what="the replay of this link"):
+                    slots.heavy_work(what="the replay of this link"):
                 driver.advance_iters(want)
         except Exception as exc:  # noqa: BLE001 - shown, the session goes on
             inst.tick_error = describe(exc)

@@ -5,13 +5,15 @@ from __future__ import annotations
 
 import streamlit as st
 
+from ..runs import slots
 from ..server import pacing
 from ..runs.config import RaceConfig
 from ..runs.race import Race
 from ..runs.run import TrainingRun
 from ..runs.stream import STREAM_POINTS_PER_TICK, stream_of
-from .state import Instance, LiveState, describe, ss
+from .state import Instance, LiveState, describe, export_key, ss
 from .live_edits import EDIT_MODES
+from .present import frame_params
 
 REF_WAIT_S = 3.0     # a race's page waits this long for P*; a longer one arrives in a later frame
 
@@ -50,9 +52,9 @@ def tick(inst: Instance, pace: str | None = None) -> None:
     from ..server import warm
     warm.wait()                          # the server's background warm-up finishes first
     try:
-        with pacing.heavy_work():              # a server-wide limit on concurrent training
+        with slots.heavy_work():              # a server-wide limit on concurrent training
             pacing.tick(drv, factor)         # a run or a race: the same call
-    except pacing.ServerBusy as exc:           # playing: the next frame tries again (a queue)
+    except slots.ServerBusy as exc:           # playing: the next frame tries again (a queue)
         if not inst.playing:
             inst.tick_error = str(exc)
     except Exception as exc:  # noqa: BLE001 - shown with st.error, the session goes on
@@ -75,7 +77,6 @@ def _share(inst) -> None:
     factor = pacing.PACES.get(inst.get("pace", pacing.DEFAULT_PACE))
     if factor is None:
         return
-    from .panels import frame_params
     height, font, present = frame_params(inst)
     key = (state.key, factor, height, font, present)
     view = state.view
@@ -148,7 +149,6 @@ def _controls_unchanged(inst) -> bool:
     """After a +1 or a Step: does the controls fragment look as before the press — drawn for a
     paused run (Play / Pause / +1 / Step), the run going on, and the export panel closed (open,
     it shows this t)?"""
-    from .export import export_key
     drv = inst.live.driver if inst.live is not None else None
     return (not inst.pb.controls_playing and drv is not None and not drv.done
             and not inst.tick_error and not ss.get(export_key(inst)))
@@ -230,7 +230,7 @@ def _correct_guess(inst) -> None:
     if t is None or run is None or after is None or run.t != after or t <= guessed:
         return
     try:
-        with pacing.heavy_work(what="this press"):
+        with slots.heavy_work(what="this press"):
             run.advance_iters(t - guessed)
     except Exception as exc:  # noqa: BLE001 - shown, the session goes on
         inst.tick_error = describe(exc)

@@ -20,7 +20,7 @@ from .canvas import canvas_view, slot
 from .live import model
 from .live_controls import in_fragment_run, edit_modes, unshare, view_stopped
 from .live_edits import handle_click, handle_move
-from .present import FONT as PRESENT_FONT, VIEW_HEIGHT as PRESENT_HEIGHT
+from .present import FONT as PRESENT_FONT, RUN_FIELD_HEIGHT, frame_params
 from .state import Instance, LiveState
 from .view3d import draw_view3d, view3d_on
 
@@ -254,17 +254,6 @@ def _field_clicks(inst: Instance, result, mode: str, n_train: int = 0) -> None:
 
 #: the race's note lines (svmcore.runs.race.Race.notes gives at most five)
 RACE_NOTE_PLACES = 5
-
-
-#: px of the Playground's field: with the header, the toolbar and the tiles above it, the
-#: field and its legend fit a 1280 × 720 window
-RUN_FIELD_HEIGHT = 440
-
-
-def frame_params(inst: Instance, height: int = RUN_FIELD_HEIGHT) -> tuple[int, int, bool]:
-    """(field height, font px, projector mode) of the instance's live view."""
-    present = bool(inst.get("present"))
-    return (PRESENT_HEIGHT if present else height), (PRESENT_FONT if present else 12), present
 
 
 def draw_run(inst: Instance, state: LiveState, layout: str = "side",

@@ -22,6 +22,16 @@ from .state import Instance
 FONT = 18                  # px: tick labels, legends, axis titles, tile labels
 VIEW_HEIGHT = 420          # px of the field and of the curves in projector mode
 
+#: px of the Playground's field: with the header, the toolbar and the tiles above it, the
+#: field and its legend fit a 1280 × 720 window
+RUN_FIELD_HEIGHT = 440
+
+
+def frame_params(inst: Instance, height: int = RUN_FIELD_HEIGHT) -> tuple[int, int, bool]:
+    """(field height, font px, projector mode) of the instance's live view."""
+    present = bool(inst.get("present"))
+    return (VIEW_HEIGHT if present else height), (FONT if present else 12), present
+
 
 def scaled(px: float) -> str:
     """A CSS length of ``px`` pixels at 1280 × 720 that grows with the window."""

@@ -226,3 +226,8 @@ def guarded(main) -> None:
         main()
     except Exception as exc:  # noqa: BLE001 - the last net (st.rerun's exception is no Exception)
         st.error(f"Something went wrong on this page: {describe(exc)}")
+
+
+def export_key(inst: Instance) -> str:
+    """The session-state key of the export panel's popover (True while it is open)."""
+    return inst.key("export_open", keep=False)

@@ -195,14 +195,14 @@ def test_new_sessions_standardise_toy_data_and_old_links_keep_raw_features():
 @pytest.fixture()
 def all_slots_taken():
     """Every heavy-work slot of the server held by the test (as if other sessions computed)."""
-    from svmcore.server import pacing
-    for _ in range(pacing.HEAVY_SLOTS):
-        assert pacing.HEAVY.acquire(timeout=5)
-    held = [pacing.HEAVY_SLOTS]
+    from svmcore.runs import slots
+    for _ in range(slots.HEAVY_SLOTS):
+        assert slots.HEAVY.acquire(timeout=5)
+    held = [slots.HEAVY_SLOTS]
 
     def release():
         while held[0]:
-            pacing.HEAVY.release()
+            slots.HEAVY.release()
             held[0] -= 1
     yield release
     release()
@@ -253,9 +253,9 @@ def test_a_race_never_waits_for_its_reference_beyond_its_wait(all_slots_taken):
 
 
 def test_a_busy_server_queues_ticks_and_says_so_for_a_press(all_slots_taken):
-    from svmcore.server import pacing
-    with pytest.raises(pacing.ServerBusy, match="The server is busy"):
-        with pacing.heavy_work(wait=0.05):
+    from svmcore.runs import slots
+    with pytest.raises(slots.ServerBusy, match="The server is busy"):
+        with slots.heavy_work(wait=0.05):
             pass
     at = _page()
     run = at.session_state["pg"].live.run
