@@ -6,11 +6,11 @@ every registered solver.
 
 ``_svc`` holds SVC and SVR, ``_linear`` LinearSVC, ``_model`` scikit-learn's layout of a
 fitted SVM; ``_base`` holds what the general faces share (parameters, training runs, the exported model), ``_classifier``
-the classifier, ``_proba`` Platt scaling and pairwise coupling, ``_online`` ``partial_fit``.
+the classifier, ``_regressor`` the regressor, ``_proba`` Platt scaling and pairwise coupling, ``_online`` ``partial_fit``.
 """
-from ._base import SVMRegressor
 from ._classifier import SVMClassifier
 from ._linear import LinearSVC
+from ._regressor import SVMRegressor
 from ._svc import SVC, SVR
 
 __all__ = ["SVC", "SVR", "LinearSVC", "SVMClassifier", "SVMRegressor"]
