@@ -15,7 +15,12 @@ its default and the data sources whose links carry it. The table drives
   :mod:`svmcore.ui.digits`) — the same ranges, steps and choices, so a link opens on exactly the
   values it names.
 
-The solver's keys (``solver``, ``p.NAME``), the clicked edits (``add``, ``rm``), the mid-run
+:data:`REGRESSION_FIELDS` is the Regression page's table, in the same form: its data (a 1-D toy
+of :mod:`svmcore.data.toy_regression` or a real regression set) and the solver parameters its
+widgets offer, which drive :meth:`svmcore.ui.regression.RegressionConfig.to_query`, the page's
+decoding of a link and its widgets' ranges.
+
+On the Playground, the Race and the Digits page the solver's keys (``solver``, ``p.NAME``), the clicked edits (``add``, ``rm``), the mid-run
 changes (``ch``) and a race's keys (``e0``…, ``budget``) are not data fields: their values are
 checked by the solver's ParamSpecs (:mod:`svmcore.runs.config`).
 """
@@ -26,10 +31,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..data import TOY_NOISE_RANGE
+from ..data.toy_regression import REG_GENERATORS, REGRESSION_SETS
 
 __all__ = ["UrlField", "DATA_FIELDS", "data_field", "DATA_DEFAULTS", "SOURCES", "RUN_SOURCES",
            "DIGIT_PAIR", "VIEWS", "MAX_TRAIN_CHOICES", "DEFAULT_MAX_TRAIN", "UPLOAD_SCALES",
-           "N_RANGE", "source_keys"]
+           "N_RANGE", "source_keys", "REGRESSION_FIELDS", "REGRESSION_SOURCES", "regression_field",
+           "regression_source"]
 
 SOURCES = ("toy", "real", "upload", "digits")
 #: the sources of the Playground and the Race (the Digits page has its own: "digits")
@@ -41,6 +48,9 @@ MAX_TRAIN_CHOICES = (200, 500, 1000, 2000, 5000, 10000)
 DEFAULT_MAX_TRAIN = 2000
 UPLOAD_SCALES = ("none", "standard", "minmax01")
 N_RANGE = (10, 5000)
+#: the Regression page's two kinds of data: a 1-D toy (with n and noise) or a real set
+REGRESSION_SOURCES = ("reg_toy", "reg_set")
+_FIELD_SOURCES = SOURCES + REGRESSION_SOURCES
 
 #: the kinds of value a field holds
 KINDS = ("int", "float", "choice", "text", "bool")
@@ -82,8 +92,9 @@ class UrlField:
     def __post_init__(self):
         if self.kind not in KINDS:
             raise ValueError(f"{self.key}: kind must be one of {', '.join(KINDS)}")
-        if not set(self.sources) <= set(SOURCES) or not set(self.omit_default) <= set(self.sources):
-            raise ValueError(f"{self.key}: sources must be among {', '.join(SOURCES)}")
+        if (not set(self.sources) <= set(_FIELD_SOURCES)
+                or not set(self.omit_default) <= set(self.sources)):
+            raise ValueError(f"{self.key}: sources must be among {', '.join(_FIELD_SOURCES)}")
 
     # ------------------------------------------------------------------------- ranges
     def range_for(self, dataset: str | None = None) -> tuple:
@@ -149,7 +160,7 @@ class UrlField:
         text = str(raw)
         if self.kind == "int" or (self.kind == "choice" and isinstance(self.default, int)):
             return int(text)
-        if self.kind == "float":
+        if self.kind == "float" or (self.kind == "choice" and isinstance(self.default, float)):
             v = float(text)
             if not math.isfinite(v):
                 raise ValueError(text)
@@ -269,3 +280,46 @@ def data_field(key: str) -> UrlField:
 def source_keys(source: str) -> tuple:
     """The keys a link of ``source`` can hold, in the order it writes them."""
     return tuple(f.key for f in DATA_FIELDS if source in f.sources)
+
+
+REG = REGRESSION_SOURCES
+#: The Regression page's URL keys, in the order its link writes them: the data (``n`` and
+#: ``noise`` for a 1-D toy only; a toy without ``noise`` has its generator's default), then the
+#: solver parameters its widgets offer (the grids of the C, γ and feature sliders).
+REGRESSION_FIELDS: tuple[UrlField, ...] = (
+    UrlField("ds", "dataset", "choice", "sinc", REG,
+             choices=tuple(REG_GENERATORS) + tuple(REGRESSION_SETS),
+             doc="a 1-D toy or a real regression set"),
+    UrlField("seed", "seed", "int", 0, REG, low=0, high=10**6, step=1,
+             doc="seeds the data, the split and the solver's sampling"),
+    UrlField("n", "n", "int", 200, ("reg_toy",), low=20, high=2000, step=10,
+             doc="points of a 1-D toy (training + test)"),
+    UrlField("noise", "noise", "float", None, ("reg_toy",), low=0.0, high=1.0, step=0.01,
+             doc="the noise's standard deviation of a 1-D toy (absent: the generator's)"),
+    UrlField("p.variant", "variant", "choice", "asset", REG, choices=("asset", "star"),
+             doc="ASSET's robust averaged steps, or the Pegasos-style last iterate"),
+    UrlField("p.C", "C", "choice", 1.0, REG,
+             choices=(0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0, 300.0, 1000.0),
+             doc="SVR's C"),
+    UrlField("p.gamma", "gamma", "choice", 1.0, REG,
+             choices=(0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0, 30.0),
+             doc="the rbf kernel's width γ"),
+    UrlField("p.epsilon", "epsilon", "float", 0.1, REG, low=0.0, high=1.0, step=0.01,
+             doc="the half-width of the ε-insensitive tube"),
+    UrlField("p.n_components", "n_components", "choice", 128, REG,
+             choices=(16, 32, 64, 128, 256, 512), doc="random features or landmarks s"),
+    UrlField("p.epochs", "epochs", "int", 20, REG, low=1, high=100, step=1,
+             doc="passes over the training rows"),
+)
+
+_REG_BY_KEY = {f.key: f for f in REGRESSION_FIELDS}
+
+
+def regression_field(key: str) -> UrlField:
+    """The Regression page's field of a URL key; KeyError for another key."""
+    return _REG_BY_KEY[key]
+
+
+def regression_source(dataset: str) -> str:
+    """Which of :data:`REGRESSION_SOURCES` a Regression dataset is."""
+    return "reg_toy" if dataset in REG_GENERATORS else "reg_set"

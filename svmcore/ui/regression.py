@@ -19,6 +19,7 @@ from ..data.toy import TOY_GENERATORS
 from ..data.toy_regression import (REG_DEFAULTS, REG_GENERATORS, REGRESSION_SETS,
                                    regression_problem, svr_reference)
 from ..runs.run import TrainingRun
+from ..runs.urlfields import REGRESSION_FIELDS, regression_field, regression_source
 from ..solvers import REGISTRY
 from ..viz.frame import batch
 from ..viz.regression import fit_frame, regression_curves_frame, regression_view
@@ -28,8 +29,6 @@ from .state import Instance, LiveState, describe
 
 #: the classification toys, offered so that the page can say why they do not fit
 CLASSIFICATION_SETS = tuple(f"{name} (classification)" for name in TOY_GENERATORS)
-C_GRID = (0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0, 300.0, 1000.0)
-GAMMA_GRID = (0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0, 30.0)
 
 
 def regression_solvers() -> tuple[list[str], list[str]]:
@@ -54,24 +53,22 @@ class RegressionConfig:
         return dict(self.params)
 
     def to_query(self) -> dict[str, str]:
-        q = {"ds": self.dataset, "seed": str(self.seed), "solver": self.solver}
-        if self.dataset in REG_GENERATORS:
-            q.update(n=str(self.n), noise=repr(self.noise))
-        q.update({f"p.{k}": str(v) for k, v in self.params})
+        """The link's keys, written by :data:`~svmcore.runs.urlfields.REGRESSION_FIELDS` (the
+        solver's fixed parameters, the loss and the kernel, after them)."""
+        src = regression_source(self.dataset)
+        values = {"dataset": self.dataset, "seed": self.seed, "n": self.n, "noise": self.noise,
+                  **self.param_dict}
+        q = {f.key: f.encode(values[f.attr]) for f in REGRESSION_FIELDS
+             if f.attr in values and f.written(src, values[f.attr])}
+        q["solver"] = self.solver
+        q.update({f"p.{k}": str(v) for k, v in self.params if f"p.{k}" not in q})
         return q
 
 
-FEATURE_GRID = (16, 32, 64, 128, 256, 512)
-# query key -> (widget name, type, the values the widget accepts)
-_URL_PARAMS = {"p.C": ("C", float, C_GRID.__contains__),
-               "p.gamma": ("gamma", float, GAMMA_GRID.__contains__),
-               "p.epsilon": ("epsilon", float, lambda v: 0.0 <= v <= 1.0),
-               "p.variant": ("variant", str, ("asset", "star").__contains__),
-               "p.n_components": ("n_components", int, FEATURE_GRID.__contains__),
-               "p.epochs": ("epochs", int, lambda v: 1 <= v <= 100),
-               "n": ("n", int, lambda v: 20 <= v <= 2000 and v % 10 == 0),
-               "noise": ("noise", float, lambda v: 0.0 <= v <= 1.0),
-               "seed": ("seed", int, lambda v: 0 <= v <= 10**6)}
+def _widget(key: str) -> dict:
+    """A number widget's range and step from the key's field."""
+    f = regression_field(key)
+    return {"min_value": f.low, "max_value": f.high, "step": f.step}
 
 
 def start_from_url(inst: Instance) -> None:
@@ -82,29 +79,22 @@ def start_from_url(inst: Instance) -> None:
         return
     inst.started = True
     q = st.query_params
-    problems = []
+    problems: list[str] = []
     ds = q.get("ds")
     if ds is not None:
-        names = list(REG_GENERATORS) + list(REGRESSION_SETS)
-        if ds in names:
-            inst.set("dataset", ds)
-        else:
-            problems.append(f"ds={ds!r} is not a regression set")
+        ds = regression_field("ds").decode(ds, problems)
+        inst.set("dataset", ds)
     if q.get("solver") in regression_solvers()[0]:
         inst.set("solver", q.get("solver"))
-    for name, (key, kind, ok) in _URL_PARAMS.items():
-        if name not in q:
+    src = regression_source(inst.get("dataset", regression_field("ds").default))
+    for f in REGRESSION_FIELDS:
+        if f.key == "ds" or f.key not in q or q[f.key] == "None" or src not in f.sources:
             continue
-        if q[name] == "None":
-            continue
-        try:
-            value = kind(q[name])
-            if not ok(value):
-                raise ValueError
-        except (TypeError, ValueError):
-            problems.append(f"{name}={q[name]!r} is not a value this page offers")
-            continue
-        inst.set(f"noise_{inst.get('dataset', 'sinc')}" if key == "noise" else key, value)
+        before = len(problems)
+        value = f.decode(q[f.key], problems)
+        if len(problems) == before:          # a value the page offers (else: said, skipped)
+            inst.set(f"noise_{inst.get('dataset', 'sinc')}" if f.attr == "noise" else f.attr,
+                     value)
     inst.url_problems = problems
 
 
@@ -122,11 +112,11 @@ def data_panel(inst: Instance) -> dict:
     if name in REG_GENERATORS:
         inst.setdefault("n", 200)
         inst.setdefault(f"noise_{name}", REG_DEFAULTS[name])      # one per generator
-        out["n"] = int(st.slider("n points", 20, 2000, step=10, key=inst.key("n")))
-        out["noise"] = float(st.slider("noise (sd)", 0.0, 1.0, step=0.01,
+        out["n"] = int(st.slider("n points", **_widget("n"), key=inst.key("n")))
+        out["noise"] = float(st.slider("noise (sd)", **_widget("noise"),
                                        key=inst.key(f"noise_{name}")))
     inst.setdefault("seed", 0)
-    out["seed"] = int(st.number_input("seed", 0, 10**6, step=1, key=inst.key("seed")))
+    out["seed"] = int(st.number_input("seed", **_widget("seed"), key=inst.key("seed")))
     return out
 
 
@@ -143,26 +133,29 @@ def solver_panel(inst: Instance) -> tuple[str, dict]:
                           format_func=lambda s: f"{s} — {REGISTRY[s].title or s}")
     st.caption(f"Supports loss='epsilon_insensitive': **{', '.join(able)}**. Classification "
                f"only: {', '.join(other)}.")
-    for k, v in (("variant", "asset"), ("C", 1.0), ("gamma", 1.0), ("epsilon", 0.1),
-                 ("n_components", 128), ("epochs", 20)):
-        inst.setdefault(k, v)
+    for f in REGRESSION_FIELDS:
+        if f.key.startswith("p."):
+            inst.setdefault(f.attr, f.default)
     p = {"loss": "epsilon_insensitive"}
     spec = REGISTRY[solver].params
     if "variant" in spec:
         p["variant"] = st.radio("variant", spec["variant"].choices, key=inst.key("variant"),
                                 horizontal=True, help=spec["variant"].help)
-    p["C"] = float(st.select_slider("C", C_GRID, key=inst.key("C"), help=spec["C"].help))
-    p["gamma"] = float(st.select_slider("γ (rbf)", GAMMA_GRID, key=inst.key("gamma"),
+    p["C"] = float(st.select_slider("C", regression_field("p.C").choices, key=inst.key("C"),
+                                    help=spec["C"].help))
+    p["gamma"] = float(st.select_slider("γ (rbf)", regression_field("p.gamma").choices,
+                                        key=inst.key("gamma"),
                                         help="Kernel width: k(x, z) = exp(−γ‖x − z‖²)."))
-    p["epsilon"] = float(st.slider("ε (tube half-width)", 0.0, 1.0, step=0.01,
+    p["epsilon"] = float(st.slider("ε (tube half-width)", **_widget("p.epsilon"),
                                    key=inst.key("epsilon"),
                                    help="Residuals smaller than ε cost nothing."))
     if "n_components" in spec:
-        p["n_components"] = int(st.select_slider("features s", FEATURE_GRID,
+        p["n_components"] = int(st.select_slider("features s",
+                                                 regression_field("p.n_components").choices,
                                                  key=inst.key("n_components"),
                                                  help=spec["n_components"].help))
     if "epochs" in spec:
-        p["epochs"] = int(st.slider("epochs", 1, 100, key=inst.key("epochs")))
+        p["epochs"] = int(st.slider("epochs", **_widget("p.epochs"), key=inst.key("epochs")))
     p["kernel"] = "rbf"
     return solver, {k: v for k, v in p.items() if k in spec}
 

@@ -131,7 +131,7 @@ def test_a_link_opens_the_same_run():
     bad.run()
     assert not bad.exception and not bad.error
     warned = " ".join(w.value for w in bad.warning)
-    assert "p.C='7'" in warned and "'nope' is not a regression set" in warned
+    assert "p.C='7'" in warned and "ds='nope' is not one of sinc" in warned
     assert bad.session_state["rg"].live.cfg.param_dict["C"] == 1.0
 
 

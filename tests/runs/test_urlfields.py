@@ -189,3 +189,39 @@ def test_default_configs_write_the_same_dict_as_before():
     assert RunConfig(source="upload", dataset="x.csv").to_query() == {
         "src": "upload", "ds": "x.csv", "seed": "0", "maxn": "2000", "view": "pca", "fx": "0",
         "fy": "1", "test": "0.25", "scale": "none", "solver": "pegasos"}
+
+
+# ----------------------------------------------------------------- the Regression page's table
+
+
+def test_the_regression_table_round_trips_each_field_and_refuses_out_of_range():
+    """Each Regression field, set alone to a value other than its default, is written by
+    RegressionConfig.to_query and decoded back to it; a 1-D toy's n and noise are not written
+    for a real set; a value outside the range is said and leaves the default."""
+    from svmcore.runs.urlfields import (REGRESSION_FIELDS, REGRESSION_SOURCES, regression_field,
+                                        regression_source)
+    from svmcore.ui.regression import RegressionConfig
+
+    keys = [f.key for f in REGRESSION_FIELDS]
+    assert len(keys) == len(set(keys))
+    base = RegressionConfig(params=tuple(sorted(
+        (f.attr, f.default) for f in REGRESSION_FIELDS if f.key.startswith("p."))))
+    for f in REGRESSION_FIELDS:
+        assert set(f.sources) <= set(REGRESSION_SOURCES)
+        if f.key == "ds":
+            continue
+        value = _other_value(f, "sinc")
+        if f.key.startswith("p."):
+            cfg = dataclasses.replace(base, params=tuple(sorted(
+                {**base.param_dict, f.attr: value}.items())))
+        else:
+            cfg = dataclasses.replace(base, **{f.attr: value})
+        q = cfg.to_query()
+        problems: list = []
+        assert f.decode(q[f.key], problems) == value and problems == [], f.key
+    real = RegressionConfig(dataset="diabetes (bmi)", n=300, noise=0.3).to_query()
+    assert regression_source("diabetes (bmi)") == "reg_set" and "n" not in real
+    assert "noise" not in real and real["ds"] == "diabetes (bmi)"
+    problems = []
+    assert regression_field("p.epochs").decode("500", problems) == 20
+    assert problems and "p.epochs='500'" in problems[0]
