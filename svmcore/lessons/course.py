@@ -35,7 +35,7 @@ __all__ = ["Step", "Lesson", "LESSONS", "LessonLinkError", "find_step", "step_li
 PAGES = ("", "race", "sweep", "step_sizes", "step_through", "digits", "regression",
          "kernel_approx", "papers")
 #: the controls a step may ask the teacher to use
-CONTROLS = ("C", "gamma", "kernel", "solver", "against", "view3d", "surface", "schedule",
+CONTROLS = ("C", "gamma", "kernel", "solver", "against", "view3d", "view3d_pic", "schedule",
             "eta0", "edit", "speed", "budget")
 #: the Sweep page's query keys beyond a run link's data keys: the grid's C and γ counts (1–8)
 #: and the seeds per cell; ``solver`` and ``p.<name>`` are the solver and its fixed parameters
@@ -314,7 +314,7 @@ LESSONS: tuple[Lesson, ...] = (
             picture="The surface z = f(x) is a dome (an upside-down bowl): the grey plane z = 0 "
                     "cuts it along the boundary, and the points sit at their own heights, the "
                     "inner class (+1) above the plane, the outer ring below.",
-            controls=("view3d", "surface"),
+            controls=("view3d", "view3d_pic"),
             claim="f > 0 on every inner-class point and f < 0 on every outer one, and both "
                   "eigenvalues of f's quadratic form are < 0 (a dome); SMO converges",
             check=_Check("check_dome")),
@@ -325,7 +325,7 @@ LESSONS: tuple[Lesson, ...] = (
             picture="The same points lifted into three coordinates, and the model is a flat "
                     "plane between the two classes: the kernel computed ⟨φ(x), φ(s)⟩ = ⟨x, s⟩² "
                     "without building φ.",
-            controls=("surface",),
+            controls=("view3d_pic",),
             claim="the plane ⟨w, φ(x − m)⟩ + c equals f to rounding and separates every point; "
                   "⟨φ(x), φ(s)⟩ = ⟨x, s⟩² to rounding",
             check=_Check("check_feature_map")),
@@ -336,7 +336,7 @@ LESSONS: tuple[Lesson, ...] = (
             question="Where are the hills now?",
             picture="The feature-map picture goes (rbf's φ has infinitely many coordinates) and "
                     "the surface becomes a landscape of bumps around the support vectors.",
-            controls=("kernel", "gamma", "surface"),
+            controls=("kernel", "gamma", "view3d_pic"),
             claim="on an 80 × 80 grid f has ≥ 3 local maxima and ≥ 3 local minima, each within "
                   "2/√γ of a support vector (γ = 1: none); SMO converges",
             check=_Check("check_bumps")),

@@ -220,8 +220,8 @@ class TrainingRun:
         self.message = ""
         self.nonfinite = False
         self.last_snapshot = None
-        #: callables ``f(run)`` called after each trace checkpoint is recorded (the point
-        #: inspector, svmcore.lessons.point_history, records a pinned point there)
+        #: callables ``f(run)`` called after each trace checkpoint is recorded (the
+        #: point history, svmcore.lessons.point_history, records a pinned point there)
         self.observers: list = []
         if solver.diverged or solver.halted:        # already at init (SFW's q overflowed)
             self.message = solver.message

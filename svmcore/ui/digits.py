@@ -6,7 +6,7 @@ A Digits run is a Playground run on images (a :class:`~svmcore.runs.config.RunCo
 2-D field: the support vectors as one sheet of tiles in the order of |α| (ASSET on Nyström
 features: its landmarks), the misclassified test digits, a linear model's weights as an image,
 and the accuracy and support count against t. A click on a tile pins that training image, and
-the point inspector (:mod:`svmcore.ui.point_history`) follows its α against t.
+the point history (:mod:`svmcore.ui.point_history`) follows its α against t.
 """
 from __future__ import annotations
 

@@ -45,7 +45,7 @@ PREFIXES = {"": "pg", "race": "race", "sweep": "sw", "step_sizes": "steps",
 LESSONS_PAGE = "pages/lessons.py"
 #: where each control that is not copied sits on the page
 ON_THE_PAGE = {"view3d": "the 3-D view toggle (top right)",
-               "surface": "the 3-D picture switch above the field (3-D view on)",
+               "view3d_pic": "the 3-D picture switch above the field (3-D view on)",
                "edit": "the click-on-the-field modes beside the field",
                "speed": "the speed slider in the toolbar"}
 _OPEN = "_lesson_open"         # (lesson, step, page) the player opened in this session

@@ -257,7 +257,7 @@ def _on_step(inst):
     _rerun_panel(inst, frames_only=_controls_unchanged(inst))
 
 
-def _on_step1(inst):
+def _on_plus_one(inst):
     _pause_for_a_press(inst)
     drv = inst.live.driver if inst.live is not None else None
     if drv is not None and not drv.done:
@@ -313,7 +313,7 @@ def controls(inst: Instance, speed_label: str = "speed: t grows per tick",
         st.button("Pause", on_click=_on_pause, args=(inst,),
                   key=inst.key("pause", keep=False), disabled=not playing,
                   shortcut="Space" if playing else None, help="Stop after this frame (Space).")
-        st.button("+1", on_click=_on_step1, args=(inst,), key=inst.key("step1", keep=False),
+        st.button("+1", on_click=_on_plus_one, args=(inst,), key=inst.key("step1", keep=False),
                   disabled=not can_run, shortcut="Right",
                   help="Exactly one iteration" + (" of every entrant" if is_race else "")
                   + " (→).")

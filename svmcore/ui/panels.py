@@ -14,7 +14,7 @@ from ..server.pacing import RES_PAUSED, RES_PLAYING
 from ..viz import run_frame
 from ..viz.frame import batch, curves_frame, run_panels
 from ..viz.race import ENTRANT_COLORS, FIELD_LEGEND, race_curves_frame
-from . import point_history as inspector
+from . import point_history
 from . import layout as layout_
 from .canvas import canvas_view, slot
 from .live import model
@@ -235,7 +235,7 @@ def _field_clicks(inst: Instance, result, mode: str, n_train: int = 0) -> None:
     In the inspect mode a click pins the training point (:mod:`svmcore.ui.point_history`)."""
     click = getattr(result, "click", None)
     if mode == "inspect":
-        if inspector.on_click(inst, click, n_train):   # draw the ring and the history now
+        if point_history.on_click(inst, click, n_train):   # draw the ring and the history now
             st.rerun(scope="fragment") if in_fragment_run() else st.rerun()
         return
     if not click or mode == "view" or click.get("n") == inst.last_click:
@@ -268,10 +268,10 @@ def draw_run(inst: Instance, state: LiveState, layout: str = "side",
     playing = inst.playing
     height, font, present = frame_params(inst, height)
     stream = run.stream is not None          # the field shows a window: no edits, no pins
-    mode = "view" if stream else inspector.field_mode(inst, inst.get("edit", "view"))
-    if inspector.pinned(inst) is not None and inst.shared is not None:
+    mode = "view" if stream else point_history.field_mode(inst, inst.get("edit", "view"))
+    if point_history.pinned(inst) is not None and inst.shared is not None:
         unshare(inst)                        # the pinned point follows this session's own run
-    marks = inspector.pin_marks(inst, state)
+    marks = point_history.pin_marks(inst, state)
     keys = inst.pb.keyframes if playing and inst.shared is not None else None
     stops = stop_keys(inst)
     if keys:                                 # shared moments: computed once for every session
@@ -371,7 +371,7 @@ def draw_run(inst: Instance, state: LiveState, layout: str = "side",
             st.caption(":material/play_arrow: Press Play (Space): the curves start with the run."
                        if src.t == 0 and not playing else "\u00a0")
         canvas_view(inst.key("curves", keep=False), curves)
-    inspector.inspect_view(inst, state, font=font)
+    point_history.inspect_view(inst, state, font=font)
 
 
 def curve_keys(panels) -> list[dict]:
@@ -539,7 +539,7 @@ def draw_race(inst: Instance, state: LiveState) -> None:
         clock_caption(race)
     K = len(race.runs)
     res = RES_PLAYING if playing else RES_PAUSED
-    mode, marks = inspector.field_mode(inst, "view"), inspector.pin_marks(inst, state)
+    mode, marks = point_history.field_mode(inst, "view"), point_history.pin_marks(inst, state)
     seq = inst.pb.next_seqs(1)[0]            # every field and the curves: one moment
     clock = {"boxes": [layout_.key(inst, "count")], "items": [], "caption": clock_text(race)}
     # every view's frame first, then the views: their messages leave together, and the browser
@@ -583,7 +583,7 @@ def draw_race(inst: Instance, state: LiveState) -> None:
             else:
                 st.empty()
     with slot():                         # the pinned point's view, whatever the notes above
-        inspector.inspect_view(inst, state, labels=race.labels, font=font)
+        point_history.inspect_view(inst, state, labels=race.labels, font=font)
     if not present:
         c1, c2, _ = st.columns([3, 1, 3], vertical_alignment="bottom")
         curve_axis_controls(inst, c1, c2, "solver CPU time")

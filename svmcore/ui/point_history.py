@@ -1,4 +1,4 @@
-"""The point inspector on a page: an "inspect" click mode, the pinned point's ring, and its
+"""The point history on a page: an "inspect" click mode, the pinned point's ring, and its
 history against t for the run or every entrant of a race (engine: :mod:`svmcore.lessons.point_history`).
 
 The page draws :func:`inspect_toggle` (one call); the live panels (:mod:`svmcore.ui.panels`)
@@ -49,7 +49,7 @@ def inspect_toggle(inst: Instance, on_change=None) -> bool:
 
 
 def _slot(inst: Instance) -> dict:
-    key = inst.key("inspector", keep=False)
+    key = inst.key("point_history", keep=False)
     if not isinstance(ss.get(key), dict):
         ss[key] = {"pin": None, "runs": (), "hist": []}
     return ss[key]
@@ -68,7 +68,7 @@ def set_pin(inst: Instance, index: int | None) -> None:
 
 
 def field_mode(inst: Instance, mode: str) -> str:
-    """The click mode of the fields: "inspect" while the inspector is on."""
+    """The click mode of the fields: "inspect" while the point history is on."""
     return "inspect" if inspecting(inst) else mode
 
 

@@ -36,7 +36,7 @@ PLAY_S = 20.0
 VIEW = {"width": 1280, "height": 720}
 # the page's own widget of each control that the lesson bar names instead of copying
 ON_PAGE = {"view3d": "[class*='st-key-'][class*='_view3d ']",
-           "surface": "[class*='st-key-'][class*='_view3d_pic ']",
+           "view3d_pic": "[class*='st-key-'][class*='_view3d_pic ']",
            "edit": "[class*='st-key-'][class*='_edit ']",
            "speed": "[class*='st-key-'][class*='_speed ']"}
 # the widget-key ending of a copy in the lesson bar, per control and page
@@ -85,11 +85,11 @@ def _start(page, step) -> str:
     if step.page == "sweep":
         _button(page, "Start").click()
         return "sweep"
-    if "view3d" in step.controls or "surface" in step.controls:
+    if "view3d" in step.controls or "view3d_pic" in step.controls:
         page.locator(".st-key-pg_view3d").get_by_text("3-D view").click()   # the page's toggle
         page.wait_for_selector(".st-key-pg_view3d input:checked", state="attached",
                                timeout=60_000)
-        page.wait_for_selector(ON_PAGE["surface"] if "p.kernel=poly" in step.query else
+        page.wait_for_selector(ON_PAGE["view3d_pic"] if "p.kernel=poly" in step.query else
                                ".st-key-pg_view3d_fig", timeout=120_000)
     play = _button(page, "Play")
     play.scroll_into_view_if_needed()
@@ -179,8 +179,8 @@ def _walk(base: str, browser, steps, ctx=None) -> None:
         if errors:
             problems.append(f"{name}: JS errors {errors[:2]}")
         own = {c: ON_PAGE[c] for c in step.controls if c in ON_PAGE}
-        if "surface" in own and "p.kernel=poly" not in step.query:
-            own["surface"] = ".st-key-pg_view3d_fig"   # no picture switch: the surface alone
+        if "view3d_pic" in own and "p.kernel=poly" not in step.query:
+            own["view3d_pic"] = ".st-key-pg_view3d_fig"   # no picture switch: the surface alone
         visible = {**seen[(k, i)], **page.evaluate(_VISIBLE, [{}, own])}
         hidden = [c for c in step.controls if not visible.get(c)]
         if hidden:

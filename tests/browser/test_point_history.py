@@ -1,4 +1,4 @@
-"""End-to-end: the point inspector in a real browser (Debian's chromium through Playwright).
+"""End-to-end: the point history in a real browser (Debian's chromium through Playwright).
 
 Turn on "inspect a point", click on the field until a training point is hit: the page pins it
 (a ring with its legend entry, "Pinned point i", its history curves) and the history follows

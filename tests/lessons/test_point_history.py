@@ -1,4 +1,4 @@
-"""The point inspector: svmcore.lessons.point_history and its page part svmcore.ui.point_history.
+"""The point history: svmcore.lessons.point_history and its page part svmcore.ui.point_history.
 
 A pinned point's margin y·f(x), coefficient and hinge loss are recorded at the run's trace
 checkpoints; they are checked against the same seeded run replayed to each t, and at SMO's
@@ -145,7 +145,7 @@ def _ok(at):
     assert not at.error, [e.value for e in at.error]
 
 
-def test_playground_inspector_pins_and_follows_the_point():
+def test_playground_point_history_pins_and_follows_the_point():
     at = AppTest.from_file(str(ROOT / "pages" / "playground.py"), default_timeout=TIMEOUT)
     at.run()
     at.toggle(key="pg_inspect").set_value(True).run()
@@ -153,7 +153,7 @@ def test_playground_inspector_pins_and_follows_the_point():
     views = _views(at)
     assert views["pg_field"]["mode"] == "inspect"
     assert any("click a training point" in c.value for c in at.caption)
-    at.session_state["pg_inspector"] = {"pin": 5, "runs": (), "hist": []}   # a click on point 5
+    at.session_state["pg_point_history"] = {"pin": 5, "runs": (), "hist": []}   # a click on point 5
     at.run()
     for _ in range(4):
         at.button(key="pg_step").click().run()
@@ -162,7 +162,7 @@ def test_playground_inspector_pins_and_follows_the_point():
     run, view = state.run, state.view
     marks = _views(at)["pg_field"]["marks"]
     assert marks and marks[0]["x"] == pytest.approx(view.P_train[5, 0])
-    h = at.session_state["pg_inspector"]["hist"][0]
+    h = at.session_state["pg_point_history"]["hist"][0]
     assert h.index == 5 and h.t == [r.iteration for r in run.trace][:len(h.t)]
     X, y = state.data.X_train, state.data.y_train
     f = float(run.solver.decision_function(X[5:6])[0])
@@ -173,20 +173,20 @@ def test_playground_inspector_pins_and_follows_the_point():
         :len(curves["panels"])]
     assert any("point 5" in c.value for c in at.caption)
     at.button(key="pg_unpin").click().run()
-    assert at.session_state["pg_inspector"]["pin"] is None and not run.observers
+    assert at.session_state["pg_point_history"]["pin"] is None and not run.observers
 
 
-def test_race_inspector_shows_every_entrant():
+def test_race_point_history_shows_every_entrant():
     at = AppTest.from_file(str(ROOT / "pages" / "race.py"), default_timeout=TIMEOUT)
     at.run()
     at.toggle(key="race_inspect").set_value(True).run()
-    at.session_state["race_inspector"] = {"pin": 3, "runs": (), "hist": []}
+    at.session_state["race_point_history"] = {"pin": 3, "runs": (), "hist": []}
     at.run()
     for _ in range(3):
         at.button(key="race_step").click().run()
     _ok(at)
     race = at.session_state["race"].live.race
-    hist = at.session_state["race_inspector"]["hist"]
+    hist = at.session_state["race_point_history"]["hist"]
     assert len(hist) == len(race.runs) and all(h.index == 3 for h in hist)
     for h, run in zip(hist, race.runs):
         assert h.t and h.t[-1] <= run.t
