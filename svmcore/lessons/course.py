@@ -238,7 +238,8 @@ LESSONS: tuple[Lesson, ...] = (
             check=_Check("check_step_through")),
         _preset_step(
             "pegasos-vs-smo", title="What a stochastic step buys",
-            action="Show the race's cost counters (kernel evaluations, time).",
+            action="Read the cost counters: kernel evaluations beside each field's t, solver "
+                   "time on the race clock.",
             question="Then why ever use SGD?",
             picture="Not fewer kernel evaluations: on these 300 points SMO converges with "
                     "18,000 (its cache computes each kernel row once) while Pegasos pays one "

@@ -27,8 +27,12 @@ from .state import Instance
 # flex line, and everything else in the frames fragment takes a line of its own (flex-basis
 # 100 %). The header's tools are flattened the same way, so that on a phone they wrap as one
 # line. tests/browser/test_layout.py checks the result from the boxes in chromium.
+# A live view is never faded as stale: while a fragment reruns, Streamlit dims the elements it
+# has not sent again yet, and a race's second field (drawn later in the same run) was shown at a
+# third of its colour while it played; the view always shows a keyframe the run reached.
 _CSS = """
 [data-testid=stMainBlockContainer] {padding-top: 3.25rem; padding-bottom: 3rem;}
+[data-testid=stElementContainer][data-stale=true]:has(.svmc) {opacity: 1 !important; transition: none !important;}
 @media (min-width: 640px) {
   [data-testid=stMainBlockContainer] {padding-left: 1.5rem; padding-right: 1.5rem;}
 }

@@ -546,8 +546,10 @@ def draw_race(inst: Instance, state: LiveState) -> None:
     # receives each view's keyframe of this moment before the moment is due
     frames = []
     for k, run in enumerate(race.runs):
+        # the entrant's cost at this moment beside its t: the counters a race compares
+        cost = f" · {_compact(run.kernel_evals)} kernel evals" if run.kernel_evals else ""
         title = (f"<span style='color:{ENTRANT_COLORS[k]}'>■</span> {race.labels[k]}"
-                 f" — t = {run.t:,}")
+                 f" — t = {run.t:,}{cost}")
         frame = run_frame(run, view, res, models[k][0], models[k][1], title=title,
                           height=(PRESENT_RACE_HEIGHT if present else FIELD_HEIGHT).get(K, 320),
                           font=font, mode=mode, marks=marks, shared_legend=True)

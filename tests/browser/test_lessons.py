@@ -187,8 +187,13 @@ def _walk(base: str, browser, steps, ctx=None) -> None:
             problems.append(f"{name}: controls not on the screen: {hidden}")
         kind = kinds[(k, i)]
         if kind == "run":
-            playing = _button(page, "Pause").is_enabled()
-            if not (playing or _converged(page)):
+            # the controls are redrawn while playing: Pause may be caught between two drawings
+            try:
+                page.wait_for_function(_PLAYING_OR_CONVERGED, timeout=5_000)
+                playing = True
+            except PlaywrightTimeout:
+                playing = False
+            if not playing:
                 problems.append(f"{name}: after {PLAY_S:g} s neither playing nor Converged ✓ "
                                 f"(status: {_status(page)})")
         elif kind == "sweep":

@@ -9,6 +9,7 @@ about time: the samples are compared with each other.
 """
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -197,6 +198,8 @@ def test_a_slider_moved_while_playing_is_one_change_and_a_kernel_switch_plays_on
     page.wait_for_function(_MOVING, arg=20, timeout=60_000)
     thumb = page.locator(".st-key-pg_p_pegasos_C input").first
     thumb.focus()
+    t_before = int(page.evaluate("() => document.querySelector('.st-key-pg_field .svmc')"
+                                 ".getAttribute('data-t')"))
     for _ in range(9):                                  # nine arrow presses: one change
         page.keyboard.press("ArrowRight")
         page.wait_for_timeout(60)
@@ -208,8 +211,12 @@ def test_a_slider_moved_while_playing_is_one_change_and_a_kernel_switch_plays_on
     marks = page.evaluate("() => document.querySelector('.st-key-pg_curves .svmc')"
                           ".__svmc.shown.d.marks")
     assert len(marks) == 1 and marks[0]["label"].startswith("C 1→"), marks
+    # the link carries the one change, at a t the run had reached; the run went on from there
+    page.wait_for_function("() => /[?&]ch=\\d+/.test(location.search)", timeout=30_000)
+    t_at = int(re.search(r"[?&]ch=(\d+)", page.url).group(1))
     t = int(page.evaluate("() => document.querySelector('.st-key-pg_field .svmc')"
                           ".getAttribute('data-t')"))
+    assert t_before <= t_at <= t, (t_before, t_at, t)
     page.wait_for_function(_MOVING, arg=t, timeout=60_000)     # still playing
     # a kernel switch needs a new run: it starts and plays on, and a line says so
     page.locator(".st-key-pg_p_pegasos_kernel").click()

@@ -3,13 +3,21 @@ in the commentary, Pause then stops it; saves ``test-artifacts/step_switch.png``
 from __future__ import annotations
 
 import re
+import time
 from pathlib import Path
 
 import pytest
 from streamlit_server import CHROMIUM, NO_CHROMIUM
 from . import test_tours as test_browser
 from .test_tours import ARTIFACTS, _button, _race_clock as _clock_text
-from .test_change_while_playing import _wait
+
+
+def _wait(page, cond, timeout_s: float, what: str):
+    deadline = time.monotonic() + timeout_s
+    while not cond():
+        assert time.monotonic() < deadline, what
+        page.wait_for_timeout(100)
+
 
 server = test_browser.server          # the same app-server fixture as the main browser tour
 

@@ -62,7 +62,7 @@ def test_browser_the_3d_view_plays_and_keeps_its_camera(shared_app, browser):
         if s is not None:
             titles.add(s["title"])
             eyes.append(s["eye"])
-        if len(titles) >= 6:
+        if len(titles) >= 4:                   # three moves after the first: it follows
             break
     # never blank: the same plot, drawn, at every look while it played
     assert all(s is not None and s["n"] >= 3 and s["seen"] == first["seen"] for s in states), \
