@@ -198,8 +198,7 @@ def test_a_slider_moved_while_playing_is_one_change_and_a_kernel_switch_plays_on
     page.wait_for_function(_MOVING, arg=20, timeout=60_000)
     thumb = page.locator(".st-key-pg_p_pegasos_C input").first
     thumb.focus()
-    t_before = int(page.evaluate("() => document.querySelector('.st-key-pg_field .svmc')"
-                                 ".getAttribute('data-t')"))
+    t_before = 20                                       # the field has shown t > 20 (above)
     for _ in range(9):                                  # nine arrow presses: one change
         page.keyboard.press("ArrowRight")
         page.wait_for_timeout(60)
