@@ -3,14 +3,14 @@ every page loaded with the internet cut off.
 
 A walk opens its steps at once, one tab each in one browser context, starts each one (Play,
 Start on the Sweep, Step on Step through; the 3-D view where the step asks for it), waits until
-every run plays, then 20 s once for all of them, and checks every tab: no exception, the step's
+every run plays, then 10 s once for all of them, and checks every tab: no exception, the step's
 controls on the first screen (the lesson bar's copies, or the page's own widget for the 3-D view
 toggle and picture switch), and the run still playing or saying "Converged ✓" (the Sweep:
 running or done; Step through: its t moved).
 
 The suite runs one step of each lesson (:data:`SAMPLE`: a race, Step through, the Sweep, the
 3-D view, Digits, a stream). The other steps are the same walk behind SVMCORE_LESSON_WALK=1:
-each tab costs a page load and 20 s of a playing session (server and browser), which the
+each tab costs a page load and 10 s of a playing session (server and browser), which the
 six-minute suite cannot spend; run it before a lecture on the classroom machine, with
 ``svmcore lessons check``.
 
@@ -18,7 +18,7 @@ The sample walk runs with every request that does not go to the app's own server
 then loads every page of the navigation it did not open (its 3-D view step loads plotly.js):
 no request may fail, and no element of a page may name an address outside the app (the
 favicon, which the headless browser does not fetch). How long each run plays is the engine's
-check (``svmcore lessons check``); here a run must still play, or have converged, after 20 s.
+check (``svmcore lessons check``); here a run must still play, or have converged, after 10 s.
 """
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ from svmcore.lessons.course import LESSONS, step_link
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
-PLAY_S = 20.0
+PLAY_S = 10.0
 VIEW = {"width": 1280, "height": 720}
 # the page's own widget of each control that the lesson bar names instead of copying
 ON_PAGE = {"view3d": "[class*='st-key-'][class*='_view3d ']",
