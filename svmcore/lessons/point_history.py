@@ -1,4 +1,4 @@
-r"""The point history: the history of one pinned training point during a run (no streamlit).
+r"""The point history: one pinned training point followed through a run (no streamlit).
 
 Pin training point i of a :class:`~svmcore.runs.run.TrainingRun` (or of every entrant of a
 :class:`~svmcore.runs.race.Race`) and :class:`PointHistory` records, at every trace checkpoint of the

@@ -15,6 +15,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .run import warmup
+from .slots import HEAVY_QUEUE_S, heavy_work
 from ..solvers import REGISTRY, get_solver
 from ..solvers.base import Solver
 
@@ -205,7 +206,6 @@ def reference_in_background(X, y, lam: float, kernel: tuple, tol: float = REF_TO
     wait — the worker ends at its wall-time cap."""
     import concurrent.futures as cf
 
-    from .slots import HEAVY_QUEUE_S, heavy_work
     y = np.asarray(y, dtype=np.float64)
     key = (data_fingerprint(X, y), float(lam), tuple(kernel), float(tol))
     with _REF_LOCK:

@@ -28,8 +28,8 @@ from .state import Instance
 # 100 %). The header's tools are flattened the same way, so that on a phone they wrap as one
 # line. tests/browser/test_layout.py checks the result from the boxes in chromium.
 # A live view is never faded as stale: while a fragment reruns, Streamlit dims the elements it
-# has not sent again yet, and a race's second field (drawn later in the same run) was shown at a
-# third of its colour while it played; the view always shows a keyframe the run reached.
+# has not sent again yet (a race's second field, sent after the first, to a third of its
+# colour), but a view always shows a keyframe the run reached.
 _CSS = """
 [data-testid=stMainBlockContainer] {padding-top: 3.25rem; padding-bottom: 3rem;}
 [data-testid=stElementContainer][data-stale=true]:has(.svmc) {opacity: 1 !important; transition: none !important;}

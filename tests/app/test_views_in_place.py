@@ -66,8 +66,8 @@ def test_playground_views_keep_their_place_when_the_run_ends(query, status):
 
 
 def test_race_views_keep_their_place_when_the_race_ends():
-    # the default race with Pegasos cut to 50 epochs: the race ends in a moment (its own
-    # 30,000 epochs are 9 million kernel iterations, half a minute of the suite)
+    # the default race with Pegasos cut to 50 epochs, so that it ends in a moment (its own
+    # 30,000 epochs are 9 million kernel iterations)
     at = _open("race.py", {"n": "120", "e0": "pegasos", "e0.kernel": "rbf", "e0.epochs": "50",
                            "e1": "smo", "e1.kernel": "rbf"})
     before, after = _ended(at, "race_step", "race", lambda s: s.race)
