@@ -107,6 +107,13 @@ def _status(page) -> str:
     return tile.first.inner_text().replace("\n", " ") if tile.count() else "-"
 
 
+def _buttons(page) -> list[str]:
+    """The page's button labels, a disabled one in brackets (what a failed check saw)."""
+    return page.evaluate("() => [...document.querySelectorAll('button')].map(b => "
+                         "(b.disabled ? '[' : '') + b.innerText.trim().slice(0, 12) + "
+                         "(b.disabled ? ']' : '')).filter(s => s && s !== '[]')")
+
+
 def _offline(browser, base: str):
     """A context whose requests outside the app's server are blocked and listed: returns
     ``(ctx, outside, failed)``; ``failed``: the app's own requests that failed (one that the
@@ -164,7 +171,7 @@ def _walk(base: str, browser, steps, ctx=None) -> None:
     for k, i, step, page, _ in tabs:     # the clock starts once every run plays
         if kinds[(k, i)] == "run":
             try:
-                page.wait_for_function(_PLAYING_OR_CONVERGED, timeout=120_000)
+                page.wait_for_function(_PLAYING_OR_CONVERGED, timeout=120_000, polling=200)
             except PlaywrightTimeout:
                 stuck.add((k, i))
                 problems.append(f"lesson {k} step {i} ({step.title}): Play did not start "
@@ -187,15 +194,18 @@ def _walk(base: str, browser, steps, ctx=None) -> None:
             problems.append(f"{name}: controls not on the screen: {hidden}")
         kind = kinds[(k, i)]
         if kind == "run":
-            # the controls are redrawn while playing: Pause may be caught between two drawings
+            # the controls are redrawn while playing: Pause may be caught between two drawings;
+            # six tabs playing on two cores may answer slowly, so the wait polls on a timer
+            # (not on animation frames, which a busy or unfocused tab delays) and is generous:
+            # it returns as soon as the tab agrees
             try:
-                page.wait_for_function(_PLAYING_OR_CONVERGED, timeout=5_000)
+                page.wait_for_function(_PLAYING_OR_CONVERGED, timeout=30_000, polling=250)
                 playing = True
             except PlaywrightTimeout:
                 playing = False
             if not playing:
                 problems.append(f"{name}: after {PLAY_S:g} s neither playing nor Converged ✓ "
-                                f"(status: {_status(page)})")
+                                f"(status: {_status(page)}; buttons: {_buttons(page)})")
         elif kind == "sweep":
             if not (_button(page, "Stop").is_enabled()
                     or page.get_by_text(re.compile(r"★ best")).count()):

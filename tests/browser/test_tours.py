@@ -198,20 +198,24 @@ def _pause(page, timeout_s: float = 30.0) -> None:
     """Pause if still playing. The run may end, and Pause turn disabled, between the check and
     the click (a race at full speed ends within ~2 s): a click then waits for an enabled button
     that never comes, so each attempt is short and the check is made again (a 10-s attempt
-    cost the race tour 10 s of every run)."""
+    cost the race tour 10 s of every run). Playwright clicks only a button that stood still for
+    two animation frames; on a loaded machine the toolbar may not, so after three such misses
+    the click is made where the button is, as a mouse would. A failure says what the last
+    attempt saw."""
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
     pause = _button(page, "Pause")
     deadline = time.monotonic() + timeout_s
+    misses, last = 0, ""
     while time.monotonic() < deadline:
         if not pause.is_enabled():
             return                              # the run ended on its own
         try:
-            pause.click(timeout=1_000)
+            pause.click(timeout=1_000 * (1 + misses), force=misses >= 3)
             return
-        except PlaywrightTimeout:               # disabled or re-rendered meanwhile: look again
-            continue
-    raise AssertionError("could not press Pause")
+        except PlaywrightTimeout as exc:        # disabled or re-rendered meanwhile: look again
+            misses, last = misses + 1, str(exc).splitlines()[-1][:300]
+    raise AssertionError(f"could not press Pause ({misses} attempts; the last: {last})")
 
 
 @pytest.mark.skipif(not Path(CHROMIUM).exists(),
