@@ -226,10 +226,16 @@ def step_controls(inst: Instance, page: str, step) -> list[str]:
                 "lockstep budget", list(RACE_BUDGETS), key=key, on_change=copy,
                 format_func=BUDGET_LABELS.get))
         elif page == "race":
+            unused = []
             for sub, letter in _entrants(inst, step):
                 if name == "solver":
                     _solver_copy(inst, sub, f"{letter}: solver")
                 elif not _param_copy(inst, sub, name, f"{letter}: {name}"):
+                    unused.append((sub, letter))
+            # said only when no entrant uses it: a line for the entrant without it would push
+            # the picture down, and the copy beside it shows whose it is
+            if len(unused) == len(_entrants(inst, step)):
+                for sub, letter in unused:
                     _unused(f"{sub}_{name}", f"{letter}: {name}")
         elif page == "digits" and name == "against":
             real = inst.key("neg")
@@ -268,7 +274,7 @@ _CSS = """<style>
                               gap: 0.2rem !important;}
 [class*='st-key-_lesson_ctl'] > [data-testid=stElementContainer]:has([data-testid=stSlider],
   [data-testid=stSelectbox], [data-testid=stMultiSelect], [data-testid=stNumberInput],
-  [data-testid=stButtonGroup]) {flex: 0 1 13rem; min-width: 9rem;}
+  [data-testid=stButtonGroup]) {flex: 0 1 11rem; min-width: 8rem;}
 </style>"""
 # in projector mode the first line leaves the header's corner to its toggles, and lets clicks
 # there through to them

@@ -525,6 +525,7 @@ FIELD_HEIGHT = {2: 440, 3: 340, 4: 280}
 #: projector mode: the fields and, below them, the curves (P − P*) on the first screen at 1280 × 720
 PRESENT_RACE_HEIGHT = {2: 330, 3: 290, 4: 250}
 PRESENT_CURVES_HEIGHT = 215
+PRESENT_LEGEND_H = 20         # px: the curves beside two fields end with their key below
 
 
 def draw_race(inst: Instance, state: LiveState) -> None:
@@ -558,19 +559,27 @@ def draw_race(inst: Instance, state: LiveState) -> None:
         frames.append(batch([frame], pacing.FRAME_S, "last") if playing else frame)
     inst.setdefault("curve_x", "iteration")
     inst.setdefault("logx", True)
+    # projector mode: the curves (P − P*) on the first screen, beside two fields (a lesson's
+    # point is often only there), below three or four
+    beside = present and K == 2
+    height = (PRESENT_RACE_HEIGHT[2] - PRESENT_LEGEND_H if beside else PRESENT_CURVES_HEIGHT) \
+        if present else 320
     curves = {**race_curves_frame(race, x=inst.get("curve_x") or "iteration",
-                                  log_x=bool(inst.get("logx")),
-                                  height=PRESENT_CURVES_HEIGHT if present else 320, font=font),
+                                  log_x=bool(inst.get("logx")), height=height, font=font,
+                                  stacked=beside),
               "seq": seq, "t": max(r.t for r in race.runs), "views": K + 1}
     if playing:                              # shown with the fields' keyframe of this moment
         curves = batch([curves], pacing.FRAME_S, "last")
     inst.pb.stop_keys = tuple(inst.key(f"field{j}", keep=False) for j in range(K))
-    for k, col in enumerate(st.columns(K)):
+    for k, col in enumerate(st.columns(K + 1 if beside else K)):
         with col:
+            if k == K:
+                canvas_view(inst.key("curves", keep=False), curves)
+                continue
             key = inst.key(f"field{k}", keep=False)
             result = canvas_view(key, frames[k], on_stop=partial(view_stopped, inst, key))
             _field_clicks(inst, result, mode, view.P_train.shape[0])
-    if present:                              # the curves (P − P*) on the first screen
+    if present and not beside:
         canvas_view(inst.key("curves", keep=False), curves)
     st.caption(FIELD_LEGEND + (" — " + view.plane.describe() if not view.plane.exact else ""))
     with slot():                         # below the fields: they never move when it changes

@@ -215,9 +215,10 @@ def race_grid_figure(figs: Sequence, cols: int = 2, height: int = 380):
 
 
 def race_curves_frame(race: Race, x: str = "iteration", log_x: bool = True,
-                      height: int = 320, font: int = 12) -> dict:
+                      height: int = 320, font: int = 12, stacked: bool = False) -> dict:
     """The race's curves as a live frame (:func:`svmcore.viz.frame.curves_frame`): the panels of
-    :func:`curve_panels` side by side, one colour (and dash) per entrant, errors in %."""
+    :func:`curve_panels` side by side (``stacked``: one above the other, for a column beside
+    the fields), one colour (and dash) per entrant, errors in %."""
     if x not in CURVE_X:
         raise ValueError(f"x must be one of {', '.join(CURVE_X)}, got {x!r}")
     panels = curve_panels(race)
@@ -241,5 +242,6 @@ def race_curves_frame(race: Race, x: str = "iteration", log_x: bool = True,
                     "percent": panel["kind"] == "error"})
     legend = [dict(name=label, color=ENTRANT_COLORS[k], line=True, dash=k % 2 == 1)
               for k, label in enumerate(race.labels)]
-    return curves_frame(out, x=x, log_x=log_x, height=height, font=font, cols=len(out),
+    return curves_frame(out, x=x, log_x=log_x, height=height, font=font,
+                        cols=1 if stacked else len(out),
                         legend=legend, marks=race.curve_marks(x), x_title=FRAME_X[x])
