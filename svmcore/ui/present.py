@@ -47,7 +47,7 @@ _UNIT = ":root {--svmc-u: max(1px, min(calc(100vw / 1280), calc(100vh / 720)));}
 _PAGE = f"""
 [data-testid="stSidebarCollapsedControl"], [data-testid="stExpandSidebarButton"] {{display: none;}}
 .block-container, [data-testid=stMainBlockContainer] {{
-  padding-top: 0.1rem !important; padding-bottom: 0 !important; max-width: 100% !important;
+  padding-top: 0.35rem !important; padding-bottom: 0 !important; max-width: 100% !important;
   padding-left: 1.2rem !important; padding-right: 1.2rem !important; position: relative;}}
 header[data-testid="stHeader"] {{display: none;}}
 .svmc-present-hide {{display: none;}}
@@ -65,7 +65,11 @@ header[data-testid="stHeader"] {{display: none;}}
 .stButton button p, [data-testid=stWidgetLabel] p, [data-testid=stCheckbox] p,
 [data-testid=stRadio] p, [data-testid=stMarkdownContainer] p,
 [data-baseweb=select] div, [data-baseweb=button-group] p {{font-size: {scaled(18)} !important;}}
+[data-testid=stSliderThumbValue], [data-testid=stSliderThumbValue] [data-testid=stMarkdownContainer] p {{
+  font-size: 14px !important; line-height: 1.2 !important;}}
 """
+# (the value above a slider's thumb keeps Streamlit's size: its box is anchored above the thumb
+# by its top, so a larger type would grow down over the thumb)
 
 # the tiles (Streamlit metrics): their own block, so that the live view's rules stay in one place
 _TILES = f"""
