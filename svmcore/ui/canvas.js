@@ -26,8 +26,12 @@ function b64q(s, xr, yr) {                  // int16 steps of the axis ranges, -
 
 function niceTicks(lo, hi, n, log) {
   if (log) {
+    // decades, every k-th one down from the top when more than n would fit (a short panel's
+    // labels overlapped)
+    const first = Math.ceil(lo - 1e-9), last = Math.floor(hi + 1e-9);
+    const k = Math.max(1, Math.ceil((last - first + 1) / Math.max(1, n)));
     const out = [];
-    for (let e = Math.floor(lo); e <= Math.ceil(hi); e++) if (e >= lo - 1e-9 && e <= hi + 1e-9) out.push(e);
+    for (let e = last; e >= first; e -= k) out.unshift(e);
     return out;
   }
   const span = hi - lo;

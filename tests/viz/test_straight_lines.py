@@ -99,7 +99,7 @@ const src = fs.readFileSync(process.argv[1], "utf8");
 const start = src.indexOf("function niceTicks(");
 const niceTicks = new Function(src.slice(start, src.indexOf("\\n}\\n", start) + 2)
                                + "; return niceTicks;")();
-const out = JSON.parse(fs.readFileSync(0, "utf8")).map(([lo, hi, n]) => niceTicks(lo, hi, n, false));
+const out = JSON.parse(fs.readFileSync(0, "utf8")).map(([lo, hi, n, log]) => niceTicks(lo, hi, n, !!log));
 process.stdout.write(JSON.stringify(out));
 """
 
@@ -114,3 +114,17 @@ def test_the_curves_axes_show_zero_as_zero():
                                     capture_output=True, text=True, check=True).stdout)
     for ticks in got:
         assert 0 in ticks and all(t == 0 or abs(t) > 1e-12 for t in ticks), ticks
+
+
+def test_a_short_log_axis_labels_at_most_n_decades():
+    """A log axis (exponents lo..hi) shows every decade while n fit, else every k-th: a
+    duality-gap panel 25 px high had five labels on top of each other."""
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node is not installed")
+    ranges = [[-5.2, -0.8, 8, 1], [-5.2, -0.8, 2, 1], [-12.1, 2.3, 3, 1], [0.2, 0.8, 3, 1]]
+    got = json.loads(subprocess.run([node, "-e", _TICKS_JS, str(JS)], input=json.dumps(ranges),
+                                    capture_output=True, text=True, check=True).stdout)
+    assert got[0] == [-5, -4, -3, -2, -1]
+    assert got[1] == [-4, -1] and got[2] == [-8, -3, 2]
+    assert got[3] == []                  # no decade inside: no label rather than a wrong one
