@@ -66,5 +66,8 @@ def sweep_heatmap(row_values, col_values, Z, *, title: str = "", row_name: str =
     if font is not None:
         traces[0]["textfont"] = {"size": font}
         layout["font"] = {"size": font}
+        for ax in ("xaxis", "yaxis"):        # explicit: a theme's smaller axis fonts win else
+            layout[ax]["tickfont"] = {"size": font}
+            layout[ax]["title"]["font"] = {"size": font}
         layout["margin"] = dict(l=4 * font + 12, r=10, t=2 * font + 16, b=3 * font + 8)
     return go.Figure({"data": traces, "layout": layout})
