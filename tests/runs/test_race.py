@@ -27,7 +27,7 @@ from svmcore.runs.config import Entrant, RaceConfig, RunConfig, race_config_from
 from svmcore.runs.rundata import build_data
 from svmcore.runs.race import L1_NAME, Race, build_race, reference_optimum
 from svmcore.viz.race import curve_panels, race_curves_figure, race_field_figures, race_grid_figure
-from svmcore.ui.panels import PRESENT_CURVES_HEIGHT, PRESENT_RACE_HEIGHT
+from svmcore.ui.panels import PRESENT_CURVES_HEIGHT, PRESENT_LEGEND_H, PRESENT_RACE_HEIGHT
 from svmcore.runs.export import race_csv, race_json, race_rows
 from svmcore.runs.run import TrainingRun, warmup
 from svmcore.runs.export import reproduce_race_snippet
@@ -596,7 +596,7 @@ def test_projector_mode_puts_the_race_fields_near_the_top():
     """In projector mode the race's fields come first: the curated race's paragraph stays
     folded under its title, the budget control and its caption give way (the clock's caption
     names the budget), the fields take the projector's height for their count and the curves
-    (P − P*) follow them on the first screen; the budget chosen before is kept
+    (P − P*) stand beside two fields, or follow more, on the first screen; the budget chosen before is kept
     (through the router, app.py, whose keep_widgets holds a widget's value while it is not
     drawn)."""
     at = AppTest.from_file(APP, default_timeout=TIMEOUT).run()
@@ -618,7 +618,11 @@ def test_projector_mode_puts_the_race_fields_near_the_top():
     fields = [f for k, f in views.items() if k.startswith("race_field")]
     assert fields and all(f["height"] == PRESENT_RACE_HEIGHT[len(fields)] for f in fields)
     curves = [f for k, f in views.items() if k.startswith("race_curves")]
-    assert curves and curves[0]["height"] == PRESENT_CURVES_HEIGHT
+    # two fields: the curves stacked in a column beside them; more: below them, side by side
+    beside = len(fields) == 2
+    assert curves and curves[0]["height"] == (PRESENT_RACE_HEIGHT[2] - PRESENT_LEGEND_H
+                                              if beside else PRESENT_CURVES_HEIGHT)
+    assert (curves[0]["cols"] == 1) == beside
     at.toggle(key="race_present").set_value(False).run()
     _no_error(at)
     assert at.segmented_control(key="race_budget").value == "iterations"
