@@ -242,7 +242,11 @@ def _metric(table) -> str:
 CELL_FONT = {False: 14, True: 18}
 
 
-def _draw(inst: Instance, state: SweepState) -> None:
+def _draw(inst: Instance, state: SweepState, beside=None) -> None:
+    """The progress, the accuracy switch, the two heatmaps and the best cell's caption.
+    ``beside``: where the progress and the switch go (in projector mode, the row of Start and
+    Stop, so that the maps are on the first screen under the lesson bar); else above the maps,
+    with the configuration in words, which projector mode puts under them."""
     present = bool(inst.get("present"))
     sweep = state.sweep
     table, axes = sweep.table(), sweep.grid.axes
@@ -250,19 +254,24 @@ def _draw(inst: Instance, state: SweepState) -> None:
     text = f"{n} of {sweep.n_runs} runs on {sweep.backend_name}, {sweep.elapsed:.1f} s"
     if sweep.stopped:
         text += f" — stopped, {sweep.n_cancelled} cancelled"
-    st.progress(n / sweep.n_runs, text=text)
+    bar, switch = beside.columns([3, 2]) if beside is not None else (st, st)
+    bar.progress(n / sweep.n_runs, text=text)
     d = next(iter(sweep.datasets.values()))
     fixed = ", ".join(f"{k} = {v}" for k, v in sorted((state.fixed or {}).items()))
-    st.caption(f"{get_solver(state.solver).title or state.solver} ({fixed}) on {d.name}: "
-               f"{d.n_train} training / {d.n_test} validation points; seeds "
-               f"{', '.join(map(str, sweep.grid.seeds))}"
-               + (" (maps show the mean over seeds)." if len(sweep.grid.seeds) > 1 else "."))
+    words = (f"{get_solver(state.solver).title or state.solver} ({fixed}) on {d.name}: "
+             f"{d.n_train} training / {d.n_test} validation points; seeds "
+             f"{', '.join(map(str, sweep.grid.seeds))}"
+             + (" (maps show the mean over seeds)." if len(sweep.grid.seeds) > 1 else "."))
+    if beside is None:
+        st.caption(words)
     if inst.get("acc") not in ACCURACY:
         inst.set("acc", "test_accuracy")
     # (a rerun of the page that a change of the address starts while this fragment polls can
     # hand the switch over without its value: the validation accuracy then)
-    acc = st.segmented_control("accuracy", list(ACCURACY), key=inst.key("acc"), required=True,
-                               format_func=ACCURACY.get) or "test_accuracy"
+    acc = switch.segmented_control("accuracy", list(ACCURACY), key=inst.key("acc"),
+                                   required=True, format_func=ACCURACY.get,
+                                   label_visibility="collapsed" if beside is not None
+                                   else "visible") or "test_accuracy"
     if acc == "test_accuracy" and not d.n_test:
         st.caption("These data have no held-out part (test fraction 0): the validation "
                    "accuracy is blank; the best cell is chosen by train accuracy.")
@@ -290,6 +299,8 @@ def _draw(inst: Instance, state: SweepState) -> None:
                    f"γ = {best['params']['gamma']:g} ({best['n_sv']:.0f} SV): "
                    f"[its Playground link](/?{q}) `/?{q}`. Click any cell to open it on the "
                    "Playground.")
+    if beside is not None:
+        st.caption(words)
     bad = table[~table["status"].isin(OK_STATUS)]
     for status, k in bad["status"].value_counts().items():
         st.warning(f"{k} run(s) {status}: {bad[bad.status == status]['message'].iloc[0]}")
@@ -315,7 +326,7 @@ def sweep_view(inst: Instance, start: tuple) -> None:
             if running and state.sweep.done and in_fragment_run():
                 st.rerun()                    # finished: redraw the page without the timer
         now_running = state.sweep is not None and not state.sweep.done
-        c1, c2, _ = st.columns([1, 1, 4])
+        c1, c2, rest = st.columns([1, 1, 4], vertical_alignment="center")
         c1.button("Start", key=inst.key("start", keep=False), type="primary", width="stretch",
                   on_click=_on_start, args=(inst, *start), icon=":material/play_arrow:")
         c2.button("Stop", key=inst.key("stop", keep=False), on_click=stop_sweep, args=(inst,),
@@ -325,6 +336,6 @@ def sweep_view(inst: Instance, start: tuple) -> None:
         elif state.sweep is None:
             st.info("Choose the data, a solver and the grid, then press Start.")
         if state.sweep is not None:
-            _draw(inst, state)
+            _draw(inst, state, beside=rest if inst.get("present") else None)
 
     _view()

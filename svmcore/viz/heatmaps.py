@@ -29,7 +29,10 @@ def sweep_heatmap(row_values, col_values, Z, *, title: str = "", row_name: str =
     text to fit them).
 
     Traces: 0 the heatmap, 1 the click targets (one invisible marker per cell, customdata
-    ``[row value, col value]``, row-major), 2 the best cell ``best = (i, j)`` as a star (if any).
+    ``[row value, col value]``, row-major), 2 the best cell ``best = (i, j)`` framed (if any).
+    The best cell keeps its number, read as "★ 96%": a star drawn on the cell covered it. The
+    cells' text is formatted here with ``fmt`` (a Python format spec, which for the specs the
+    pages use, ``.0%``, ``.0f``, ``.3f``, writes what plotly's d3 format would).
     """
     Z = np.asarray(Z, dtype=np.float64)
     if Z.shape != (len(row_values), len(col_values)):
@@ -40,9 +43,12 @@ def sweep_heatmap(row_values, col_values, Z, *, title: str = "", row_name: str =
     hover = (f"{row_name} = %{{customdata[0]:g}}<br>{col_name} = %{{customdata[1]:g}}"
              "<extra>click: open on the Playground</extra>")
     z = [[None if not np.isfinite(v) else float(v) for v in row] for row in Z]
+    text = [["" if v is None else format(v, fmt) for v in row] for row in z]
+    if best is not None and text[best[0]][best[1]]:
+        text[best[0]][best[1]] = "★ " + text[best[0]][best[1]]
     traces = [
         {"type": "heatmap", "x": xs, "y": ys, "z": z, "zmin": zmin, "zmax": zmax,
-         "colorscale": colorscale, "texttemplate": f"%{{z:{fmt}}}", "hoverinfo": "skip",
+         "colorscale": colorscale, "text": text, "texttemplate": "%{text}", "hoverinfo": "skip",
          "colorbar": {"title": {"text": colorbar}, "thickness": 12}},
         {"type": "scatter", "mode": "markers", "x": [xs[j] for _, j in cells],
          "y": [ys[i] for i, _ in cells], "name": "cells", "showlegend": False,
@@ -56,8 +62,8 @@ def sweep_heatmap(row_values, col_values, Z, *, title: str = "", row_name: str =
         traces.append({"type": "scatter", "mode": "markers", "x": [xs[j]], "y": [ys[i]],
                        "name": "best", "showlegend": False, "hovertemplate": hover,
                        "customdata": [[float(row_values[i]), float(col_values[j])]],
-                       "marker": {"symbol": "star", "size": 18, "color": "white",
-                                  "line": {"color": "black", "width": 1.5}}})
+                       "marker": {"symbol": "square-open", "size": 2.6 * (font or 12) + 8,
+                                  "color": "white", "line": {"color": "white", "width": 3}}})
     layout = {"title": {"text": title}, "height": height, "margin": dict(l=60, r=10, t=40, b=50),
               "xaxis": {"title": {"text": col_name}, "type": "category"},
               "yaxis": {"title": {"text": row_name}, "type": "category"},
