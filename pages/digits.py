@@ -25,7 +25,7 @@ def main() -> None:
     cfg = ui.run_config(dg, data, solver_name, params)
     state = ui.ensure_live(dg, cfg)
     head = ui.page_head(dg, "Digits", "Support vectors are the hard examples: here they are "
-                        "images, in the order of |α|", projector=True)
+                        "images, in the order of |α|", with_present=True)
     ui.sync_url(state.cfg if state is not None else cfg, state.run.t if state else None,
                 head.present)
     ui.page_messages(dg, cfg, data, "run")

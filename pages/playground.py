@@ -27,7 +27,7 @@ def main() -> None:
     state = ui.ensure_live(pg, cfg, data["upload"], data["digest"])
     cls = get_solver(solver_name)
     head = ui.page_head(pg, "Playground", f"{cls.title or solver_name} — {cls.paper}",
-                        projector=True)
+                        with_present=True)
     ui.sync_url(state.cfg if state is not None else cfg, state.run.t if state else None,
                 head.present)
     with head.tools:

@@ -46,7 +46,7 @@ def main() -> None:
         st.header("Entrants")
         entrants = ui.entrants_panel(race)
 
-    head = ui.page_head(race, "Race", CAPTION, projector=True)
+    head = ui.page_head(race, "Race", CAPTION, with_present=True)
     present = head.present
     race.setdefault("budget", "time")
     if present:                 # the fields near the top: the race clock's caption names it

@@ -24,7 +24,7 @@ def main() -> None:
 
     head = ui.page_head(inst, "Step sizes", "What the step size η_t does to a stochastic "
                         "solver: the rules side by side, then one solver on one data set with "
-                        "several rules at once.", projector=True)
+                        "several rules at once.", with_present=True)
     state = ui.ensure_lockstep(inst, data, solver, params, schedules, eta0)
     ui.page_messages(inst, state.cfg if state else None, data, "race")
     ui.lesson_bar(inst, "step_sizes", head.present)
