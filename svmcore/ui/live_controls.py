@@ -313,7 +313,7 @@ def controls(inst: Instance, speed_label: str = "speed: t grows per tick",
         st.button("Pause", on_click=_on_pause, args=(inst,),
                   key=inst.key("pause", keep=False), disabled=not playing,
                   shortcut="Space" if playing else None, help="Stop after this frame (Space).")
-        st.button("+1", on_click=_on_plus_one, args=(inst,), key=inst.key("step1", keep=False),
+        st.button("+1", on_click=_on_plus_one, args=(inst,), key=inst.key("plus1", keep=False),
                   disabled=not can_run, shortcut="Right",
                   help="Exactly one iteration" + (" of every entrant" if is_race else "")
                   + " (→).")

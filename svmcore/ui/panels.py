@@ -153,7 +153,7 @@ def keyframe_tiles(inst: Instance, items) -> dict:
 
 def stop_keys(inst: Instance) -> list[str]:
     """The widget keys of the buttons that stop the motion in the browser at once."""
-    return [inst.key(k, keep=False) for k in ("pause", "step1", "step")]
+    return [inst.key(k, keep=False) for k in ("pause", "plus1", "step")]
 
 
 def stop_reason(run, snap=None) -> str:

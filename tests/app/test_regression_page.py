@@ -54,7 +54,7 @@ def test_picker_lists_the_regression_solvers(page):
 
 def test_steps_and_numbers_of_the_drawn_model(page):
     at = page
-    at.button(key="rg_step1").click().run()
+    at.button(key="rg_plus1").click().run()
     _ok(at)
     run = at.session_state["rg"].live.run
     assert run.t == 1
