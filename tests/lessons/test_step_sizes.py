@@ -268,10 +268,10 @@ def test_lockstep_is_the_race_pages_race(page):
         race.advance_iters(300 - race.t)
         at.button(key="steps_plus1").click().run()      # and the page draws that moment
         _ok(at)
-    state = at.session_state["steps"].live
-    assert state.driver is race and min(r.t for r in race.runs) >= 300
+    live = at.session_state["steps"].live
+    assert live.driver is race and min(r.t for r in race.runs) >= 300
     other = AppTest.from_file(RACE_PAGE, default_timeout=TIMEOUT)
-    other.query_params.update(state.cfg.to_query())
+    other.query_params.update(live.cfg.to_query())
     other.run()
     _ok(other)
     other.select_slider(key="race_pace").set_value("×4").run()
