@@ -23,17 +23,17 @@ def main() -> None:
         solver_name, params = ui.solver_panel(dg)
 
     cfg = ui.run_config(dg, data, solver_name, params)
-    state = ui.ensure_live(dg, cfg)
+    live = ui.ensure_live(dg, cfg)
     head = ui.page_head(dg, "Digits", "Support vectors are the hard examples: here they are "
-                        "images, in the order of |α|", projector=True)
-    ui.sync_url(state.cfg if state is not None else cfg, state.run.t if state else None,
+                        "images, in the order of |α|", with_present=True)
+    ui.sync_url(live.cfg if live is not None else cfg, live.run.t if live else None,
                 head.present)
     ui.page_messages(dg, cfg, data, "run")
     ui.lesson_bar(dg, "digits", head.present)
 
     if dg.error:
         st.error(f"Cannot build this run: {dg.error}")
-    elif state is not None:
+    elif live is not None:
         with ui.live_box(dg):
             ui.live_panel(dg, ui.draw_digits, share=ui.export_panel)
 

@@ -24,25 +24,25 @@ def main() -> None:
         eta_slot = st.container()
 
     cfg = ui.run_config(pg, data, solver_name, params)
-    state = ui.ensure_live(pg, cfg, data["upload"], data["digest"])
+    live = ui.ensure_live(pg, cfg, data["upload"], data["digest"])
     cls = get_solver(solver_name)
     head = ui.page_head(pg, "Playground", f"{cls.title or solver_name} — {cls.paper}",
-                        projector=True)
-    ui.sync_url(state.cfg if state is not None else cfg, state.run.t if state else None,
+                        with_present=True)
+    ui.sync_url(live.cfg if live is not None else cfg, live.run.t if live else None,
                 head.present)
     with head.tools:
         if not head.present:
             ui.solver_info_panel(pg, solver_name)
-        if state is not None and not pg.error:
+        if live is not None and not pg.error:
             ui.view_toggles(pg, head.present)
     ui.page_messages(pg, cfg, data, "run")
     ui.lesson_bar(pg, "", head.present)
 
     if pg.error:
         st.error(f"Cannot build this run: {pg.error}")
-    elif state is not None:
+    elif live is not None:
         with eta_slot:
-            ui.schedule_preview(pg, state.run)
+            ui.schedule_preview(pg, live.run)
         with ui.live_box(pg):
             ui.live_panel(pg, ui.draw_run, share=ui.export_panel)
 

@@ -46,7 +46,7 @@ def main() -> None:
         st.header("Entrants")
         entrants = ui.entrants_panel(race)
 
-    head = ui.page_head(race, "Race", CAPTION, projector=True)
+    head = ui.page_head(race, "Race", CAPTION, with_present=True)
     present = head.present
     race.setdefault("budget", "time")
     if present:                 # the fields near the top: the race clock's caption names it
@@ -66,22 +66,22 @@ def main() -> None:
     except ValueError as exc:
         st.error(ui.describe(exc))
         return
-    state = ui.ensure_live(race, cfg, data["upload"], data["digest"])
-    ui.sync_url(state.cfg if state is not None else cfg)   # with its mid-run changes
+    live = ui.ensure_live(race, cfg, data["upload"], data["digest"])
+    ui.sync_url(live.cfg if live is not None else cfg)   # with its mid-run changes
     if budget_line is not None:
         with budget_line:
             ui.line(race, BUDGET_HELP[cfg.budget], "budget")
     with head.tools:
-        if state is not None and not race.error:
+        if live is not None and not race.error:
             ui.inspect_toggle(race)
     ui.page_messages(race, cfg, data, "race")
     if race.error:
         st.error(f"Cannot build this race: {race.error}")
         return
-    if state is None:
+    if live is None:
         return
     ui.lesson_bar(race, "race", present)
-    for n, note in enumerate(state.data.notes + state.data.warnings):
+    for n, note in enumerate(live.data.notes + live.data.warnings):
         ui.line(race, note, f"data{n}")
     with ui.live_box(race):
         ui.live_panel(race, ui.draw_race, share=ui.export_panel,

@@ -29,7 +29,7 @@ def main() -> None:
         return
     cfg = ui.RegressionConfig(data["dataset"], data["n"], data["noise"], data["seed"],
                               solver, tuple(sorted(params.items())))
-    state = ui.ensure_regression(rg, cfg)
+    live = ui.ensure_regression(rg, cfg)
     with head.tools:
         ui.solver_info_panel(rg, solver)
     for problem in rg.url_problems:
@@ -40,7 +40,7 @@ def main() -> None:
     if rg.error:
         st.error(f"Cannot build this run: {rg.error}")
         return
-    ui.line(rg, state.data.description, "data")
+    ui.line(rg, live.data.description, "data")
     with ui.live_box(rg):
         ui.live_panel(rg, ui.draw_regression)
 

@@ -24,27 +24,27 @@ def main() -> None:
 
     head = ui.page_head(inst, "Step sizes", "What the step size η_t does to a stochastic "
                         "solver: the rules side by side, then one solver on one data set with "
-                        "several rules at once.", projector=True)
-    state = ui.ensure_lockstep(inst, data, solver, params, schedules, eta0)
-    ui.page_messages(inst, state.cfg if state else None, data, "race")
+                        "several rules at once.", with_present=True)
+    live = ui.ensure_lockstep(inst, data, solver, params, schedules, eta0)
+    ui.page_messages(inst, live.cfg if live else None, data, "race")
     ui.lesson_bar(inst, "step_sizes", head.present)
 
     st.subheader("η_t of every schedule")
     st.caption("The same compiled step_size(code, params, t) the solvers call. Log–log axes: "
                "1/(λt) falls with slope −1, the 1/√t rules with slope −½, a constant is flat.")
-    ui.schedule_explorer(inst, state)
+    ui.schedule_explorer(inst, live)
 
     st.subheader("One solver, several schedules, in lockstep")
     st.caption("Every schedule is an entrant of a race (the Race page's engine): the same data, "
                "the same seed — so the same sample order — and equal iterations per tick. The "
                "differences come from η_t alone.")
-    if state is None:
+    if live is None:
         return
     st.caption("Switch one entrant's schedule (and η0) at its current t, playing or paused: "
                "it goes on from its iterate with the new step sizes, the switch is marked on "
                "every curve and the commentary compares the slopes before and after.")
-    ui.switch_panel(inst, state)
-    for note in state.data.notes + state.data.warnings:
+    ui.switch_panel(inst, live)
+    for note in live.data.notes + live.data.warnings:
         st.caption(note)
     ui.live_panel(inst, ui.draw_lockstep, speed_label="speed: t grows per tick")
 

@@ -30,7 +30,7 @@ def main() -> None:
     cls = get_solver(solver_name)
     head = ui.page_head(inst, "Step through", f"{cls.title or solver_name} — {cls.paper} · "
                         "one iteration per press: Step (→), Back (←), Reset (Home)",
-                        projector=True)
+                        with_present=True)
     ui.page_messages(inst, cfg, data, "run")
     ui.lesson_bar(inst, "step_through", head.present)
 

@@ -29,7 +29,7 @@ def main() -> None:
     head = ui.page_head(sw, "Sweep", "Every cell is one training run to the solver's own end "
                         f"(or {ui.RUN_CAP_S:g} s of solver time) with C and γ from log-spaced "
                         "axes; the heatmaps fill in as cells finish. Validation accuracy is "
-                        "measured on the data panel's held-out part.", projector=True)
+                        "measured on the data panel's held-out part.", with_present=True)
     ui.page_messages(sw, None, data)
     ui.lesson_bar(sw, "sweep", head.present)
     ui.sweep_view(sw, start=(data, solver, fixed, n_C, n_g, n_seeds))

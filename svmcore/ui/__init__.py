@@ -2,9 +2,10 @@
 
 A page composes these parts (see pages/playground.py and pages/race.py):
 
-* :mod:`~svmcore.ui.state` — :class:`Instance`, the session state of one page instance, its
-  widget keys, :func:`keep_widgets` (values survive a page switch), :func:`open_on` (open a
-  configuration on another page of the session), :func:`guarded` (no traceback in a page);
+* :mod:`~svmcore.ui.state` — :class:`Instance`, the session state of one page instance, and
+  :class:`Live`, the run or race it shows; widget keys, :func:`keep_widgets` (values survive a
+  page switch), :func:`open_on` (open a configuration on another page of the session),
+  :func:`guarded` (no traceback in a page);
 * :mod:`~svmcore.ui.data`, :mod:`~svmcore.ui.params` — the data panel, the solver and parameter
   widgets (from ``ParamSpec``), the Race's entrants, the step-size plot;
 * :mod:`~svmcore.ui.urls` — configuration ↔ widgets ↔ URL;
@@ -38,7 +39,7 @@ from .regression import (RegressionConfig, data_panel as regression_data_panel,
                          solver_panel as regression_solver_panel,
                          start_from_url as regression_start)
 from .presets import load_first, page_messages, preset_panel, sidebar_start
-from .state import (Instance, LiveState, describe, guarded, instance, keep_widgets, open_on,
+from .state import (Instance, Live, describe, guarded, instance, keep_widgets, open_on,
                     through_the_router)
 from .step_sizes import (draw_lockstep, ensure_lockstep, extras_of, lockstep_panel,
                          lockstep_start, schedule_explorer, switch_panel)
@@ -55,7 +56,7 @@ __all__ = ["apply_data_config", "data_panel", "export_panel", "controls", "edit_
            "schedule_preview", "solver_info", "solver_info_panel", "solver_panel", "load_first", "page_messages",
            "RegressionConfig", "draw_regression", "ensure_regression", "regression_data_panel",
            "regression_solver_panel", "regression_start",
-           "preset_panel", "present_toggle", "sidebar_start", "Instance", "LiveState", "describe", "guarded", "instance",
+           "preset_panel", "present_toggle", "sidebar_start", "Instance", "Live", "describe", "guarded", "instance",
            "keep_widgets", "open_on", "through_the_router", "apply_config", "race_config",
            "run_config", "start", "sync_url", "step_controls", "step_field", "step_landscape",
            "step_pseudocode", "step_session",

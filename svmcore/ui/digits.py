@@ -26,7 +26,7 @@ from . import point_history
 from .canvas import canvas_view
 from .live import model
 from .panels import tiles
-from .state import Instance, LiveState
+from .state import Instance, Live
 
 #: tiles drawn per sheet (the count says how many there are)
 MAX_TILES = 96
@@ -101,16 +101,16 @@ def _on_tile(inst: Instance, key: str, rows) -> None:
         point_history.set_pin(inst, int(rows[click["index"]]))
 
 
-def draw_digits(inst: Instance, state: LiveState, layout: str = "side",
+def draw_digits(inst: Instance, live: Live, layout: str = "side",
                 height: int | None = None) -> None:
     """The live panel of a Digits run: the tiles of numbers, the support as image tiles, the
     misclassified test digits, a linear model's weights, the curves and a pinned image's α."""
-    run, data = state.run, state.data
+    run, data = live.run, live.data
     solver = run.solver
     playing = inst.playing
     present = bool(inst.get("present", False))
-    snap, _, test_err = model(state.models[0], paused=not playing)
-    side = digit_images(state.cfg.dataset).side
+    snap, _, test_err = model(live.models[0], paused=not playing)
+    side = digit_images(live.cfg.dataset).side
     count = layout_.counter(inst)
     with layout_.tiles_row(inst):
         tiles(run, snap, test_err, counter=count, playing=playing)
@@ -118,7 +118,7 @@ def draw_digits(inst: Instance, state: LiveState, layout: str = "side",
     scale = max(1, 48 // side)
     tile_px = 58 if present else 40          # a tile's width on the page
     per_row = COLS_PRESENT if present else COLS   # projector: rows of 58 px tiles that fit
-    pos, neg = state.cfg.positive, state.cfg.negative
+    pos, neg = live.cfg.positive, live.cfg.negative
     names = {1.0: pos, -1.0: f"not {pos}" if neg == REST else neg}
     with left:
         if run.t == 0:
@@ -166,4 +166,4 @@ def draw_digits(inst: Instance, state: LiveState, layout: str = "side",
                                   scale=max(2, 96 // side))
             st.image(png, width=96, caption=f"training image {i}: "
                                              f"{names[1.0 if data.y_train[i] > 0 else -1.0]}")
-        point_history.inspect_view(inst, state)
+        point_history.inspect_view(inst, live)

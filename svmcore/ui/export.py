@@ -10,7 +10,7 @@ import streamlit as st
 
 from ..runs import export
 from .live_controls import catch_up
-from .state import Instance, LiveState, describe, export_key, ss
+from .state import Instance, Live, describe, export_key, ss
 from .urls import link_query
 
 #: the files a run can be taken away as: (button, kind, file name, mime)
@@ -21,7 +21,7 @@ TAKE_AWAY = (("Replay (HTML)", "html", "svmcore-replay.html", "text/html"),
 TAKE_AWAY_S = 60.0
 
 
-def _make_file(state: LiveState, kind: str, bar) -> bytes:
+def _make_file(live: Live, kind: str, bar) -> bytes:
     """The run of the page as a replay file or an animation: the same seeded configuration
     recorded headless at the default speed up to the t the page shows (or its end, or
     TAKE_AWAY_S of play), with ``bar`` (st.progress) following the work."""
@@ -29,7 +29,7 @@ def _make_file(state: LiveState, kind: str, bar) -> bytes:
     import tempfile
 
     from ..replay import files as replay_files, record as replay
-    run = state.run
+    run = live.run
     until = run.t if run.t > 0 else None
     share = 0.3 if kind != "html" else 1.0        # the recording's share of the bar
 
@@ -40,7 +40,7 @@ def _make_file(state: LiveState, kind: str, bar) -> bytes:
         bar.progress(share + (1 - share) * done / total, text=f"picture {done:,} of {total:,}")
 
     # each tick of the recording takes one of the server's training slots, as a live tick does
-    rep = replay.record(state.cfg, TAKE_AWAY_S, until=until, progress=recorded)
+    rep = replay.record(live.cfg, TAKE_AWAY_S, until=until, progress=recorded)
     if kind == "html":
         from ..viz.replay_page import page
         return page([replay_files.step_data(rep)], f"svmcore replay — {rep.cfg.solver}",
@@ -53,14 +53,14 @@ def _make_file(state: LiveState, kind: str, bar) -> bytes:
             return fp.read()
 
 
-def take_away(inst: Instance, state: LiveState) -> None:
+def take_away(inst: Instance, live: Live) -> None:
     """Replay (HTML), Animation (GIF), Animation (MP4): a button each; the file is rendered
     when pressed (a progress bar meanwhile), then offered for download."""
     from ..viz.animation import mp4_available
     st.markdown("**Take the run with you** — a replay file that plays offline from disk (no "
                 "server), or an animation for slides (1280 × 720, 15 pictures a second), of "
                 f"this run up to its t (at most {TAKE_AWAY_S:.0f} s of play):")
-    if state.is_race or state.view is None or state.cfg.source == "upload":
+    if live.is_race or live.view is None or live.cfg.source == "upload":
         st.caption("Replays and animations are made of Playground runs on toy or catalog "
                    "data (not yet of a race, an upload or this page's view).")
         return
@@ -72,7 +72,7 @@ def take_away(inst: Instance, state: LiveState) -> None:
                       help=no_mp4 if kind == "mp4" else None):
             bar = st.progress(0.0, text="recording the run…")
             try:
-                ss[made_key] = (state.run.t, kind, name, mime, _make_file(state, kind, bar))
+                ss[made_key] = (live.run.t, kind, name, mime, _make_file(live, kind, bar))
             except Exception as exc:  # noqa: BLE001 - said, the session goes on
                 ss.pop(made_key, None)
                 st.error(f"Cannot make the {label}: {describe(exc)}")
@@ -86,7 +86,7 @@ def take_away(inst: Instance, state: LiveState) -> None:
                            icon=":material/download:")
 
 
-def _files(state: LiveState) -> tuple[list, str]:
+def _files(live: Live) -> tuple[list, str]:
     """((label, contents, file name, mime) × 3, the reproduction script) of a run or a race.
 
     The traces are built here, as text (a few ms: a live trace holds tens of rows), and only
@@ -95,9 +95,9 @@ def _files(state: LiveState) -> tuple[list, str]:
     or the panel's opening redraws it fails, with a traceback in the server's log (seen with
     eight busy sessions). A file built as text keeps its address while its content is the
     same, and an outdated address stays served for one more run."""
-    cfg = state.cfg
-    if state.is_race:
-        race = state.race
+    cfg = live.cfg
+    if live.is_race:
+        race = live.race
         config = {"data": cfg.data.to_query(), "budget": cfg.budget,
                   "entrants": [{"solver": e.solver, "params": e.param_dict}
                                for e in cfg.entrants],
@@ -109,9 +109,9 @@ def _files(state: LiveState) -> tuple[list, str]:
                 ("race.json", export.race_json(race, config), "svmcore-race.json",
                  "application/json"),
                 ("reproduce_race.py", code, "svmcore-race.py", "text/x-python")], code
-    run = state.run
+    run = live.run
     done = run.status if run.done and run.status != "time cap" else None
-    code = export.reproduce_snippet(cfg, run.t, n_before_edit=state.data.n_before_edit,
+    code = export.reproduce_snippet(cfg, run.t, n_before_edit=live.data.n_before_edit,
                                     finished=done, per_decade=run.per_decade)
     return [("trace.csv", export.trace_csv(run), "svmcore-trace.csv", "text/csv"),
             ("trace.json", export.trace_json(run, cfg), "svmcore-trace.json",
@@ -122,11 +122,11 @@ def _files(state: LiveState) -> tuple[list, str]:
 def export_panel(inst: Instance) -> None:
     """Share link, traces as CSV / JSON, and the reproduction script, in one popover (a
     button on the toolbar's line)."""
-    state = inst.live
-    if state is None:
+    live = inst.live
+    if live is None:
         return
     try:
-        data_cfg = state.cfg.data if state.is_race else state.cfg
+        data_cfg = live.cfg.data if live.is_race else live.cfg
         # keyed and tracked: the live panel's +1 and Step rerun only the frames while it is
         # closed (svmcore.ui.live_controls._controls_unchanged); opening it reruns this fragment, so its
         # t is the run's t when it is read. Its content is built only while it is open: its
@@ -139,23 +139,23 @@ def export_panel(inst: Instance) -> None:
             if not panel.open:
                 return
             catch_up(inst)                 # playing on a shared timeline: the run on screen
-            files, code = _files(state)
-            t = None if state.is_race else state.run.t
+            files, code = _files(live)
+            t = None if live.is_race else live.run.t
             st.markdown("**Link at this t** — the address bar holds this configuration and the "
                         "iteration; opening it replays the same seeded run to t"
                         + (f" = {t:,}" if t else "") + " and pauses there. Copy it, or this "
                         "query string (the copy button on its right):")
-            st.code("?" + urlencode(link_query(state.cfg, t)), language=None, wrap_lines=True)
+            st.code("?" + urlencode(link_query(live.cfg, t)), language=None, wrap_lines=True)
             if data_cfg.source == "upload":
                 st.caption("An uploaded file is not part of a link: whoever opens it uploads "
                            "the same file (the script reads it from its original name).")
-            if not state.is_race and not state.cfg.edits_fit_in_url():
+            if not live.is_race and not live.cfg.edits_fit_in_url():
                 st.caption("Too many clicked edits for a link: they are left out of it.")
             for col, (label, text, name, mime) in zip(st.columns(3), files):
                 col.download_button(label, text, file_name=name, mime=mime,
                                     key=inst.key(f"dl_{label}", keep=False), on_click="ignore",
                                     icon=":material/download:", width="stretch")
-            take_away(inst, state)
+            take_away(inst, live)
             st.caption("The figure: the camera button of the chart's toolbar saves it as PNG.")
             st.markdown("**Reproduce this outside the app** (same data, seed and parameters: "
                         "the same trace, except the solver time):")

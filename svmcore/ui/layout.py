@@ -109,9 +109,9 @@ class Head:
     tools: st.delta_generator.DeltaGenerator
 
 
-def page_head(inst: Instance, title: str, caption: str = "", projector: bool = False) -> Head:
+def page_head(inst: Instance, title: str, caption: str = "", with_present: bool = False) -> Head:
     """The header line: the title and a one-line caption (the whole caption in its tooltip),
-    the page's tools, and the projector-mode toggle when the page has one (in projector mode
+    the page's tools, and (``with_present``) the projector-mode toggle (in projector mode
     only the toggles, at the top right). Injects the page's styles."""
     from .present import present_toggle
     style(inst)
@@ -124,7 +124,7 @@ def page_head(inst: Instance, title: str, caption: str = "", projector: bool = F
     place = tools.container(horizontal=True, vertical_alignment="center", gap="medium",
                             width="content", key=key(inst, "tools", "page"))
     present = False
-    if projector:
+    if with_present:
         with tools:
             present = present_toggle(inst)
     if not present:

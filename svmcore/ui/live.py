@@ -1,6 +1,6 @@
 """Live training on a page: one builder for a single run or a race, and the fragment that draws it.
 
-:func:`ensure_live` builds (or keeps) the :class:`~svmcore.ui.state.LiveState` of a
+:func:`ensure_live` builds (or keeps) the :class:`~svmcore.ui.state.Live` of a
 configuration — a :class:`~svmcore.runs.config.RunConfig` becomes a TrainingRun, a
 :class:`~svmcore.runs.config.RaceConfig` a Race — and a changed configuration starts again at t = 0,
 unless only settings the solver can take mid-run changed: then the run goes on at its t.
@@ -23,7 +23,7 @@ from ..runs.run import change_label
 from ..runs.rundata import build_data, check_memory, solver_notes
 from ..solvers import get_solver
 from ..viz import make_view
-from .state import Instance, LiveState, describe
+from .state import Instance, Live, describe
 from .live_controls import build_driver, in_fragment_run, positions, controls, tick, unshare
 
 
@@ -72,46 +72,46 @@ def _continue(inst: Instance, cfg, key) -> bool:
     configuration (so the link replays it) and marked on the curves. A session on a shared
     timeline first goes on with its own copy at the moment it showed. False when the setting
     needs a new run (or nothing has run yet: then a new run is the same)."""
-    state = inst.live
-    if state.key[1:] != key[1:]:
+    live = inst.live
+    if live.key[1:] != key[1:]:
         return False
-    diffs = soft_diffs(state.cfg, cfg)
+    diffs = soft_diffs(live.cfg, cfg)
     moved = (inst.moment is not None and inst.moment.t > 0) or any(t > 0 for t in
-                                                                  positions(state))
+                                                                  positions(live))
     if diffs is None or not moved:
         return False
     playing = inst.playing
     unshare(inst)                             # the own copy, at the moment the page showed
-    runs = [m["run"] for m in state.models]
+    runs = [m["run"] for m in live.models]
     try:
-        if state.is_race:
-            done = state.driver.change_each(diffs)
+        if live.is_race:
+            done = live.driver.change_each(diffs)
         else:
-            done = [state.driver.change(**diffs[0])]
+            done = [live.driver.change(**diffs[0])]
     except ValueError as exc:
         inst.tick_error = describe(exc)
         return False
-    if state.is_race:
-        new_cfg = replace(state.cfg, changes=state.cfg.changes + tuple(
+    if live.is_race:
+        new_cfg = replace(live.cfg, changes=live.cfg.changes + tuple(
             (r.t, k, tuple(d.items())) for k, (r, d) in enumerate(zip(runs, diffs)) if d))
     else:
-        new_cfg = state.cfg.with_change(runs[0].t, **diffs[0]) if diffs[0] else state.cfg
-    state.cfg, state.key = new_cfg, (new_cfg,) + tuple(key[1:])
-    for m in state.models:
+        new_cfg = live.cfg.with_change(runs[0].t, **diffs[0]) if diffs[0] else live.cfg
+    live.cfg, live.key = new_cfg, (new_cfg,) + tuple(key[1:])
+    for m in live.models:
         m["cache"] = {}
-    _race_reference(state)
+    _race_reference(live)
     said = [change_label(d) for d in done if d]
     if said:
         t = max(r.t for r in runs)
         inst.notice = (f"{said[0]} at t = {t:,}: the run goes on from here (marked on the "
                        "curves; the link replays it).")
-    if playing and not state.driver.done:
+    if playing and not live.driver.done:
         inst.playing = inst.pressed = True    # a full rerun that must not pause
     return True
 
 
 def ensure_live(inst: Instance, cfg: RunConfig | RaceConfig, upload=None,
-                digest=None) -> LiveState | None:
+                digest=None) -> Live | None:
     """Build (or keep) the run or race of ``cfg``. A configuration that differs only by
     parameters the solver(s) can take mid-run continues the run at its t (:func:`_continue`);
     any other change (or a link, a preset) stops playing and starts again at t = 0. Errors go to
@@ -159,7 +159,7 @@ def ensure_live(inst: Instance, cfg: RunConfig | RaceConfig, upload=None,
     inst.error = None
     pacing.cap_left(inst.cap_spent, key, runs)  # the cap counts per configuration and session
     inst.url_problems = list(inst.url_problems) + solver_notes(runs)   # adjusted: said once
-    inst.live = LiveState(key, cfg, data, view, driver, [{"run": r, "cache": {}} for r in runs],
+    inst.live = Live(key, cfg, data, view, driver, [{"run": r, "cache": {}} for r in runs],
                           is_race=isinstance(cfg, RaceConfig))
     inst.want_cfg = None
     if inst.want_t:                          # a link to a moment: the same seeded run, replayed
@@ -190,10 +190,10 @@ def _hold(inst: Instance, cfg, key) -> bool:
     settles (:data:`SETTLE_S` without another move; :func:`take_settled` applies it) and the
     run plays on meanwhile; a press (a button's callback: ``inst.pressed``) is taken at once.
     False when the setting needs a new run."""
-    state = inst.live
+    live = inst.live
     moved = (inst.moment is not None and inst.moment.t > 0) or any(t > 0 for t in
-                                                                  positions(state))
-    if state.key[1:] != key[1:] or not moved or soft_diffs(state.cfg, cfg) is None:
+                                                                  positions(live))
+    if live.key[1:] != key[1:] or not moved or soft_diffs(live.cfg, cfg) is None:
         return False
     pend = inst.pb.pending
     if pend is None or pend[0] != cfg:
@@ -215,9 +215,9 @@ def take_settled(inst: Instance, now: float | None = None) -> bool:
     return _continue(inst, pend[0], pend[1])
 
 
-def _race_reference(state: LiveState) -> None:
+def _race_reference(live: Live) -> None:
     """After a mid-run change of a race: P* of its (new) main group, once per problem."""
-    race = state.race
+    race = live.race
     if race is not None and race.main_group is not None and race.reference_value is None:
         with st.spinner("Computing the reference optimum P* for the new setting…"):
             race.reference()
@@ -326,8 +326,8 @@ def live_panel(inst: Instance, draw, footer=None, **control_kw) -> None:
                  run_every=(pacing.BATCH_S if inst.shared is not None else pacing.FRAME_S)
                  if inst.pb.timer_loop else None)
     def _frames():
-        state = inst.live
-        if state is None:
+        live = inst.live
+        if live is None:
             return
         if inst.edited:
             inst.edited = False
@@ -345,13 +345,13 @@ def live_panel(inst: Instance, draw, footer=None, **control_kw) -> None:
                     unshare(inst)
                     st.rerun()               # the run ended: the page shows how
                 _next_batch(inst, shared)
-            elif inst.playing and inst.pb.drawn == positions(state):
+            elif inst.playing and inst.pb.drawn == positions(live):
                 tick(inst)
                 if not inst.playing:
                     st.rerun()               # the run ended: the page shows how
             try:
-                draw(inst, state)
-                inst.pb.drawn = positions(state)
+                draw(inst, live)
+                inst.pb.drawn = positions(live)
                 shared = inst.shared
                 if shared is not None:
                     shared[2] = shared[1]

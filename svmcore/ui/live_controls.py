@@ -11,7 +11,7 @@ from ..runs.config import RaceConfig
 from ..runs.race import Race
 from ..runs.run import TrainingRun
 from ..runs.stream import STREAM_POINTS_PER_TICK, stream_of
-from .state import Instance, LiveState, describe, export_key, ss
+from .state import Instance, Live, describe, export_key, ss
 from .live_edits import EDIT_MODES
 from .present import frame_params
 
@@ -69,8 +69,8 @@ def _share(inst) -> None:
     pace is a factor: the sessions on one link then compute each frame once. A run that left
     the timeline's moments (+1, Step, a mid-run change) plays on a timeline that starts at its
     t, shared with the sessions that stand at the same t. "max" pace and races play alone."""
-    state = inst.live
-    if state is None or state.is_race or inst.tick_error or state.view is None:
+    live = inst.live
+    if live is None or live.is_race or inst.tick_error or live.view is None:
         return                     # view None: a run without the 2-D field (the regression page)
     if inst.get("view3d"):
         return                     # the 3-D view draws its figure from the session's own run
@@ -78,20 +78,20 @@ def _share(inst) -> None:
     if factor is None:
         return
     height, font, present = frame_params(inst)
-    key = (state.key, factor, height, font, present)
-    view = state.view
+    key = (live.key, factor, height, font, present)
+    view = live.view
 
     def frame_of(run, snap, scores):
         from ..viz import run_frame
         return run_frame(run, view, pacing.RES_PLAYING, snap, scores, height=height, font=font,
                          fit=present)
 
-    make = lambda: build_driver(state.cfg, state.data)[0]  # noqa: E731
+    make = lambda: build_driver(live.cfg, live.data)[0]  # noqa: E731
     timeline = pacing.SHARED.timeline(key, make)
-    at = pacing.join_index(timeline, state.run.t, factor, frame_of)
+    at = pacing.join_index(timeline, live.run.t, factor, frame_of)
     if at is None:                 # moved off the timeline (+1, Step): one that starts here
-        timeline = pacing.SHARED.timeline(key + (state.run.t,), make, start=state.run.t)
-        at = pacing.join_index(timeline, state.run.t, factor, frame_of)
+        timeline = pacing.SHARED.timeline(key + (live.run.t,), make, start=live.run.t)
+        at = pacing.join_index(timeline, live.run.t, factor, frame_of)
     if at is not None:
         inst.shared = [timeline, at, at, factor, frame_of]   # [timeline, position, drawn, …]
 
@@ -300,10 +300,10 @@ def controls(inst: Instance, speed_label: str = "speed: t grows per tick",
     inside the live fragment, so a press reruns only the fragment. Keys: Space plays and
     pauses, → is +1, Home resets (R and C are Streamlit's own: R reruns the app)."""
     from .layout import toolbar
-    state = inst.live
-    drv = state.driver if state is not None else None
+    live = inst.live
+    drv = live.driver if live is not None else None
     can_run = drv is not None and not drv.done
-    is_race = state is not None and state.is_race
+    is_race = live is not None and live.is_race
     playing = inst.playing
     with toolbar(inst):
         st.button("Play", on_click=_on_play, args=(inst,),
@@ -313,7 +313,7 @@ def controls(inst: Instance, speed_label: str = "speed: t grows per tick",
         st.button("Pause", on_click=_on_pause, args=(inst,),
                   key=inst.key("pause", keep=False), disabled=not playing,
                   shortcut="Space" if playing else None, help="Stop after this frame (Space).")
-        st.button("+1", on_click=_on_plus_one, args=(inst,), key=inst.key("step1", keep=False),
+        st.button("+1", on_click=_on_plus_one, args=(inst,), key=inst.key("plus1", keep=False),
                   disabled=not can_run, shortcut="Right",
                   help="Exactly one iteration" + (" of every entrant" if is_race else "")
                   + " (→).")
@@ -337,10 +337,10 @@ def controls(inst: Instance, speed_label: str = "speed: t grows per tick",
             share(inst)
 
 
-def edit_modes(inst: Instance, state: LiveState) -> None:
+def edit_modes(inst: Instance, live: Live) -> None:
     """The click-edit mode of the field (add a point of a class, remove one) and the button
     that clears the edits, on one line; the mode stays what the user chose, playing or not."""
-    modes = list(EDIT_MODES) if state.view.plane.exact else ["view", "remove"]
+    modes = list(EDIT_MODES) if live.view.plane.exact else ["view", "remove"]
     kept = inst.get("edit_chosen", "view")
     if inst.get("edit") not in modes:     # a widget state lost to a rerun: the mode chosen
         inst.set("edit", kept if kept in modes else "view")
@@ -360,8 +360,8 @@ def edit_modes(inst: Instance, state: LiveState) -> None:
                   icon=":material/undo:")
 
 
-def positions(state: LiveState) -> tuple:
-    return tuple(m["run"].t for m in state.models)
+def positions(live: Live) -> tuple:
+    return tuple(m["run"].t for m in live.models)
 
 
 def in_fragment_run() -> bool:

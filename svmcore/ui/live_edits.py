@@ -30,11 +30,11 @@ def on_field_click(inst: Instance, chart_key: str):
 
 def handle_click(inst: Instance, mode: str, x, y, customdata=None) -> bool:
     """Apply one click of the edit mode; True if the data changed (tests call this directly)."""
-    state = inst.live
-    if state is None or mode == "view":
+    live = inst.live
+    if live is None or mode == "view":
         return False
     if mode in ("add +1", "add −1"):
-        if x is None or y is None or not state.view.plane.exact:
+        if x is None or y is None or not live.view.plane.exact:
             return False
         inst.added = list(inst.added) + [(round_coord(x), round_coord(y),
                                           1 if mode == "add +1" else -1)]
@@ -45,7 +45,7 @@ def handle_click(inst: Instance, mode: str, x, y, customdata=None) -> bool:
             customdata = customdata[0] if customdata else None
         if customdata is None:
             return False
-        origin = state.data.origin
+        origin = live.data.origin
         j = int(customdata)
         if origin is None or not 0 <= j < len(origin):
             return False
@@ -64,8 +64,8 @@ def handle_click(inst: Instance, mode: str, x, y, customdata=None) -> bool:
 
 def handle_move(inst: Instance, index, x, y) -> bool:
     """A training point of the live run dragged to (x, y): :func:`move_point`."""
-    state = inst.live
-    return state is not None and move_point(inst, state.data, state.view, index, x, y)
+    live = inst.live
+    return live is not None and move_point(inst, live.data, live.view, index, x, y)
 
 
 def move_point(inst: Instance, data, view, index, x, y) -> bool:

@@ -21,7 +21,7 @@ from .live import model
 from .live_controls import in_fragment_run, edit_modes, unshare, view_stopped
 from .live_edits import handle_click, handle_move
 from .present import FONT as PRESENT_FONT, RUN_FIELD_HEIGHT, frame_params
-from .state import Instance, LiveState
+from .state import Instance, Live
 from .view3d import draw_view3d, view3d_on
 
 def _compact(v: int) -> str:
@@ -153,7 +153,7 @@ def keyframe_tiles(inst: Instance, items) -> dict:
 
 def stop_keys(inst: Instance) -> list[str]:
     """The widget keys of the buttons that stop the motion in the browser at once."""
-    return [inst.key(k, keep=False) for k in ("pause", "step1", "step")]
+    return [inst.key(k, keep=False) for k in ("pause", "plus1", "step")]
 
 
 def stop_reason(run, snap=None) -> str:
@@ -256,7 +256,7 @@ def _field_clicks(inst: Instance, result, mode: str, n_train: int = 0) -> None:
 RACE_NOTE_PLACES = 5
 
 
-def draw_run(inst: Instance, state: LiveState, layout: str = "side",
+def draw_run(inst: Instance, live: Live, layout: str = "side",
              height: int = RUN_FIELD_HEIGHT) -> None:
     """Tiles, status, field and curves of the current model (inside the live fragment): of the
     session's own run, or of the shared moment it plays (``inst.moment``, svmcore.server.pacing.SHARED).
@@ -264,14 +264,14 @@ def draw_run(inst: Instance, state: LiveState, layout: str = "side",
     field (in projector mode, beside it, above the curves); what comes and goes (the status,
     the solver's state line, the edit modes, the data's notes) is beside the field, so that
     the field never moves."""
-    run = state.run
+    run = live.run
     playing = inst.playing
     height, font, present = frame_params(inst, height)
     stream = run.stream is not None          # the field shows a window: no edits, no pins
     mode = "view" if stream else point_history.field_mode(inst, inst.get("edit", "view"))
     if point_history.pinned(inst) is not None and inst.shared is not None:
         unshare(inst)                        # the pinned point follows this session's own run
-    marks = point_history.pin_marks(inst, state)
+    marks = point_history.pin_marks(inst, live)
     keys = inst.pb.keyframes if playing and inst.shared is not None else None
     stops = stop_keys(inst)
     if keys:                                 # shared moments: computed once for every session
@@ -286,10 +286,10 @@ def draw_run(inst: Instance, state: LiveState, layout: str = "side",
         last = keys[-1]
     else:
         src = last = run
-        snap, scores, test_err = model(state.models[0], paused=not playing)
+        snap, scores, test_err = model(live.models[0], paused=not playing)
         seqs = inst.pb.next_seqs(1)
         frame = None if view3d_on(inst) else run_frame(
-            run, state.view, RES_PLAYING if playing else RES_PAUSED, snap, scores, mode=mode,
+            run, live.view, RES_PLAYING if playing else RES_PAUSED, snap, scores, mode=mode,
             height=height, font=font, fit=present, marks=marks)
         if frame is not None:
             frame = {**frame, "seq": seqs[0], "views": 2,
@@ -309,14 +309,14 @@ def draw_run(inst: Instance, state: LiveState, layout: str = "side",
     with left:
         if frame is None:                    # the 3-D view in the field's place
             inst.pb.stop_keys = ()
-            draw_view3d(inst, state, run, snap, scores, height, font, present)
+            draw_view3d(inst, live, run, snap, scores, height, font, present)
         else:
             key = inst.key("field", keep=False)
             inst.pb.stop_keys = (key,)
             result = canvas_view(key, frame, on_stop=partial(view_stopped, inst, key))
             if keys:
                 inst.pb.batch_sent(keys)
-            _field_clicks(inst, result, mode, state.view.P_train.shape[0])
+            _field_clicks(inst, result, mode, live.view.P_train.shape[0])
             if scores is None and src.t > 0:
                 st.caption("Misclassified marks are drawn when paused (large model).")
     with right:
@@ -326,8 +326,8 @@ def draw_run(inst: Instance, state: LiveState, layout: str = "side",
         with slot():
             status_message(inst, src, snap)
         if frame is not None and not stream:   # clicks edit the 2-D field (projector too)
-            edit_modes(inst, state)
-        notes(inst, state, run.solver, snap, present)
+            edit_modes(inst, live)
+        notes(inst, live, run.solver, snap, present)
         if present:                          # the axes as last chosen, no controls on screen
             x_axis = inst.get("curve_x", "iteration") or "iteration"
             log_x, log_y = bool(inst.get("logx", True)), bool(inst.get("logy", False))
@@ -371,7 +371,7 @@ def draw_run(inst: Instance, state: LiveState, layout: str = "side",
             st.caption(":material/play_arrow: Press Play (Space): the curves start with the run."
                        if src.t == 0 and not playing else "\u00a0")
         canvas_view(inst.key("curves", keep=False), curves)
-    point_history.inspect_view(inst, state, font=font)
+    point_history.inspect_view(inst, live, font=font)
 
 
 def curve_keys(panels) -> list[dict]:
@@ -390,16 +390,16 @@ def curve_keys(panels) -> list[dict]:
     return keys
 
 
-def notes(inst: Instance, state: LiveState, solver, snap, present: bool = False) -> None:
+def notes(inst: Instance, live: Live, solver, snap, present: bool = False) -> None:
     """One line each, beside the field: the solver's own quantities, the data's notes and
     warnings, and how the plane shows data of more than two features (each line's whole text
     in its tooltip); in projector mode only the warnings."""
     line = solver.state_line(snap)
     texts = [] if present else ([f"**{solver.title}** — {line}"] if line else []) \
-        + list(state.data.notes)
-    texts += list(state.data.warnings)
-    if not state.view.plane.exact and not present:
-        texts.append(state.view.plane.describe())
+        + list(live.data.notes)
+    texts += list(live.data.warnings)
+    if not live.view.plane.exact and not present:
+        texts.append(live.view.plane.describe())
     with slot():
         for n, text in enumerate(texts):
             layout_.line(inst, text, f"note{n}")
@@ -528,19 +528,19 @@ PRESENT_CURVES_HEIGHT = 215
 PRESENT_LEGEND_H = 20         # px: the curves beside two fields end with their key below
 
 
-def draw_race(inst: Instance, state: LiveState) -> None:
+def draw_race(inst: Instance, live: Live) -> None:
     """The race clock (the counter of the toolbar's line), one field per entrant side by side,
     then the status, the notes, the curves and the results table (inside the live fragment)."""
-    race, view = state.race, state.view
+    race, view = live.race, live.view
     playing = inst.playing
     present = bool(inst.get("present"))
     font = PRESENT_FONT if present else 12
-    models = [model(e, paused=not playing) for e in state.models]
+    models = [model(e, paused=not playing) for e in live.models]
     with layout_.counter(inst):              # at the end of the toolbar's line when it fits
         clock_caption(race)
     K = len(race.runs)
     res = RES_PLAYING if playing else RES_PAUSED
-    mode, marks = point_history.field_mode(inst, "view"), point_history.pin_marks(inst, state)
+    mode, marks = point_history.field_mode(inst, "view"), point_history.pin_marks(inst, live)
     seq = inst.pb.next_seqs(1)[0]            # every field and the curves: one moment
     clock = {"boxes": [layout_.key(inst, "count")], "items": [], "caption": clock_text(race)}
     # every view's frame first, then the views: their messages leave together, and the browser
@@ -594,7 +594,7 @@ def draw_race(inst: Instance, state: LiveState) -> None:
             else:
                 st.empty()
     with slot():                         # the pinned point's view, whatever the notes above
-        point_history.inspect_view(inst, state, labels=race.labels, font=font)
+        point_history.inspect_view(inst, live, labels=race.labels, font=font)
     if not present:
         c1, c2, _ = st.columns([3, 1, 3], vertical_alignment="bottom")
         curve_axis_controls(inst, c1, c2, "solver CPU time")

@@ -16,7 +16,7 @@ from ..runs.run import TrainingRun
 from ..viz.frame import curves_frame, series
 from ..viz.race import ENTRANT_COLORS
 from .canvas import canvas_view
-from .state import Instance, LiveState, ss
+from .state import Instance, Live, ss
 
 PIN_COLOR = "#e6007e"
 #: the history before the pin is replayed only when the run so far took at most this much
@@ -84,10 +84,10 @@ def on_click(inst: Instance, click: dict | None, n_train: int) -> bool:
     return True
 
 
-def pin_marks(inst: Instance, state: LiveState) -> list[dict]:
+def pin_marks(inst: Instance, live: Live) -> list[dict]:
     """The ring around the pinned point (for ``run_frame(..., marks=…)``)."""
     i = pinned(inst)
-    P = state.view.P_train
+    P = live.view.P_train
     if i is None or i >= P.shape[0]:
         return []
     return [{"x": float(P[i, 0]), "y": float(P[i, 1]), "color": PIN_COLOR, "r": 9,
@@ -100,18 +100,18 @@ def _replay(run: TrainingRun, X, y):
                                trace=None)
 
 
-def histories(inst: Instance, state: LiveState) -> list[PointHistory]:
-    """The pinned point's history in every run of the state (pinned on first use, the part
+def histories(inst: Instance, live: Live) -> list[PointHistory]:
+    """The pinned point's history in every run of ``live`` (pinned on first use, the part
     before the pin replayed when that is cheap); [] when nothing is pinned."""
     slot = _slot(inst)
     i = slot["pin"]
-    X, y = state.data.X_train, state.data.y_train
+    X, y = live.data.X_train, live.data.y_train
     if i is None:
         return []
     if i >= X.shape[0]:
         set_pin(inst, None)
         return []
-    runs = tuple(m["run"] for m in state.models)
+    runs = tuple(m["run"] for m in live.models)
     if len(runs) == len(slot["runs"]) and all(a is b for a, b in zip(runs, slot["runs"])):
         return slot["hist"]
     for run, h in zip(slot["runs"], slot["hist"]):
@@ -126,13 +126,13 @@ def histories(inst: Instance, state: LiveState) -> list[PointHistory]:
     return hist
 
 
-def inspect_view(inst: Instance, state: LiveState, labels=None, height: int = 300,
+def inspect_view(inst: Instance, live: Live, labels=None, height: int = 300,
                  font: int = 12) -> None:
     """The pinned point's margin, coefficient and hinge loss against t (one curve per run or
     entrant) and a sentence each on its support-vector history."""
     if not inspecting(inst) and pinned(inst) is None:
         return
-    hist = histories(inst, state)
+    hist = histories(inst, live)
     if not hist:
         st.caption("Inspect: click a training point on the field to pin it.")
         return

@@ -2,7 +2,7 @@
 
 A regression run is a :class:`~svmcore.runs.run.TrainingRun` of a solver whose ``tasks`` include
 "regression" (loss="epsilon_insensitive") on a set of :mod:`svmcore.data.toy_regression`. It
-lives in the instance's :class:`~svmcore.ui.state.LiveState` with ``view=None`` (no 2-D
+lives in the instance's :class:`~svmcore.ui.state.Live` with ``view=None`` (no 2-D
 classification view), so the kit's controls and live loop (:func:`svmcore.ui.live.live_panel`)
 drive it unchanged; :func:`draw_regression` draws the fitted function, the ε-tube, the support
 vectors and the curves of objective and test RMSE.
@@ -25,7 +25,7 @@ from ..viz.frame import batch
 from ..viz.regression import fit_frame, regression_curves_frame, regression_view
 from .canvas import canvas_view, slot
 from .layout import LINE_PX, counter, line, tiles_row
-from .state import Instance, LiveState, describe
+from .state import Instance, Live, describe
 
 #: the classification toys, offered so that the page can say why they do not fit
 CLASSIFICATION_SETS = tuple(f"{name} (classification)" for name in TOY_GENERATORS)
@@ -160,7 +160,7 @@ def solver_panel(inst: Instance) -> tuple[str, dict]:
     return solver, {k: v for k, v in p.items() if k in spec}
 
 
-def ensure_regression(inst: Instance, cfg: RegressionConfig) -> LiveState | None:
+def ensure_regression(inst: Instance, cfg: RegressionConfig) -> Live | None:
     """Build (or keep) the run of ``cfg``; a changed configuration starts again at t = 0.
     Errors (a classification set, bad parameters) go to ``inst.error``, never raised."""
     key = (cfg,)
@@ -187,23 +187,23 @@ def ensure_regression(inst: Instance, cfg: RegressionConfig) -> LiveState | None
         inst.error = describe(exc)
         return None
     inst.error = None
-    inst.live = LiveState(key, cfg, data, None, run, [{"run": run, "cache": {}}])
+    inst.live = Live(key, cfg, data, None, run, [{"run": run, "cache": {}}])
     inst.live.refs = refs[rkey]
     return inst.live
 
 
-def draw_regression(inst: Instance, state: LiveState) -> None:
+def draw_regression(inst: Instance, live: Live) -> None:
     """Tiles (the "iteration t" tile at the end of the toolbar's line), the fitted function with
     its ε-tube and support vectors, and the solver's state line and the curves of the objective
     and the test RMSE beside it (inside the live fragment)."""
-    run, data = state.run, state.data
-    eps = float(state.cfg.param_dict.get("epsilon", 0.1))
+    run, data = live.run, live.data
+    eps = float(live.cfg.param_dict.get("epsilon", 0.1))
     v = regression_view(run.solver, data.X_train, data.y_train, eps,
                         n_grid=150 if inst.playing else 400)
     test = float(np.sqrt(np.mean((run.solver.decision_function(data.X_test) - data.y_test)
                                  ** 2)))
     train = float(np.sqrt(np.mean((v.f_train - v.y_train) ** 2)))
-    refs = getattr(state, "refs", {})
+    refs = getattr(live, "refs", {})
     counter(inst).metric("iteration t", f"{run.t:,}")   # at the end of the toolbar's line
     with tiles_row(inst):
         cols = st.columns(4)

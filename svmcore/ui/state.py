@@ -18,7 +18,7 @@ ss = st.session_state
 
 
 @dataclass
-class LiveState:
+class Live:
     """The run (or race) a page shows: its configuration, data, 2-D view, what the controls drive
     (a :class:`~svmcore.runs.run.TrainingRun` or a :class:`~svmcore.runs.race.Race`) and one entry per
     drawn model (``{"run": TrainingRun, "cache": {...}}``; a race has one per entrant)."""
@@ -97,7 +97,7 @@ class Instance:
     """Everything one page instance keeps between reruns besides its widget values."""
 
     prefix: str
-    live: LiveState | None = None
+    live: Live | None = None
     error: str | None = None          # the last failed build
     tick_error: str | None = None     # the last failed tick
     reset: bool = False               # rebuild from the same configuration on this rerun

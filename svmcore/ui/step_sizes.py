@@ -18,7 +18,7 @@ from .data import apply_data_config
 from .live import soft_diffs, ensure_live
 from .panels import clock_caption, curve_axis_controls, status_lines
 from .params import apply_solver_config, param_widget, param_key
-from .state import Instance, LiveState, describe, ss
+from .state import Instance, Live, describe, ss
 
 LETTERS = "ABCD"
 
@@ -43,16 +43,16 @@ def lockstep_start(inst: Instance) -> None:
 # ------------------------------------------------------------------------------ (a) explorer
 
 
-def _estimate_ratio(inst: Instance, state: LiveState | None) -> None:
+def _estimate_ratio(inst: Instance, live: Live | None) -> None:
     """Callback: D_X / D_G as ASSET estimates it on the page's training data, with the
     lockstep's C and kernel."""
-    if state is None:
+    if live is None:
         return
-    p = state.driver.runs[0].solver.p
+    p = live.driver.runs[0].solver.p
     kernel = {k: p[k] for k in ("kernel", "gamma", "degree", "coef0") if k in p}
     try:
-        dx, dg = asset_ratio(state.data.X_train, state.data.y_train, C=p["C"],
-                             seed=int(state.cfg.seed), **kernel)
+        dx, dg = asset_ratio(live.data.X_train, live.data.y_train, C=p["C"],
+                             seed=int(live.cfg.seed), **kernel)
         inst.set("x_ratio", float(f"{dx / dg:.4g}"))
         inst.notice = (f"ASSET on these data (C = {p['C']:g}, {kernel.get('kernel', 'its')} "
                        f"kernel): D_X = {dx:.4g}, D_G = {dg:.4g}.")
@@ -60,7 +60,7 @@ def _estimate_ratio(inst: Instance, state: LiveState | None) -> None:
         inst.notice = f"No estimate of D_X/D_G: {describe(exc)}"
 
 
-def schedule_explorer(inst: Instance, state: LiveState | None = None) -> None:
+def schedule_explorer(inst: Instance, live: Live | None = None) -> None:
     """η_t of every registered schedule and ASSET's rule on one log–log plot, formulas in the
     legend; η0, λ, C, D_X/D_G and the horizon T editable (a bad value: one message)."""
     for name, v in (("x_eta0", 1.0), ("x_lam", 1e-3), ("x_C", 1.0), ("x_ratio", 1.0),
@@ -85,13 +85,13 @@ def schedule_explorer(inst: Instance, state: LiveState | None = None) -> None:
         return
     st.plotly_chart(schedules_figure(curves), key=inst.key("eta_plot", keep=False),
                     config={"displayModeBar": False})
-    if state is not None:
-        s = state.driver.runs[0].solver
+    if live is not None:
+        s = live.driver.runs[0].solver
         st.caption(f"The lockstep below runs with C = {s.p['C']:g} on n = {s.n:,} training "
                    f"points: λ = 1/(C n) = {s.lam:.4g}.")
     st.button("D_X / D_G from the data (as ASSET estimates it)", key=inst.key("x_est", False),
-              on_click=_estimate_ratio, args=(inst, state),
-              disabled=state is None)
+              on_click=_estimate_ratio, args=(inst, live),
+              disabled=live is None)
 
 
 # ------------------------------------------------------------------------------ (b) setup
@@ -133,7 +133,7 @@ def lockstep_panel(inst: Instance) -> tuple[str, dict, list, float]:
 
 
 def ensure_lockstep(inst: Instance, data: dict, solver: str, params: dict, schedules: list,
-                    eta0: float) -> LiveState | None:
+                    eta0: float) -> Live | None:
     """The lockstep of the widgets as a race (built by :func:`svmcore.ui.live.ensure_live`,
     exactly as the Race page builds one) with its :class:`~svmcore.lessons.step_sizes.Extras`; a bad
     choice is shown as one message and gives None.
@@ -161,22 +161,22 @@ def ensure_lockstep(inst: Instance, data: dict, solver: str, params: dict, sched
     except ValueError as exc:
         st.error(str(exc))
         return None
-    state = ensure_live(inst, cfg, data["upload"], data["digest"])
+    live = ensure_live(inst, cfg, data["upload"], data["digest"])
     if inst.error:
         st.error(f"Cannot build this lockstep: {inst.error}")
-    if state is not None and getattr(extras_of(inst), "race", None) is not state.driver:
-        ss[inst.key("extras", keep=False)] = Extras(state.driver)
-    return state
+    if live is not None and getattr(extras_of(inst), "race", None) is not live.driver:
+        ss[inst.key("extras", keep=False)] = Extras(live.driver)
+    return live
 
 
 def _on_switch(inst: Instance) -> None:
     """Callback of the Switch button: entrant k gets the chosen schedule (and η0) in the
     widgets' configuration; the rerun's :func:`ensure_lockstep` applies it at the current t."""
-    state = inst.live
+    live = inst.live
     inst.pressed = True                      # the rerun must not pause a playing race
-    if state is None or not state.is_race:
+    if live is None or not live.is_race:
         return
-    race = state.race
+    race = live.race
     k = int(inst.get("sw_entrant", 0))
     try:
         values = switch_values(inst.get("sw_schedule"), inst.get("sw_eta0"))
@@ -202,13 +202,13 @@ def _on_switch(inst: Instance) -> None:
     ss[key] = (tag, {**per, k: values})
 
 
-def switch_panel(inst: Instance, state: LiveState | None) -> None:
+def switch_panel(inst: Instance, live: Live | None) -> None:
     """One entrant's schedule (and η0) switched at its current t, playing or paused: the race
     goes on from its iterate, the switch is marked on every curve and recorded in the
     configuration (``cfg.changes``)."""
-    if state is None or not state.is_race:
+    if live is None or not live.is_race:
         return
-    race = state.race
+    race = live.race
     if int(inst.get("sw_entrant", 0)) >= len(race.runs):
         inst.set("sw_entrant", len(race.runs) - 1)
     inst.setdefault("sw_entrant", len(race.runs) - 1)
@@ -238,10 +238,10 @@ def extras_of(inst: Instance) -> Extras | None:
 # ------------------------------------------------------------------------------ live frame
 
 
-def draw_lockstep(inst: Instance, state: LiveState) -> None:
+def draw_lockstep(inst: Instance, live: Live) -> None:
     """Inside the live fragment: the clock, the curves (b), averaging off/on (c) and the
     commentary (d), all from the same race."""
-    race = state.race
+    race = live.race
     extras = extras_of(inst)
     if extras is None or extras.race is not race:
         return
@@ -251,7 +251,7 @@ def draw_lockstep(inst: Instance, state: LiveState) -> None:
     c1, c2, _ = st.columns([3, 1, 3], vertical_alignment="bottom")
     x_axis, log_x = curve_axis_controls(inst, c1, c2, "solver CPU time")
     fits = slope_fits(race, extras)
-    for sw, before, _ in switch_fits(race, extras, state.cfg):
+    for sw, before, _ in switch_fits(race, extras, live.cfg):
         if before is not None and fits[sw.k] is not None:
             fits[sw.k] = {**fits[sw.k], f"before t = {sw.t:,}": before}
     canvas_view(inst.key("curves", keep=False),
@@ -261,7 +261,7 @@ def draw_lockstep(inst: Instance, state: LiveState) -> None:
             st.caption("Black dashed: the straight lines fitted to log(P − P*) over the last "
                        "decade of t (since an entrant's last switch; and the decade before it), "
                        "their slopes in the commentary below.")
-        if state.cfg.changes:
+        if live.cfg.changes:
             st.caption("Vertical lines: the switches, labelled with the entrant and what changed.")
         ref = race.reference_value
         if ref is not None:
@@ -276,5 +276,5 @@ def draw_lockstep(inst: Instance, state: LiveState) -> None:
     for line in averaging_summary(race, extras):
         st.caption(line)
     st.subheader("What theory predicts, and what the curves show")
-    for line in commentary(race, extras) + switch_commentary(race, extras, state.cfg):
+    for line in commentary(race, extras) + switch_commentary(race, extras, live.cfg):
         st.markdown(line)

@@ -28,7 +28,7 @@ from ..viz.plane import decision_field
 from ..viz.view3d import (GRID_3D, feature_map_figure, poly2_plane, poly2_quadratic,
                            quadratic_fit, subset, surface_figure)
 from .layout import line
-from .state import Instance, LiveState
+from .state import Instance, Live
 
 SURFACE, FEATURES = "surface z = f(x)", "feature map φ(x)"
 #: px added to the live views' height in projector mode: the 2-D field's legend sits outside
@@ -121,15 +121,15 @@ def model_plane(solver, P, f_points):
     return plane, how, exact, res
 
 
-def draw_view3d(inst: Instance, state: LiveState, run, snap, scores, height: int, font: int,
+def draw_view3d(inst: Instance, live: Live, run, snap, scores, height: int, font: int,
                 present: bool) -> None:
     """The 3-D view of the run's current model (inside the live fragment): the picture switch
     and the figure, or the message why this data has none."""
-    problem = dimension_problem(state.data)
+    problem = dimension_problem(live.data)
     if problem is not None:
         st.info(problem, icon=":material/view_in_ar:")
         return
-    view, solver = state.view, run.solver
+    view, solver = live.view, run.solver
     poly2 = poly2_kernel(solver)
     inst.setdefault("view3d_pic", SURFACE)
     if poly2:

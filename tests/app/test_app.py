@@ -137,7 +137,7 @@ def test_step_and_plus_one():
     assert ts[0] == 0
     assert all(b > a for a, b in zip(ts, ts[1:])), ts
     before = _t(at)
-    _step(at, key="pg_step1")
+    _ok(at.button(key="pg_plus1").click().run())
     assert _t(at) == before + 1
     assert not at.error
     assert _metric(at, "status") == "paused"         # stepped, not ended, not playing

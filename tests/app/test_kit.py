@@ -134,7 +134,7 @@ def test_a_new_solver_runs_on_the_playground_without_a_page_edit(throwaway):
     at.selectbox(key="pg_solver").set_value("throwaway").run()
     _ok(at)
     assert at.select_slider(key="pg_p_throwaway_C").value == 1.0     # its ParamSpec widgets
-    at.button(key="pg_step1").click().run()
+    at.button(key="pg_plus1").click().run()
     _ok(at)
     assert _tile(at) == 1
     for _ in range(3):
@@ -152,7 +152,7 @@ def test_a_new_solver_races_without_a_page_edit(throwaway):
     _ok(at)
     race = at.session_state["race"].live.race
     assert [r.solver.name for r in race.runs][1] == "throwaway"
-    at.button(key="race_step1").click().run()
+    at.button(key="race_plus1").click().run()
     at.button(key="race_step").click().run()
     _ok(at)
     race = at.session_state["race"].live.race
@@ -216,7 +216,7 @@ def test_a_link_with_t_replays_the_run_and_pauses_there():
     alone.advance_iters(300)
     np.testing.assert_array_equal(run.solver.decision_function(data.X_test),
                                   alone.solver.decision_function(data.X_test))
-    at.button(key="pg_step1").click().run()
+    at.button(key="pg_plus1").click().run()
     assert at.query_params["t"] in (["301"], "301")
     bad = AppTest.from_file(str(ROOT / "pages" / "playground.py"), default_timeout=TIMEOUT)
     bad.query_params.update({**q, "t": "-5"})
@@ -229,12 +229,12 @@ def test_a_changed_setting_starts_again_and_says_so():
     at = AppTest.from_file(str(ROOT / "pages" / "playground.py"), default_timeout=TIMEOUT)
     at.run()
     for _ in range(3):
-        at.button(key="pg_step1").click().run()
+        at.button(key="pg_plus1").click().run()
     assert _tile(at) == 3
     at.number_input(key="pg_seed").set_value(5).run()
     _ok(at)
     assert _tile(at) == 0 and any("new run from t = 0" in i.value for i in at.info)
-    at.button(key="pg_step1").click().run()
+    at.button(key="pg_plus1").click().run()
     assert _tile(at) == 1 and not any("new run from t = 0" in i.value for i in at.info)
 
 
@@ -252,7 +252,7 @@ def test_a_changed_setting_while_playing_shared_starts_a_clean_run():
     assert st_.playing and st_.shared is None          # the new run plays on, on its own
     t = _tile(at)
     assert t == st_.live.run.t <= 2
-    at.button(key="pg_step1").click().run()
+    at.button(key="pg_plus1").click().run()
     assert _tile(at) == t + 1
 
 

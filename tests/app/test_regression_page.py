@@ -54,14 +54,14 @@ def test_picker_lists_the_regression_solvers(page):
 
 def test_steps_and_numbers_of_the_drawn_model(page):
     at = page
-    at.button(key="rg_step1").click().run()
+    at.button(key="rg_plus1").click().run()
     _ok(at)
     run = at.session_state["rg"].live.run
     assert run.t == 1
     at.button(key="rg_step").click().run()
     _ok(at)
-    state = at.session_state["rg"].live
-    run, data = state.run, state.data
+    live = at.session_state["rg"].live
+    run, data = live.run, live.data
     assert run.t > 1
     f_test = run.solver.decision_function(data.X_test)
     rmse = float(np.sqrt(np.mean((f_test - data.y_test) ** 2)))
@@ -83,13 +83,13 @@ def test_steps_and_numbers_of_the_drawn_model(page):
 
 def test_finished_run_is_close_to_svr(page):
     at = page
-    state = at.session_state["rg"].live
-    state.run.advance_iters(10**7)
+    live = at.session_state["rg"].live
+    live.run.advance_iters(10**7)
     at.run()
     _ok(at)
     svr = float(_metric(at, "SVR test RMSE"))
     test = float(_metric(at, "test RMSE"))
-    assert state.run.done and test <= 1.1 * svr, (test, svr)
+    assert live.run.done and test <= 1.1 * svr, (test, svr)
 
 
 def test_classification_set_gets_a_clear_message():

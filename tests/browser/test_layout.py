@@ -82,7 +82,7 @@ def test_the_playground_opens_on_its_field(shared_app, browser):
                  viewport={"width": size[0], "height": size[1]})
     field = _first_screen(page, size, FIELD, PLAY, 400)["views"][0]
     print("playground field", field)
-    bar = ", ".join(f".st-key-pg_{k} button" for k in ("pause", "step1", "step", "reset_btn",
+    bar = ", ".join(f".st-key-pg_{k} button" for k in ("pause", "plus1", "step", "reset_btn",
                                                          "export_open"))
     got = _boxes(page, play="[class*='_play'] button", bar=bar + ", .st-key-pg_pace",
                  count="[class*='_svmc_count'] [data-testid=stMetric]",

@@ -109,7 +109,7 @@ def test_smo_converging_on_the_playground_says_converged_and_why(shared_app, bro
     alerts = page.locator('[data-testid="stAlert"]').all_inner_texts()
     said = [a for a in alerts if "Converged ✓" in a]
     assert said and "stops at" in said[0], alerts          # the stopping rule and its value
-    assert page.locator(".st-key-pg_step1 button").first.is_disabled()
+    assert page.locator(".st-key-pg_plus1 button").first.is_disabled()
     page.close()
 
 

@@ -78,9 +78,9 @@ def test_plus_one_while_playing_stops_on_the_picture_and_advances_one(shared_app
         start = page.evaluate(_STATE)["t"]
         _play_until_moving(page, start)
         page.wait_for_timeout(1000 * before)
-        page.locator(".st-key-pg_step1 button").first.click()
+        page.locator(".st-key-pg_plus1 button").first.click()
         page.wait_for_timeout(1000 * between)
-        page.locator(".st-key-pg_step1 button").first.click()
+        page.locator(".st-key-pg_plus1 button").first.click()
         n = len(page.evaluate(_STATE)["presses"])
         page.wait_for_function(_SETTLED, arg=n, timeout=60_000)
         page.wait_for_timeout(600)      # a batch sent before the stop must not move it on

@@ -677,6 +677,6 @@ def test_app_download_button_fetches_and_trains_on_it(toy, monkeypatch):
         at.button(key="pg_fetch").click().run()
     assert not at.exception, [e.value for e in at.exception]
     assert dataset_location("toyplain") == "cached"
-    state = at.session_state["pg"].live
-    assert state.cfg.dataset == "toyplain" and state.run.solver.n == 600
+    live = at.session_state["pg"].live
+    assert live.cfg.dataset == "toyplain" and live.run.solver.n == 600
     assert "toyplain (600 × 3)" == at.selectbox(key="pg_real").format_func("toyplain")

@@ -158,13 +158,13 @@ def test_playground_point_history_pins_and_follows_the_point():
     for _ in range(4):
         at.button(key="pg_step").click().run()
     _ok(at)
-    state = at.session_state["pg"].live
-    run, view = state.run, state.view
+    live = at.session_state["pg"].live
+    run, view = live.run, live.view
     marks = _views(at)["pg_field"]["marks"]
     assert marks and marks[0]["x"] == pytest.approx(view.P_train[5, 0])
     h = at.session_state["pg_point_history"]["hist"][0]
     assert h.index == 5 and h.t == [r.iteration for r in run.trace][:len(h.t)]
-    X, y = state.data.X_train, state.data.y_train
+    X, y = live.data.X_train, live.data.y_train
     f = float(run.solver.decision_function(X[5:6])[0])
     if h.t[-1] == run.t:
         assert h.margin[-1] == pytest.approx(y[5] * f)

@@ -257,7 +257,7 @@ def test_lockstep_is_the_race_pages_race(page):
     the traces, and so the curves, are identical (up to the common iterations)."""
     at = page
     at.select_slider(key="steps_pace").set_value("×4").run()
-    at.button(key="steps_step1").click().run()
+    at.button(key="steps_plus1").click().run()
     race = at.session_state["steps"].live.driver
     for _ in range(10):                     # a tick's reach depends on the machine's speed:
         if race.t >= 300:                   # on a loaded machine the engine finishes the way
@@ -266,12 +266,12 @@ def test_lockstep_is_the_race_pages_race(page):
         _ok(at)
     if race.t < 300:
         race.advance_iters(300 - race.t)
-        at.button(key="steps_step1").click().run()      # and the page draws that moment
+        at.button(key="steps_plus1").click().run()      # and the page draws that moment
         _ok(at)
-    state = at.session_state["steps"].live
-    assert state.driver is race and min(r.t for r in race.runs) >= 300
+    live = at.session_state["steps"].live
+    assert live.driver is race and min(r.t for r in race.runs) >= 300
     other = AppTest.from_file(RACE_PAGE, default_timeout=TIMEOUT)
-    other.query_params.update(state.cfg.to_query())
+    other.query_params.update(live.cfg.to_query())
     other.run()
     _ok(other)
     other.select_slider(key="race_pace").set_value("×4").run()
@@ -491,7 +491,7 @@ def test_switch_on_the_page_goes_on_at_t():
         assert views[name]["marks"] == [{"x": float(t_s[0]), "label": "B: " + label}], name
     # paused: a second switch (A to 0.5/√t) keeps every entrant exactly at its t
     inst.playing = False
-    at.button(key="steps_step1").click().run()
+    at.button(key="steps_plus1").click().run()
     t2 = [r.t for r in race.runs]
     at.selectbox(key="steps_sw_entrant").set_value(0)
     at.selectbox(key="steps_sw_schedule").set_value("sqrt").run()
@@ -502,7 +502,7 @@ def test_switch_on_the_page_goes_on_at_t():
     assert inst.live.cfg.changes[1] == (t2[0], 0, (("eta0", 0.5), ("schedule", "sqrt")))
     assert len(_views(at)["steps_averaging"]["marks"]) == 2
     _step_until(at, 16 * t_s[0])
-    at.button(key="steps_step1").click().run()             # draw this moment
+    at.button(key="steps_plus1").click().run()             # draw this moment
     _ok(at)
     T = race.t
     assert [r.t for r in race.runs] == [T, T] and T >= 16 * t_s[0]

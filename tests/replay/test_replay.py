@@ -247,10 +247,10 @@ def test_the_share_menus_files_are_the_run_up_to_its_t():
 
     from svmcore.ui.export import _make_file
     cfg, _ = R.decode_link(LINK)
-    state = SimpleNamespace(run=SimpleNamespace(t=6), cfg=cfg)
+    live = SimpleNamespace(run=SimpleNamespace(t=6), cfg=cfg)
     seen = []
     bar = SimpleNamespace(progress=lambda v, text="": seen.append(v))
-    page = _make_file(state, "html", bar).decode()
+    page = _make_file(live, "html", bar).decode()
     assert "window.__svmcCanvas" in page and seen and max(seen) <= 1.0
     packed = __import__("json").loads(
         page.split('id="svmc-data">')[1].split("</script>")[0])["steps"][0]

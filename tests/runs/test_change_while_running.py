@@ -616,6 +616,6 @@ def test_a_hand_written_link_with_a_change_replays_it():
     inst = at.session_state["pg"]
     assert _tile(at) == 20 and inst.live.run.marks == [{"t": 5, "label": "η₀ 1→0.5"}]
     assert at.select_slider(key="pg_p_pegasos_eta0").value == 0.5
-    at.button(key="pg_step1").click().run()
+    at.button(key="pg_plus1").click().run()
     assert _tile(at) == 21 and len(inst.live.run.marks) == 1
     assert _query(at)["ch"] == "5:p.eta0=0.5"

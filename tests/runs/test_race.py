@@ -676,8 +676,8 @@ def test_page_equal_iterations_traces_equal_solo_runs():
     _no_error(at)
     _step(at, 8)
     _settle(_race(at), lambda: _step(at))
-    state = at.session_state["race"].live
-    race, cfg = state.race, state.cfg
+    live = at.session_state["race"].live
+    race, cfg = live.race, live.cfg
     assert race.budget == "iterations"
     d = build_data(cfg.data)
     active = [r.t for r in race.runs if not r.done]

@@ -125,7 +125,7 @@ async def run_class(url: str, n: int, mode: str = "same", query: str = "", secon
                     replica_header: str = "x-svmcore-replica") -> dict:
     """The protocol-level part of the benchmark against a running server at ``url``; ``roots``
     are the server's pids (for CPU and memory). Returns the result dict (see :func:`main`)."""
-    keys = dict({"plus1": "pg_step1", "play": "pg_play", "pause": "pg_pause"}, **(keys or {}))
+    keys = dict({"plus1": "pg_plus1", "play": "pg_play", "pause": "pg_pause"}, **(keys or {}))
     meter = Meter(roots)
     meter.start()
     sessions = [Session(url, query=q, name=f"s{k}", field_key=field_key, tile=tile)

@@ -37,7 +37,7 @@ from .harness import json_clean, open_session, session_queries
 from ..common import machine_line, markdown_table
 from .proc_meter import cpu_seconds_between, cpu_ticks, process_tree, rss_bytes
 
-KEYS = {"play": "pg_play", "pause": "pg_pause", "plus1": "pg_step1", "step": "pg_step",
+KEYS = {"play": "pg_play", "pause": "pg_pause", "plus1": "pg_plus1", "step": "pg_step",
         "reset": "pg_reset_btn", "speed": "pg_pace"}
 SPEEDS = ("×1.1", "×1.25", "×1.5", "×2")
 RSS_SLOPE_GOAL_MB_MIN = 1.0
