@@ -129,9 +129,13 @@ def tiles(run, snap, test_err, per_row: int | None = None, counter=None,
     per_row = per_row or len(shown)
     for start in range(0, len(shown), per_row):
         row = shown[start:start + per_row]
-        # one line of tiles: each as wide as its label and its longest value need
-        widths = [TILE_WIDTH.get(label, 1.0) for label, _, _ in row] if len(row) == len(
-            shown) else per_row
+        # one line of tiles: each as wide as its label and its longest value need; on rows of
+        # per_row tiles, the last tile of a shorter last row takes the row's free width (the
+        # status, last, keeps "Converged ✓" on one line beside the projector's field)
+        if len(row) == len(shown):
+            widths = [TILE_WIDTH.get(label, 1.0) for label, _, _ in row]
+        else:
+            widths = [1] * (len(row) - 1) + [per_row - len(row) + 1]
         for col, (label, value, help_text) in zip(st.columns(widths), row):
             col.metric(label, value, help=help_text, border=True)
     return items
