@@ -91,6 +91,7 @@ def _start(page, step) -> str:
                                timeout=60_000)
         page.wait_for_selector(ON_PAGE["view3d_pic"] if "p.kernel=poly" in step.query else
                                ".st-key-pg_view3d_fig", timeout=120_000)
+        page.wait_for_selector(".st-key-pg_view3d_fig .svmc-view3d .main-svg", timeout=120_000)
     play = _button(page, "Play")
     play.scroll_into_view_if_needed()
     play.click()

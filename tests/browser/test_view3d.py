@@ -1,6 +1,8 @@
 """The 3-D view in a real browser: toggle it, turn the camera, press Play: the plot follows
-the run and keeps the camera, never blank between frames; screenshots at 1280 × 720 and in
-projector mode go to test-artifacts/. Skipped when chromium is missing."""
+the run and keeps the camera, never blank between frames; screenshots at 1280 × 720 go to
+test-artifacts/. The 3-D view in projector mode (its toggle on the header line, the plot drawn)
+is lesson 4.1's step of the lesson walk (tests/browser/test_lessons.py). Skipped when chromium
+is missing."""
 from __future__ import annotations
 
 import os
@@ -34,7 +36,7 @@ def _plot_state(page) -> dict | None:
 def test_browser_the_3d_view_plays_and_keeps_its_camera(shared_app, browser):
     """Toggle the 3-D view, turn the camera with the mouse, press Play: the plot follows the
     run (its t grows) and keeps the turned camera on every frame. Screenshots at 1280 × 720
-    (before and while playing) and in projector mode go to /tmp/view3d."""
+    (before and while playing) go to test-artifacts/."""
     SHOTS.mkdir(parents=True, exist_ok=True)
     page = _open(browser, f"{shared_app}/?solver=pegasos&p.kernel=rbf", FIELD, DRAWN,
                  viewport={"width": 1280, "height": 720})
@@ -71,13 +73,4 @@ def test_browser_the_3d_view_plays_and_keeps_its_camera(shared_app, browser):
     assert len(titles) >= 3, titles                    # the plot moved with the run
     assert all(abs(e["x"] - turned["x"]) < 1e-6 and abs(e["z"] - turned["z"]) < 1e-6
                for e in eyes), (turned, eyes)          # and kept the camera
-    # projector mode (the link's present=1): the 3-D toggle is on its header line
-    page = _open(browser, f"{shared_app}/?solver=pegasos&p.kernel=rbf&present=1", FIELD, DRAWN,
-                 viewport={"width": 1280, "height": 720})
-    page.locator(".st-key-pg_view3d label").click()
-    page.wait_for_selector(f"{PLOT} .svmc-view3d .main-svg", timeout=60_000)
-    page.locator(".st-key-pg_step button").first.click()
-    page.wait_for_timeout(3000)
-    assert _plot_state(page) is not None
-    page.screenshot(path=str(SHOTS / "view3d_projector_1280x720.png"))
     assert page.locator('[data-testid="stException"]').count() == 0
