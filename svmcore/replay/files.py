@@ -32,6 +32,17 @@ from .record import (
 DEFAULT_BASE = "http://localhost:8501/"
 
 
+def default_workers() -> int:
+    """Processes that draw an animation's pictures from the command line: two where there are
+    two cores (one draws while this process encodes the GIF and the MP4; drawing is most of
+    the cost), else one. The app's Share menu draws in the server's own process."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:                     # no affinity on this platform
+        cores = os.cpu_count() or 1
+    return 2 if cores >= 2 else 1
+
+
 def _disk(exc: OSError, path: str) -> ExportError:
     if exc.errno == errno.ENOSPC:
         return ExportError(f"cannot write {path}: no space left on the device (nothing was "
@@ -259,9 +270,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--fps", type=int, default=15, help="15 (default) or 30")
     ap.add_argument("--lesson", type=int, metavar="K", help="lesson K's steps in one HTML "
                     "file with Next / Back")
-    ap.add_argument("--workers", type=int, default=1,
-                    help="processes that draw the animation's pictures (default 1; more help "
-                    "only on idle cores)")
+    ap.add_argument("--workers", type=int, default=default_workers(),
+                    help="processes that draw the animation's pictures (default 2 on two or "
+                    "more cores, else 1; more help only on idle cores)")
     ap.add_argument("--base", default=DEFAULT_BASE, help="the live app's address, for the "
                     "replay's link back (default http://localhost:8501/)")
     a = ap.parse_args(argv)

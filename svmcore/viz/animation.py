@@ -284,21 +284,27 @@ class Renderer:
         ring_col = [self.ui["#ffffff"], self.ui["#111111"], self.ui["#ff9d00"]]
         X, Y = self.X(P[:, 0]), self.Y(P[:, 1])
         r_all = (SA + mix * (SB - SA)) / 2 * u if SA.size else np.full(len(L), 3.5 * u)
-        for i in range(len(L)):
-            if not (math.isfinite(X[i]) and math.isfinite(Y[i])):
-                continue
-            r = float(r_all[i])
-            code = int(R[i]) if R.size else 0
-            g.ellipse([X[i] - r, Y[i] - r, X[i] + r, Y[i] + r], fill=col.get(int(L[i])),
-                      outline=ring_col[code], width=max(1, int(round((2 if code else 1) * u))))
+        # one ellipse per point, in index order as canvas.js draws them (what overlaps shows
+        # the same point on top); the per-point values as Python numbers, read once: indexing
+        # numpy arrays point by point cost as much as drawing
+        ok = (np.isfinite(X) & np.isfinite(Y)).tolist()
+        codes = R.astype(np.int64).tolist() if R.size else [0] * len(L)
+        widths = [max(1, int(round(w * u))) for w in (1, 2, 2)]
+        ellipse = g.ellipse
+        for x, y, r, lab, code, keep in zip(X.tolist(), Y.tolist(), r_all.tolist(),
+                                            L.astype(np.int64).tolist(), codes, ok):
+            if keep:
+                ellipse([x - r, y - r, x + r, y + r], fill=col.get(lab),
+                         outline=ring_col[code], width=widths[code])
         if A.get("test") and A.get("tlabels"):
             T = _xy(A["test"], xr, yr)
             TL = _decode(A["tlabels"], np.int8)
-            TX, TY = self.X(T[:, 0]), self.Y(T[:, 1])
             r = 3.6 * u
-            for i in range(len(TL)):
-                g.ellipse([TX[i] - r, TY[i] - r, TX[i] + r, TY[i] + r], fill=self.ui["#ffffff"],
-                          outline=col.get(int(TL[i])), width=max(1, int(round(2 * u))))
+            white, tw = self.ui["#ffffff"], max(1, int(round(2 * u)))
+            for x, y, lab in zip(self.X(T[:, 0]).tolist(), self.Y(T[:, 1]).tolist(),
+                                 TL.astype(np.int64).tolist()):
+                ellipse([x - r, y - r, x + r, y + r], fill=white, outline=col.get(lab),
+                        width=tw)
         for m in A.get("marks") or ():          # pinned points, a stream's newest point
             c = m.get("color", "#00a651")
             if c not in self.ui:

@@ -21,6 +21,7 @@ import subprocess
 import sys
 import tempfile
 
+from ...replay.files import default_workers
 from ..common import machine_line, markdown_table
 
 LINK = "/?src=toy&ds=gaussians&n=2000&solver=norma&p.kernel=rbf&p.epochs=1000"
@@ -80,7 +81,8 @@ def main(argv=None) -> None:
     ap.add_argument("--animation", action="store_true", help="also the GIF and the MP4")
     ap.add_argument("--size", default="1280x720")
     ap.add_argument("--fps", type=int, default=15)
-    ap.add_argument("--workers", type=int, default=1, help="processes drawing the pictures")
+    ap.add_argument("--workers", type=int, default=default_workers(),
+                    help="processes drawing the pictures (default: svmcore export's)")
     a = ap.parse_args(argv)
     r = run_child(a.link, a.seconds, a.animation, a.size, a.fps, a.workers)
     html_total = r["record_s"] + r["html_s"]
