@@ -451,7 +451,16 @@ def _shown_status(row: dict, playing: bool) -> str:
 
 
 def results_table(inst: Instance, race, models) -> None:
+    """The race's results, one row per entrant. While playing, each fragment run sends the
+    fields a keyframe that they blend into from the one before, and the table (a Streamlit
+    element, not drawn with the keyframes) would show the new moment before the fields reach
+    it: it shows the rows of the moment the fields blend from, the last keyframe reached, as
+    the tiles do. Paused, the rows are the moment on screen."""
     rows = race.results([(m[0], m[2]) for m in models])
+    last = inst.pb.table                     # [the race, its rows] sent last while playing
+    inst.pb.table = [race, rows] if inst.playing else None
+    if inst.playing and last is not None and last[0] is race:   # not a rebuilt race's
+        rows = last[1]
     flags = objective_flags(race)
     # what a teacher compares first comes first: at 1280 px with the sidebar open the table shows
     # about ten columns, and the rest scrolls

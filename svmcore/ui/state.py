@@ -58,6 +58,7 @@ class Playback:
     keyframes: list | None = None     # the shared moments this fragment run sends as one batch
     before: Any = None                # the moment drawn before them (where the browser stands)
     drawn: tuple = ()                 # the iteration(s) the last completed frame showed
+    table: list | None = None         # [race, its table rows] sent last (the fields blend from)
     frame_at: float = 0.0             # when the last frame was sent (monotonic seconds)
     batch_at: float = 0.0             # when the last batch was sent (monotonic seconds)
     sent: list = field(default_factory=list)   # the first moment of each of the last batches

@@ -272,3 +272,39 @@ def test_the_private_streamlit_names_the_app_relies_on_still_exist():
     fields = ScriptRunContext.__dataclass_fields__
     assert "fragment_ids_this_run" in fields and "script_requests" in fields
     assert ScriptRequests()._state == ScriptRequestType.CONTINUE
+
+
+def _table_t(at) -> list[int]:
+    """The t column of the race's results table."""
+    return [int(v) for v in at.dataframe[0].value["t"]]
+
+
+def test_while_playing_the_race_table_shows_the_moment_the_fields_blend_from():
+    """Playing, a fragment run sends every field a keyframe blended in from the one before; the
+    table shows that one's rows, the last keyframe reached, never the new moment ahead of the
+    fields. Paused, it shows the moment on screen."""
+    at = AppTest.from_file(str(ROOT / "pages" / "race.py"), default_timeout=TIMEOUT)
+    at.query_params.update({"src": "toy", "ds": "gaussians", "n": "200", "budget": "iterations",
+                            "e0": "pegasos", "e1": "pegasos", "e1.schedule": "constant"})
+    at.run()
+    at.button(key="race_plus1").click().run()
+    _ok(at)
+    inst = at.session_state["race"]
+    race = inst.live.race
+    assert _table_t(at) == [r.t for r in race.runs]          # paused: this moment
+    # as if playing: AppTest never fires run_every, and a full rerun pauses unless a press
+    # asked for it (as Play's does)
+    inst.playing = inst.pressed = True
+    at.run()                                # a keyframe of this moment sent
+    seen = []
+    for _ in range(3):
+        sent = [r.t for r in race.runs]
+        race.advance_iters(7)               # the tick (through the engine)
+        inst.pressed = True
+        at.run()                            # ... and its keyframe sent, blended in from `sent`
+        _ok(at)
+        seen.append((sent, [r.t for r in race.runs], _table_t(at)))
+    assert all(shown == sent != now for sent, now, shown in seen), seen
+    inst.playing = False
+    at.run()
+    assert _table_t(at) == [r.t for r in race.runs]
