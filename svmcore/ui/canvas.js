@@ -89,7 +89,8 @@ function sizeCanvas(st, height, cap) {
       }
     }
     const top = st.canvas.getBoundingClientRect().top + window.scrollY;
-    height = Math.max(220, window.innerHeight - top - st.legend.offsetHeight - 10);
+    height = Math.max(220, window.innerHeight - top - st.legend.offsetHeight - 10
+                           - (st.shown.d.keep || 0));    // keep: px the page shows below
   }
   const most = cap ? cap(w) : Infinity;
   if (isFinite(most)) height = Math.max(100, Math.min(height, Math.ceil(most)));

@@ -539,6 +539,9 @@ FIELD_HEIGHT = {2: 440, 3: 340, 4: 280}
 PRESENT_RACE_HEIGHT = {2: 330, 3: 290, 4: 250}
 PRESENT_CURVES_HEIGHT = 215
 PRESENT_LEGEND_H = 20         # px: the curves beside two fields end with their key below
+#: px kept under two projector race fields and their curves, which fill the window's height
+#: down to it: the fields' key and the race's status line
+PRESENT_RACE_KEEP = 90
 
 
 def draw_race(inst: Instance, live: Live) -> None:
@@ -559,6 +562,9 @@ def draw_race(inst: Instance, live: Live) -> None:
     # every view's frame first, then the views: their messages leave together, and the browser
     # receives each view's keyframe of this moment before the moment is due
     frames = []
+    # projector mode: two fields with the curves beside them fill the window's height (bigger
+    # on a bigger screen); three or four keep their height, the curves come below them
+    beside = present and K == 2
     for k, run in enumerate(race.runs):
         # the entrant's cost at this moment beside its t: the counters a race compares
         cost = f" · {_compact(run.kernel_evals)} kernel evals" if run.kernel_evals else ""
@@ -566,7 +572,8 @@ def draw_race(inst: Instance, live: Live) -> None:
                  f" — t = {run.t:,}{cost}")
         frame = run_frame(run, view, res, models[k][0], models[k][1], title=title,
                           height=(PRESENT_RACE_HEIGHT if present else FIELD_HEIGHT).get(K, 320),
-                          font=font, mode=mode, marks=marks, shared_legend=True)
+                          font=font, mode=mode, marks=marks, shared_legend=True, fit=beside,
+                          keep_below=PRESENT_RACE_KEEP if beside else 0)
         frame = {**frame, "seq": seq, "stops": stop_keys(inst), "views": K + 1,
                  **({"tiles": clock} if k == 0 else {})}
         frames.append(batch([frame], pacing.FRAME_S, "last") if playing else frame)
@@ -574,12 +581,12 @@ def draw_race(inst: Instance, live: Live) -> None:
     inst.setdefault("logx", True)
     # projector mode: the curves (P − P*) on the first screen, beside two fields (a lesson's
     # point is often only there), below three or four
-    beside = present and K == 2
     height = (PRESENT_RACE_HEIGHT[2] - PRESENT_LEGEND_H if beside else PRESENT_CURVES_HEIGHT) \
         if present else 320
     curves = {**race_curves_frame(race, x=inst.get("curve_x") or "iteration",
                                   log_x=bool(inst.get("logx")), height=height, font=font,
-                                  stacked=beside),
+                                  stacked=beside, fit=beside,
+                                  keep_below=PRESENT_RACE_KEEP if beside else 0),
               "seq": seq, "t": max(r.t for r in race.runs), "views": K + 1}
     if playing:                              # shown with the fields' keyframe of this moment
         curves = batch([curves], pacing.FRAME_S, "last")

@@ -223,10 +223,10 @@ def last_iterate_boundary(solver, view: View, resolution: int, max_points: int =
 
 def run_frame(run, view: View, resolution: int, snap, scores=None, title: str | None = None,
               mode: str = "view", height: int = 520, font: int = 12, marks=(),
-              fit: bool = False, shared_legend: bool = False) -> dict:
+              fit: bool = False, shared_legend: bool = False, keep_below: int = 0) -> dict:
     """The live frame (:func:`svmcore.viz.frame.field_frame`) of a run's current model, with
     the last iterate's boundary beside it when the model averages (:func:`last_iterate_boundary`);
-    ``shared_legend``: see :func:`~svmcore.viz.frame.field_frame`."""
+    ``shared_legend``, ``keep_below``: see :func:`~svmcore.viz.frame.field_frame`."""
     p = run_parts(run, view, resolution, snap, scores, title)
     last = last_iterate_boundary(run.solver, view, resolution)
     P, y, fade = view.P_train, view.y_train, None
@@ -238,7 +238,8 @@ def run_frame(run, view: View, resolution: int, snap, scores=None, title: str | 
                        sv_size=p["sv_size"], misclassified=p["misclassified"],
                        title=p["title"], note=p["note"], xlabel=view.plane.xlabel,
                        ylabel=view.plane.ylabel, height=height, font=font, mode=mode,
-                       marks=marks, fit=fit, last=last, shared_legend=shared_legend, fade=fade)
+                       marks=marks, fit=fit, last=last, shared_legend=shared_legend, fade=fade,
+                       keep_below=keep_below)
 
 
 #: the ring around the newest point of a stream

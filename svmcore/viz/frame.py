@@ -185,7 +185,7 @@ def field_frame(P_train, y_train, field, xs, ys, *, P_test=None, y_test=None, su
                 xlabel: str = "", ylabel: str = "", height: int = 520, font: int = 12,
                 mode: str = "view", marks: Sequence[Mapping] = (), clip: float = 2.0,
                 fit: bool = False, last: tuple | None = None,
-                shared_legend: bool = False, fade=None) -> dict:
+                shared_legend: bool = False, fade=None, keep_below: int = 0) -> dict:
     """One frame of the field view: the field image, its level lines, the points and their
     state. ``P_*`` are plane coordinates (n, 2); ``field`` is f on ``ys × xs``; ``support`` are
     training indices ringed (sizes from ``sv_size`` = |coefficient|), ``misclassified`` a mask;
@@ -193,7 +193,7 @@ def field_frame(P_train, y_train, field, xs, ys, *, P_test=None, y_test=None, su
     "dash", "head", "legend"}``; ``head``: an arrowhead at (x1, y1)), optional;
     ``mode`` is the click mode ("view" ignores clicks); ``marks`` are extra rings (pinned or
     picked points: ``{"x", "y", "color", "r"}``); ``fit`` lets the view fill the window's height
-    (projector mode); ``last`` is the last iterate's line f = 0 as ``(x, y)`` NaN-separated
+    (projector mode), less ``keep_below`` px for what the page shows under it; ``last`` is the last iterate's line f = 0 as ``(x, y)`` NaN-separated
     arrays (:func:`svmcore.viz.field.last_iterate_boundary`) for a solver whose model averages
     its iterates: drawn dashed beside the averaged model's boundary, with a legend entry.
     ``shared_legend``: the page explains the points and lines once for several fields (the
@@ -238,7 +238,7 @@ def field_frame(P_train, y_train, field, xs, ys, *, P_test=None, y_test=None, su
     return {
         "kind": "field", "grid": [len(xs), len(ys)], "title": title, "note": note, "xlabel": xlabel, "ylabel": ylabel,
         "height": int(height), "font": int(font), "mode": mode, "clip": float(clip),
-        "fit": bool(fit),
+        "fit": bool(fit), "keep": int(keep_below),
         "x": list(xr), "y": list(yr),
         "z": quantize_field(z, clip),
         "scale": [[float(t), c] for t, c in FIELD_COLORSCALE],
@@ -266,15 +266,15 @@ def series(x, y, name: str, color: str, dash: bool = False) -> dict:
 def curves_frame(panels: Sequence[Mapping], x: str = "iteration", log_x: bool = True,
                  height: int = 420, font: int = 12, cols: int = 1, title: str = "",
                  legend: Sequence[Mapping] = (), marks: Sequence[Mapping] = (),
-                 fit: bool = False, x_title: str | None = None) -> dict:
+                 fit: bool = False, x_title: str | None = None, keep_below: int = 0) -> dict:
     """Convergence curves as small multiples: ``panels`` = [{title, log_y, percent, series}],
     every panel against the x column ``x`` (log axis with ``log_x``), titled ``x_title``
     (default: the column's name); ``marks`` are vertical lines ``{"x", "label"}`` (mid-run
-    changes)."""
+    changes); ``fit``, ``keep_below``: as :func:`field_frame`'s."""
     return {"kind": "curves", "panels": [dict(p) for p in panels], "log_x": bool(log_x),
             "x_title": x_title or CURVE_NAMES.get(x, x), "height": int(height),
             "font": int(font),
-            "fit": bool(fit),
+            "fit": bool(fit), "keep": int(keep_below),
             "cols": int(cols), "title": title, "legend": [dict(item) for item in legend],
             "marks": [dict(m) for m in marks]}
 

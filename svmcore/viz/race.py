@@ -215,10 +215,12 @@ def race_grid_figure(figs: Sequence, cols: int = 2, height: int = 380):
 
 
 def race_curves_frame(race: Race, x: str = "iteration", log_x: bool = True,
-                      height: int = 320, font: int = 12, stacked: bool = False) -> dict:
+                      height: int = 320, font: int = 12, stacked: bool = False,
+                      fit: bool = False, keep_below: int = 0) -> dict:
     """The race's curves as a live frame (:func:`svmcore.viz.frame.curves_frame`): the panels of
     :func:`curve_panels` side by side (``stacked``: one above the other, for a column beside
-    the fields), one colour (and dash) per entrant, errors in %."""
+    the fields), one colour (and dash) per entrant, errors in %; ``fit``, ``keep_below``: down
+    to the window's bottom (:func:`svmcore.viz.frame.field_frame`)."""
     if x not in CURVE_X:
         raise ValueError(f"x must be one of {', '.join(CURVE_X)}, got {x!r}")
     panels = curve_panels(race)
@@ -244,4 +246,5 @@ def race_curves_frame(race: Race, x: str = "iteration", log_x: bool = True,
               for k, label in enumerate(race.labels)]
     return curves_frame(out, x=x, log_x=log_x, height=height, font=font,
                         cols=1 if stacked else len(out),
-                        legend=legend, marks=race.curve_marks(x), x_title=FRAME_X[x])
+                        legend=legend, marks=race.curve_marks(x), x_title=FRAME_X[x],
+                        fit=fit, keep_below=keep_below)

@@ -27,7 +27,8 @@ from svmcore.runs.config import Entrant, RaceConfig, RunConfig, race_config_from
 from svmcore.runs.rundata import build_data
 from svmcore.runs.race import L1_NAME, Race, build_race, reference_optimum
 from svmcore.viz.race import curve_panels, race_curves_figure, race_field_figures, race_grid_figure
-from svmcore.ui.panels import PRESENT_CURVES_HEIGHT, PRESENT_LEGEND_H, PRESENT_RACE_HEIGHT
+from svmcore.ui.panels import (PRESENT_CURVES_HEIGHT, PRESENT_LEGEND_H, PRESENT_RACE_HEIGHT,
+                               PRESENT_RACE_KEEP)
 from svmcore.runs.export import race_csv, race_json, race_rows
 from svmcore.runs.run import TrainingRun, warmup
 from svmcore.runs.export import reproduce_race_snippet
@@ -623,6 +624,10 @@ def test_projector_mode_puts_the_race_fields_near_the_top():
     assert curves and curves[0]["height"] == (PRESENT_RACE_HEIGHT[2] - PRESENT_LEGEND_H
                                               if beside else PRESENT_CURVES_HEIGHT)
     assert (curves[0]["cols"] == 1) == beside
+    # beside each other, the two fields and their curves fill the window's height down to the
+    # key and the status line; more fields keep their height, so the curves below stay on screen
+    keep = PRESENT_RACE_KEEP if beside else 0
+    assert all(f["fit"] == beside and f["keep"] == keep for f in fields + curves[:1])
     at.toggle(key="race_present").set_value(False).run()
     _no_error(at)
     assert at.segmented_control(key="race_budget").value == "iterations"
