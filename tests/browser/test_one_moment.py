@@ -221,8 +221,8 @@ def test_a_slider_moved_while_playing_is_one_change_and_a_kernel_switch_plays_on
     page.locator(".st-key-pg_p_pegasos_kernel").click()
     page.get_by_role("option", name="rbf", exact=True).click()
     page.wait_for_function(
-        "() => document.querySelector('.st-key-pg_field .svmc .svmc-title').textContent"
-        ".includes('rbf')", timeout=60_000)
+        "() => { const e = document.querySelector('.st-key-pg_field .svmc .svmc-title');"
+        " return !!e && e.textContent.includes('rbf'); }", timeout=60_000)  # redrawn: absent a moment
     page.wait_for_function(_MOVING, arg=0, timeout=60_000)
     texts = page.locator('[data-testid="stAlert"]').all_inner_texts()
     assert any("new run from t = 0" in a and "plays on" in a for a in texts), texts
