@@ -64,7 +64,9 @@ header[data-testid="stHeader"] {{display: none;}}
 [data-testid="stCaptionContainer"] {{font-size: 18px !important;}}
 .stButton button p, [data-testid=stWidgetLabel] p, [data-testid=stCheckbox] p,
 [data-testid=stRadio] p, [data-testid=stMarkdownContainer] p,
-[data-baseweb=select] div, [data-baseweb=button-group] p {{font-size: {scaled(18)} !important;}}
+[data-baseweb=button-group] p, [data-testid=stSelectbox] input, [data-testid=stMultiSelect] input,
+[role=listbox] [role=option] {{font-size: {scaled(18)} !important;}}
+[data-testid=stSelectbox] [role=group] {{min-height: {scaled(36)};}}
 [data-testid=stSliderThumbValue], [data-testid=stSliderThumbValue] [data-testid=stMarkdownContainer] p {{
   font-size: 14px !important; line-height: 1.2 !important;}}
 """

@@ -359,11 +359,14 @@ def _wait_not_playing(page, timeout_s: float = 30.0) -> None:
 @pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=NO_CHROMIUM)
 def test_projector_layout_and_a_link_to_a_moment(server, browser):
     """Projector mode at 1280 × 720, then the window resized to 1920 × 1080: field and curves
-    on the screen, 18 px text, no tile cut. A link to t = 300 shows t = 300 and waits there; +1 moves it; Home
-    resets to t = 0. (Checks what the page shows, not rates: runs beside other tests.)"""
+    on the screen, 18 px text, no tile cut; at 1920 × 1080 the tiles, buttons and select boxes
+    read ≥ 1.4 × their size at 1280 × 720. A link to t = 300 shows t = 300 and waits there; +1
+    moves it; Home resets to t = 0. (Checks what the page shows, not rates: runs beside other
+    tests.)"""
     page = browser.new_page(viewport={"width": 1280, "height": 720})
     page.goto(server + "/?present=1", wait_until="domcontentloaded")
     page.wait_for_selector(f"{FIELD} {DRAWN}", timeout=120_000)
+    text = {}
     for size in ((1280, 720), (1920, 1080)):    # opened at the first, the window then resized
         page.set_viewport_size({"width": size[0], "height": size[1]})
         page.wait_for_timeout(2000)
@@ -377,12 +380,15 @@ def test_projector_layout_and_a_link_to_a_moment(server, browser):
                   top: Math.min(f.top, c.top), cut,
                   font: +document.querySelector('.st-key-pg_field .svmc').dataset.font,
                   legend: px('.st-key-pg_field .svmc-item'),
-                  tile: px('[data-testid=stMetricLabel] p')};
+                  tile: px('[data-testid=stMetricLabel] p'),
+                  value: px('[data-testid=stMetricValue]'), button: px('.stButton button p'),
+                  select: px('[data-testid=stSelectbox] input')};
         }""")
         print(size, got)
         assert 0 <= got["top"] and got["bottom"] <= size[1] and got["right"] <= size[0]
         assert got["cut"] == [] and got["font"] >= 18 and got["legend"] >= 18
-        assert got["tile"] >= 18
+        assert got["tile"] >= 18 and got["select"] >= 18
+        text[size] = got
         # a note that appears above the views later (the warm-up's, a message) moves
         # them down: they are sized again, still on the screen
         page.evaluate("""() => { const n = document.createElement('div');
@@ -396,6 +402,8 @@ def test_projector_layout_and_a_link_to_a_moment(server, browser):
           return {bottom: Math.max(f.bottom, c.bottom), top: Math.min(f.top, c.top)}; }""")
         page.evaluate("() => document.getElementById('svmc-test-note').remove()")
         assert moved["top"] >= got["top"] + 80 and moved["bottom"] <= size[1], moved
+    for part in ("tile", "value", "button", "select"):     # text grows with the window
+        assert text[(1920, 1080)][part] >= 1.4 * text[(1280, 720)][part], (part, text)
     page.set_viewport_size({"width": 1280, "height": 720})
 
     # a link to a moment of the run: the tile reads 300, and the run waits there
