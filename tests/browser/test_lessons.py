@@ -3,10 +3,10 @@ every page loaded with the internet cut off.
 
 A walk opens its steps at once, one tab each in one browser context, starts each one (Play,
 Start on the Sweep, Step on Step through; the 3-D view where the step asks for it), waits until
-every run plays, then 10 s once for all of them, and checks every tab: no exception, the step's
-controls on the first screen (the lesson bar's copies, or the page's own widget for the 3-D view
-toggle and picture switch), and the run still playing or saying "Converged ✓" (the Sweep:
-running or done; Step through: its t moved).
+every run plays, then 10 s once for all of them (20 s in the walk of every step), and checks
+every tab: no exception, the step's controls on the first screen (the lesson bar's copies, or
+the page's own widget for the 3-D view toggle and picture switch), and the run still playing or
+saying "Converged ✓" (the Sweep: running or done; Step through: its t moved).
 
 The suite runs one step of each lesson (:data:`SAMPLE`: a race, Step through, the Sweep, the
 3-D view, Digits, a stream). The other steps are the same walk behind SVMCORE_LESSON_WALK=1:
@@ -18,7 +18,8 @@ The sample walk runs with every request that does not go to the app's own server
 then loads every page of the navigation it did not open (its 3-D view step loads plotly.js):
 no request may fail, and no element of a page may name an address outside the app (the
 favicon, which the headless browser does not fetch). How long each run plays is the engine's
-check (``svmcore lessons check``); here a run must still play, or have converged, after 10 s.
+check (``svmcore lessons check``); here a run must still play, or have converged, after 10 s
+(20 s in the walk of every step).
 """
 from __future__ import annotations
 
@@ -32,7 +33,10 @@ from svmcore.lessons.course import LESSONS, step_link
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
+#: seconds every tab plays in the suite's sample walk, and in the walk of every step (what
+#: the lesson player promises a teacher: still playing, or converged, after 20 s)
 PLAY_S = 10.0
+WALK_PLAY_S = 20.0
 VIEW = {"width": 1280, "height": 720}
 # the page's own widget of each control that the lesson bar names instead of copying
 ON_PAGE = {"view3d": "[class*='st-key-'][class*='_view3d ']",
@@ -143,9 +147,9 @@ _NAMED_OUTSIDE = """(base) => [...document.querySelectorAll(
       && !u.startsWith('data:') && !u.startsWith('blob:'))"""
 
 
-def _walk(base: str, browser, steps, ctx=None) -> None:
+def _walk(base: str, browser, steps, ctx=None, play_s: float = PLAY_S) -> None:
     """Open every step of ``steps`` in a tab of one context (``ctx``, else a new one), start
-    them, wait PLAY_S once, check every tab (see the module's docstring)."""
+    them, wait ``play_s`` once, check every tab (see the module's docstring)."""
     own = ctx is None
     ctx = browser.new_context(viewport=VIEW) if own else ctx
     tabs = []
@@ -177,7 +181,7 @@ def _walk(base: str, browser, steps, ctx=None) -> None:
                 stuck.add((k, i))
                 problems.append(f"lesson {k} step {i} ({step.title}): Play did not start "
                                 f"within 120 s (status: {_status(page)})")
-    tabs[0][3].wait_for_timeout(PLAY_S * 1000)
+    tabs[0][3].wait_for_timeout(play_s * 1000)
     for k, i, step, page, errors in tabs:
         name = f"lesson {k} step {i} ({step.title})"
         if (k, i) in stuck:
@@ -205,7 +209,7 @@ def _walk(base: str, browser, steps, ctx=None) -> None:
             except PlaywrightTimeout:
                 playing = False
             if not playing:
-                problems.append(f"{name}: after {PLAY_S:g} s neither playing nor Converged ✓ "
+                problems.append(f"{name}: after {play_s:g} s neither playing nor Converged ✓ "
                                 f"(status: {_status(page)}; buttons: {_buttons(page)})")
         elif kind == "sweep":
             if not (_button(page, "Stop").is_enabled()
@@ -279,7 +283,8 @@ def _walk_choice() -> set | None:
 @pytest.mark.timeout(900)
 def test_every_lesson_step_plays_in_projector_mode(shared_app, browser):
     chosen = _walk_choice()
-    _walk(shared_app, browser, [(k, i, s) for k, i, s in _steps() if (k, i) in chosen])
+    _walk(shared_app, browser, [(k, i, s) for k, i, s in _steps() if (k, i) in chosen],
+          play_s=WALK_PLAY_S)
 
 
 def test_presenter_keys_move_between_steps(shared_app, browser):
