@@ -24,6 +24,17 @@ function b64q(s, xr, yr) {                  // int16 steps of the axis ranges, -
   return out;
 }
 
+function panelColumns(n, asked, H, font) {
+  // columns of the curves' n panels: the frame's (default one), more when the height H leaves
+  // a panel less than two lines of text one above the other (projector mode with the 3-D
+  // view: four panels in the window's last 220 px were 3 px strips with their labels piled up)
+  const gapY = 2.2 * font, padB = 2.8 * font;
+  const high = c => { const r = Math.ceil(n / c); return (H - padB - gapY * r) / r; };
+  let cols = Math.max(1, Math.min(n, asked || 1));
+  while (cols < n && high(cols) < 2 * font) cols++;
+  return cols;
+}
+
 function niceTicks(lo, hi, n, log) {
   if (log) {
     // decades, every k-th one down from the top when more than n would fit (a short panel's
@@ -902,8 +913,10 @@ function drawCurves(st) {
   const font = d.font || 12;
   const [ctx, W, H] = sizeCanvas(st, d.height);
   ctx.clearRect(0, 0, W, H);
-  const n = d.panels.length, cols = d.cols || 1, rows = Math.ceil(n / cols);
-  const gapY = 2.2 * font, gapX = 2 * font, padL = 4.2 * font, padB = 2.8 * font;
+  const n = d.panels.length, cols = panelColumns(n, d.cols, H, font), rows = Math.ceil(n / cols);
+  // every column keeps the left pad its y labels need (a narrower gap put a panel's labels
+  // over its left neighbour)
+  const gapY = 2.2 * font, padL = 4.2 * font, gapX = padL, padB = 2.8 * font;
   const cw = (W - padL - gapX * (cols - 1) - 8) / cols;
   const ch = (H - padB - gapY * rows) / rows;
   const lx = v => Math.log10(v);

@@ -128,3 +128,30 @@ def test_a_short_log_axis_labels_at_most_n_decades():
     assert got[0] == [-5, -4, -3, -2, -1]
     assert got[1] == [-4, -1] and got[2] == [-8, -3, 2]
     assert got[3] == []                  # no decade inside: no label rather than a wrong one
+
+
+_COLUMNS_JS = """
+const fs = require("fs");
+const src = fs.readFileSync(process.argv[1], "utf8");
+const start = src.indexOf("function panelColumns(");
+const panelColumns = new Function(src.slice(start, src.indexOf("\\n}\\n", start) + 2)
+                                  + "; return panelColumns;")();
+const out = JSON.parse(fs.readFileSync(0, "utf8")).map(a => panelColumns(...a));
+process.stdout.write(JSON.stringify(out));
+"""
+
+
+def test_curves_too_short_for_their_panels_go_side_by_side():
+    """Four panels one above the other in the 220 px projector mode leaves below the 3-D view
+    were 3 px strips; they take more columns until each is two lines of text high, and keep the
+    frame's columns while those fit."""
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node is not installed")
+    # (panels, the frame's columns, canvas height px, font px)
+    cases = [[4, 1, 220, 18], [4, 1, 600, 18], [4, 2, 600, 18], [3, None, 90, 12], [1, 1, 50, 18]]
+    got = json.loads(subprocess.run([node, "-e", _COLUMNS_JS, str(JS)], input=json.dumps(cases),
+                                    capture_output=True, text=True, check=True).stdout)
+    assert got == [2, 1, 2, 3, 1]
+    font, H = 18, 220                  # the first case: each of the 2 rows is ≥ 2 lines high
+    assert (H - 2.8 * font - 2.2 * font * 2) / 2 >= 2 * font
