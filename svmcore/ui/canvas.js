@@ -83,7 +83,10 @@ function setup(parent, cls) {
   STATE.set(parent, st);
   root.__svmc = st;                         // what the view shows, for tests and probes
   new ResizeObserver(() => { if (st.draw) st.draw(); }).observe(root);
-  window.addEventListener("resize", () => { if (st.draw) st.draw(); });
+  window.addEventListener("resize", () => {   // projector text follows the window's size
+    if (st.shown) styleTexts(st, st.shown.d);
+    if (st.draw) st.draw();
+  });
   return st;
 }
 
@@ -315,12 +318,31 @@ function drawAxes(g, d, {W, H, X, Y, ox, oy, pw, ph, padB, font, x0, x1, y0, y1}
   g.fillText("f(x)", cbx - 2, cby - 3);
 }
 
+function fontOf(d, st) {
+  // the frame's text size; in projector mode (fit) it grows with the window as the page's own
+  // text does (the projector CSS's unit: the window against 1280 x 720), never below the frame's.
+  // A field's margins are 7.8 font sizes wide: in a narrow view (a race's fields side by side)
+  // the text grows only while they stay within 22 % of its width, so the picture keeps its size.
+  const font = d.font || 12;
+  if (!d.fit) return font;
+  let grown = font * Math.max(1, Math.min(window.innerWidth / 1280, window.innerHeight / 720));
+  if (d.kind === "field" && st) grown = Math.min(grown, 0.22 * st.root.clientWidth / 7.8);
+  return Math.round(Math.max(font, grown));
+}
+
+function styleTexts(st, d) {               // the title's and the key's size, of the frame shown
+  const font = fontOf(d, st);
+  st.title.style.fontSize = (font + (d.kind === "field" ? 2 : 1)) + "px";
+  setHTML(st.legend, legendHTML(d.legend, font));
+  st.root.setAttribute("data-font", font);
+}
+
 function drawField(st) {
   const A = st.shown;
   if (!A) return;
   const B = st.queue.length ? st.queue[0].k : null, a = B ? st.mix : 0;
   const d = A.d;
-  const font = d.font || 12;
+  const font = fontOf(d, st);
   const padL = 3.6 * font, padB = 2.6 * font, padR = 4.2 * font, padT = font + 6;  // f(x) label
   const [x0, x1] = d.x, [y0, y1] = d.y;
   // one scale for both axes: when the width binds it, the canvas is only as high as the plot
@@ -459,9 +481,7 @@ function drawField(st) {
 function showField(st, k) {                // the texts of the keyframe reached
   const d = k.d;
   setHTML(st.title, d.title + (d.note ? `<br><small>${d.note}</small>` : ""));
-  st.title.style.fontSize = (d.font + 2) + "px";
-  setHTML(st.legend, legendHTML(d.legend, d.font));
-  st.root.setAttribute("data-font", d.font);
+  styleTexts(st, d);
   st.root.setAttribute("data-t", d.t === undefined ? "" : d.t);
   st.root.setAttribute("data-seq", d.seq === undefined ? "" : d.seq);
   showTiles(d, !!k.exact);
@@ -910,7 +930,7 @@ function drawCurves(st) {
     for (let i = 0; i < out.length; i++) out[i] = s._y[i] + st.mix * (o._y[i] - s._y[i]);
     return out;
   };
-  const font = d.font || 12;
+  const font = fontOf(d);
   const [ctx, W, H] = sizeCanvas(st, d.height);
   ctx.clearRect(0, 0, W, H);
   const n = d.panels.length, cols = panelColumns(n, d.cols, H, font), rows = Math.ceil(n / cols);
@@ -1043,8 +1063,7 @@ function drawCurves(st) {
 function showCurves(st, k) {
   const d = k.d;
   if (st.title.textContent !== (d.title || "")) st.title.textContent = d.title || "";
-  st.title.style.fontSize = (d.font + 1) + "px";
-  setHTML(st.legend, legendHTML(d.legend, d.font));
+  styleTexts(st, d);
   st.root.setAttribute("data-panels", d.panels.map(p => p.title).join(" | "));
   st.root.setAttribute("data-t", d.t === undefined ? "" : d.t);
   st.root.setAttribute("data-seq", d.seq === undefined ? "" : d.seq);

@@ -359,8 +359,8 @@ def _wait_not_playing(page, timeout_s: float = 30.0) -> None:
 @pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=NO_CHROMIUM)
 def test_projector_layout_and_a_link_to_a_moment(server, browser):
     """Projector mode at 1280 × 720, then the window resized to 1920 × 1080: field and curves
-    on the screen, 18 px text, no tile cut; at 1920 × 1080 the tiles, buttons and select boxes
-    read ≥ 1.4 × their size at 1280 × 720. A link to t = 300 shows t = 300 and waits there; +1
+    on the screen, 18 px text, no tile cut; at 1920 × 1080 the tiles, buttons, select boxes and
+    the field's text read ≥ 1.4 × their size at 1280 × 720. A link to t = 300 shows t = 300 and waits there; +1
     moves it; Home resets to t = 0. (Checks what the page shows, not rates: runs beside other
     tests.)"""
     page = browser.new_page(viewport={"width": 1280, "height": 720})
@@ -402,7 +402,8 @@ def test_projector_layout_and_a_link_to_a_moment(server, browser):
           return {bottom: Math.max(f.bottom, c.bottom), top: Math.min(f.top, c.top)}; }""")
         page.evaluate("() => document.getElementById('svmc-test-note').remove()")
         assert moved["top"] >= got["top"] + 80 and moved["bottom"] <= size[1], moved
-    for part in ("tile", "value", "button", "select"):     # text grows with the window
+    for part in ("tile", "value", "button", "select", "font", "legend"):   # text grows with
+        # the window: the page's and the field's drawn text alike
         assert text[(1920, 1080)][part] >= 1.4 * text[(1280, 720)][part], (part, text)
     page.set_viewport_size({"width": 1280, "height": 720})
 
