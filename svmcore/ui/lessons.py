@@ -277,12 +277,16 @@ _CSS = """<style>
   [data-testid=stButtonGroup]) {flex: 0 1 11rem; min-width: 8rem;}
 </style>"""
 # in projector mode the first line leaves the header's corner to its toggles, and lets clicks
-# there through to them
+# there through to them; the controls' width grows with their text (the projector unit)
 _CSS_PRESENT = """<style>
 [class*='st-key-_lesson_text'] {padding-right: calc(520 * var(--svmc-u));}
 [class*='st-key-_lesson_bar'], [class*='st-key-_lesson_text'] {pointer-events: none;}
 [class*='st-key-_lesson_ctl'], [class*='st-key-_lesson_bar'] [data-testid=stMarkdownContainer] {
   pointer-events: auto;}
+[class*='st-key-_lesson_ctl'] > [data-testid=stElementContainer]:has([data-testid=stSlider],
+  [data-testid=stSelectbox], [data-testid=stMultiSelect], [data-testid=stNumberInput],
+  [data-testid=stButtonGroup]) {flex: 0 1 calc(176 * var(--svmc-u));
+                                 min-width: calc(128 * var(--svmc-u));}
 </style>"""
 
 

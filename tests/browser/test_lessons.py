@@ -277,9 +277,9 @@ def _walk_choice() -> set | None:
 
 
 @pytest.mark.skipif(_walk_choice() is None,
-                    reason="the walk of every lesson step (two parts of about 200 s each on a "
-                           "two-core machine): set SVMCORE_LESSON_WALK=1 (or a list of steps, "
-                           "e.g. 4.3,2.3)")
+                    reason="the walk of every lesson step (the 14 outside the sample, 20 s each, "
+                           "about 3 minutes on a two-core machine): set SVMCORE_LESSON_WALK=1 "
+                           "(or a list of steps, e.g. 4.3,2.3)")
 @pytest.mark.timeout(900)
 def test_every_lesson_step_plays_in_projector_mode(shared_app, browser):
     chosen = _walk_choice()
