@@ -318,15 +318,20 @@ function drawAxes(g, d, {W, H, X, Y, ox, oy, pw, ph, padB, font, x0, x1, y0, y1}
   g.fillText("f(x)", cbx - 2, cby - 3);
 }
 
+// a field's left and right margins, in font sizes (tick labels; the colour bar and its labels)
+const FIELD_PAD_L = 3.6, FIELD_PAD_R = 4.2;
+
 function fontOf(d, st) {
   // the frame's text size; in projector mode (fit) it grows with the window as the page's own
   // text does (the projector CSS's unit: the window against 1280 x 720), never below the frame's.
-  // A field's margins are 7.8 font sizes wide: in a narrow view (a race's fields side by side)
-  // the text grows only while they stay within 22 % of its width, so the picture keeps its size.
+  // In a narrow field (a race's fields side by side) the text grows only while the margins stay
+  // within 22 % of its width, so the picture keeps its size.
   const font = d.font || 12;
   if (!d.fit) return font;
   let grown = font * Math.max(1, Math.min(window.innerWidth / 1280, window.innerHeight / 720));
-  if (d.kind === "field" && st) grown = Math.min(grown, 0.22 * st.root.clientWidth / 7.8);
+  if (d.kind === "field" && st) {
+    grown = Math.min(grown, 0.22 * st.root.clientWidth / (FIELD_PAD_L + FIELD_PAD_R));
+  }
   return Math.round(Math.max(font, grown));
 }
 
@@ -343,7 +348,8 @@ function drawField(st) {
   const B = st.queue.length ? st.queue[0].k : null, a = B ? st.mix : 0;
   const d = A.d;
   const font = fontOf(d, st);
-  const padL = 3.6 * font, padB = 2.6 * font, padR = 4.2 * font, padT = font + 6;  // f(x) label
+  const padL = FIELD_PAD_L * font, padB = 2.6 * font, padR = FIELD_PAD_R * font;
+  const padT = font + 6;                    // the f(x) label
   const [x0, x1] = d.x, [y0, y1] = d.y;
   // one scale for both axes: when the width binds it, the canvas is only as high as the plot
   const [ctx, W, H] = sizeCanvas(st, d.height,
