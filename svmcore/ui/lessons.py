@@ -269,24 +269,23 @@ def _unused(key: str, label: str) -> None:
 
 # ----------------------------------------------------------------------------- the bar
 
-_CSS = """<style>
-[class*='st-key-_lesson_bar'] {background: #f0f2f6; border-radius: 6px; padding: 2px 8px;
-                              gap: 0.2rem !important;}
-[class*='st-key-_lesson_ctl'] > [data-testid=stElementContainer]:has([data-testid=stSlider],
-  [data-testid=stSelectbox], [data-testid=stMultiSelect], [data-testid=stNumberInput],
-  [data-testid=stButtonGroup]) {flex: 0 1 11rem; min-width: 8rem;}
+# the bar's widgets that take a width of their own (not its buttons, toggle and caption)
+_WIDGETS = ("[class*='st-key-_lesson_ctl'] > [data-testid=stElementContainer]:has("
+            "[data-testid=stSlider], [data-testid=stSelectbox], [data-testid=stMultiSelect], "
+            "[data-testid=stNumberInput], [data-testid=stButtonGroup])")
+_CSS = f"""<style>
+[class*='st-key-_lesson_bar'] {{background: #f0f2f6; border-radius: 6px; padding: 2px 8px;
+                              gap: 0.2rem !important;}}
+{_WIDGETS} {{flex: 0 1 11rem; min-width: 8rem;}}
 </style>"""
 # in projector mode the first line leaves the header's corner to its toggles, and lets clicks
 # there through to them; the controls' width grows with their text (the projector unit)
-_CSS_PRESENT = """<style>
-[class*='st-key-_lesson_text'] {padding-right: calc(520 * var(--svmc-u));}
-[class*='st-key-_lesson_bar'], [class*='st-key-_lesson_text'] {pointer-events: none;}
-[class*='st-key-_lesson_ctl'], [class*='st-key-_lesson_bar'] [data-testid=stMarkdownContainer] {
-  pointer-events: auto;}
-[class*='st-key-_lesson_ctl'] > [data-testid=stElementContainer]:has([data-testid=stSlider],
-  [data-testid=stSelectbox], [data-testid=stMultiSelect], [data-testid=stNumberInput],
-  [data-testid=stButtonGroup]) {flex: 0 1 calc(176 * var(--svmc-u));
-                                 min-width: calc(128 * var(--svmc-u));}
+_CSS_PRESENT = f"""<style>
+[class*='st-key-_lesson_text'] {{padding-right: calc(520 * var(--svmc-u));}}
+[class*='st-key-_lesson_bar'], [class*='st-key-_lesson_text'] {{pointer-events: none;}}
+[class*='st-key-_lesson_ctl'], [class*='st-key-_lesson_bar'] [data-testid=stMarkdownContainer] {{
+  pointer-events: auto;}}
+{_WIDGETS} {{flex: 0 1 calc(176 * var(--svmc-u)); min-width: calc(128 * var(--svmc-u));}}
 </style>"""
 
 
