@@ -157,11 +157,44 @@ def _stop_browser() -> None:
             pass
 
 
+# The browser tests check what a page shows and does, not how often it draws: their pages draw
+# at most every FRAME_CAP_MS (a timer in front of requestAnimationFrame), which keeps most of
+# a playing page's CPU (software drawing at the display's rate) out of the suite. The tests
+# of motion and of the one moment on screen (marked ``display_rate``) draw at the display's
+# rate, as a student's browser does.
+FRAME_CAP_MS = 100
+_FRAME_CAP = f"""(() => {{
+  const raf = window.requestAnimationFrame.bind(window);
+  window.requestAnimationFrame = cb => setTimeout(() => raf(cb), {FRAME_CAP_MS});
+}})()"""
+
+
+class _FrameCapped:
+    """A Playwright ``Browser`` whose new contexts and pages draw at most every FRAME_CAP_MS."""
+
+    def __init__(self, browser):
+        self._browser = browser
+
+    def __getattr__(self, name):
+        return getattr(self._browser, name)
+
+    def new_context(self, **kwargs):
+        ctx = self._browser.new_context(**kwargs)
+        ctx.add_init_script(_FRAME_CAP)
+        return ctx
+
+    def new_page(self, **kwargs):
+        page = self._browser.new_page(**kwargs)
+        page.add_init_script(_FRAME_CAP)
+        return page
+
+
 @pytest.fixture
-def browser():
+def browser(request):
     """The worker's shared headless chromium (a Playwright ``Browser``): open pages with
     ``browser.new_page(viewport=...)`` or ``browser.new_context(...)``; every context a test
-    opened is closed after it."""
+    opened is closed after it. Its pages draw at most every FRAME_CAP_MS unless the test is
+    marked ``display_rate``."""
     from streamlit_server import CHROMIUM, CHROMIUM_ARGS, NO_CHROMIUM
     if not Path(CHROMIUM).exists():
         pytest.skip(NO_CHROMIUM)
@@ -173,7 +206,7 @@ def browser():
         _PLAYWRIGHT["browser"] = _PLAYWRIGHT["pw"].chromium.launch(
             executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
     shared = _PLAYWRIGHT["browser"]
-    yield shared
+    yield shared if request.node.get_closest_marker("display_rate") else _FrameCapped(shared)
     for context in list(shared.contexts):
         try:
             context.close()

@@ -15,9 +15,9 @@ six-minute suite cannot spend; run it before a lecture on the classroom machine,
 ``svmcore lessons check``.
 
 The sample walk runs with every request that does not go to the app's own server blocked, and
-then loads every page of the navigation it did not open (its 3-D view step loads plotly.js):
-no request may fail, and no element of a page may name an address outside the app (the
-favicon, which the headless browser does not fetch). How long each run plays is the engine's
+then opens, by the navigation's links, every page it did not open (its 3-D view step loads
+plotly.js): no request may fail, and no element of a page may name an address outside the app
+(the favicon, which the headless browser does not fetch). How long each run plays is the engine's
 check (``svmcore lessons check``); here a run must still play, or have converged, after 10 s
 (20 s in the walk of every step).
 """
@@ -241,7 +241,7 @@ PAGES = ("/", "/race", "/step_through", "/step_sizes", "/kernel_approx", "/regre
 
 def test_a_step_of_every_lesson_plays_in_projector_mode_and_offline(shared_app, browser):
     """The sample walk, with every request outside the app blocked; then every page the walk
-    did not open, loaded in turn: no request may fail, and no element may name an address
+    did not open, by the navigation's links: no request may fail, and no element may name an address
     outside the app."""
     ctx, outside, failed = _offline(browser, shared_app)
     sample = [(k, i, s) for k, i, s in _steps() if (k, i) in SAMPLE]
@@ -250,11 +250,15 @@ def test_a_step_of_every_lesson_plays_in_projector_mode_and_offline(shared_app, 
         p.close()
     walked = {"/" + s.page.strip("/") for _, _, s in sample} | {"/"}   # 4.1 has the 3-D view
     page = ctx.new_page()
+    page.goto(shared_app + "/", wait_until="domcontentloaded")
+    page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]',
+                           timeout=180_000)
     named = []
-    for path in PAGES:
+    for path in PAGES:          # by the navigation's links, as a student moves between pages
         if path in walked:
             continue
-        page.goto(shared_app + path, wait_until="domcontentloaded")
+        page.locator(f'[data-testid="stSidebarNav"] a[href$="{path}"]').first.click()
+        page.wait_for_function(f"() => location.pathname.endsWith({path!r})", timeout=60_000)
         page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]',
                                timeout=180_000)
         page.wait_for_timeout(1500)

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from streamlit_server import CHROMIUM, NO_CHROMIUM
 
-pytestmark = [pytest.mark.browser, pytest.mark.slow,
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.display_rate,
               pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=NO_CHROMIUM)]
 
 FIELD = ".st-key-{p}_field{k} .svmc[data-drawn='1']"

@@ -11,7 +11,7 @@ from streamlit_server import CHROMIUM, NO_CHROMIUM
 from svmcore.replay import record as R
 from svmcore.replay import files as RF
 
-pytestmark = [pytest.mark.browser, pytest.mark.slow]
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.display_rate]
 
 # SMO on 200 moons, RBF: a few seconds of play to convergence, the field moving all the while
 LINK = "/?src=toy&ds=moons&n=200&seed=0&solver=smo&p.kernel=rbf"
