@@ -17,7 +17,8 @@ from pathlib import Path
 import pytest
 from streamlit_server import CHROMIUM, NO_CHROMIUM
 
-pytestmark = [pytest.mark.browser, pytest.mark.slow,
+# where a press lands is where the picture is: the pages draw at the display's rate
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.display_rate,
               pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=NO_CHROMIUM)]
 
 LINK = "/?ds=moons&p.kernel=rbf&p.epochs=50.0"
