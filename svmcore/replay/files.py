@@ -1,5 +1,6 @@
 """``svmcore export``: a run's replay file (HTML) and its animation (GIF, MP4), from an app link,
-headless (:func:`svmcore.replay.record.record`), and a lesson's steps in one HTML file.
+headless (:func:`svmcore.replay.record.record`), a race's replay file
+(:func:`svmcore.replay.record.record_race`), and a lesson's steps in one HTML file.
 
     svmcore export LINK --html run.html --gif run.gif --mp4 run.mp4 [--seconds S]
                    [--size 1280x720] [--fps 15]
@@ -21,9 +22,13 @@ from .record import (
     DEFAULT_SECONDS,
     ExportError,
     file_mode,
+    is_race_link,
     meta,
     pack,
+    pack_race,
+    race_meta,
     record,
+    record_race,
     version,
     write_atomic,
 )
@@ -61,8 +66,15 @@ def _check_target(path: str | None) -> None:
 
 
 def step_data(rep, base: str = DEFAULT_BASE, lesson: str | None = None) -> dict:
-    """One step of a replay document: the packed keyframes and what made them."""
+    """One step of a replay document: the packed keyframes and what made them (a run's
+    :class:`~svmcore.replay.record.Replay` or a race's
+    :class:`~svmcore.replay.record.RaceReplay`)."""
     from ..viz.replay_page import about_html
+    if hasattr(rep, "tracks"):
+        m = race_meta(rep, base)
+        title = f"svmcore replay — race: {m['solver']}"
+        return {"title": title, "meta": m, "packed": pack_race(rep), "about": about_html(m),
+                "lesson": lesson, "error": None}
     m = meta(rep, base)
     title = f"svmcore replay — {rep.frames[-1].get('title', '').split(' — ')[0]}"
     return {"title": title, "meta": m, "packed": pack(rep), "about": about_html(m),
@@ -170,18 +182,21 @@ def lesson_steps(number: int) -> tuple[str, list[tuple[str, str, str, str]]]:
 
 def lesson_document(number: int, seconds: float, base: str = DEFAULT_BASE,
                     progress=None) -> tuple[str, list[dict]]:
-    """The steps of lesson ``number`` as replay steps: a Playground step's run recorded, any
-    other page's step with its text and a line saying it plays in the app only."""
+    """The steps of lesson ``number`` as replay steps: a Playground step's run and a Race step's
+    race recorded, any other page's step with its text and a line saying it plays in the app
+    only."""
     title, steps = lesson_steps(number)
     out = []
     for k, (name, page_, query, text) in enumerate(steps):
-        if page_ not in ("", "playground"):
+        if page_ not in ("", "playground", "race"):
             out.append({"title": name, "meta": None, "packed": None, "lesson": text,
                         "about": "", "error": f"This step plays on the app's {page_} page: "
-                        "it is not part of the offline replay (a replay plays Playground runs)."})
+                        "it is not part of the offline replay (a replay plays Playground runs "
+                        "and races)."})
             continue
         try:
-            rep = record("/?" + query, seconds)
+            rep = (record_race("/race?" + query, seconds) if page_ == "race"
+                   else record("/?" + query, seconds))
         except ExportError as exc:
             out.append({"title": name, "meta": None, "packed": None, "lesson": text,
                         "about": "", "error": f"This step's run cannot be replayed: {exc}"})
@@ -234,13 +249,20 @@ def export(link: str | None, *, html_path=None, gif=None, mp4=None,
         if not (html_path or gif):
             raise ExportError(why)
     t0 = time.perf_counter()
-    rep = record(link, seconds)
-    say(f"recorded {len(rep.frames)} keyframes (t = {rep.ts[0]:,} … {rep.ts[-1]:,}, "
+    race = is_race_link(link)
+    if race and (gif or mp4):
+        raise ExportError("a race plays as a replay file (--html); its animation is not made "
+                          "yet: animate one entrant's Playground link")
+    rep = record_race(link, seconds) if race else record(link, seconds)
+    keyframes = len(rep.tracks[0]) if race else len(rep.frames)
+    say(f"recorded {keyframes} keyframes (t = {rep.ts[0]:,} … {rep.ts[-1]:,}, "
         f"{rep.status}; {rep.seconds:.1f} s of play) in {time.perf_counter() - t0:.1f} s "
         f"(training {rep.train_seconds:.2f} s)")
     if html_path:
         t1 = time.perf_counter()
-        n = write_html(html_path, [step_data(rep, base)], f"svmcore replay — {rep.cfg.solver}")
+        data = step_data(rep, base)
+        n = write_html(html_path, [data], data["title"] if race
+                       else f"svmcore replay — {rep.cfg.solver}")
         say(f"{html_path}: {n / 1e6:.2f} MB in {time.perf_counter() - t1:.1f} s")
     if gif or mp4:
         t1 = time.perf_counter()
@@ -257,8 +279,8 @@ def main(argv: list[str] | None = None) -> int:
         prog="svmcore export", description="A run of the app as files: a self-contained "
         "replay (HTML, plays offline) and an animation for slides (GIF, MP4), recorded "
         "headless from an app link.")
-    ap.add_argument("link", nargs="?", help="an app link: its URL, or its query "
-                    "(src=toy&ds=gaussians&solver=pegasos...)")
+    ap.add_argument("link", nargs="?", help="an app link, the Playground's or the Race "
+                    "page's: its URL, or its query (src=toy&ds=gaussians&solver=pegasos...)")
     ap.add_argument("--html", metavar="FILE", help="the replay file to write")
     ap.add_argument("--gif", metavar="FILE", help="the GIF animation to write")
     ap.add_argument("--mp4", metavar="FILE", help="the MP4 animation to write (needs "

@@ -11,6 +11,10 @@ the same frame function (:func:`svmcore.viz.run_frame`), as a shared live view s
 turns it into the replay document's data (the HTML player is :mod:`svmcore.viz.replay_page`,
 the animation :mod:`svmcore.viz.animation`).
 
+:func:`record_race` plays a Race link the same way, as the Race page plays it: a
+:class:`RaceReplay` holds one track of keyframes per entrant, the race's tiles and curves at
+every moment, and :func:`pack_race` packs each track as :func:`pack` packs a run.
+
 The document stores the fields losslessly as the app's frames carry them (one byte per grid
 node, :func:`svmcore.viz.frame.quantize_field`): each keyframe's bytes minus the previous
 keyframe's (mod 256, small numbers where the field moves little), deflated (zlib), base64;
@@ -30,7 +34,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit
 
 import numpy as np
 
-from ..runs.config import RunConfig, config_from_query, is_race_query
+from ..runs.config import RaceConfig, RunConfig, config_from_query, is_race_query
 
 #: seconds of play exported when none are asked for
 DEFAULT_SECONDS = 60.0
@@ -74,8 +78,7 @@ def decode_link(link: str) -> tuple[RunConfig, int]:
     path, q = split_link(link)
     page = path.rsplit("/", 1)[-1] if path else ""
     if page == "race" or is_race_query(q):
-        raise ExportError("this is a race link: the export plays Playground runs only (a race "
-                          "replay is not built yet)")
+        raise ExportError("this is a race link: record it as a race (record_race)")
     if page not in RUN_PAGES:
         raise ExportError(f"the page {page!r} is not the Playground: the export plays "
                           "Playground runs (links to '/' with src=..., solver=...)")
@@ -111,6 +114,15 @@ def config_words(cfg: RunConfig) -> str:
     params = ", ".join(f"{k} = {v:g}" if isinstance(v, float) else f"{k} = {v}"
                        for k, v in cfg.params)
     who = (cls.title or cfg.solver) + (f" ({params})" if params else " (its defaults)")
+    edits = len(cfg.added) + len(cfg.removed)
+    more = f"; {edits} clicked edit{'s' if edits != 1 else ''}" if edits else ""
+    changes = f"; {len(cfg.changes)} mid-run change{'s' if len(cfg.changes) != 1 else ''}" \
+        if cfg.changes else ""
+    return f"{who} on {data_words(cfg)}, seed {cfg.seed}{more}{changes}."
+
+
+def data_words(cfg: RunConfig) -> str:
+    """A run's data in words: the toy problem or the dataset, its size, what is held out."""
     if cfg.source == "toy":
         data = (f"the toy problem '{cfg.dataset}', {cfg.n:,} points, noise {cfg.noise_value:g}"
                 f", {cfg.test:.0%} held out for testing")
@@ -119,11 +131,7 @@ def config_words(cfg: RunConfig) -> str:
     else:
         data = (f"the dataset '{cfg.dataset}' (at most {cfg.max_train:,} training rows, "
                 f"{cfg.test:.0%} held out), seen on its {cfg.view.upper()} plane")
-    edits = len(cfg.added) + len(cfg.removed)
-    more = f"; {edits} clicked edit{'s' if edits != 1 else ''}" if edits else ""
-    changes = f"; {len(cfg.changes)} mid-run change{'s' if len(cfg.changes) != 1 else ''}" \
-        if cfg.changes else ""
-    return f"{who} on {data}, seed {cfg.seed}{more}{changes}."
+    return data
 
 
 # ------------------------------------------------------------------------------ the run
@@ -317,7 +325,12 @@ def pack(rep: Replay) -> dict:
     longer has, the tiles, the curves) and
     per byte stream of :data:`BYTE_KEYS` the concatenated bytes of every keyframe (``z``: each
     keyframe minus the one before it, mod 256), deflated, base64, with each keyframe's length."""
-    frames = rep.frames
+    return _pack_frames(rep.frames, {"tiles": rep.tiles, "n": rep.trace_len,
+                                     "curves": rep.curves, "dt": rep.key_s})
+
+
+def _pack_frames(frames: list[dict], extra: dict) -> dict:
+    """:func:`pack`'s data of one view's keyframes, with ``extra`` in its doc."""
     streams, lengths = {}, {}
     for key in BYTE_KEYS:
         arrs = [np.frombuffer(base64.b64decode(f.get(key) or ""), dtype=np.uint8) for f in frames]
@@ -336,8 +349,7 @@ def pack(rep: Replay) -> dict:
                      if k == "t" or k not in before or before[k] != v})
         drop.append([k for k in before if k not in slim])     # entries a keyframe no longer has
         before = slim
-    doc = {"keys": keys, "drop": drop, "tiles": rep.tiles, "n": rep.trace_len, "curves": rep.curves,
-           "dt": rep.key_s, "zdelta": len(set(lengths["z"])) == 1}
+    doc = {"keys": keys, "drop": drop, **extra, "zdelta": len(set(lengths["z"])) == 1}
     return {"doc": _deflate(json.dumps(doc, separators=(",", ":")).encode()),
             "streams": streams, "lengths": lengths}
 
@@ -415,3 +427,189 @@ def write_atomic(path: str | os.PathLike, write) -> None:
         except OSError:
             pass
         raise
+
+
+# ------------------------------------------------------------------------------ a race
+
+
+def is_race_link(link: str) -> bool:
+    """Whether an app link is a race (the Race page, or a query with entrants)."""
+    path, q = split_link(link)
+    return (path.rsplit("/", 1)[-1] if path else "") == "race" or is_race_query(q)
+
+
+def decode_race_link(link: str) -> RaceConfig:
+    """The race configuration of a Race link. Raises :class:`ExportError` with its problems:
+    where the app would fall back to a default and say so, an export refuses."""
+    from ..runs.config import race_config_from_query
+    _, q = split_link(link)
+    cfg, problems = race_config_from_query({k: v for k, v in q.items() if k not in VIEW_KEYS})
+    if cfg is None or problems:
+        raise ExportError("the app would not play this race as written: "
+                          + ("; ".join(problems) or "no entrants"))
+    if cfg.data.source == "upload":
+        raise ExportError("an uploaded dataset is not part of a link: export it from the app "
+                          "where the file was uploaded")
+    return cfg
+
+
+def race_words(cfg: RaceConfig) -> str:
+    """A race's configuration in one sentence: its entrants, the budget, the data."""
+    from ..runs.config import BUDGET_LABELS
+    names = []
+    for k, e in enumerate(cfg.entrants):
+        params = ", ".join(f"{n} = {v:g}" if isinstance(v, float) else f"{n} = {v}"
+                           for n, v in e.params)
+        names.append(f"{chr(65 + k)}: {e.solver}" + (f" ({params})" if params else ""))
+    data = f"{data_words(cfg.data)}, seed {cfg.seed}"
+    changes = f"; {len(cfg.changes)} mid-run change{'s' if len(cfg.changes) != 1 else ''}" \
+        if cfg.changes else ""
+    return (f"A race of {len(names)} entrants in {BUDGET_LABELS[cfg.budget]} ({'; '.join(names)})"
+            f" on {data}{changes}.")
+
+
+@dataclass
+class RaceReplay:
+    """A recorded race: per entrant its keyframes (``tracks``, all of one length: the race's
+    moments), per moment the tiles (the race clock, each entrant's t and test error) and the
+    race's curves frame, and what made them."""
+
+    cfg: RaceConfig
+    key_s: float
+    tracks: list[list[dict]]
+    tiles: list[list]
+    curves: list[dict]
+    race: object                     # the Race, standing at the last moment
+    view: object
+    resolution: int
+    train_seconds: float
+    status: str
+    message: str = ""
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def ts(self) -> list[int]:
+        """The furthest entrant's t at each moment."""
+        return [max(int(track[i]["t"]) for track in self.tracks)
+                for i in range(len(self.tracks[0]))]
+
+    @property
+    def seconds(self) -> float:
+        return (len(self.tracks[0]) - 1) * self.key_s
+
+
+def race_tiles(race, snaps) -> list[list[str]]:
+    """A race moment's tiles: [the race clock, its reading], then per entrant its t and test
+    error at the snapshot drawn (``snaps``), with "✓" once it converged."""
+    from ..server import pacing
+    out = [["race clock", race.clock_text().removeprefix("race clock: ").split(" · ")[0]]]
+    for k, (run, snap) in enumerate(zip(race.runs, snaps)):
+        letter = race.labels[k].split(" · ")[0]
+        done = " ✓" if run.status == "converged" else ""
+        out.append([f"{letter} · t, test error",
+                    f"{run.t:,} · {_pct(pacing.test_error(run, snap))}{done}"])
+    return out
+
+
+def record_race(link: str | RaceConfig, seconds: float = DEFAULT_SECONDS, *,
+                height: int = FIELD_HEIGHT, font: int = FIELD_FONT, until: int | None = None,
+                progress=None) -> RaceReplay:
+    """Play a race headless as the Race page plays it (its entrants in lockstep, one moment
+    every :data:`~svmcore.server.pacing.FRAME_S` seconds of default-speed play, each entrant's
+    field built by the page's frame function) for ``seconds`` of play, to its end, or to the
+    first moment whose furthest entrant reached ``until``. Raises :class:`ExportError`."""
+    from ..runs.race import Race
+    from ..runs.rundata import build_data, check_memory
+    from ..runs.stream import stream_of
+    from ..runs import slots
+    from ..server import pacing
+    from ..viz import make_view, run_frame
+    from ..viz.race import ENTRANT_COLORS, race_curves_frame
+    if not (seconds > 0 and math.isfinite(seconds)):
+        raise ExportError(f"seconds must be a positive number, got {seconds!r}")
+    if seconds > pacing.MAX_RUN_S:
+        raise ExportError(f"{seconds:g} s of play is more than a run of the app may take "
+                          f"({pacing.MAX_RUN_S:g} s)")
+    cfg = link if isinstance(link, RaceConfig) else decode_race_link(link)
+    try:
+        data = build_data(cfg.data)
+        if cfg.data.source == "digits":
+            raise ExportError("a digits race has no 2-D field to replay")
+        check_memory(cfg, data)          # every entrant
+        view = make_view(data.X_train, data.y_train, data.X_test, data.y_test, cfg.data.view,
+                         cfg.data.fx, cfg.data.fy, data.feature_names)
+        race = Race(cfg.entrants, data.X_train, data.y_train, data.X_test, data.y_test,
+                    seed=cfg.seed, budget=cfg.budget, per_decade=pacing.LIVE_PER_DECADE,
+                    max_seconds=pacing.MAX_RUN_S, stream=stream_of(cfg.data, data))
+        race.schedule_changes(cfg.changes)
+        race.reference()                 # P*, for the P − P* curve (computed here, once)
+    except ExportError:
+        raise
+    except (ValueError, OSError, KeyError) as exc:
+        raise ExportError(f"the app would refuse this configuration: {exc}") from None
+    factor = pacing.PACES[pacing.DEFAULT_PACE]
+    res = pacing.RES_PLAYING
+    K = len(race.runs)
+    total = int(round(seconds / pacing.FRAME_S)) + 1
+    tracks, tiles, curves = [[] for _ in range(K)], [], []
+    t0 = time.process_time()
+    for i in range(total):
+        if i:
+            if race.done:
+                break
+            for waited in range(601):
+                try:
+                    with slots.heavy_work():     # one of the server's training slots
+                        pacing.tick(race, factor)
+                    break
+                except slots.ServerBusy:
+                    if waited == 600:
+                        raise ExportError("the server is busy: its training slots stayed "
+                                          "taken for a minute; try again in a moment") from None
+                    time.sleep(0.1)
+        snaps = []
+        for k, run in enumerate(race.runs):
+            snap, scores = pacing.model_state(run, fresh=False, scores="auto")
+            snaps.append(snap)
+            cost = f" · {_compact(run.kernel_evals)} kernel evals" if run.kernel_evals else ""
+            title = (f"<span style='color:{ENTRANT_COLORS[k]}'>■</span> {race.labels[k]}"
+                     f" — t = {run.t:,}{cost}")
+            tracks[k].append(run_frame(run, view, res, snap, scores, title=title,
+                                       height=height, font=font, shared_legend=True))
+        tiles.append(race_tiles(race, snaps))
+        curves.append(race_curves_frame(race, height=height + 60, font=font))
+        if progress is not None:
+            progress(len(tiles), total)
+        if until is not None and max(r.t for r in race.runs) >= until:
+            break
+    status = "finished" if race.done else "running"
+    return RaceReplay(cfg=cfg, key_s=pacing.FRAME_S, tracks=tracks, tiles=tiles, curves=curves,
+                      race=race, view=view, resolution=res,
+                      train_seconds=float(time.process_time() - t0), status=status,
+                      message=" ".join(race.notes()), problems=list(data.warnings))
+
+
+def pack_race(rep: RaceReplay) -> dict:
+    """A race replay's document data: per entrant its keyframes packed as :func:`pack` packs a
+    run's (``tracks``), and the moments' tiles and curves frames (``doc``)."""
+    tracks = []
+    for frames in rep.tracks:
+        tracks.append(_pack_frames(frames, {}))
+    doc = {"tiles": rep.tiles, "curves": rep.curves, "dt": rep.key_s}
+    return {"race": True, "tracks": tracks,
+            "doc": _deflate(json.dumps(doc, separators=(",", ":")).encode())}
+
+
+def race_meta(rep: RaceReplay, base: str = "http://localhost:8501/") -> dict:
+    """What made a race replay, for the document (as :func:`meta` for a run)."""
+    from ..runs.export import reproduce_race_snippet
+    ts = rep.ts
+    query = urlencode(rep.cfg.to_query())
+    return {"version": version(), "words": race_words(rep.cfg), "query": query,
+            "link": base.rstrip("/") + "/race?" + query,
+            "script": reproduce_race_snippet(rep.cfg, [r.t for r in rep.race.runs],
+                                             [r.status for r in rep.race.runs],
+                                             per_decade=rep.race.per_decade),
+            "t_first": ts[0], "t_last": ts[-1], "status": rep.status, "message": rep.message,
+            "keyframes": len(rep.tracks[0]), "seconds": rep.seconds,
+            "solver": " vs ".join(e.solver for e in rep.cfg.entrants), "start": 0}

@@ -310,6 +310,20 @@ class Race:
         """The largest iteration count (the pages' 'has anything happened' test)."""
         return max(r.t for r in self.runs)
 
+    def clock_text(self) -> str:
+        """The race clock in words: how far the budget has come, the ticks and the budget's
+        name (the Race page's caption, and a replay's)."""
+        c = self.reached()
+        if self.budget == "time":
+            text = f"race clock: {1e3 * c['time']:.1f} ms of solver CPU time per entrant"
+        elif self.budget == "iterations":
+            text = f"race clock: t = {c['iterations']:,} iterations"
+        else:
+            text = f"race clock: {c['kernel_evals']:,} kernel evaluations"
+            if c["iterations"]:
+                text += f" (kernel-free entrants: t = {c['iterations']:,})"
+        return f"{text} · {self.ticks:,} ticks · {BUDGET_LABELS[self.budget]}"
+
     def reached(self) -> dict:
         """The clock as far as an entrant got: the clock is a target, and the last tick of a
         race whose entrants all ended sets one past every end (at full speed t = 111,225 on a

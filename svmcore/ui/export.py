@@ -29,8 +29,6 @@ def _make_file(live: Live, kind: str, bar) -> bytes:
     import tempfile
 
     from ..replay import files as replay_files, record as replay
-    run = live.run
-    until = run.t if run.t > 0 else None
     share = 0.3 if kind != "html" else 1.0        # the recording's share of the bar
 
     def recorded(done, total):
@@ -40,11 +38,18 @@ def _make_file(live: Live, kind: str, bar) -> bytes:
         bar.progress(share + (1 - share) * done / total, text=f"picture {done:,} of {total:,}")
 
     # each tick of the recording takes one of the server's training slots, as a live tick does
-    rep = replay.record(live.cfg, TAKE_AWAY_S, until=until, progress=recorded)
+    if live.is_race:
+        t = live.race.t
+        rep = replay.record_race(live.cfg, TAKE_AWAY_S, until=t if t > 0 else None,
+                                 progress=recorded)
+    else:
+        t = live.run.t
+        rep = replay.record(live.cfg, TAKE_AWAY_S, until=t if t > 0 else None,
+                            progress=recorded)
     if kind == "html":
         from ..viz.replay_page import page
-        return page([replay_files.step_data(rep)], f"svmcore replay — {rep.cfg.solver}",
-                    replay.version()).encode("utf-8")
+        step = replay_files.step_data(rep)
+        return page([step], step["title"], replay.version()).encode("utf-8")
     with tempfile.TemporaryDirectory() as folder:
         path = os.path.join(folder, f"run.{kind}")
         replay_files.write_animation(rep, path if kind == "gif" else None,
@@ -60,19 +65,23 @@ def take_away(inst: Instance, live: Live) -> None:
     st.markdown("**Take the run with you** — a replay file that plays offline from disk (no "
                 "server), or an animation for slides (1280 × 720, 15 pictures a second), of "
                 f"this run up to its t (at most {TAKE_AWAY_S:.0f} s of play):")
-    if live.is_race or live.view is None or live.cfg.source == "upload":
-        st.caption("Replays and animations are made of Playground runs on toy or catalog "
-                   "data (not yet of a race, an upload or this page's view).")
+    data_cfg = live.cfg.data if live.is_race else live.cfg
+    if live.view is None or data_cfg.source == "upload":
+        st.caption("Replays and animations are made of runs and races on toy or catalog "
+                   "data (not of an upload or this page's view).")
         return
     made_key = inst.key("take_away_file", keep=False)
     no_mp4 = mp4_available()
+    no_race = ("A race plays as a replay file; its animation is not made yet (animate one "
+               "entrant on the Playground)") if live.is_race else None
     for col, (label, kind, name, mime) in zip(st.columns(3), TAKE_AWAY):
+        why = no_race if kind != "html" and no_race else no_mp4 if kind == "mp4" else None
         if col.button(label, key=inst.key(f"make_{kind}", keep=False), width="stretch",
-                      disabled=kind == "mp4" and no_mp4 is not None,
-                      help=no_mp4 if kind == "mp4" else None):
+                      disabled=why is not None, help=why):
             bar = st.progress(0.0, text="recording the run…")
             try:
-                ss[made_key] = (live.run.t, kind, name, mime, _make_file(live, kind, bar))
+                ss[made_key] = ((live.race if live.is_race else live.run).t, kind, name, mime,
+                                _make_file(live, kind, bar))
             except Exception as exc:  # noqa: BLE001 - said, the session goes on
                 ss.pop(made_key, None)
                 st.error(f"Cannot make the {label}: {describe(exc)}")
@@ -80,6 +89,8 @@ def take_away(inst: Instance, live: Live) -> None:
     made = ss.get(made_key)
     if made is not None:
         t, kind, name, mime, data = made
+        if live.is_race:
+            name = name.replace("replay", "race-replay")
         st.download_button(f"Download {name} ({len(data) / 1e6:.1f} MB, up to t = {t:,})",
                            data, file_name=name, mime=mime, on_click="ignore",
                            key=inst.key("take_away_dl", keep=False),

@@ -8,7 +8,6 @@ from functools import partial
 import numpy as np
 import streamlit as st
 
-from ..runs.config import BUDGET_LABELS
 from ..server import pacing
 from ..server.pacing import RES_PAUSED, RES_PLAYING
 from ..viz import run_frame
@@ -516,22 +515,8 @@ def status_lines(inst: Instance, race) -> None:
                    "or stopped. Reset to run it again.", icon=":material/sports_score:")
 
 
-def clock_text(race) -> str:
-    """The race clock: how far the budget has come, the ticks and the budget's name."""
-    c = race.reached()
-    if race.budget == "time":
-        text = f"race clock: {1e3 * c['time']:.1f} ms of solver CPU time per entrant"
-    elif race.budget == "iterations":
-        text = f"race clock: t = {c['iterations']:,} iterations"
-    else:
-        text = f"race clock: {c['kernel_evals']:,} kernel evaluations"
-        if c["iterations"]:
-            text += f" (kernel-free entrants: t = {c['iterations']:,})"
-    return f"{text} · {race.ticks:,} ticks · {BUDGET_LABELS[race.budget]}"
-
-
 def clock_caption(race) -> None:
-    st.caption(clock_text(race))
+    st.caption(race.clock_text())
 
 
 FIELD_HEIGHT = {2: 440, 3: 340, 4: 280}
@@ -558,7 +543,7 @@ def draw_race(inst: Instance, live: Live) -> None:
     res = RES_PLAYING if playing else RES_PAUSED
     mode, marks = point_history.field_mode(inst, "view"), point_history.pin_marks(inst, live)
     seq = inst.pb.next_seqs(1)[0]            # every field and the curves: one moment
-    clock = {"boxes": [layout_.key(inst, "count")], "items": [], "caption": clock_text(race)}
+    clock = {"boxes": [layout_.key(inst, "count")], "items": [], "caption": race.clock_text()}
     # every view's frame first, then the views: their messages leave together, and the browser
     # receives each view's keyframe of this moment before the moment is due
     frames = []

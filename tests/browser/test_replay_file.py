@@ -130,3 +130,53 @@ def test_projector_mode(browser, replay_file):
     assert page.evaluate("document.querySelector('#field .svmc').getAttribute('data-font')") \
         == "18"
     assert errors == []
+
+
+# a race of two on 120 moons in equal iterations: both fields move at the race clock's t
+RACE_LINK = ("/race?src=toy&ds=moons&n=120&seed=1&budget=iterations&e0=pegasos&e0.kernel=rbf"
+             "&e1=smo&e1.kernel=rbf")
+
+_RACE_SAMPLE = """() => [[...document.querySelectorAll('#fields .svmc')].map(
+    e => e.getAttribute('data-t')), document.getElementById('tval').textContent,
+  document.getElementById('tlab').textContent,
+  [...document.querySelectorAll('#fields canvas')].map(c => c.toDataURL().length).join()]"""
+
+
+def test_a_race_replay_plays_every_entrant_from_disk(browser, tmp_path):
+    """Two fields, one per entrant, played together: at every sample both show the race
+    clock's moment, Pause freezes both, the scrubber's end shows each entrant's last t; in
+    projector mode the curves stand beside the two fields."""
+    rep = R.record_race(RACE_LINK, 6.0)
+    path = tmp_path / "race.html"
+    RF.write_html(str(path), [RF.step_data(rep)], "race")
+    page, asked, errors = _open(browser, path)
+    assert [u for u in asked if u.split("#")[0] != path.as_uri()] == []
+    page.click("#play")
+    seen, t0 = set(), time.monotonic()
+    while time.monotonic() - t0 < 1.5:
+        ts, tval, label, img = page.evaluate(_RACE_SAMPLE)
+        assert len(ts) == 2 and label == "race clock"
+        seen.add(img)
+    assert len(seen) >= 3                                   # the fields move
+    page.click("#pause")
+    page.wait_for_timeout(100)
+    a = page.evaluate(_RACE_SAMPLE)
+    page.wait_for_timeout(600)
+    b = page.evaluate(_RACE_SAMPLE)
+    assert a == b and a[0][0] == a[0][1] and a[1] == f"t = {int(a[0][0]):,} iterations"
+    page.evaluate("() => { const s = document.getElementById('scrub'); s.value = s.max;"
+                  " s.dispatchEvent(new Event('input')); }")
+    page.wait_for_timeout(200)
+    ts, tval, _, _ = page.evaluate(_RACE_SAMPLE)
+    assert ts == [str(tr[-1]["t"]) for tr in rep.tracks] and tval == rep.tiles[-1][0][1]
+    assert errors == []
+    page.close()
+    page, _, errors = _open(browser, path, "#present")
+    page.set_viewport_size({"width": 1920, "height": 1080})
+    page.wait_for_timeout(300)
+    box = page.evaluate("""() => [document.getElementById('fields').getBoundingClientRect(),
+        document.getElementById('curves').getBoundingClientRect()].map(r => [r.left, r.right,
+        r.top, r.bottom])""")
+    fields, curves = box
+    assert curves[0] >= fields[1] and curves[2] < 1080     # beside the fields, on screen
+    assert errors == []

@@ -82,6 +82,52 @@ def test_keyframes_are_the_runs_and_the_last_is_the_engines_model(rep):
     assert rep.tiles[-2][-1] == ["status", "running"]
 
 
+RACE_LINK = ("/race?src=toy&ds=moons&n=120&seed=1&budget=iterations&e0=pegasos&e0.kernel=rbf"
+             "&e1=smo&e1.kernel=rbf")
+
+
+@pytest.fixture(scope="module")
+def race_rep():
+    return R.record_race(RACE_LINK, seconds=3.0)
+
+
+def test_a_race_replay_holds_every_entrants_moments_and_the_engines_last_fields(race_rep):
+    rep = race_rep
+    assert len(rep.tracks) == 2 and len(rep.cfg.entrants) == 2
+    n = len(rep.tracks[0])
+    assert n == len(rep.tracks[1]) == len(rep.tiles) == len(rep.curves) == 15   # 3 s of play
+    for k, (track, run) in enumerate(zip(rep.tracks, rep.race.runs)):
+        ts = [f["t"] for f in track]
+        assert ts[0] == 0 and ts == sorted(ts) and ts[-1] == run.t
+        xs, ys = rep.view.grid(rep.resolution)
+        _, _, z = clipped_field(decision_field(run.solver, xs, ys, None), xs, ys)
+        want = np.frombuffer(base64.b64decode(quantize_field(z, 2.0)), dtype=np.uint8)
+        assert np.array_equal(_bytes(track[-1]), want), rep.race.labels[k]
+        assert rep.race.labels[k] in track[-1]["title"]
+    # equal iterations: both entrants at the race clock's t at every moment
+    assert [f["t"] for f in rep.tracks[0]] == [f["t"] for f in rep.tracks[1]] == rep.ts
+    assert rep.tiles[-1][0] == ["race clock", f"t = {rep.ts[-1]:,} iterations"]
+    assert rep.tiles[-1][1][1].startswith(f"{rep.ts[-1]:,} · ")
+    packed = R.pack_race(rep)
+    for track, pk in zip(rep.tracks, packed["tracks"]):
+        back = R.unpack(pk)
+        assert [{k: a[k] for k in b} for a, b in zip(back, track)] == track
+    words = R.race_meta(rep)["words"]
+    assert "A: pegasos" in words and "B: smo" in words and "equal iterations" in words
+
+
+def test_a_race_link_makes_a_replay_file_and_refuses_an_animation(race_rep, tmp_path):
+    gif = tmp_path / "race.gif"
+    with pytest.raises(R.ExportError, match="--html"):
+        RF.export(RACE_LINK, gif=str(gif), seconds=1.0, say=lambda *a, **k: None)
+    assert not gif.exists() and list(tmp_path.iterdir()) == []
+    out = tmp_path / "race.html"
+    n = RF.write_html(str(out), [RF.step_data(race_rep)], "race")
+    text = out.read_text()
+    assert n == len(text.encode()) and '"race":true' in text and "e1=smo" in text
+    assert "reproduce" in text.lower() and "default-src 'none'" in text
+
+
 def test_the_packed_document_is_lossless(rep):
     packed = R.pack(rep)
     back = R.unpack(packed)
@@ -223,15 +269,17 @@ def test_export_every_preset_link(tmp_path):
 
 
 @pytest.mark.slow
-def test_export_a_lesson_as_one_document(tmp_path):
-    """`svmcore export --lesson 3`: every step in one file, the Playground's replayed, the
-    others with a line saying they play in the app."""
+@pytest.mark.parametrize("number", [2, 3])
+def test_export_a_lesson_as_one_document(tmp_path, number):
+    """`svmcore export --lesson K`: every step in one file, the Playground's runs and the races
+    replayed, the others with a line saying they play in the app."""
     from svmcore.lessons import course
-    lesson, _ = course.find_step(3, 1)
-    title, steps = RF.lesson_document(3, 1.0)
-    assert len(steps) == len(lesson.steps) and title.startswith("Lesson 3")
+    lesson, _ = course.find_step(number, 1)
+    title, steps = RF.lesson_document(number, 1.0)
+    assert len(steps) == len(lesson.steps) and title.startswith(f"Lesson {number}")
     for step, data in zip(lesson.steps, steps):
-        assert (data["packed"] is not None) == (step.page == ""), step.title
+        assert (data["packed"] is not None) == (step.page in ("", "race")), step.title
+        assert (data["packed"] or {}).get("race", False) == (step.page == "race")
         assert step.question in data["lesson"] or "&" in step.question
         if data["packed"] is None:
             assert "app's" in data["error"]
@@ -247,7 +295,7 @@ def test_the_share_menus_files_are_the_run_up_to_its_t():
 
     from svmcore.ui.export import _make_file
     cfg, _ = R.decode_link(LINK)
-    live = SimpleNamespace(run=SimpleNamespace(t=6), cfg=cfg)
+    live = SimpleNamespace(is_race=False, run=SimpleNamespace(t=6), cfg=cfg)
     seen = []
     bar = SimpleNamespace(progress=lambda v, text="": seen.append(v))
     page = _make_file(live, "html", bar).decode()
@@ -255,6 +303,14 @@ def test_the_share_menus_files_are_the_run_up_to_its_t():
     packed = __import__("json").loads(
         page.split('id="svmc-data">')[1].split("</script>")[0])["steps"][0]
     assert packed["meta"]["t_last"] >= 6 and packed["meta"]["t_first"] == 0
+    # the Race page's: its race to the clock's t
+    race = SimpleNamespace(is_race=True, race=SimpleNamespace(t=9),
+                           cfg=R.decode_race_link(RACE_LINK))
+    page = _make_file(race, "html", bar).decode()
+    step = __import__("json").loads(
+        page.split('id="svmc-data">')[1].split("</script>")[0])["steps"][0]
+    assert step["packed"]["race"] and len(step["packed"]["tracks"]) == 2
+    assert step["meta"]["t_last"] >= 9 and step["meta"]["t_first"] == 0
 
 
 @pytest.mark.slow
