@@ -46,7 +46,8 @@ def main() -> None:
     ui.switch_panel(inst, live)
     for note in live.data.notes + live.data.warnings:
         st.caption(note)
-    ui.live_panel(inst, ui.draw_lockstep, speed_label="speed: t grows per tick")
+    ui.live_panel(inst, ui.draw_lockstep, speed_label="speed: t grows per tick",
+                  share=ui.export_panel)
 
 
 ui.guarded(main)

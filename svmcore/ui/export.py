@@ -19,6 +19,8 @@ TAKE_AWAY = (("Replay (HTML)", "html", "svmcore-replay.html", "text/html"),
              ("Animation (MP4)", "mp4", "svmcore-run.mp4", "video/mp4"))
 #: seconds of play (at the default speed) a file from the app holds at most
 TAKE_AWAY_S = 60.0
+#: the Step sizes page's instance: its lockstep is a race whose link is the Race page's
+LOCKSTEP_PREFIX = "steps"
 
 
 def _make_file(live: Live, kind: str, bar) -> bytes:
@@ -152,11 +154,21 @@ def export_panel(inst: Instance) -> None:
             catch_up(inst)                 # playing on a shared timeline: the run on screen
             files, code = _files(live)
             t = None if live.is_race else live.run.t
-            st.markdown("**Link at this t** — the address bar holds this configuration and the "
-                        "iteration; opening it replays the same seeded run to t"
-                        + (f" = {t:,}" if t else "") + " and pauses there. Copy it, or this "
-                        "query string (the copy button on its right):")
-            st.code("?" + urlencode(link_query(live.cfg, t)), language=None, wrap_lines=True)
+            if live.is_race and inst.prefix == LOCKSTEP_PREFIX:
+                # the address bar holds this page's own choices: the link is the Race page's
+                st.markdown("**This lockstep as a Race link** — the same entrants, data, seed "
+                            "and switches on the Race page (this page's address holds its own "
+                            "settings). Copy this path and query (the copy button on its "
+                            "right):")
+                st.code("/race?" + urlencode(link_query(live.cfg)), language=None,
+                        wrap_lines=True)
+            else:
+                st.markdown("**Link at this t** — the address bar holds this configuration and "
+                            "the iteration; opening it replays the same seeded run to t"
+                            + (f" = {t:,}" if t else "") + " and pauses there. Copy it, or "
+                            "this query string (the copy button on its right):")
+                st.code("?" + urlencode(link_query(live.cfg, t)), language=None,
+                        wrap_lines=True)
             if data_cfg.source == "upload":
                 st.caption("An uploaded file is not part of a link: whoever opens it uploads "
                            "the same file (the script reads it from its original name).")

@@ -1,6 +1,7 @@
 """The Step sizes page in a real browser (Playwright driving Debian's chromium): the page opens
 on its own address, the schedule plot and the live curves are drawn, Step / Play / Pause drive
-the lockstep, the commentary reports fitted slopes; saves ``test-artifacts/step_sizes.png``."""
+the lockstep, the commentary reports fitted slopes, the Share menu gives the lockstep's Race link
+and its replay file; saves ``test-artifacts/step_sizes.png``."""
 from __future__ import annotations
 
 import re
@@ -47,6 +48,20 @@ def test_step_sizes_in_browser(server, browser):
     assert "last iterate" in avg and "averaged iterate" in avg
     text = page.locator("body").inner_text()
     assert re.search(r"last iterate: slope [−+-]\d\.\d\d", text)
+    # the Share menu: the lockstep as a Race link, and its replay file (a race's)
+    page.get_by_text("Share", exact=True).first.click()
+    page.wait_for_function("() => document.body.innerText.includes('This lockstep as a Race "
+                           "link')", timeout=30_000)
+    assert page.get_by_role("button", name="Animation (GIF)").first.is_disabled()
+    page.get_by_role("button", name="Replay (HTML)").first.click()
+    download = page.get_by_role("button", name=re.compile(r"^Download svmcore-race-replay"))
+    download.first.wait_for(timeout=60_000)
+    with page.expect_download(timeout=60_000) as info:
+        download.first.click()
+    text = Path(info.value.path()).read_text()
+    assert '"race":true' in text and "schedule" in text
+    page.get_by_text("Share", exact=True).first.click()      # closed again
+    assert page.locator('[data-testid="stException"]').count() == 0
     page.mouse.move(5, 5)
     page.set_viewport_size({"width": 1600, "height": 2700})   # every section at once
     page.wait_for_timeout(1500)
