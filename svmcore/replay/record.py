@@ -244,27 +244,11 @@ def record(link: str | RunConfig, seconds: float = DEFAULT_SECONDS, *, height: i
     so far). ``progress(done, total)`` is called after each keyframe. Raises
     :class:`ExportError` for a link or configuration the app would refuse."""
     from ..server import pacing
-    from ..viz import make_view, run_frame
+    from ..viz import run_frame
     from ..viz.frame import curves_frame, run_panels
-    from ..runs.rundata import build_data, check_memory
-    if not (seconds > 0 and math.isfinite(seconds)):
-        raise ExportError(f"seconds must be a positive number, got {seconds!r}")
-    if seconds > pacing.MAX_RUN_S:
-        raise ExportError(f"{seconds:g} s of play is more than a run of the app may take "
-                          f"({pacing.MAX_RUN_S:g} s)")
+    _check_seconds(seconds)
     cfg, start = (link, 0) if isinstance(link, RunConfig) else decode_link(link)
-    try:
-        data = build_data(cfg)
-        if cfg.source == "digits":
-            raise ExportError("a digits run has no 2-D field to replay")
-        check_memory(cfg, data)
-        view = make_view(data.X_train, data.y_train, data.X_test, data.y_test, cfg.view,
-                         cfg.fx, cfg.fy, data.feature_names)
-        run = build_run(cfg, data)
-    except ExportError:
-        raise
-    except (ValueError, OSError, KeyError) as exc:
-        raise ExportError(f"the app would refuse this configuration: {exc}") from None
+    data, view, run = _prepared(cfg, cfg, "run", lambda data: build_run(cfg, data))
     factor = pacing.PACES[pacing.DEFAULT_PACE]
     res = pacing.RES_PLAYING
 
@@ -303,6 +287,35 @@ def record(link: str | RunConfig, seconds: float = DEFAULT_SECONDS, *, height: i
                   trace_len=[m.trace_len for m in moments], curves=curves, run=run, view=view,
                   resolution=res, train_seconds=float(run.wall_time), status=moments[-1].status,
                   message=moments[-1].message or "", problems=list(data.warnings))
+
+
+def _check_seconds(seconds: float) -> None:
+    from ..server import pacing
+    if not (seconds > 0 and math.isfinite(seconds)):
+        raise ExportError(f"seconds must be a positive number, got {seconds!r}")
+    if seconds > pacing.MAX_RUN_S:
+        raise ExportError(f"{seconds:g} s of play is more than a run of the app may take "
+                          f"({pacing.MAX_RUN_S:g} s)")
+
+
+def _prepared(data_cfg: RunConfig, cfg, what: str, build):
+    """``(data, view, driver)``: the data of ``data_cfg``, checked against the server's memory
+    limit for ``cfg`` (a run or every entrant of a race) before ``build(data)`` makes the
+    driver, and the plane it is drawn on. A refusal is an :class:`ExportError`."""
+    from ..runs.rundata import build_data, check_memory
+    from ..viz import make_view
+    try:
+        data = build_data(data_cfg)
+        if data_cfg.source == "digits":
+            raise ExportError(f"a digits {what} has no 2-D field to replay")
+        check_memory(cfg, data)          # before anything is allocated
+        view = make_view(data.X_train, data.y_train, data.X_test, data.y_test, data_cfg.view,
+                         data_cfg.fx, data_cfg.fy, data.feature_names)
+        return data, view, build(data)
+    except ExportError:
+        raise
+    except (ValueError, OSError, KeyError) as exc:
+        raise ExportError(f"the app would refuse this configuration: {exc}") from None
 
 
 # ------------------------------------------------------------------------------ packing
@@ -519,34 +532,22 @@ def record_race(link: str | RaceConfig, seconds: float = DEFAULT_SECONDS, *,
     field built by the page's frame function) for ``seconds`` of play, to its end, or to the
     first moment whose furthest entrant reached ``until``. Raises :class:`ExportError`."""
     from ..runs.race import Race
-    from ..runs.rundata import build_data, check_memory
     from ..runs.stream import stream_of
     from ..runs import slots
     from ..server import pacing
-    from ..viz import make_view, run_frame
+    from ..viz import run_frame
     from ..viz.race import ENTRANT_COLORS, race_curves_frame
-    if not (seconds > 0 and math.isfinite(seconds)):
-        raise ExportError(f"seconds must be a positive number, got {seconds!r}")
-    if seconds > pacing.MAX_RUN_S:
-        raise ExportError(f"{seconds:g} s of play is more than a run of the app may take "
-                          f"({pacing.MAX_RUN_S:g} s)")
+    _check_seconds(seconds)
     cfg = link if isinstance(link, RaceConfig) else decode_race_link(link)
-    try:
-        data = build_data(cfg.data)
-        if cfg.data.source == "digits":
-            raise ExportError("a digits race has no 2-D field to replay")
-        check_memory(cfg, data)          # every entrant
-        view = make_view(data.X_train, data.y_train, data.X_test, data.y_test, cfg.data.view,
-                         cfg.data.fx, cfg.data.fy, data.feature_names)
+
+    def build(data):
         race = Race(cfg.entrants, data.X_train, data.y_train, data.X_test, data.y_test,
                     seed=cfg.seed, budget=cfg.budget, per_decade=pacing.LIVE_PER_DECADE,
                     max_seconds=pacing.MAX_RUN_S, stream=stream_of(cfg.data, data))
         race.schedule_changes(cfg.changes)
         race.reference()                 # P*, for the P − P* curve (computed here, once)
-    except ExportError:
-        raise
-    except (ValueError, OSError, KeyError) as exc:
-        raise ExportError(f"the app would refuse this configuration: {exc}") from None
+        return race
+    data, view, race = _prepared(cfg.data, cfg, "race", build)
     factor = pacing.PACES[pacing.DEFAULT_PACE]
     res = pacing.RES_PLAYING
     K = len(race.runs)
