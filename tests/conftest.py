@@ -243,28 +243,10 @@ def solver_classes() -> dict:
     return out
 
 
-#: the browser tests' second group (about half of their time), on a worker of its own
-BROWSER_B = {"test_lessons.py", "test_layout.py", "test_view3d.py", "test_digits_page.py",
-             "test_step_sizes_switch.py", "test_step_sizes_page.py", "test_point_history.py",
-             "test_kernel_approx_page.py", "test_replay_file.py"}
-
-
-def pytest_xdist_auto_num_workers(config):
-    """``-n auto``: one worker more than the cores. The browser tests spend part of their time
-    waiting on a page (a run that plays, a frame that lands), when a core would idle."""
-    try:
-        cores = len(os.sched_getaffinity(0))
-    except AttributeError:          # not Linux
-        cores = os.cpu_count() or 1
-    return cores + 1
-
-
 @pytest.hookimpl(tryfirst=True)        # before xdist's own hook reads the marks
 def pytest_collection_modifyitems(config, items):
-    """The browser tests share one chromium and app server per worker (``browser``,
-    ``shared_app`` above): under ``--dist loadgroup`` they run in two groups, each on one
-    worker, which the other tests share with the third."""
+    """The browser tests share one chromium per worker (``browser`` above): under ``--dist
+    loadgroup`` they all run on one worker."""
     for item in items:
         if "browser" in getattr(item, "fixturenames", ()):
-            group = "browser-b" if item.path.name in BROWSER_B else "browser"
-            item.add_marker(pytest.mark.xdist_group(group))
+            item.add_marker(pytest.mark.xdist_group("browser"))
