@@ -47,7 +47,7 @@ def main() -> None:
     for note in live.data.notes + live.data.warnings:
         st.caption(note)
     ui.live_panel(inst, ui.draw_lockstep, speed_label="speed: t grows per tick",
-                  share=ui.export_panel)
+                  share=ui.lockstep_share)
 
 
 ui.guarded(main)

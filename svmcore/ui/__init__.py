@@ -42,14 +42,14 @@ from .presets import load_first, page_messages, preset_panel, sidebar_start
 from .state import (Instance, Live, describe, guarded, instance, keep_widgets, open_on,
                     through_the_router)
 from .step_sizes import (draw_lockstep, ensure_lockstep, extras_of, lockstep_panel,
-                         lockstep_start, schedule_explorer, switch_panel)
+                         lockstep_share, lockstep_start, schedule_explorer, switch_panel)
 from .step_through import (step_controls, step_field, step_landscape, step_pseudocode,
                           step_session)
 from .sweep import (RUN_CAP_S, grid_panel, start_sweep, stop_sweep, sweep_solver_panel,
                     sweep_start, sweep_state, sweep_view)
 from .urls import apply_config, race_config, run_config, start, sync_url
 
-__all__ = ["apply_data_config", "data_panel", "export_panel", "controls", "edit_modes",
+__all__ = ["apply_data_config", "data_panel", "export_panel", "lockstep_share", "controls", "edit_modes",
            "ensure_live", "line", "live_box", "page_head", "follow_lesson_link", "lesson_bar",
            "lesson_list",
            "handle_click", "handle_move", "live_panel", "tick", "draw_race", "draw_run", "entrants_panel",

@@ -19,8 +19,6 @@ TAKE_AWAY = (("Replay (HTML)", "html", "svmcore-replay.html", "text/html"),
              ("Animation (MP4)", "mp4", "svmcore-run.mp4", "video/mp4"))
 #: seconds of play (at the default speed) a file from the app holds at most
 TAKE_AWAY_S = 60.0
-#: the Step sizes page's instance: its lockstep is a race whose link is the Race page's
-LOCKSTEP_PREFIX = "steps"
 
 
 def _make_file(live: Live, kind: str, bar) -> bytes:
@@ -40,14 +38,9 @@ def _make_file(live: Live, kind: str, bar) -> bytes:
         bar.progress(share + (1 - share) * done / total, text=f"picture {done:,} of {total:,}")
 
     # each tick of the recording takes one of the server's training slots, as a live tick does
-    if live.is_race:
-        t = live.race.t
-        rep = replay.record_race(live.cfg, TAKE_AWAY_S, until=t if t > 0 else None,
-                                 progress=recorded)
-    else:
-        t = live.run.t
-        rep = replay.record(live.cfg, TAKE_AWAY_S, until=t if t > 0 else None,
-                            progress=recorded)
+    t = live.driver.t
+    rec = replay.record_race if live.is_race else replay.record
+    rep = rec(live.cfg, TAKE_AWAY_S, until=t if t > 0 else None, progress=recorded)
     if kind == "html":
         from ..viz.replay_page import page
         step = replay_files.step_data(rep)
@@ -82,8 +75,7 @@ def take_away(inst: Instance, live: Live) -> None:
                       disabled=why is not None, help=why):
             bar = st.progress(0.0, text="recording the run…")
             try:
-                ss[made_key] = ((live.race if live.is_race else live.run).t, kind, name, mime,
-                                _make_file(live, kind, bar))
+                ss[made_key] = (live.driver.t, kind, name, mime, _make_file(live, kind, bar))
             except Exception as exc:  # noqa: BLE001 - said, the session goes on
                 ss.pop(made_key, None)
                 st.error(f"Cannot make the {label}: {describe(exc)}")
@@ -132,9 +124,10 @@ def _files(live: Live) -> tuple[list, str]:
             ("reproduce.py", code, "svmcore-reproduce.py", "text/x-python")], code
 
 
-def export_panel(inst: Instance) -> None:
+def export_panel(inst: Instance, race_link: bool = False) -> None:
     """Share link, traces as CSV / JSON, and the reproduction script, in one popover (a
-    button on the toolbar's line)."""
+    button on the toolbar's line). ``race_link``: the page's address holds its own widgets,
+    not this race (Step sizes' lockstep): the link offered is the Race page's."""
     live = inst.live
     if live is None:
         return
@@ -154,7 +147,7 @@ def export_panel(inst: Instance) -> None:
             catch_up(inst)                 # playing on a shared timeline: the run on screen
             files, code = _files(live)
             t = None if live.is_race else live.run.t
-            if live.is_race and inst.prefix == LOCKSTEP_PREFIX:
+            if race_link and live.is_race:
                 # the address bar holds this page's own choices: the link is the Race page's
                 st.markdown("**This lockstep as a Race link** — the same entrants, data, seed "
                             "and switches on the Race page (this page's address holds its own "

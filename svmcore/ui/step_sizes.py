@@ -15,6 +15,7 @@ from ..lessons.step_sizes import (SCHEDULE_SOLVERS, USES_ETA0, Extras, asset_rat
 from ..viz.step_sizes import averaging_frame, lockstep_frame, schedules_figure
 from .canvas import canvas_view, slot
 from .data import apply_data_config
+from .export import export_panel
 from .live import soft_diffs, ensure_live
 from .panels import clock_caption, curve_axis_controls, status_lines
 from .params import apply_solver_config, param_widget, param_key
@@ -130,6 +131,12 @@ def lockstep_panel(inst: Instance) -> tuple[str, dict, list, float]:
     eta0 = st.number_input("η0 (sqrt, constant, invscaling)", key=inst.key("eta0"), format="%g",
                            min_value=0.0, disabled=not set(schedules) & set(USES_ETA0))
     return solver, values, schedules, float(eta0)
+
+
+def lockstep_share(inst: Instance) -> None:
+    """The Share menu of the lockstep: the live pages' (:func:`svmcore.ui.export.export_panel`)
+    with the lockstep's link as the Race page's."""
+    export_panel(inst, race_link=True)
 
 
 def ensure_lockstep(inst: Instance, data: dict, solver: str, params: dict, schedules: list,

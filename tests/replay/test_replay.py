@@ -295,7 +295,7 @@ def test_the_share_menus_files_are_the_run_up_to_its_t():
 
     from svmcore.ui.export import _make_file
     cfg, _ = R.decode_link(LINK)
-    live = SimpleNamespace(is_race=False, run=SimpleNamespace(t=6), cfg=cfg)
+    live = SimpleNamespace(is_race=False, driver=SimpleNamespace(t=6), cfg=cfg)
     seen = []
     bar = SimpleNamespace(progress=lambda v, text="": seen.append(v))
     page = _make_file(live, "html", bar).decode()
@@ -304,7 +304,7 @@ def test_the_share_menus_files_are_the_run_up_to_its_t():
         page.split('id="svmc-data">')[1].split("</script>")[0])["steps"][0]
     assert packed["meta"]["t_last"] >= 6 and packed["meta"]["t_first"] == 0
     # the Race page's: its race to the clock's t
-    race = SimpleNamespace(is_race=True, race=SimpleNamespace(t=9),
+    race = SimpleNamespace(is_race=True, driver=SimpleNamespace(t=9),
                            cfg=R.decode_race_link(RACE_LINK))
     page = _make_file(race, "html", bar).decode()
     step = __import__("json").loads(
