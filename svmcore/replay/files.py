@@ -250,11 +250,8 @@ def export(link: str | None, *, html_path=None, gif=None, mp4=None,
             raise ExportError(why)
     t0 = time.perf_counter()
     race = is_race_link(link)
-    if race and (gif or mp4):
-        raise ExportError("a race plays as a replay file (--html); its animation is not made "
-                          "yet: animate one entrant's Playground link")
     rep = record_race(link, seconds) if race else record(link, seconds)
-    keyframes = len(rep.tracks[0]) if race else len(rep.frames)
+    keyframes = len(rep.frames)
     say(f"recorded {keyframes} keyframes (t = {rep.ts[0]:,} … {rep.ts[-1]:,}, "
         f"{rep.status}; {rep.seconds:.1f} s of play) in {time.perf_counter() - t0:.1f} s "
         f"(training {rep.train_seconds:.2f} s)")

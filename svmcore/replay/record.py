@@ -510,6 +510,11 @@ class RaceReplay:
     def seconds(self) -> float:
         return (len(self.tracks[0]) - 1) * self.key_s
 
+    @property
+    def frames(self) -> list[list[dict]]:
+        """The race's moments, each one keyframe per entrant (what an animation draws)."""
+        return [list(moment) for moment in zip(*self.tracks)]
+
 
 def race_tiles(race, snaps) -> list[list[str]]:
     """A race moment's tiles: [the race clock, its reading], then per entrant its t and test

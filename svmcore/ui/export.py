@@ -67,10 +67,8 @@ def take_away(inst: Instance, live: Live) -> None:
         return
     made_key = inst.key("take_away_file", keep=False)
     no_mp4 = mp4_available()
-    no_race = ("A race plays as a replay file; its animation is not made yet (animate one "
-               "entrant on the Playground)") if live.is_race else None
     for col, (label, kind, name, mime) in zip(st.columns(3), TAKE_AWAY):
-        why = no_race if kind != "html" and no_race else no_mp4 if kind == "mp4" else None
+        why = no_mp4 if kind == "mp4" else None
         if col.button(label, key=inst.key(f"make_{kind}", keep=False), width="stretch",
                       disabled=why is not None, help=why):
             bar = st.progress(0.0, text="recording the run…")

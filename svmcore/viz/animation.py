@@ -16,9 +16,11 @@ stream, one picture at a time: memory does not grow with the run's length.
 from __future__ import annotations
 
 import base64
+import functools
 import io
 import math
 import os
+import re
 import struct
 
 import numpy as np
@@ -61,6 +63,7 @@ def colour_table(scale) -> np.ndarray:
     return out
 
 
+@functools.lru_cache(maxsize=64)
 def _font(px: int, bold: bool = False):
     names = ["DejaVuSans-Bold.ttf" if bold else "DejaVuSans.ttf",
              "LiberationSans-Bold.ttf" if bold else "LiberationSans-Regular.ttf"]
@@ -88,15 +91,25 @@ def _xy(s: str, xr, yr) -> np.ndarray:
 class Renderer:
     """Draws field keyframes (and their blends) at one size, in the palette of one scale."""
 
-    def __init__(self, first: dict, size: tuple[int, int]):
+    def __init__(self, first: dict, size: tuple[int, int], *, unit: float | None = None,
+                 panel: bool = True, colorbar: bool = True, bar_room: bool | None = None,
+                 extra_colors=()):
+        """``size``: the picture's; ``unit``: the drawing's unit (default: 1 at 720 p of
+        ``size``); ``panel``: the tiles beside the field (a race's cell has none: its tiles
+        are the race's); ``colorbar``: the colour bar beside the plot, ``bar_room``: its room kept
+        even without it (default: with it; the cells of a race are all of one size);
+        ``extra_colors``:
+        palette entries to hold besides the frame's own (the cells of one race picture share
+        one palette)."""
         self.W, self.H = size
-        self.u = self.H / 720.0                       # the drawing's unit: 1 at 720 p
+        self.u = self.H / 720.0 if unit is None else float(unit)   # 1 at 720 p
         u = self.u
+        self.panel, self.colorbar = panel, colorbar
         self.lut = colour_table(first["scale"])
         pal = [tuple(int(c) for c in self.lut[int(round(1 + k * 252 / (FIELD_SHADES - 1)))])
                for k in range(FIELD_SHADES)]
         self.ui = {c: FIELD_SHADES + k for k, c in enumerate(UI_COLORS)}
-        for c in (first["colors"]["pos"], first["colors"]["neg"]):
+        for c in (first["colors"]["pos"], first["colors"]["neg"], *extra_colors):
             self.ui.setdefault(c, FIELD_SHADES + len(self.ui))
         pal += [_rgb(c) for c in self.ui]
         pal += [(0, 0, 0)] * (256 - len(pal))
@@ -110,8 +123,9 @@ class Renderer:
         y0, y1 = first["y"]
         # the field on the left, a square-ish plot as high as the picture; the tiles beside it
         top, bottom = 52 * u, 58 * u
-        side = self.W - 360 * u
-        s = min((side - 60 * u) / (x1 - x0), (self.H - top - bottom) / (y1 - y0))
+        bar_room = colorbar if bar_room is None else bar_room
+        beside = 360 * u if panel else 55 * u if bar_room else 5 * u
+        s = min((self.W - beside - 60 * u) / (x1 - x0), (self.H - top - bottom) / (y1 - y0))
         self.pw, self.ph = s * (x1 - x0), s * (y1 - y0)
         self.ox, self.oy = 50 * u, top + (self.H - top - bottom - self.ph) / 2
         self.s, self.x0, self.y1 = s, x0, y1
@@ -212,7 +226,13 @@ class Renderer:
             ImageDraw.Draw(tag).text((2, 0), d["ylabel"], font=lab, fill=self.ui["#333333"])
             tag = tag.rotate(90, expand=True)
             im.paste(tag, (int(4 * u), int(self.oy + self.ph / 2 - w / 2)))
-        # the colour bar, beside the plot
+        if self.colorbar:
+            self._colour_bar(g, d)
+        return im
+
+    def _colour_bar(self, g, d: dict) -> None:
+        """The colour bar beside the plot, with the levels ±clip, ±1 and 0."""
+        u, f = self.u, self.fonts["tick"]
         cbx, cbw = self.ox + self.pw + 8 * u, 10 * u
         cbh = min(self.ph, 200 * u)
         cby = self.oy + (self.ph - cbh) / 2
@@ -225,7 +245,6 @@ class Renderer:
             g.text((cbx + cbw + 3 * u, cby + cbh * (1 - (v + c) / (2 * c))), _fmt(v), font=f,
                    fill=self.ui["#333333"], anchor="lm")
         g.text((cbx - 2 * u, cby - 4 * u), "f(x)", font=f, fill=self.ui["#333333"], anchor="ld")
-        return im
 
     # -------------------------------------------------------------------------- a picture
     def draw(self, A: dict, B: dict | None = None, mix: float = 0.0, tiles=(),
@@ -314,21 +333,144 @@ class Renderer:
             g.ellipse([x - r, y - r, x + r, y + r], outline=self.ui[c],
                       width=max(1, int(round(float(m.get("width", 3)) * u))))
         # the title, the t label and the tiles: the keyframe reached
-        g.text((self.ox, 14 * u), title or A.get("title", ""), font=self.fonts["title"],
-               fill=self.ui["#262730"])
-        x = self.panel_x + 20 * u
-        y = self.oy
-        if tiles:
-            g.text((x, y), tiles[0][0], font=self.fonts["lab"], fill=self.ui["#555555"])
-            g.text((x, y + 20 * u), tiles[0][1], font=self.fonts["t"], fill=self.ui["#111111"])
-            y += 84 * u
-            for lab, val in tiles[1:]:
-                g.text((x, y), lab, font=self.fonts["lab"], fill=self.ui["#555555"])
-                g.text((x, y + 18 * u), val, font=self.fonts["val"], fill=self.ui["#262730"])
-                y += 56 * u
-        g.text((x, self.H - 24 * u), "svmcore: real keyframes, blended",
-               font=self.fonts["small"], fill=self.ui["#777777"])
+        self._title(g, title or A.get("title", ""))
+        if self.panel:
+            draw_tiles(self, g, self.panel_x + 20 * u, self.oy, tiles)
         return im
+
+    def _title(self, g, title: str) -> None:
+        """The frame's title above the plot: its markup dropped, a leading coloured ■ (a race
+        entrant's colour) drawn as a square of that colour; shrunk, then cut with "…", to fit
+        the picture's width."""
+        u = self.u
+        colour = None
+        m = _SQUARE.match(title)
+        if m:
+            colour, title = m.group(1).lower(), title[m.end():]
+        text = _TAG.sub("", title).strip()
+        x, y = self.ox, max(14 * u, self.oy - 38 * u)     # just above the plot
+        if colour in self.ui:
+            side = 13 * u
+            g.rectangle([x, y + 2 * u, x + side, y + 2 * u + side], fill=self.ui[colour])
+            x += side + 7 * u
+        font = fit_font(g, text, self.W - x - 8 * u, 17 * u, bold=True)
+        g.text((x, y), text if g.textlength(text, font=font) <= self.W - x - 8 * u
+               else _cut(g, text, font, self.W - x - 8 * u), font=font, fill=self.ui["#262730"])
+
+
+_SQUARE = re.compile(r"\s*<span style='color:(#[0-9a-fA-F]{6})'>■</span>\s*")
+_TAG = re.compile(r"<[^>]+>")
+
+
+def fit_font(g, text: str, width: float, px: float, bold: bool = False, least: float = 0.65):
+    """The font of ``px`` pixels, or a smaller one (down to ``least`` of it) in which ``text``
+    fits ``width``."""
+    size = px
+    font = _font(int(round(size)), bold)
+    while g.textlength(text, font=font) > width and size > least * px:
+        size *= 0.92
+        font = _font(int(round(size)), bold)
+    return font
+
+
+def _cut(g, text: str, font, width: float) -> str:
+    while text and g.textlength(text + "…", font=font) > width:
+        text = text[:-1]
+    return text + "…"
+
+
+def _wrap(g, text: str, font, width: float, most: int = 2) -> list[str]:
+    """``text`` in lines of whole words that fit ``width`` (at most ``most``, the last one cut
+    with "…" if needed)."""
+    lines, line = [], ""
+    for word in text.split(" "):
+        trial = f"{line} {word}".strip()
+        if line and g.textlength(trial, font=font) > width:
+            lines.append(line)
+            line = word
+        else:
+            line = trial
+    lines.append(line)
+    if len(lines) > most:
+        lines = lines[:most - 1] + [" ".join(lines[most - 1:])]
+    return [t if g.textlength(t, font=font) <= width else _cut(g, t, font, width) for t in lines]
+
+
+def draw_tiles(rend, g, x: float, y: float, tiles) -> None:
+    """The tiles in the panel at (x, y): the first one large (the t label, or the race clock),
+    the others below; each value shrunk to fit the picture's width; the footer at the
+    bottom."""
+    u = rend.u
+    width = rend.W - x - 10 * u
+    if tiles:
+        g.text((x, y), tiles[0][0], font=rend.fonts["lab"], fill=rend.ui["#555555"])
+        value = tiles[0][1]
+        font = fit_font(g, value, width, 44 * u, bold=True, least=0.6)
+        lines = _wrap(g, value, font, width)
+        for k, text in enumerate(lines):
+            g.text((x, y + 20 * u + k * 1.2 * font.size), text, font=font,
+                   fill=rend.ui["#111111"])
+        y += 84 * u + (len(lines) - 1) * 1.2 * font.size
+        for lab, val in tiles[1:]:
+            g.text((x, y), lab, font=rend.fonts["lab"], fill=rend.ui["#555555"])
+            g.text((x, y + 18 * u), val, fill=rend.ui["#262730"],
+                   font=fit_font(g, val, width, 24 * u, bold=True, least=0.6))
+            y += 56 * u
+    g.text((x, rend.H - 24 * u), "svmcore: real keyframes, blended",
+           font=rend.fonts["small"], fill=rend.ui["#777777"])
+
+
+class RaceRenderer:
+    """Draws a race's moments: each entrant's field in a cell of a grid (two side by side,
+    three or four in two rows), each as :class:`Renderer` draws a run's field at the picture's
+    unit, with one colour bar per row; the race's tiles (the race clock, each entrant's t and
+    test error) beside the grid. The cells share one palette, so a cell's picture is pasted as
+    it is drawn."""
+
+    def __init__(self, firsts: list[dict], size: tuple[int, int]):
+        from .race import ENTRANT_COLORS
+        self.W, self.H = size
+        self.u = u = self.H / 720.0
+        K = len(firsts)
+        cols = 2 if K >= 2 else 1
+        rows = int(math.ceil(K / cols))
+        grid_w = self.W - 340 * u
+        self.cw, self.ch = int(grid_w // cols), int(self.H // rows)
+        extra = [c for f in firsts for c in (f["colors"]["pos"], f["colors"]["neg"])]
+        extra += list(ENTRANT_COLORS)
+        self.cells = [Renderer(f, (self.cw, self.ch), unit=u, panel=False,
+                               colorbar=(k % cols == cols - 1 or k == K - 1),
+                               bar_room=True, extra_colors=extra) for k, f in enumerate(firsts)]
+        self.origins = [((k % cols) * self.cw, (k // cols) * self.ch) for k in range(K)]
+        first = self.cells[0]
+        self.ui, self.palette, self.fonts = first.ui, first.palette, first.fonts
+        if any(c.palette != self.palette for c in self.cells):
+            raise ValueError("the race's fields do not share one colour scale")
+        self.panel_x = cols * self.cw + 20 * u
+
+    def node_pixel(self, k: int, i: int, j: int) -> tuple[int, int]:
+        """The pixel of entrant ``k``'s grid node (column i, row j) in the picture."""
+        x, y = self.cells[k].node_pixel(i, j)
+        return x + self.origins[k][0], y + self.origins[k][1]
+
+    def draw(self, As, Bs=None, mix: float = 0.0, tiles=(), title: str = "") -> Image.Image:
+        """The moment between ``As`` and ``Bs`` (one keyframe per entrant), ``mix`` of the way;
+        the tiles are the moment reached's."""
+        im = Image.new("P", (self.W, self.H), self.ui["#ffffff"])
+        im.putpalette(self.palette)
+        for k, (cell, A) in enumerate(zip(self.cells, As)):
+            B = Bs[k] if Bs is not None else None
+            im.paste(cell.draw(A, B, mix), self.origins[k])
+        draw_tiles(self, ImageDraw.Draw(im), self.panel_x, 52 * self.u, tiles)
+        return im
+
+
+def renderer(first, size: tuple[int, int]):
+    """A run's :class:`Renderer` (``first``: a keyframe) or a race's :class:`RaceRenderer`
+    (``first``: a moment, one keyframe per entrant)."""
+    if isinstance(first, dict):
+        return Renderer(first, size)
+    return RaceRenderer(list(first), size)
 
 
 def _ticks(lo: float, hi: float, n: int) -> list[float]:
@@ -371,7 +513,7 @@ MIN_PARALLEL = 60
 
 
 def _worker_init(frames, tiles, size) -> None:
-    _WORKER.update(frames=frames, tiles=tiles, rend=Renderer(frames[0], size))
+    _WORKER.update(frames=frames, tiles=tiles, rend=renderer(frames[0], size))
 
 
 def _worker_draw(chunk) -> list[bytes]:
@@ -381,11 +523,12 @@ def _worker_draw(chunk) -> list[bytes]:
 
 def pictures(frames: list[dict], tiles: list, key_s: float, fps: int, size: tuple[int, int],
              workers: int = 1):
-    """The animation's pictures in order (palette images, :func:`schedule`), drawn here or by
+    """The animation's pictures in order (palette images, :func:`schedule`) of a run's
+    keyframes or a race's moments (each a list of the entrants' keyframes), drawn here or by
     ``workers`` processes (spawned, so that they hold none of this process's pipes, e.g. to
     ffmpeg: each draws chunks of pictures, returned in order)."""
     plan = schedule(len(frames), key_s, fps)
-    rend = Renderer(frames[0], size)
+    rend = renderer(frames[0], size)
     if workers <= 1 or len(plan) < MIN_PARALLEL:
         for i, mix in plan:
             yield rend.draw(frames[i], frames[i + 1] if mix else None, mix, tiles[i])

@@ -48,11 +48,11 @@ def test_step_sizes_in_browser(server, browser):
     assert "last iterate" in avg and "averaged iterate" in avg
     text = page.locator("body").inner_text()
     assert re.search(r"last iterate: slope [−+-]\d\.\d\d", text)
-    # the Share menu: the lockstep as a Race link, and its replay file (a race's)
+    # the Share menu: the lockstep as a Race link, its replay file (a race's) and animations
     page.get_by_text("Share", exact=True).first.click()
     page.wait_for_function("() => document.body.innerText.includes('This lockstep as a Race "
                            "link')", timeout=30_000)
-    assert page.get_by_role("button", name="Animation (GIF)").first.is_disabled()
+    assert page.get_by_role("button", name="Animation (GIF)").first.is_enabled()
     page.get_by_role("button", name="Replay (HTML)").first.click()
     download = page.get_by_role("button", name=re.compile(r"^Download svmcore-race-replay"))
     download.first.wait_for(timeout=60_000)

@@ -116,16 +116,54 @@ def test_a_race_replay_holds_every_entrants_moments_and_the_engines_last_fields(
     assert "A: pegasos" in words and "B: smo" in words and "equal iterations" in words
 
 
-def test_a_race_link_makes_a_replay_file_and_refuses_an_animation(race_rep, tmp_path):
-    gif = tmp_path / "race.gif"
-    with pytest.raises(R.ExportError, match="--html"):
-        RF.export(RACE_LINK, gif=str(gif), seconds=1.0, say=lambda *a, **k: None)
-    assert not gif.exists() and list(tmp_path.iterdir()) == []
+def test_a_race_link_makes_a_replay_file(race_rep, tmp_path):
     out = tmp_path / "race.html"
     n = RF.write_html(str(out), [RF.step_data(race_rep)], "race")
     text = out.read_text()
     assert n == len(text.encode()) and '"race":true' in text and "e1=smo" in text
     assert "reproduce" in text.lower() and "default-src 'none'" in text
+
+
+def test_a_race_animation_draws_every_entrants_last_field(race_rep, tmp_path):
+    """The race's last 3 moments as a GIF (and an MP4 where a codec is present): each
+    entrant's cell of the last picture shows the engine's own field of that entrant."""
+    from dataclasses import replace
+    from PIL import Image
+    short = replace(race_rep, tracks=[tr[-3:] for tr in race_rep.tracks],
+                    tiles=race_rep.tiles[-3:], curves=race_rep.curves[-3:])
+    gif, mp4 = tmp_path / "race.gif", tmp_path / "race.mp4"
+    have_mp4 = A.mp4_available() is None
+    outs = RF.write_animation(short, str(gif), str(mp4) if have_mp4 else None, (1280, 720), 15)
+    assert sorted(os.listdir(tmp_path)) == sorted(p.name for p in (gif, mp4) if p.exists())
+    assert set(outs) == {str(gif)} | ({str(mp4)} if have_mp4 else set())
+    count = A.frame_count(3, short.key_s, 15)
+    im = Image.open(gif)
+    assert im.size == (1280, 720) and im.n_frames == count
+    im.seek(count - 1)
+    rend = A.RaceRenderer(short.frames[0], (1280, 720))
+    lut = A.colour_table(short.frames[0][0]["scale"])
+    lasts = [None]
+    if have_mp4:
+        import imageio_ffmpeg
+        gen = imageio_ffmpeg.read_frames(str(mp4))
+        next(gen)
+        frames = list(gen)
+        assert len(frames) == count
+        lasts.append(Image.frombytes("RGB", (1280, 720), frames[-1]))
+    xs, ys = race_rep.view.grid(race_rep.resolution)
+    for k, run in enumerate(race_rep.race.runs):
+        _, _, z = clipped_field(decision_field(run.solver, xs, ys, None), xs, ys)
+        want = np.frombuffer(base64.b64decode(quantize_field(z, 2.0)), dtype=np.uint8)
+        cell = rend.cells[k]
+        def at(i, j, k=k):
+            return rend.node_pixel(k, i, j)
+        errs = _node_colours(im, at, cell.nx, cell.ny, lut, want)
+        assert np.median(errs) <= 3 and (errs <= 6).mean() >= 0.85, (k, np.median(errs))
+        if have_mp4:
+            errs = _node_colours(lasts[1], at, cell.nx, cell.ny, lut, want)
+            assert np.median(errs) <= 8, (k, np.median(errs))
+    # the race clock and each entrant's t are the last moment's
+    assert short.tiles[-1][0] == ["race clock", f"t = {race_rep.ts[-1]:,} iterations"]
 
 
 def test_the_packed_document_is_lossless(rep):
@@ -148,13 +186,14 @@ def test_html_replay_is_self_contained(rep, tmp_path):
     assert "<script src" not in text and "<link" not in text
 
 
-def _node_colours(im, rend, lut, bytes_):
+def _node_colours(im, node_pixel, nx, ny, lut, bytes_):
+    """Per sampled grid node: the largest colour difference between the picture at the node's
+    pixel and the field's colour of the node's byte."""
     rgb = np.asarray(im.convert("RGB")).astype(int)
-    nx, ny = rend.nx, rend.ny
     errs = []
     for j in range(1, ny - 1, 3):
         for i in range(1, nx - 1, 3):
-            x, y = rend.node_pixel(i, j)
+            x, y = node_pixel(i, j)
             errs.append(np.abs(rgb[y, x] - lut[bytes_[j * nx + i]]).max())
     return np.asarray(errs)
 
@@ -174,7 +213,7 @@ def test_gif_and_mp4_frames_size_and_last_picture(rep, short, tmp_path):
     rend = A.Renderer(rep.frames[0], (1280, 720))
     lut = A.colour_table(rep.frames[0]["scale"])
     want, _ = _engine_bytes(rep)
-    errs = _node_colours(im, rend, lut, want)
+    errs = _node_colours(im, rend.node_pixel, rend.nx, rend.ny, lut, want)
     # palette shades (200 for 253 byte values): within a shade, except where a point or a
     # line covers the node
     assert np.median(errs) <= 3 and (errs <= 6).mean() >= 0.85
@@ -185,7 +224,7 @@ def test_gif_and_mp4_frames_size_and_last_picture(rep, short, tmp_path):
         frames = [f for f in gen]
         assert tuple(info["size"]) == (1280, 720) and len(frames) == count
         last = Image.frombytes("RGB", (1280, 720), frames[-1])
-        errs = _node_colours(last, rend, lut, want)
+        errs = _node_colours(last, rend.node_pixel, rend.nx, rend.ny, lut, want)
         assert np.median(errs) <= 8                  # H.264 in yuv420p
 
 
