@@ -42,7 +42,7 @@ def main() -> None:
         return
     ui.line(rg, live.data.description, "data")
     with ui.live_box(rg):
-        ui.live_panel(rg, ui.draw_regression)
+        ui.live_panel(rg, ui.draw_regression, share=ui.export_panel)
 
 
 ui.guarded(main)

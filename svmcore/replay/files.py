@@ -32,6 +32,7 @@ from .record import (
     version,
     write_atomic,
 )
+from .regression import is_regression_link, record_regression
 
 #: the app's address in the replay's link back (the live app must be running there)
 DEFAULT_BASE = "http://localhost:8501/"
@@ -76,7 +77,8 @@ def step_data(rep, base: str = DEFAULT_BASE, lesson: str | None = None) -> dict:
         return {"title": title, "meta": m, "packed": pack_race(rep), "about": about_html(m),
                 "lesson": lesson, "error": None}
     m = meta(rep, base)
-    title = f"svmcore replay — {rep.frames[-1].get('title', '').split(' — ')[0]}"
+    title = (f"svmcore replay — {rep.frames[-1].get('title', '').split(' — ')[0]}"
+             if rep.view is not None else f"svmcore replay — regression: {rep.cfg.solver}")
     return {"title": title, "meta": m, "packed": pack(rep), "about": about_html(m),
             "lesson": lesson, "error": None}
 
@@ -250,7 +252,8 @@ def export(link: str | None, *, html_path=None, gif=None, mp4=None,
             raise ExportError(why)
     t0 = time.perf_counter()
     race = is_race_link(link)
-    rep = record_race(link, seconds) if race else record(link, seconds)
+    rep = (record_race(link, seconds) if race else
+           record_regression(link, seconds) if is_regression_link(link) else record(link, seconds))
     keyframes = len(rep.frames)
     say(f"recorded {keyframes} keyframes (t = {rep.ts[0]:,} … {rep.ts[-1]:,}, "
         f"{rep.status}; {rep.seconds:.1f} s of play) in {time.perf_counter() - t0:.1f} s "

@@ -81,7 +81,8 @@ def decode_link(link: str) -> tuple[RunConfig, int]:
         raise ExportError("this is a race link: record it as a race (record_race)")
     if page not in RUN_PAGES:
         raise ExportError(f"the page {page!r} is not the Playground: the export plays "
-                          "Playground runs (links to '/' with src=..., solver=...)")
+                          "Playground runs (links to '/' with src=..., solver=...), Race "
+                          "links and Regression links")
     if not any(k in q for k in ("src", "ds", "solver")):
         raise ExportError("the link holds no configuration (no src, ds or solver): copy it "
                           "from the address bar or the Share menu")
@@ -246,15 +247,35 @@ def record(link: str | RunConfig, seconds: float = DEFAULT_SECONDS, *, height: i
     from ..server import pacing
     from ..viz import run_frame
     from ..viz.frame import curves_frame, run_panels
-    _check_seconds(seconds)
+    check_seconds(seconds)
     cfg, start = (link, 0) if isinstance(link, RunConfig) else decode_link(link)
     data, view, run = _prepared(cfg, cfg, "run", lambda data: build_run(cfg, data))
-    factor = pacing.PACES[pacing.DEFAULT_PACE]
     res = pacing.RES_PLAYING
 
     def frame_of(r, snap, scores):
         return run_frame(r, view, res, snap, scores, height=height, font=font)
 
+    moments = play_moments(run, start, seconds, until, progress, frame_of)
+    cols = run.trace_columns()
+    groups, logs = curve_groups(cols)
+    labels = {k: v for k, v in moments[-1].column_labels().items() if v}
+    curves = curves_frame(run_panels(cols, "iteration", groups, logs, labels), x="iteration",
+                          log_x=True, font=font, height=height + 60,
+                          marks=moments[-1].curve_marks("iteration"))
+    last = len(moments) - 1
+    return Replay(cfg=cfg, start=start, key_s=pacing.KEY_S, frames=[m.frame for m in moments],
+                  tiles=[tile_items(m, k == last) for k, m in enumerate(moments)],
+                  trace_len=[m.trace_len for m in moments], curves=curves, run=run, view=view,
+                  resolution=res, train_seconds=float(run.wall_time), status=moments[-1].status,
+                  message=moments[-1].message or "", problems=list(data.warnings))
+
+
+def play_moments(run, start: int, seconds: float, until: int | None, progress, frame_of) -> list:
+    """The moments of ``run`` played on a :class:`svmcore.server.pacing.Timeline` at the app's
+    default pace from ``start``, one every KEY_S seconds of play: ``seconds`` of them, or to
+    the run's end, or to the first at t ≥ ``until``."""
+    from ..server import pacing
+    factor = pacing.PACES[pacing.DEFAULT_PACE]
     timeline = pacing.Timeline(run, start)
     total = int(round(seconds / pacing.KEY_S)) + 1
     moments = []
@@ -275,21 +296,10 @@ def record(link: str | RunConfig, seconds: float = DEFAULT_SECONDS, *, height: i
             progress(len(moments), total)
         if m.done or (until is not None and m.t >= until):
             break
-    cols = run.trace_columns()
-    groups, logs = curve_groups(cols)
-    labels = {k: v for k, v in moments[-1].column_labels().items() if v}
-    curves = curves_frame(run_panels(cols, "iteration", groups, logs, labels), x="iteration",
-                          log_x=True, font=font, height=height + 60,
-                          marks=moments[-1].curve_marks("iteration"))
-    last = len(moments) - 1
-    return Replay(cfg=cfg, start=start, key_s=pacing.KEY_S, frames=[m.frame for m in moments],
-                  tiles=[tile_items(m, k == last) for k, m in enumerate(moments)],
-                  trace_len=[m.trace_len for m in moments], curves=curves, run=run, view=view,
-                  resolution=res, train_seconds=float(run.wall_time), status=moments[-1].status,
-                  message=moments[-1].message or "", problems=list(data.warnings))
+    return moments
 
 
-def _check_seconds(seconds: float) -> None:
+def check_seconds(seconds: float) -> None:
     from ..server import pacing
     if not (seconds > 0 and math.isfinite(seconds)):
         raise ExportError(f"seconds must be a positive number, got {seconds!r}")
@@ -402,10 +412,18 @@ def meta(rep: Replay, base: str = "http://localhost:8501/") -> dict:
     from ..runs.export import reproduce_snippet
     done = rep.status if rep.status in ("converged", "finished") else None
     t_last = rep.ts[-1]
-    return {"version": version(), "words": config_words(rep.cfg),
-            "query": urlencode(rep.cfg.to_query()), "link": app_link(rep.cfg, base),
-            "script": reproduce_snippet(rep.cfg, t_last, finished=done,
-                                        per_decade=rep.run.per_decade),
+    query = urlencode(rep.cfg.to_query())
+    if isinstance(rep.cfg, RunConfig):
+        words, link = config_words(rep.cfg), app_link(rep.cfg, base)
+        script = reproduce_snippet(rep.cfg, t_last, finished=done,
+                                   per_decade=rep.run.per_decade)
+    else:                                 # a Regression page's run
+        from ..runs.regression import regression_words, reproduce_regression_snippet
+        words, link = regression_words(rep.cfg), base.rstrip("/") + "/regression?" + query
+        script = reproduce_regression_snippet(rep.cfg, t_last, finished=done,
+                                              per_decade=rep.run.per_decade)
+    return {"version": version(), "words": words, "query": query, "link": link,
+            "script": script,
             "t_first": rep.ts[0], "t_last": t_last, "status": rep.status,
             "message": rep.message, "keyframes": len(rep.frames), "seconds": rep.seconds,
             "solver": rep.cfg.solver, "start": rep.start}
@@ -542,7 +560,7 @@ def record_race(link: str | RaceConfig, seconds: float = DEFAULT_SECONDS, *,
     from ..server import pacing
     from ..viz import run_frame
     from ..viz.race import ENTRANT_COLORS, race_curves_frame
-    _check_seconds(seconds)
+    check_seconds(seconds)
     cfg = link if isinstance(link, RaceConfig) else decode_race_link(link)
 
     def build(data):

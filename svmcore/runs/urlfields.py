@@ -17,7 +17,7 @@ its default and the data sources whose links carry it. The table drives
 
 :data:`REGRESSION_FIELDS` is the Regression page's table, in the same form: its data (a 1-D toy
 of :mod:`svmcore.data.toy_regression` or a real regression set) and the solver parameters its
-widgets offer, which drive :meth:`svmcore.ui.regression.RegressionConfig.to_query`, the page's
+widgets offer, which drive :meth:`svmcore.runs.regression.RegressionConfig.to_query`, the page's
 decoding of a link and its widgets' ranges.
 
 On the Playground, the Race and the Digits page the solver's keys (``solver``, ``p.NAME``), the clicked edits (``add``, ``rm``), the mid-run

@@ -9,6 +9,7 @@ from urllib.parse import urlencode
 import streamlit as st
 
 from ..runs import export
+from ..runs.regression import RegressionConfig, reproduce_regression_snippet
 from .live_controls import catch_up
 from .state import Instance, Live, describe, export_key, ss
 from .urls import link_query
@@ -28,7 +29,7 @@ def _make_file(live: Live, kind: str, bar) -> bytes:
     import os
     import tempfile
 
-    from ..replay import files as replay_files, record as replay
+    from ..replay import files as replay_files, record as replay, regression as replay_reg
     share = 0.3 if kind != "html" else 1.0        # the recording's share of the bar
 
     def recorded(done, total):
@@ -39,7 +40,8 @@ def _make_file(live: Live, kind: str, bar) -> bytes:
 
     # each tick of the recording takes one of the server's training slots, as a live tick does
     t = live.driver.t
-    rec = replay.record_race if live.is_race else replay.record
+    rec = (replay.record_race if live.is_race else
+           replay_reg.record_regression if _is_regression(live) else replay.record)
     rep = rec(live.cfg, TAKE_AWAY_S, until=t if t > 0 else None, progress=recorded)
     if kind == "html":
         from ..viz.replay_page import page
@@ -61,7 +63,7 @@ def take_away(inst: Instance, live: Live) -> None:
                 "server), or an animation for slides (1280 × 720, 15 pictures a second), of "
                 f"this run up to its t (at most {TAKE_AWAY_S:.0f} s of play):")
     data_cfg = live.cfg.data if live.is_race else live.cfg
-    if live.view is None or data_cfg.source == "upload":
+    if not _is_regression(live) and (live.view is None or data_cfg.source == "upload"):
         st.caption("Replays and animations are made of runs and races on toy or catalog "
                    "data (not of an upload or this page's view).")
         return
@@ -89,6 +91,11 @@ def take_away(inst: Instance, live: Live) -> None:
                            icon=":material/download:")
 
 
+def _is_regression(live: Live) -> bool:
+    """A run of the Regression page (its configuration is a RegressionConfig)."""
+    return isinstance(live.cfg, RegressionConfig)
+
+
 def _files(live: Live) -> tuple[list, str]:
     """((label, contents, file name, mime) × 3, the reproduction script) of a run or a race.
 
@@ -114,6 +121,14 @@ def _files(live: Live) -> tuple[list, str]:
                 ("reproduce_race.py", code, "svmcore-race.py", "text/x-python")], code
     run = live.run
     done = run.status if run.done and run.status != "time cap" else None
+    if _is_regression(live):
+        code = reproduce_regression_snippet(cfg, run.t, finished=done,
+                                            per_decade=run.per_decade)
+        return [("trace.csv", export.trace_csv(run), "svmcore-regression-trace.csv",
+                 "text/csv"),
+                ("trace.json", export.trace_json(run, cfg), "svmcore-regression-trace.json",
+                 "application/json"),
+                ("reproduce.py", code, "svmcore-regression.py", "text/x-python")], code
     code = export.reproduce_snippet(cfg, run.t, n_before_edit=live.data.n_before_edit,
                                     finished=done, per_decade=run.per_decade)
     return [("trace.csv", export.trace_csv(run), "svmcore-trace.csv", "text/csv"),
@@ -130,6 +145,7 @@ def export_panel(inst: Instance, race_link: bool = False) -> None:
     if live is None:
         return
     try:
+        regression = _is_regression(live)
         data_cfg = live.cfg.data if live.is_race else live.cfg
         # keyed and tracked: the live panel's +1 and Step rerun only the frames while it is
         # closed (svmcore.ui.live_controls._controls_unchanged); opening it reruns this fragment, so its
@@ -145,7 +161,13 @@ def export_panel(inst: Instance, race_link: bool = False) -> None:
             catch_up(inst)                 # playing on a shared timeline: the run on screen
             files, code = _files(live)
             t = None if live.is_race else live.run.t
-            if race_link and live.is_race:
+            if regression:         # the page's link opens its run at t = 0
+                st.markdown("**Link to this run** — the address bar holds this configuration; "
+                            "opening it starts the same seeded run at t = 0. Copy it, or this "
+                            "path and query (the copy button on its right):")
+                st.code("/regression?" + urlencode(live.cfg.to_query()), language=None,
+                        wrap_lines=True)
+            elif race_link and live.is_race:
                 # the address bar holds this page's own choices: the link is the Race page's
                 st.markdown("**This lockstep as a Race link** — the same entrants, data, seed "
                             "and switches on the Race page (this page's address holds its own "
@@ -160,10 +182,10 @@ def export_panel(inst: Instance, race_link: bool = False) -> None:
                             "this query string (the copy button on its right):")
                 st.code("?" + urlencode(link_query(live.cfg, t)), language=None,
                         wrap_lines=True)
-            if data_cfg.source == "upload":
+            if not regression and data_cfg.source == "upload":
                 st.caption("An uploaded file is not part of a link: whoever opens it uploads "
                            "the same file (the script reads it from its original name).")
-            if not live.is_race and not live.cfg.edits_fit_in_url():
+            if not live.is_race and not regression and not live.cfg.edits_fit_in_url():
                 st.caption("Too many clicked edits for a link: they are left out of it.")
             for col, (label, text, name, mime) in zip(st.columns(3), files):
                 col.download_button(label, text, file_name=name, mime=mime,

@@ -9,16 +9,14 @@ vectors and the curves of objective and test RMSE.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 import streamlit as st
 
 from ..server import pacing
 from ..data.toy import TOY_GENERATORS
-from ..data.toy_regression import (REG_DEFAULTS, REG_GENERATORS, REGRESSION_SETS,
-                                   regression_problem, svr_reference)
-from ..runs.run import TrainingRun
+from ..data.toy_regression import REG_DEFAULTS, REG_GENERATORS, REGRESSION_SETS, svr_reference
+from ..runs.regression import (RegressionConfig, regression_data, regression_params,
+                               regression_run, regression_solvers)
 from ..runs.urlfields import REGRESSION_FIELDS, regression_field, regression_source
 from ..solvers import REGISTRY
 from ..viz.frame import batch
@@ -29,40 +27,6 @@ from .state import Instance, Live, describe
 
 #: the classification toys, offered so that the page can say why they do not fit
 CLASSIFICATION_SETS = tuple(f"{name} (classification)" for name in TOY_GENERATORS)
-
-
-def regression_solvers() -> tuple[list[str], list[str]]:
-    """(registered solvers whose ``tasks`` include "regression", the others)."""
-    able = [name for name, cls in REGISTRY.items() if "regression" in cls.tasks]
-    return able, [name for name in REGISTRY if name not in able]
-
-
-@dataclass(frozen=True)
-class RegressionConfig:
-    """A regression run, complete: the same configuration gives the same run."""
-
-    dataset: str = "sinc"
-    n: int = 200
-    noise: float | None = None
-    seed: int = 0
-    solver: str = "asset"
-    params: tuple = ()
-
-    @property
-    def param_dict(self) -> dict:
-        return dict(self.params)
-
-    def to_query(self) -> dict[str, str]:
-        """The link's keys, written by :data:`~svmcore.runs.urlfields.REGRESSION_FIELDS` (the
-        solver's fixed parameters, the loss and the kernel, after them)."""
-        src = regression_source(self.dataset)
-        values = {"dataset": self.dataset, "seed": self.seed, "n": self.n, "noise": self.noise,
-                  **self.param_dict}
-        q = {f.key: f.encode(values[f.attr]) for f in REGRESSION_FIELDS
-             if f.attr in values and f.written(src, values[f.attr])}
-        q["solver"] = self.solver
-        q.update({f"p.{k}": str(v) for k, v in self.params if f"p.{k}" not in q})
-        return q
 
 
 def _widget(key: str) -> dict:
@@ -136,7 +100,7 @@ def solver_panel(inst: Instance) -> tuple[str, dict]:
     for f in REGRESSION_FIELDS:
         if f.key.startswith("p."):
             inst.setdefault(f.attr, f.default)
-    p = {"loss": "epsilon_insensitive"}
+    p = {f.attr: inst.get(f.attr, f.default) for f in REGRESSION_FIELDS if f.key.startswith("p.")}
     spec = REGISTRY[solver].params
     if "variant" in spec:
         p["variant"] = st.radio("variant", spec["variant"].choices, key=inst.key("variant"),
@@ -156,8 +120,7 @@ def solver_panel(inst: Instance) -> tuple[str, dict]:
                                                  help=spec["n_components"].help))
     if "epochs" in spec:
         p["epochs"] = int(st.slider("epochs", **_widget("p.epochs"), key=inst.key("epochs")))
-    p["kernel"] = "rbf"
-    return solver, {k: v for k, v in p.items() if k in spec}
+    return solver, regression_params(solver, p)
 
 
 def ensure_regression(inst: Instance, cfg: RegressionConfig) -> Live | None:
@@ -173,16 +136,14 @@ def ensure_regression(inst: Instance, cfg: RegressionConfig) -> Live | None:
     try:
         dkey = (cfg.dataset, cfg.n, cfg.noise, cfg.seed)
         if inst.datacache is None or inst.datacache[0] != dkey:
-            inst.datacache = (dkey, regression_problem(cfg.dataset, n=cfg.n, noise=cfg.noise,
-                                                       seed=cfg.seed), {})
+            inst.datacache = (dkey, regression_data(cfg), {})
         data, refs = inst.datacache[1], inst.datacache[2]
         p = cfg.param_dict
         rkey = (p.get("C"), p.get("gamma"), p.get("epsilon"))
         if rkey not in refs:
             refs[rkey] = svr_reference(data, *rkey)
-        run = TrainingRun(cfg.solver, data.X_train, data.y_train, data.X_test, data.y_test,
-                          seed=cfg.seed, per_decade=pacing.LIVE_PER_DECADE,
-                          max_seconds=pacing.MAX_RUN_S, **p)
+        run = regression_run(cfg, data, per_decade=pacing.LIVE_PER_DECADE,
+                             max_seconds=pacing.MAX_RUN_S)
     except Exception as exc:  # noqa: BLE001 - shown by the page, the session goes on
         inst.error = describe(exc)
         return None

@@ -109,13 +109,14 @@ def regression_curves_frame(iteration, objective, test_rmse, svr_rmse: float | N
     rm = np.asarray(test_rmse, dtype=np.float64)[keep]
     rmse = [series(t, rm, "test RMSE", SV_COLOR)]
     legend = []
-    span = [float(t.min()), float(t.max())] if t.size else [1.0, 10.0]
     for val, name, color in ((svr_rmse, "SVR (same C, γ, ε)", "#444444"),
                              (constant_rmse, "constant predictor", "#999999")):
         if val is not None and np.isfinite(val):       # dashed horizontal references
+            # one point per trace row: a keyframe that shows the trace up to its t cuts the
+            # references there too (a replay holds the whole trace in one frame)
             label = f"{name}: {val:.3g}"
-            rmse.append({**series(span, [val, val], label, color, dash=True), "dots": False,
-                         "width": 1.5})
+            rmse.append({**series(t, np.full(t.shape, val), label, color, dash=True),
+                         "dots": False, "width": 1.5})
             legend.append({"name": label, "color": color, "line": True, "dash": True,
                            "width": 1.5})
     panels = [{"title": "primal objective", "log_y": False, "percent": False,

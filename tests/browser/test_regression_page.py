@@ -2,7 +2,8 @@
 
 Starts ``streamlit run app.py``, opens /regression, steps, plays and pauses the ASSET run on
 the sinc toy, checks the tiles move and both figures (fit with ε-tube, curves) are drawn, saves
-``test-artifacts/regression.png``; then picks a classification set and reads the message.
+``test-artifacts/regression.png``; makes the run's replay file in the Share menu; then picks a
+classification set and reads the message.
 Skipped when /usr/bin/chromium is missing.
 """
 from __future__ import annotations
@@ -65,6 +66,22 @@ def test_regression_page_in_browser(server, browser):
     assert page.get_by_text("ε-tube").count() > 0
     assert page.locator('[data-testid="stException"]').count() == 0
     page.screenshot(path=str(ARTIFACTS / "regression.png"), full_page=True)
+
+    # the Share menu: the link, the traces, and the run as a replay file up to its t
+    t_shown = _t(page)
+    page.get_by_text("Share", exact=True).first.click()
+    page.wait_for_selector("text=Link to this run", timeout=30_000)
+    for label in ("Replay (HTML)", "Animation (GIF)"):
+        assert page.get_by_role("button", name=label).first.is_enabled()
+    page.get_by_role("button", name="Replay (HTML)").first.click()
+    download = page.get_by_role("button", name=re.compile(r"^Download svmcore-replay"))
+    download.first.wait_for(timeout=60_000)
+    with page.expect_download(timeout=60_000) as info:
+        download.first.click()
+    text = Path(info.value.path()).read_text()
+    assert "svmcore replay — regression: asset" in text and "/regression?" in text
+    assert f'"t_last":{t_shown}' in text.replace(" ", "")
+    page.get_by_text("Share", exact=True).first.click()      # closed again
 
     page.locator(".st-key-rg_dataset [role=combobox]").first.click()
     page.get_by_role("option", name="moons (classification)", exact=True).click()

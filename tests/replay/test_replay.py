@@ -15,7 +15,9 @@ import pytest
 
 from svmcore.replay import record as R
 from svmcore.replay import files as RF
+from svmcore.replay import regression as RG
 from svmcore.viz import animation as A
+from svmcore.viz import renderers as RD
 from svmcore.viz import decision_field
 from svmcore.viz.frame import clipped_field, quantize_field
 
@@ -359,3 +361,96 @@ def test_pictures_drawn_by_worker_processes_are_the_same(rep, monkeypatch):
     two = [im.tobytes() for im in A.pictures(rep.frames, rep.tiles, rep.key_s, 15, (1280, 720),
                                               workers=2)]
     assert len(one) == A.frame_count(len(rep.frames), rep.key_s, 15) and one == two
+
+
+REGRESSION_LINK = "/regression?ds=sinc&n=120&seed=4&solver=smo&p.C=3.0&p.epsilon=0.1"
+
+
+@pytest.fixture(scope="module")
+def reg_rep():
+    return RG.record_regression(REGRESSION_LINK, seconds=4.0)
+
+
+def test_a_regression_replay_is_the_pages_run_and_ends_on_the_engines_fit(reg_rep):
+    """The Regression page's run, recorded: the fitted function of every keyframe is the
+    engine's (the last one, the run's model at its t), the tiles are the page's, and the
+    reproduce script gives the same run."""
+    from svmcore.runs.regression import regression_data
+    rep = reg_rep
+    ts = rep.ts
+    assert ts[0] == 0 and all(b > a for a, b in zip(ts, ts[1:])) and rep.run.t == ts[-1]
+    last = rep.frames[-1]
+    assert last["kind"] == "curves" and last["blend"] and f"t = {ts[-1]:,}" in last["title"]
+    band, line = last["panels"][0]["series"][:2]
+    x = np.frombuffer(base64.b64decode(line["x"]), dtype=np.float32)
+    f = np.frombuffer(base64.b64decode(line["y"]), dtype=np.float32)
+    want = rep.run.solver.decision_function(x.astype(np.float64)[:, None])
+    np.testing.assert_allclose(f, want, rtol=1e-5, atol=1e-6)
+    data = regression_data(rep.cfg)
+    test = np.sqrt(np.mean((rep.run.solver.decision_function(data.X_test) - data.y_test) ** 2))
+    assert rep.tiles[-1][0] == ["iteration t", f"{ts[-1]:,}"]
+    assert rep.tiles[-1][2] == ["test RMSE", f"{test:.4f}"]
+    assert rep.tiles[-1][-1][1] in ("converged ✓", "paused")
+    assert rep.tiles[1][-1] == ["status", "running"]
+    # the curves hold the trace; each keyframe shows it up to its t
+    assert rep.trace_len == sorted(rep.trace_len) and rep.trace_len[-1] >= 1
+    m = R.meta(rep)
+    assert m["link"].startswith("http://localhost:8501/regression?") and "solver=smo" in m["link"]
+    ns: dict = {}
+    import contextlib
+    import io
+    with contextlib.redirect_stdout(io.StringIO()):
+        exec(compile(m["script"], "reproduce.py", "exec"), ns)
+    assert ns["run"].t == ts[-1]
+    np.testing.assert_allclose(ns["run"].solver.decision_function(x.astype(np.float64)[:, None]),
+                               want, rtol=1e-9, atol=1e-12)
+
+
+def test_bad_regression_links_are_refused_with_one_line():
+    for link, words in (("/regression?solver=pegasos", "ε-insensitive"),
+                        ("/regression?ds=moons", "ds"), ("/regression?p.C=7", "p.C")):
+        with pytest.raises(R.ExportError) as err:
+            RG.record_regression(link, seconds=1.0)
+        assert words in str(err.value) and "\n" not in str(err.value), (link, str(err.value))
+
+
+def test_a_regression_replay_file_and_animation(reg_rep, tmp_path):
+    """The replay file holds the run and plays it with the app's renderer; the GIF's last
+    picture draws the engine's fitted function where it is."""
+    from dataclasses import replace
+    from PIL import Image
+    out = tmp_path / "reg.html"
+    data = RF.step_data(reg_rep)
+    RF.write_html(str(out), [data], data["title"])
+    text = out.read_text()
+    assert "default-src 'none'" in text and "regression?" in text and "test RMSE" in text
+    assert "svmcore replay — regression: smo" in text
+    short = replace(reg_rep, frames=reg_rep.frames[-3:], tiles=reg_rep.tiles[-3:],
+                    trace_len=reg_rep.trace_len[-3:])
+    gif = tmp_path / "reg.gif"
+    RF.write_animation(short, str(gif), None, (1280, 720), 15)
+    im = Image.open(gif)
+    count = A.frame_count(3, short.key_s, 15)
+    assert im.size == (1280, 720) and im.n_frames == count
+    im.seek(count - 1)
+    rgb = np.asarray(im.convert("RGB")).astype(int)
+    rend = A.FitRenderer(short.frames[0], (1280, 720))
+    line = short.frames[-1]["panels"][0]["series"][1]
+    x = np.frombuffer(base64.b64decode(line["x"]), dtype=np.float32)[5:-5:7].astype(np.float64)
+    f = reg_rep.run.solver.decision_function(x[:, None])
+    fit = np.array(RD.rgb(line["color"]))
+    hits = 0
+    for X, Y in zip(rend.X(x), rend.Y(f)):      # the line's colour at (x, f(x)), ±2 px
+        X, Y = int(round(X)), int(round(Y))
+        near = rgb[Y - 2:Y + 3, X - 1:X + 2].reshape(-1, 3)
+        hits += bool((np.abs(near - fit).max(axis=1) <= 12).any())
+    assert hits >= 0.8 * len(x), (hits, len(x))
+
+
+def test_export_writes_a_regression_links_files(tmp_path):
+    said = []
+    code = RF.export(REGRESSION_LINK, html_path=str(tmp_path / "r.html"),
+                     gif=str(tmp_path / "r.gif"), seconds=1.0,
+                     say=lambda *a, **k: said.append(a[0]))
+    assert code == 0 and sorted(os.listdir(tmp_path)) == ["r.gif", "r.html"]
+    assert any("recorded" in s for s in said)

@@ -200,7 +200,7 @@ def test_the_regression_table_round_trips_each_field_and_refuses_out_of_range():
     for a real set; a value outside the range is said and leaves the default."""
     from svmcore.runs.urlfields import (REGRESSION_FIELDS, REGRESSION_SOURCES, regression_field,
                                         regression_source)
-    from svmcore.ui.regression import RegressionConfig
+    from svmcore.runs.regression import RegressionConfig
 
     keys = [f.key for f in REGRESSION_FIELDS]
     assert len(keys) == len(set(keys))
