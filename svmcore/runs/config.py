@@ -41,7 +41,7 @@ __all__ = ["RunConfig", "SOURCES", "RUN_SOURCES", "DIGIT_PAIR", "VIEWS", "MAX_TR
            "UPLOAD_SCALES", "N_RANGE", "config_from_query", "encode_value", "decode_value",
            "round_coord", "Entrant", "RaceConfig", "RACE_BUDGETS", "RACE_SIZE", "BUDGET_LABELS",
            "is_race_query", "race_config_from_query", "real_dataset_names", "soft_change",
-           "MAX_CHANGES_IN_URL"]
+           "edited_run", "MAX_CHANGES_IN_URL"]
 
 COORD_DECIMALS = 4
 MAX_EDITS_IN_URL = 300
@@ -227,6 +227,29 @@ def soft_change(old: dict, new: dict, cls) -> dict | None:
     if any(k not in cls.soft_params for k in diff):
         return None
     return diff
+
+
+def edited_run(old: RunConfig, new: RunConfig) -> RunConfig | None:
+    """The run an edit of the data goes on with: ``old`` (the live run's configuration, its
+    parameters at t = 0 and its mid-run changes) on the clicked edits of ``new`` (the widgets'
+    configuration after a click, a drag or "clear edits"), when ``new`` differs from
+    ``old.current()`` by its edits alone; None otherwise (another setting needs a new run).
+
+    An edit at iteration t goes on with this configuration's seeded run replayed to t, the way a
+    link with ``t=`` is replayed, not with the old solver's state carried over: the link (the
+    edits as ``add=`` / ``rm=``, and ``t=``) then reproduces what the page shows, and so do
+    the runs rebuilt from a configuration (a shared timeline, an exported script or replay).
+    A carried-over state would make the run depend on when each point came, which a link does
+    not say, and most solvers' state is tied to their data: SMO's α must keep Σ yᵢαᵢ = 0 and
+    its gradient covers every pair, SFW's α sums to one, CPSP's cuts are sums over the rows."""
+    if (new.added, new.removed) == (old.added, old.removed) or new.solver != old.solver:
+        return None
+    cur = replace(old.current(), added=new.added, removed=new.removed)
+    if replace(cur, params=()) != replace(new, params=(), changes=()):
+        return None
+    if soft_change(cur.param_dict, new.param_dict, REGISTRY[old.solver]) != {}:
+        return None
+    return replace(old, added=new.added, removed=new.removed)
 
 
 def encode_value(v) -> str:

@@ -468,8 +468,27 @@ class Race:
             self._cost[k][unit] = (run.wall_time - s0) / du
 
     def advance_iters(self, n: int) -> list[int]:
-        """Every entrant exactly ``n`` more iterations (fewer if it ends first)."""
-        return [r.advance_iters(int(n)) for r in self.runs]
+        """Every entrant exactly ``n`` more iterations (fewer if it ends first); the clock then
+        follows them (:meth:`follow`), so after +1 it reads what the fields show."""
+        done = [r.advance_iters(int(n)) for r in self.runs]
+        self.follow()
+        return done
+
+    def follow(self) -> None:
+        """Bring the clock to where the entrants stand after steps taken outside a tick (+1, a
+        replay to given iterations): the clock is the lockstep's target, and a tick moves it
+        before the entrants, but such steps move the entrants alone. Each unit the race counts
+        in goes to the least reading among the entrants still running on it (the one the
+        lockstep waits for), never back; a stream's clock, as its tick sets it, to the
+        furthest."""
+        if self.stream is not None:
+            for u in self.clock:
+                self.clock[u] = max(self.units(k, u) for k in range(len(self.runs)))
+            return
+        for unit in {u for _, u in self._units_of()}:
+            on = [k for k, u in self._units_of() if u == unit]
+            running = [k for k in on if not self.runs[k].done] or on
+            self.clock[unit] = max(self.clock[unit], min(self.units(k, unit) for k in running))
 
     # ------------------------------------------------------------------------------ reference
     def _main_group(self) -> tuple | None:

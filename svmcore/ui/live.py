@@ -3,7 +3,8 @@
 :func:`ensure_live` builds (or keeps) the :class:`~svmcore.ui.state.Live` of a
 configuration — a :class:`~svmcore.runs.config.RunConfig` becomes a TrainingRun, a
 :class:`~svmcore.runs.config.RaceConfig` a Race — and a changed configuration starts again at t = 0,
-unless only settings the solver can take mid-run changed: then the run goes on at its t.
+unless only settings the solver can take mid-run changed (the run goes on at its t) or only the
+clicked edits (the edited data's run, replayed to that t, goes on).
 Play / Pause / +1 / Step / Reset are callbacks that change the instance's state
 (:mod:`svmcore.ui.live_controls`); while playing, :func:`live_panel`'s fragment (``run_every``)
 advances the driver by one tick and redraws. Clicks on the field edit the data
@@ -18,13 +19,14 @@ import streamlit as st
 
 from ..runs import slots
 from ..server import pacing
-from ..runs.config import RaceConfig, RunConfig, soft_change
+from ..runs.config import RaceConfig, RunConfig, edited_run, soft_change
 from ..runs.run import change_label
 from ..runs.rundata import build_data, check_memory, solver_notes
 from ..solvers import get_solver
 from ..viz import make_view
 from .state import Instance, Live, describe
 from .live_controls import build_driver, in_fragment_run, positions, controls, tick, unshare
+from .live_edits import edit_words
 
 
 def _data_and_view(inst: Instance, cfg: RunConfig, upload=None, digest=None):
@@ -66,12 +68,17 @@ def _same_run(old, new) -> bool:
     return diffs is not None and not any(diffs)
 
 
-def _continue(inst: Instance, cfg, key) -> bool:
+def _continue(inst: Instance, cfg, key, settled: tuple | None = None) -> bool:
     """A new setting the run can take mid-run: the run (or every entrant concerned)
     takes it at its current t and goes on, playing if it was; the change is recorded in the
     configuration (so the link replays it) and marked on the curves. A session on a shared
     timeline first goes on with its own copy at the moment it showed. False when the setting
-    needs a new run (or nothing has run yet: then a new run is the same)."""
+    needs a new run (or nothing has run yet: then a new run is the same).
+
+    ``settled`` — (when the setting's first move came, when it was taken): a setting moved
+    while playing and taken once it rested (:func:`take_settled`). When it moves the same
+    parameters as the setting taken just before, within :data:`MERGE_S` of that one, the two
+    are one change (:func:`_merge`)."""
     live = inst.live
     if live.key[1:] != key[1:]:
         return False
@@ -82,6 +89,10 @@ def _continue(inst: Instance, cfg, key) -> bool:
         return False
     playing = inst.playing
     unshare(inst)                             # the own copy, at the moment the page showed
+    if settled is not None and _merge(inst, diffs, key, settled):
+        if playing and not live.driver.done:
+            inst.playing = inst.pb.held = True
+        return True
     runs = [m["run"] for m in live.models]
     try:
         if live.is_race:
@@ -96,7 +107,10 @@ def _continue(inst: Instance, cfg, key) -> bool:
             (r.t, k, tuple(d.items())) for k, (r, d) in enumerate(zip(runs, diffs)) if d))
     else:
         new_cfg = live.cfg.with_change(runs[0].t, **diffs[0]) if diffs[0] else live.cfg
+    added = _added(live.cfg.changes, new_cfg.changes)
     live.cfg, live.key = new_cfg, (new_cfg,) + tuple(key[1:])
+    # a setting taken once it settled: the next one may be the same gesture (_merge)
+    inst.pb.taken = (settled[1], added) if settled is not None and added else None
     for m in live.models:
         m["cache"] = {}
     _race_reference(live)
@@ -106,7 +120,91 @@ def _continue(inst: Instance, cfg, key) -> bool:
         inst.notice = (f"{said[0]} at t = {t:,}: the run goes on from here (marked on the "
                        "curves; the link replays it).")
     if playing and not live.driver.done:
-        inst.playing = inst.pressed = True    # a full rerun that must not pause
+        # a full rerun that must not pause; not ``pressed``, which would have the next move of
+        # the slider (in that rerun, on a busy server) taken at once instead of held
+        inst.playing = inst.pb.held = True
+    return True
+
+
+def _added(before, after) -> tuple | None:
+    """The entries of the changes ``after`` that ``before`` does not have (as a configuration
+    keeps them: its own order, names sorted); None when ``before`` has one that ``after``
+    lacks."""
+    rest = list(after)
+    for c in before:
+        if c not in rest:
+            return None
+        rest.remove(c)
+    return tuple(rest)
+
+
+def _merge(inst: Instance, diffs: list, key, settled: tuple) -> bool:
+    """The same gesture as the setting taken last (``inst.pb.taken``): when ``diffs`` move
+    the parameters that setting changed, of the same runs, and its first move came within
+    :data:`MERGE_S` after that one was taken, the two are one change — at that one's t, with
+    the values now chosen (none, when they are back to those before it). The run is rebuilt
+    from the merged configuration and replayed to its t (:func:`_rebuild`), so the link and the
+    run on screen stay one: retuning the solver from the first value to the second would
+    differ from a run that took the second at once (SMO's α rescaled twice). False when
+    the rule does not hold; nothing changed then."""
+    live, taken = inst.live, inst.pb.taken
+    moved_at, now = settled
+    if taken is None or moved_at - taken[0] > MERGE_S:
+        return False
+    cfg, entries = live.cfg, taken[1]
+    rest = _added(entries, cfg.changes)
+    who = (lambda c: c[1]) if live.is_race else (lambda c: 0)
+    if rest is None or {who(c): {n for n, _ in c[-1]} for c in entries} != {
+            k: set(d) for k, d in enumerate(diffs) if d}:
+        return False
+    before = replace(cfg, changes=rest).current()
+    olds = [e.param_dict for e in before.entrants] if live.is_race else [before.param_dict]
+    merged, labels = [], []
+    for c in entries:
+        k = who(c)
+        specs = type(live.models[k]["run"].solver).params
+        was = {**{n: spec.default for n, spec in specs.items()}, **olds[k]}
+        now_values = {**dict(c[-1]), **diffs[k]}
+        kept = {n: v for n, v in now_values.items()
+                if not (type(v) is type(was[n]) and v == was[n])}
+        if kept:
+            merged.append(c[:-1] + (tuple(kept.items()),))
+            labels.append(change_label({n: (was[n], v) for n, v in kept.items()}))
+    new_cfg = replace(cfg, changes=rest + tuple(merged))
+    if not _rebuild(inst, new_cfg, key):
+        return False
+    inst.pb.taken = (now, _added(rest, new_cfg.changes)) if merged else None
+    t0 = entries[0][0]
+    inst.notice = (f"{labels[0]} at t = {t0:,}, one change with the move just before it: the "
+                   "run goes on from here (marked on the curves; the link replays it)."
+                   if labels else f"Back to the value before t = {t0:,}: no change there, "
+                   "and the run goes on without one.")
+    return True
+
+
+def _rebuild(inst: Instance, cfg, key) -> bool:
+    """The live run or race rebuilt from ``cfg`` (its seeded run with its mid-run changes) on
+    the live data, and replayed to the iteration(s) the live one stands at (a race's clock
+    follows, its ticks go on counting). False (and the error said) when that fails; the live
+    run is then kept."""
+    live = inst.live
+    try:
+        driver, runs = build_driver(cfg, live.data)
+        with st.spinner("Replaying the run with its changes …"), \
+                slots.heavy_work(what="the replay of the run with its changes"):
+            for run, t in zip(runs, positions(live)):
+                run.advance_iters(t - run.t)
+    except Exception as exc:  # noqa: BLE001 - shown, the session goes on
+        inst.tick_error = describe(exc)
+        return False
+    if live.is_race:
+        driver.ticks = live.driver.ticks
+        driver.follow()
+    pacing.record_spent(inst.cap_spent, live.key, [m["run"] for m in live.models])
+    live.cfg, live.key = cfg, (cfg,) + tuple(key[1:])
+    pacing.cap_left(inst.cap_spent, live.key, runs)
+    live.driver, live.models = driver, [{"run": r, "cache": {}} for r in runs]
+    _race_reference(live)
     return True
 
 
@@ -114,8 +212,9 @@ def ensure_live(inst: Instance, cfg: RunConfig | RaceConfig, upload=None,
                 digest=None) -> Live | None:
     """Build (or keep) the run or race of ``cfg``. A configuration that differs only by
     parameters the solver(s) can take mid-run continues the run at its t (:func:`_continue`);
-    any other change (or a link, a preset) stops playing and starts again at t = 0. Errors go to
-    ``inst.error`` (shown by the page), never raised."""
+    one that differs only by the clicked edits goes on from the run's t on the edited data
+    (:func:`_replay_edit`); any other change starts again at t = 0, playing on if it played (a
+    link or a preset: paused). Errors go to ``inst.error`` (shown by the page), never raised."""
     data_cfg = cfg.data if isinstance(cfg, RaceConfig) else cfg
     want = inst.want_cfg
     fresh = want is not None and _same_run(want, cfg)
@@ -135,8 +234,14 @@ def ensure_live(inst: Instance, cfg: RunConfig | RaceConfig, upload=None,
         t > 0 for t in positions(inst.live)))
     # a setting that needs a new run while it plays: the new run starts and plays on
     play_on = inst.playing and inst.live is not None and not inst.reset and not fresh
-    inst.pb.pending = None
-    if moved and not inst.reset:
+    inst.pb.pending = inst.pb.taken = None
+    edit = _edit_at(inst, cfg, key) if moved and not inst.reset and not fresh else None
+    if edit is not None:                     # the edited data's run, replayed to the edit's t
+        words, go_on = edit_words(inst.live.cfg, cfg), max(
+            [inst.live.run.t] + ([inst.moment.t] if inst.moment is not None else []))
+        cfg = data_cfg = edit
+        key = (cfg,) + key[1:]
+    elif moved and not inst.reset:
         inst.notice = ("The settings changed: this is a new run from t = 0 (the data, the solver "
                        "or a parameter decide a run; a link with t replays one)"
                        + (", and it plays on." if play_on else "."))
@@ -173,16 +278,57 @@ def ensure_live(inst: Instance, cfg: RunConfig | RaceConfig, upload=None,
         if not inst.live.is_race and driver.t < want:
             inst.url_problems = list(inst.url_problems) + [
                 f"link: the run stops at t = {driver.t:,} ({driver.status}), before t = {want:,}"]
+    if edit is not None:
+        _replay_edit(inst, words, go_on)
     if cfg.changes:
         _race_reference(inst.live)
     if play_on and not driver.done and not inst.want_t:
-        inst.playing = inst.pressed = True   # a full rerun that must not pause
+        inst.playing = inst.pb.held = True   # a full rerun that must not pause
     return inst.live
+
+
+def _edit_at(inst: Instance, cfg, key) -> RunConfig | None:
+    """After a click, a drag or "clear edits" on a run that has moved: the configuration its
+    run goes on with (:func:`svmcore.runs.config.edited_run`: the live one, with its
+    parameters and mid-run changes, on the new edits), or None (not only the edits changed)."""
+    live = inst.live
+    if live.is_race or not isinstance(cfg, RunConfig) or live.key[1:] != key[1:]:
+        return None
+    return edited_run(live.cfg, cfg)
+
+
+def _replay_edit(inst: Instance, words: str, t: int) -> None:
+    """The run on the edited data goes on from the t the run had at the edit: its seeded run is
+    replayed to that t (what the link, with the edits and t, replays), playing on if it played,
+    and one line says so."""
+    run = inst.live.run
+    try:
+        with st.spinner(f"Replaying the run on the edited data to t = {t:,} …"), \
+                slots.heavy_work(what="the replay of the edited data's run"):
+            run.advance_iters(t)
+    except Exception as exc:  # noqa: BLE001 - shown, the session goes on
+        inst.tick_error = describe(exc)
+        inst.notice = (f"{words} at t = {t:,}: the edited data's run could not be replayed to "
+                       f"this t (the error is below); it stands at t = {run.t:,}.")
+        return
+    if run.t >= t:
+        inst.notice = (f"{words} at t = {t:,}: the run goes on from here, on the edited data "
+                       "(its own seeded run, replayed to this t: what the link replays).")
+    else:
+        inst.notice = (f"{words} at t = {t:,}: on the edited data the run stops at "
+                       f"t = {run.t:,} ({run.status}).")
 
 
 #: seconds a setting moved while playing must stay put before the run takes it: a slider moved
 #: by nine arrow presses is one change at the t where it came to rest, not nine
 SETTLE_S = 0.6
+#: seconds after a setting moved while playing was taken in which a move of the same parameters
+#: is still the same gesture, and replaces that change instead of adding one (:func:`_merge`).
+#: The server sees the moves when it gets to them: a busy one can see nine arrow presses 60 ms
+#: apart with a gap longer than SETTLE_S between two of them, and would take the first ones
+#: alone and the rest as a second change. Wall time, like SETTLE_S: a gesture lasts seconds
+#: whatever the pace, while a window in iterations would be a blink at ×4 and long at ×1.1.
+MERGE_S = 2.0
 
 
 def _hold(inst: Instance, cfg, key) -> bool:
@@ -195,9 +341,9 @@ def _hold(inst: Instance, cfg, key) -> bool:
                                                                   positions(live))
     if live.key[1:] != key[1:] or not moved or soft_diffs(live.cfg, cfg) is None:
         return False
-    pend = inst.pb.pending
-    if pend is None or pend[0] != cfg:
-        inst.pb.pending = (cfg, key, time.monotonic())
+    pend, now = inst.pb.pending, time.monotonic()
+    if pend is None or pend[0] != cfg:       # (setting, key, its last move, its first move)
+        inst.pb.pending = (cfg, key, now, now if pend is None else pend[3])
     # a full rerun that must not pause; not ``pressed``, which a run interrupted by the next
     # move would leave set, so that the next move were taken at once instead of held
     inst.pb.held = True
@@ -206,13 +352,14 @@ def _hold(inst: Instance, cfg, key) -> bool:
 
 def take_settled(inst: Instance, now: float | None = None) -> bool:
     """Apply a held setting once it has settled (or at once when the run no longer plays):
-    the run takes it at its t (:func:`_continue`). True when it did."""
+    the run takes it at its t (:func:`_continue`), as one change with the setting taken just
+    before when it is the same gesture (:data:`MERGE_S`). True when it did."""
     pend = inst.pb.pending
     now = time.monotonic() if now is None else now
     if pend is None or inst.live is None or (inst.playing and now - pend[2] < SETTLE_S):
         return False
     inst.pb.pending = None
-    return _continue(inst, pend[0], pend[1])
+    return _continue(inst, pend[0], pend[1], settled=(pend[3], now))
 
 
 def _race_reference(live: Live) -> None:

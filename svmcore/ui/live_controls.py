@@ -348,8 +348,9 @@ def edit_modes(inst: Instance, live: Live) -> None:
     with st.container(horizontal=True, vertical_alignment="center", gap="small"):
         st.markdown("click on the field to", width="content",
                     help="Add a point of a class where you click, or remove the point you "
-                         "click on; drag a point to move it (one edit). Editing the data starts "
-                         "the run again at t = 0, playing on if it played.")
+                         "click on; drag a point to move it (one edit). The run goes on from "
+                         "its t on the edited data (that data's own run, replayed to the t), "
+                         "playing on if it played.")
         st.segmented_control("click on the field to", modes, key=inst.key("edit"),
                              required=True, on_change=_on_edit_mode, args=(inst,),
                              label_visibility="collapsed")

@@ -1,5 +1,5 @@
 """Editing the data by clicking the field: add a point of either class, remove one, drag one;
-the run restarts on the edited data."""
+the run goes on from its t on the edited data (:func:`svmcore.runs.config.edited_run`)."""
 from __future__ import annotations
 
 from ..runs.config import round_coord
@@ -92,3 +92,21 @@ def move_point(inst: Instance, data, view, index, x, y) -> bool:
         inst.moved += 1                          # one edit: a removal and an addition
     inst.edited = True
     return True
+
+
+def edit_words(old, new) -> str:
+    """What the clicked edits of configuration ``new`` did to those of ``old``, in two or three
+    words for the page's note: "Point added", "Point removed", "Point moved", "Edits cleared"
+    (another difference: "The data changed")."""
+    a0, a1, r0, r1 = list(old.added), list(new.added), set(old.removed), set(new.removed)
+    if len(a1) == len(a0) + 1 and a1[:-1] == a0:
+        if r1 == r0:
+            return "Point added"
+        if len(r1) == len(r0) + 1 and r0 <= r1:
+            return "Point moved"                  # removed from its place, added where dropped
+    if r1 == r0 and len(a1) == len(a0) and sum(p != q for p, q in zip(a0, a1)) == 1:
+        return "Point moved"                      # an added point dragged
+    if (r1 == r0 and len(a1) == len(a0) - 1) or (a1 == a0 and len(r1) == len(r0) + 1
+                                                 and r0 <= r1):
+        return "Point removed"
+    return "Edits cleared" if not a1 and not r1 else "The data changed"

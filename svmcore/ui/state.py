@@ -67,8 +67,9 @@ class Playback:
     stop_n: float = 0.0               # the newest of their stops already used (its stamp)
     guess: tuple | None = None        # a press stopped on a guess: (its t, the run's t after it)
     controls_playing: bool = False    # the controls fragment was drawn for a playing run
-    pending: tuple | None = None      # a setting moved while playing: (cfg, key, when)
-    held: bool = False                # this full run holds a moved setting (it must not pause)
+    pending: tuple | None = None      # a setting moved while playing: (cfg, key, last move, first)
+    held: bool = False                # this full run must not pause (a setting held or taken)
+    taken: tuple | None = None        # the setting taken last once settled: (when, its changes)
 
     def next_seqs(self, n: int) -> list[str]:
         """Names for the next ``n`` keyframes: the browser shows every view's keyframe of one

@@ -9,6 +9,7 @@ from __future__ import annotations
 import base64
 import json
 import math
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -553,7 +554,7 @@ for index, x, y in MOVES:
 """
 
 
-def test_a_dragged_point_moves_with_its_class_and_the_run_starts_again():
+def test_a_dragged_point_moves_with_its_class_and_the_run_goes_on_from_its_t():
     cfg = dict(dataset="gaussians", n=40, solver="pegasos")
     data = build_data(RunConfig(**cfg))
     n_tr = data.X_train.shape[0]
@@ -567,10 +568,47 @@ def test_a_dragged_point_moves_with_its_class_and_the_run_starts_again():
     ed = at.session_state["ed"]
     assert ed.removed == [3] and ed.added == [(1.0, 1.5, label)]     # one point, moved twice
     run = ed.live.run
-    assert run.t == 0 and run.solver.n == n_tr                       # the same count, a new run
+    assert run.t == 10 and run.solver.n == n_tr      # the same count, the edited data's run at t
+    assert ed.notice.startswith("Point moved at t = 10: the run goes on from here")
     X = ed.live.data.X_train
     assert np.allclose(X[-1], [1.0, 1.5]) and ed.live.data.y_train[-1] == label
     assert not np.any(np.all(np.isclose(X, data.X_train[3]), axis=1))  # gone from its place
+
+
+def test_an_edit_while_playing_goes_on_from_the_runs_t_and_plays_on():
+    """A click while the Playground plays (on the link's shared timeline): the run on the
+    edited data goes on from the t the page had reached, not from t = 0, still playing; one line
+    says so; a kernel switch after it is a new run from t = 0."""
+    at = _page({"src": "toy", "ds": "moons", "n": "120", "solver": "pegasos"})
+    at.button(key="pg_play").click().run()
+    _ok(at)
+    pg = at.session_state["pg"]
+    t = max(pg.live.run.t, pg.moment.t if pg.moment is not None else 0)
+    assert pg.playing and t >= 3
+    pg.added = [(0.25, 0.5, 1)]
+    at.run()
+    _ok(at)
+    assert pg.live.cfg.added == ((0.25, 0.5, 1),) and pg.live.run.solver.n == 91
+    assert pg.playing and pg.live.run.t >= t                  # went on from t (and ticked)
+    assert any(f"Point added at t = {t:,}: the run goes on from here" in i.value
+               for i in at.info), [i.value for i in at.info]
+    at.selectbox(key="pg_p_pegasos_kernel").set_value("rbf").run()
+    _ok(at)
+    assert pg.live.run.t <= 1 and pg.live.cfg.added == ((0.25, 0.5, 1),)
+    assert any("new run from t = 0" in i.value for i in at.info)
+
+
+def test_the_line_after_an_edit_names_it():
+    from svmcore.ui.live_edits import edit_words
+    a, b = (0.25, 0.5, 1), (-0.3, 0.1, -1)
+    old = RunConfig(added=(a,), removed=(3,))
+    assert edit_words(old, replace(old, added=(a, b))) == "Point added"
+    assert edit_words(old, replace(old, added=(a, b), removed=(3, 7))) == "Point moved"
+    assert edit_words(old, replace(old, added=((0.5, 0.5, 1),))) == "Point moved"
+    assert edit_words(old, replace(old, added=())) == "Point removed"
+    assert edit_words(old, replace(old, removed=(3, 9))) == "Point removed"
+    assert edit_words(old, replace(old, added=(), removed=())) == "Edits cleared"
+    assert edit_words(old, replace(old, added=(b,), removed=(4,))) == "The data changed"
 
 
 def test_edits_rebuild_the_run_and_go_into_the_link():

@@ -1,6 +1,7 @@
 """Drag a training point to move it (chromium at 1280 × 720, mouse; 390 × 844, touch): the
 point follows the pointer, and on release the page's link carries the edit — the point removed
-from its place and one of its class added where it was dropped — and the run starts again."""
+from its place and one of its class added where it was dropped — and the run on the edited data
+stands at the t the run had (here t = 0: it never played)."""
 from __future__ import annotations
 
 from urllib.parse import parse_qs, urlsplit

@@ -1,6 +1,7 @@
 """One moment on screen (chromium): while a run plays, the tiles, the field's title, the curves
 and the race clock describe the keyframe the field shows; a converged run says so; clicks,
-the edit mode, sliders and a kernel switch work while playing as they do paused.
+the edit mode, sliders and a kernel switch work while playing as they do paused (an edit goes on
+from the run's t).
 
 The tiles are sampled in one JS tick every 100 ms (a setInterval in the page, which reads every
 view and tile at once), in three tabs playing at the same time: the Playground at 1280 × 720,
@@ -125,6 +126,22 @@ _LABELS = ("() => document.querySelector('.st-key-pg_field .svmc').__svmc.shown"
            ".labels.length")
 _PENDING = ("() => { const p = document.querySelector('.st-key-pg_field .svmc').__svmc.pending;"
             " return p ? p.kind : null; }")
+_T = "() => +document.querySelector('.st-key-pg_field .svmc').getAttribute('data-t')"
+# the page's line about an edit: the t it went on from
+_EDIT_NOTE = """(what) => { for (const a of document.querySelectorAll('[data-testid="stAlert"]')) {
+    const m = a.innerText.match(new RegExp(what + ' at t = ([0-9,]+): the run goes on from here'));
+    if (m) return +m[1].replace(/,/g, ''); }
+  return null; }"""
+
+
+def _went_on(page, what: str, t_before: int) -> None:
+    """The edit's line names a t at least the one the field showed before the edit, and the run
+    on the edited data plays on from there (the old run's keyframes still queued are no later
+    than that t)."""
+    page.wait_for_function(f"() => ({_EDIT_NOTE})({what!r}) !== null", timeout=60_000)
+    t_edit = page.evaluate(_EDIT_NOTE, what)
+    assert t_edit >= t_before, (t_edit, t_before)
+    page.wait_for_function(_MOVING, arg=t_edit, timeout=60_000)
 
 
 def _playing_in_add_mode(base, browser):
@@ -140,20 +157,23 @@ def _playing_in_add_mode(base, browser):
 
 def test_a_click_while_playing_edits_at_once_and_plays_on(shared_app, browser):
     """The edit is drawn at the click (a pending mark) while the keyframes already sent play
-    out; the run with the new data then plays on, in the mode the user chose."""
+    out; the run with the new data then goes on from the t the run had, playing, in the mode
+    the user chose."""
     page = _playing_in_add_mode(shared_app, browser)
     assert page.evaluate(_MODE) == "add +1"            # Play keeps the mode chosen
+    page.wait_for_function(_MOVING, arg=20, timeout=60_000)
     n = page.evaluate("() => document.querySelector('.st-key-pg_field .svmc').__svmc.shown"
                       ".labels.length")
     canvas = page.locator(FIELD.format(p="pg", k="")).locator("canvas").first
     canvas.scroll_into_view_if_needed()
     box = canvas.bounding_box()
     m = page.evaluate("() => document.querySelector('.st-key-pg_field .svmc').__svmc.map")
+    t_before = page.evaluate(_T)
     page.mouse.click(box["x"] + m["ox"] + 12, box["y"] + m["oy"] + 12)   # a corner: no point
     assert page.evaluate(_PENDING) == "add"            # drawn at once, before the server answers
     page.wait_for_function(f"() => ({_CLEAR})() === 'clear 1 edit'", timeout=60_000)
     page.wait_for_function(f"() => ({_LABELS})() === {n + 1}", timeout=30_000)
-    page.wait_for_function(_MOVING, arg=0, timeout=60_000)      # the new run plays on
+    _went_on(page, "Point added", t_before)            # from its t, not from t = 0
     assert page.evaluate(_MODE) == "add +1"
     assert page.evaluate(_PENDING) is None             # the server's frame has the point
     assert page.locator('[data-testid="stException"]').count() == 0
@@ -161,9 +181,10 @@ def test_a_click_while_playing_edits_at_once_and_plays_on(shared_app, browser):
 
 
 def test_a_drag_while_playing_is_one_edit_and_plays_on(shared_app, browser):
-    """The dragged point is drawn at its new place at once; the move is one edit."""
+    """The dragged point is drawn at its new place at once; the move is one edit, and the run
+    goes on from its t on the edited data."""
     page = _playing_in_add_mode(shared_app, browser)
-    page.wait_for_function(_MOVING, arg=0, timeout=60_000)
+    page.wait_for_function(_MOVING, arg=20, timeout=60_000)
     # the first training point, where the field's canvas is on top (a press elsewhere, on the
     # edit modes, would change the mode)
     x0 = y0 = None
@@ -177,6 +198,7 @@ def test_a_drag_while_playing_is_one_edit_and_plays_on(shared_app, browser):
             break
         page.wait_for_timeout(100)
     assert x0 is not None, "the field's first point is covered"
+    t_before = page.evaluate(_T)
     page.mouse.move(x0, y0)
     page.mouse.down()
     for k in range(1, 11):
@@ -184,7 +206,7 @@ def test_a_drag_while_playing_is_one_edit_and_plays_on(shared_app, browser):
     page.mouse.up()
     assert page.evaluate(_PENDING) == "move"
     page.wait_for_function(f"() => ({_CLEAR})() === 'clear 1 edit'", timeout=60_000)
-    page.wait_for_function(_MOVING, arg=0, timeout=60_000)
+    _went_on(page, "Point moved", t_before)            # one edit, from its t
     assert page.evaluate(_MODE) == "add +1"
     assert page.locator('[data-testid="stException"]').count() == 0
     page.close()

@@ -530,6 +530,74 @@ def test_playground_change_while_playing_shared_goes_on_on_its_own_copy():
     assert st_.live.run.t >= mark["t"] and st_.live.run.solver.p["C"] == 2.0
 
 
+_GESTURE_SCRIPT = """
+import time
+from svmcore import ui
+from svmcore.runs.config import RunConfig
+from svmcore.ui.live import SETTLE_S, take_settled
+pg = ui.instance("pg")
+base = RunConfig(**CFG)
+ui.ensure_live(pg, base)
+pg.live.run.advance_iters(40)
+pg.playing = True
+def settle(*values):
+    for C in values:                      # moves while playing: held, one setting
+        ui.ensure_live(pg, base.with_params(C=C))
+    assert pg.live.run.marks == marks and pg.pb.pending is not None
+    assert take_settled(pg, now=pg.pb.pending[2] + SETTLE_S)
+marks = []
+settle(1.5, 2.0)                          # taken at t = 40
+marks = list(pg.live.run.marks)
+pg.live.run.advance_iters(25)             # the run plays on with it
+time.sleep(WAIT)
+settle(*SECOND)
+"""
+
+
+@pytest.mark.parametrize("wait, second, changes", [
+    (0.0, (2.5, 3.0), ((40, (("C", 3.0),)),)),                   # the same gesture: one change
+    (0.0, (1.0,), ()),                                           # back: no change at all
+    (None, (3.0,), ((40, (("C", 2.0),)), (65, (("C", 3.0),))))])  # apart: two changes
+def test_moves_of_one_slider_taken_apart_are_one_change(wait, second, changes):
+    """A slider moved while playing is taken once it has rested (SETTLE_S); a busy server may
+    see one gesture's moves with a longer gap between them and take its first moves alone. A
+    move of the same parameter that comes within MERGE_S after that change was taken replaces
+    it: one change, at that change's t, with the value chosen last (none when it is back to
+    the value before), and the run is the one the link replays, bit for bit. Moves further
+    apart are two changes."""
+    from streamlit.testing.v1 import AppTest
+
+    from svmcore.runs.config import RunConfig
+    from svmcore.runs.rundata import build_data
+    from svmcore.server import pacing
+    from svmcore.ui.live import MERGE_S, SETTLE_S
+    cfg = dict(dataset="moons", n=160, seed=2, solver="pegasos",
+               params=(("kernel", "rbf"), ("gamma", 2.0)))
+    # the first setting is taken SETTLE_S after its last move (the script's clock); a load
+    # that slows the script down only moves the second move further away
+    wait = SETTLE_S + MERGE_S + 0.1 if wait is None else wait
+    head = f"CFG = {cfg!r}\nWAIT = {wait!r}\nSECOND = {second!r}\n"
+    at = AppTest.from_string(head + _GESTURE_SCRIPT, default_timeout=APP_TIMEOUT).run()
+    _ok(at)
+    pg = at.session_state["pg"]
+    live = pg.live
+    assert live.cfg.changes == changes and live.run.t == 65 and pg.playing
+    assert [m["t"] for m in live.run.marks] == [t for t, _ in changes]
+    assert live.run.solver.p["C"] == second[-1]
+    if wait == 0.0 and changes:
+        assert live.run.marks[0]["label"] == "C 1→3"
+        assert "one change with the move just before it" in pg.notice
+    link = RunConfig(**{**cfg, "changes": changes})
+    d = build_data(link)
+    replay = TrainingRun("pegasos", d.X_train, d.y_train, d.X_test, d.y_test, seed=2,
+                         per_decade=pacing.LIVE_PER_DECADE, **link.param_dict)
+    replay.schedule_changes((t, dict(c)) for t, c in changes)
+    replay.advance_iters(65)
+    assert _rows(replay) == _rows(live.run)
+    np.testing.assert_array_equal(replay.solver.decision_function(d.X_test),
+                                  live.run.solver.decision_function(d.X_test))
+
+
 def test_race_C_change_keeps_t():
     at = _app("race.py")
     for _ in range(2):

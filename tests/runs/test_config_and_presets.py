@@ -1,6 +1,8 @@
 """Run configurations (svmcore.runs.presets): URL round trip, data building, presets, snippets."""
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -9,7 +11,8 @@ from hypothesis import strategies as st
 from svmcore.data import TOY_GENERATORS, TOY_NOISE_RANGE, make_toy, train_test_split
 from svmcore.data.upload import parse_upload
 from svmcore.runs.presets import PRESETS, available_presets, get_preset
-from svmcore.runs.config import RunConfig, config_from_query, decode_value, encode_value
+from svmcore.runs.config import (RunConfig, config_from_query, decode_value, edited_run,
+                                 encode_value)
 from svmcore.runs.rundata import build_data
 from svmcore.runs.run import TrainingRun
 from svmcore.runs.export import reproduce_snippet
@@ -125,6 +128,49 @@ def test_edits_remove_and_append():
     np.testing.assert_array_equal(d.X_train[:-1], base.X_train[1:])
     assert any("beyond" in w for w in d.warnings)
     assert d.origin[n_tr - 1] == -1 and d.origin[0] == 1 and d.origin[n_tr] == n_tr
+
+
+def _seeded_run(cfg: RunConfig, t: int) -> TrainingRun:
+    """The seeded run of ``cfg`` (its scheduled changes too) replayed to ``t``."""
+    d = build_data(cfg)
+    run = TrainingRun(cfg.solver, d.X_train, d.y_train, d.X_test, d.y_test, seed=cfg.seed,
+                      per_decade=10, **cfg.param_dict)
+    run.schedule_changes((tc, dict(c)) for tc, c in cfg.changes)
+    run.advance_iters(t)
+    return run
+
+
+def test_an_edit_at_t_goes_on_with_the_edited_datas_run_replayed_to_t():
+    """A click at t = 120 of a run with a change of C at t = 50: the run that goes on is the
+    live configuration (its parameters at t = 0 and its change) on the new edits, replayed to
+    t = 120 — deterministic, and what the link of that moment (add=, rm=, ch=, t=) replays."""
+    old = RunConfig(dataset="moons", n=120, seed=3, solver="pegasos",
+                    params=(("kernel", "rbf"), ("gamma", 2.0)), added=((0.1, 0.2, 1),),
+                    changes=((50, (("C", 2.0),)),))
+    before = _seeded_run(old, 120)
+    # the widgets after a click: the values after the change, every parameter, one more point
+    widgets = replace(old.current(), added=old.added + ((1.5, -0.25, -1),), removed=(4,),
+                      params=tuple({**{k: s.default for k, s in
+                                       get_solver("pegasos").params.items()},
+                                    **old.current().param_dict}.items()))
+    cfg = edited_run(old, widgets)
+    assert cfg == replace(old, added=widgets.added, removed=(4,))    # its change kept
+    run, again = _seeded_run(cfg, 120), _seeded_run(cfg, 120)
+    assert run.t == 120 and run.solver.n == before.solver.n          # one added, one removed
+    assert run.marks == before.marks == [{"t": 50, "label": "C 1→2"}]
+    _same_trace(run, again)                                          # same seed, same data
+    X = build_data(cfg).X_test
+    np.testing.assert_array_equal(run.solver.decision_function(X),
+                                  again.solver.decision_function(X))
+    assert not np.array_equal(run.solver.decision_function(X),       # the new data's run
+                              before.solver.decision_function(X))
+    back, problems = config_from_query(dict(cfg.to_query(), t="120"))
+    assert back == cfg and problems == []
+    # not only the edits: a new run (None); no new edits: nothing to go on with
+    assert edited_run(old, replace(widgets, seed=4)) is None
+    assert edited_run(old, widgets.with_params(kernel="linear")) is None
+    assert edited_run(old, widgets.with_params(C=3.0)) is None
+    assert edited_run(old, replace(old.current(), params=widgets.params)) is None
 
 
 def test_build_real_data_caps_to_classroom_size(data_folder):

@@ -163,6 +163,34 @@ def test_the_shown_clock_is_a_moment_an_entrant_reached(budget):
         assert shown["time"] <= race.clock["time"]
 
 
+@pytest.mark.parametrize("budget", ["iterations", "time", "kernel_evals"])
+def test_plus_one_moves_the_race_clock_with_the_fields(budget):
+    """+1 (``Race.advance_iters(1)``) moves every entrant by one iteration outside a tick: the
+    clock the caption reads follows them (the least reading among the running entrants), so
+    under equal iterations it says the fields' t, and the next tick goes on from there."""
+    X, Xt, y, yt = _data(200)
+    race = Race([("pegasos", {**RBF, "epochs": 5.0}), ("norma", {**RBF, "epochs": 5.0})],
+                X, y, Xt, yt, seed=1, budget=budget, per_decade=10)
+    for _ in range(12):
+        race.tick(1.2, 0.01)
+    _settle(race)
+    unit = budget
+    before = dict(race.reached())
+    for _ in range(3):
+        ts = [r.t for r in race.runs]
+        race.advance_iters(1)
+        assert [r.t for r in race.runs] == [t + 1 for t in ts]
+        shown, now = race.reached(), [race.units(k, unit) for k in range(2)]
+        assert min(now) <= shown[unit] <= max(now) and shown[unit] >= before[unit], (shown, now)
+        before = dict(shown)
+    if budget == "iterations":
+        t = race.runs[0].t
+        assert race.runs[1].t == t and race.reached()["iterations"] == t
+        assert f"race clock: t = {t:,} iterations" in race.clock_text()
+    race.tick(1.2, 0.01)
+    assert race.reached()[unit] >= before[unit]                 # never back
+
+
 def test_equal_kernel_evals_lockstep_and_kernel_free_fallback():
     X, Xt, y, yt = _data(300)
     n = X.shape[0]
@@ -568,6 +596,23 @@ def _load(at: AppTest, key: str) -> AppTest:
     at.button(key="race_preset_load").click().run()
     _ok(at)
     return at
+
+
+def test_plus_one_on_the_paused_race_page_moves_its_clock_caption():
+    """Paused, +1 moves every entrant's field by one iteration and the race clock's caption with
+    them (equal iterations: the fields' t)."""
+    at = _page()
+    at.segmented_control(key="race_budget").set_value("iterations").run()
+    _step(at, 3)
+    race = _race(at)
+    t = race.runs[0].t
+    assert t > 0 and all(r.t == t for r in race.runs)
+    at.button(key="race_plus1").click().run()
+    _no_error(at)
+    race = _race(at)
+    assert all(r.t == t + 1 for r in race.runs)
+    assert any(c.value.startswith(f"race clock: t = {t + 1:,} iterations") for c in at.caption), \
+        [c.value for c in at.caption]
 
 
 def test_page_renders_the_first_curated_race():
