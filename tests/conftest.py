@@ -163,14 +163,22 @@ def _stop_browser() -> None:
 # of motion and of the one moment on screen (marked ``display_rate``) draw at the display's
 # rate, as a student's browser does.
 FRAME_CAP_MS = 100
-_FRAME_CAP = f"""(() => {{
+
+
+def _frame_cap(ms: int) -> str:
+    return f"""(() => {{
   const raf = window.requestAnimationFrame.bind(window);
-  window.requestAnimationFrame = cb => setTimeout(() => raf(cb), {FRAME_CAP_MS});
+  window.requestAnimationFrame = cb => setTimeout(() => raf(cb), {int(ms)});
 }})()"""
 
 
+_FRAME_CAP = _frame_cap(FRAME_CAP_MS)
+
+
 class _FrameCapped:
-    """A Playwright ``Browser`` whose new contexts and pages draw at most every FRAME_CAP_MS."""
+    """A Playwright ``Browser`` whose new contexts and pages draw at most every FRAME_CAP_MS
+    (a context: every ``cap_ms`` when given, e.g. many tabs that are only checked, not
+    watched)."""
 
     def __init__(self, browser):
         self._browser = browser
@@ -178,9 +186,9 @@ class _FrameCapped:
     def __getattr__(self, name):
         return getattr(self._browser, name)
 
-    def new_context(self, **kwargs):
+    def new_context(self, cap_ms: int | None = None, **kwargs):
         ctx = self._browser.new_context(**kwargs)
-        ctx.add_init_script(_FRAME_CAP)
+        ctx.add_init_script(_FRAME_CAP if cap_ms is None else _frame_cap(cap_ms))
         return ctx
 
     def new_page(self, **kwargs):
