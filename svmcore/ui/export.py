@@ -63,9 +63,11 @@ def take_away(inst: Instance, live: Live) -> None:
                 "server), or an animation for slides (1280 × 720, 15 pictures a second), of "
                 f"this run up to its t (at most {TAKE_AWAY_S:.0f} s of play):")
     data_cfg = live.cfg.data if live.is_race else live.cfg
-    if not _is_regression(live) and (live.view is None or data_cfg.source == "upload"):
+    if not _is_regression(live) and (live.view is None or data_cfg.source in ("upload",
+                                                                              "digits")):
         st.caption("Replays and animations are made of runs and races on toy or catalog "
-                   "data (not of an upload or this page's view).")
+                   "data and of Regression runs (not of an upload, nor of the Digits page's "
+                   "image tiles: the link and the traces above take those away).")
         return
     made_key = inst.key("take_away_file", keep=False)
     no_mp4 = mp4_available()
