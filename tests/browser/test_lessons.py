@@ -342,6 +342,12 @@ def test_presenter_keys_move_between_steps(shared_app, browser):
                            timeout=60_000)
     page.wait_for_selector("text=Lesson 3 · step 2", timeout=60_000)
     assert "p.gamma=200" in page.url
+    # the step's page drawn (its script idle, Back enabled), as a presenter sees it before the
+    # next press: a key that lands while the page is still being drawn may find no button
+    page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]',
+                           timeout=120_000)
+    page.wait_for_function("() => [...document.querySelectorAll('button')].some(b => "
+                           "b.innerText.includes('Back') && !b.disabled)", timeout=60_000)
     page.locator("[class*='st-key-_lesson_text'] p").first.click()
     page.keyboard.press("PageUp")
     page.wait_for_function("() => new URLSearchParams(location.search).get('step') === '1'",
