@@ -279,6 +279,20 @@ def curves_frame(panels: Sequence[Mapping], x: str = "iteration", log_x: bool = 
             "marks": [dict(m) for m in marks]}
 
 
+def panel_title(names: Sequence[str]) -> str:
+    """A panel's title from its curves' names, a shared ending said once ("train error %",
+    "test error %" -> "train, test error %": a narrow panel cut the full list short)."""
+    names = list(names)
+    words = [n.split(" ") for n in names]
+    k = 0
+    while len(names) > 1 and all(len(w) > k + 1 for w in words) and \
+            len({tuple(w[len(w) - k - 1:]) for w in words}) == 1:
+        k += 1
+    if k == 0:
+        return ", ".join(names)
+    return ", ".join(" ".join(w[:len(w) - k]) for w in words) + " " + " ".join(words[0][-k:])
+
+
 def run_panels(cols: Mapping[str, np.ndarray], x: str, groups: Sequence[Sequence[str]],
                logs: Sequence[bool], labels: Mapping[str, str] | None = None) -> list[dict]:
     """Panels of one run's trace columns: each group of columns in one panel (errors in %)."""
@@ -293,7 +307,7 @@ def run_panels(cols: Mapping[str, np.ndarray], x: str, groups: Sequence[Sequence
             yv = np.asarray(cols[c], dtype=np.float64) * (100.0 if c in PERCENT else 1.0)
             ss.append(series(xv, yv, labels.get(c, CURVE_NAMES.get(c, c)),
                              CURVE_COLORS.get(c, "#444444")))
-        title = ", ".join(labels.get(c, CURVE_NAMES.get(c, c)) for c in group)
+        title = panel_title([labels.get(c, CURVE_NAMES.get(c, c)) for c in group if c in cols])
         out.append({"title": title, "log_y": bool(log_y), "series": ss,
                     "percent": all(c in PERCENT for c in group)})
     return out

@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 from svmcore.viz import field_grid
-from svmcore.viz.frame import (curves_frame, dequantize_xy, field_frame, quantize_xy,
-                               run_panels)
+from svmcore.viz.frame import (curves_frame, dequantize_xy, field_frame, panel_title,
+                               quantize_xy, run_panels)
 from svmcore.viz.raster import colour_table, field_png, level_lines
 from reference import zero_contour_reference as zero_contour
 
@@ -120,6 +120,12 @@ def test_curve_panels_in_percent_with_change_marks():
     assert panels[1]["percent"] and not panels[0]["percent"] and panels[0]["log_y"]
     fr = curves_frame(panels, marks=[{"x": 2, "label": "η0 = 0.1"}])
     assert fr["x_title"] == "iteration t" and fr["marks"][0]["label"] == "η0 = 0.1"
+    # a shared ending is said once (the full list was cut short in a narrow panel); a curve
+    # the run does not have is not named
+    assert [p["title"] for p in panels] == ["objective", "train, test error %"]
+    both = run_panels(cols, "iteration", [("objective", "dual_objective")], [False])
+    assert both[0]["title"] == "objective" and len(both[0]["series"]) == 1
+    assert panel_title(["objective", "dual objective"]) == "objective, dual objective"
 
 
 def _segments(x, y):
