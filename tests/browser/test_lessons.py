@@ -342,8 +342,13 @@ def test_presenter_keys_move_between_steps(shared_app, browser):
                            timeout=60_000)
     page.wait_for_selector("text=Lesson 3 · step 2", timeout=60_000)
     assert "p.gamma=200" in page.url
-    # the step's page drawn (its script idle, Back enabled), as a presenter sees it before the
-    # next press: a key that lands while the page is still being drawn may find no button
+    # Space pauses the step's run (it plays on from step 1, unless it has converged); then
+    # Back, once enabled
+    if _plays_or_converged(page, 60) and not _converged(page):
+        page.locator("[class*='st-key-_lesson_text'] p").first.click()
+        page.keyboard.press("Space")
+        page.wait_for_function("() => [...document.querySelectorAll('button')].some(b => "
+                               "/^\\s*Play/.test(b.innerText) && !b.disabled)", timeout=120_000)
     page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]',
                            timeout=120_000)
     page.wait_for_function("() => [...document.querySelectorAll('button')].some(b => "
