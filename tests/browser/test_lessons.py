@@ -72,9 +72,10 @@ _VISIBLE = """([copy, page]) => {
 
 # Play has started: Pause is enabled, or the run already converged (an SMO run can converge
 # before a frame of the walk's tab is drawn)
-_PLAYING_OR_CONVERGED = """() => [...document.querySelectorAll('button')].some(
-  b => /^\\s*Pause/.test(b.innerText) && !b.disabled)
-  || /converged ✓/i.test(document.body.innerText)"""
+_PAUSE_ENABLED = """() => [...document.querySelectorAll('button')].some(
+  b => /^\\s*Pause/.test(b.innerText) && !b.disabled)"""
+_PLAYING_OR_CONVERGED = """() => (%s)()
+  || /converged ✓/i.test(document.body.innerText)""" % _PAUSE_ENABLED
 
 
 def _button(page, label: str):
@@ -342,15 +343,16 @@ def test_presenter_keys_move_between_steps(shared_app, browser):
                            timeout=60_000)
     page.wait_for_selector("text=Lesson 3 · step 2", timeout=60_000)
     assert "p.gamma=200" in page.url
-    # Space pauses the step's run (it plays on from step 1, unless it has converged); then
-    # Back, once enabled
-    if _plays_or_converged(page, 60) and not _converged(page):
+    # once the step is drawn, Space pauses its run if it plays; then Back, once enabled
+    page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]',
+                           timeout=120_000)
+    if page.evaluate(_PAUSE_ENABLED):
         page.locator("[class*='st-key-_lesson_text'] p").first.click()
         page.keyboard.press("Space")
         page.wait_for_function("() => [...document.querySelectorAll('button')].some(b => "
                                "/^\\s*Play/.test(b.innerText) && !b.disabled)", timeout=120_000)
-    page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]',
-                           timeout=120_000)
+        page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]',
+                               timeout=120_000)
     page.wait_for_function("() => [...document.querySelectorAll('button')].some(b => "
                            "b.innerText.includes('Back') && !b.disabled)", timeout=60_000)
     page.locator("[class*='st-key-_lesson_text'] p").first.click()
