@@ -32,6 +32,7 @@ from .record import (
     version,
     write_atomic,
 )
+from .digits import is_digits_link, record_digits
 from .regression import is_regression_link, record_regression
 
 #: the app's address in the replay's link back (the live app must be running there)
@@ -78,7 +79,8 @@ def step_data(rep, base: str = DEFAULT_BASE, lesson: str | None = None) -> dict:
                 "lesson": lesson, "error": None}
     m = meta(rep, base)
     title = (f"svmcore replay — {rep.frames[-1].get('title', '').split(' — ')[0]}"
-             if rep.view is not None else f"svmcore replay — regression: {rep.cfg.solver}")
+             if rep.view is not None or rep.frames[-1].get("kind") == "digits"
+             else f"svmcore replay — regression: {rep.cfg.solver}")
     return {"title": title, "meta": m, "packed": pack(rep), "about": about_html(m),
             "lesson": lesson, "error": None}
 
@@ -182,23 +184,34 @@ def lesson_steps(number: int) -> tuple[str, list[tuple[str, str, str, str]]]:
     return f"Lesson {lesson.number}: {lesson.title}", out
 
 
+#: the pages whose runs a replay records, and how
+RECORDERS = {"": record, "playground": record, "race": record_race, "digits": record_digits,
+             "regression": record_regression}
+
+
+def recorder(link: str):
+    """The function that records an app link: a race's, a Regression or Digits run's, or a
+    Playground run's."""
+    return (record_race if is_race_link(link) else record_regression
+            if is_regression_link(link) else record_digits if is_digits_link(link) else record)
+
+
 def lesson_document(number: int, seconds: float, base: str = DEFAULT_BASE,
                     progress=None) -> tuple[str, list[dict]]:
-    """The steps of lesson ``number`` as replay steps: a Playground step's run and a Race step's
-    race recorded, any other page's step with its text and a line saying it plays in the app
-    only."""
+    """The steps of lesson ``number`` as replay steps: a Playground, Digits or Regression
+    step's run and a Race step's race recorded, any other page's step with its text and a line
+    saying it plays in the app only."""
     title, steps = lesson_steps(number)
     out = []
     for k, (name, page_, query, text) in enumerate(steps):
-        if page_ not in ("", "playground", "race"):
+        if page_ not in RECORDERS:
             out.append({"title": name, "meta": None, "packed": None, "lesson": text,
                         "about": "", "error": f"This step plays on the app's {page_} page: "
-                        "it is not part of the offline replay (a replay plays Playground runs "
-                        "and races)."})
+                        "it is not part of the offline replay (a replay plays runs of the "
+                        "Playground, Digits and Regression pages, and races)."})
             continue
         try:
-            rep = (record_race("/race?" + query, seconds) if page_ == "race"
-                   else record("/?" + query, seconds))
+            rep = RECORDERS[page_](f"/{page_}?" + query, seconds)
         except ExportError as exc:
             out.append({"title": name, "meta": None, "packed": None, "lesson": text,
                         "about": "", "error": f"This step's run cannot be replayed: {exc}"})
@@ -252,8 +265,7 @@ def export(link: str | None, *, html_path=None, gif=None, mp4=None,
             raise ExportError(why)
     t0 = time.perf_counter()
     race = is_race_link(link)
-    rep = (record_race(link, seconds) if race else
-           record_regression(link, seconds) if is_regression_link(link) else record(link, seconds))
+    rep = recorder(link)(link, seconds)
     keyframes = len(rep.frames)
     say(f"recorded {keyframes} keyframes (t = {rep.ts[0]:,} … {rep.ts[-1]:,}, "
         f"{rep.status}; {rep.seconds:.1f} s of play) in {time.perf_counter() - t0:.1f} s "
@@ -279,8 +291,9 @@ def main(argv: list[str] | None = None) -> int:
         prog="svmcore export", description="A run of the app as files: a self-contained "
         "replay (HTML, plays offline) and an animation for slides (GIF, MP4), recorded "
         "headless from an app link.")
-    ap.add_argument("link", nargs="?", help="an app link, the Playground's or the Race "
-                    "page's: its URL, or its query (src=toy&ds=gaussians&solver=pegasos...)")
+    ap.add_argument("link", nargs="?", help="an app link of the Playground, the Race, the "
+                    "Regression or the Digits page: its URL, or its query "
+                    "(src=toy&ds=gaussians&solver=pegasos...)")
     ap.add_argument("--html", metavar="FILE", help="the replay file to write")
     ap.add_argument("--gif", metavar="FILE", help="the GIF animation to write")
     ap.add_argument("--mp4", metavar="FILE", help="the MP4 animation to write (needs "

@@ -81,8 +81,8 @@ def decode_link(link: str) -> tuple[RunConfig, int]:
         raise ExportError("this is a race link: record it as a race (record_race)")
     if page not in RUN_PAGES:
         raise ExportError(f"the page {page!r} is not the Playground: the export plays "
-                          "Playground runs (links to '/' with src=..., solver=...), Race "
-                          "links and Regression links")
+                          "Playground runs (links to '/' with src=..., solver=...), Race, "
+                          "Regression and Digits links")
     if not any(k in q for k in ("src", "ds", "solver")):
         raise ExportError("the link holds no configuration (no src, ds or solver): copy it "
                           "from the address bar or the Share menu")
@@ -104,8 +104,10 @@ def decode_link(link: str) -> tuple[RunConfig, int]:
 
 
 def app_link(cfg: RunConfig, base: str = "http://localhost:8501/") -> str:
-    """The live app's link of ``cfg`` (``base``: the app's address)."""
-    return base.rstrip("/") + "/?" + urlencode(cfg.to_query())
+    """The live app's link of ``cfg`` (``base``: the app's address): the Playground's, or the
+    Digits page's for a run on digits."""
+    page = "/digits?" if cfg.source == "digits" else "/?"
+    return base.rstrip("/") + page + urlencode(cfg.to_query())
 
 
 def config_words(cfg: RunConfig) -> str:
@@ -124,6 +126,10 @@ def config_words(cfg: RunConfig) -> str:
 
 def data_words(cfg: RunConfig) -> str:
     """A run's data in words: the toy problem or the dataset, its size, what is held out."""
+    if cfg.source == "digits":
+        neg = "every other digit" if cfg.negative == "rest" else f"the digit {cfg.negative}"
+        return (f"the digit set '{cfg.dataset}': the digit {cfg.positive} (+1) against {neg} "
+                f"(−1), at most {cfg.max_train:,} training images, {cfg.test:.0%} held out")
     if cfg.source == "toy":
         data = (f"the toy problem '{cfg.dataset}', {cfg.n:,} points, noise {cfg.noise_value:g}"
                 f", {cfg.test:.0%} held out for testing")
@@ -426,7 +432,8 @@ def meta(rep: Replay, base: str = "http://localhost:8501/") -> dict:
             "script": script,
             "t_first": rep.ts[0], "t_last": t_last, "status": rep.status,
             "message": rep.message, "keyframes": len(rep.frames), "seconds": rep.seconds,
-            "solver": rep.cfg.solver, "start": rep.start}
+            "solver": rep.cfg.solver, "start": rep.start,
+            "kind": rep.frames[-1].get("kind", "field")}
 
 
 def file_mode() -> int:

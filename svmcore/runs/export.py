@@ -160,6 +160,11 @@ def _data_lines(cfg: RunConfig, *, n_before_edit: int | None = None,
                     f"max_test={int(cfg.max_train)!r})")
         body.append("X_train, X_test, y_train, y_test = ds.X_train, ds.X_test, ds.y_train, "
                     "ds.y_test")
+    elif cfg.source == "digits":
+        imports.add("from svmcore.data.digits import digit_problem")
+        body.append(f"X_train, y_train, X_test, y_test, _ = digit_problem({cfg.dataset!r}, "
+                    f"{cfg.positive!r}, {cfg.negative!r}, {cfg.test!r}, {int(cfg.seed)!r}, "
+                    f"{int(cfg.max_train)!r})")
     elif cfg.source == "upload":
         imports.update({"from pathlib import Path",
                         "from svmcore.data import scale, train_test_split",

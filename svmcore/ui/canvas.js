@@ -122,7 +122,7 @@ function sizeCanvas(st, height, cap) {
 }
 
 function legendHTML(items, font) {
-  return items.map(it => {
+  return (items || []).map(it => {
     const sw = it.line
       ? `<svg width="26" height="10"><line x1="1" y1="5" x2="25" y2="5" stroke="${it.color}" stroke-width="${it.width || 2}" ${it.dash ? 'stroke-dasharray="5,3"' : ""}/></svg>`
       : `<svg width="14" height="14"><circle cx="7" cy="7" r="${it.r || 4.5}" fill="${it.fill || it.color}" stroke="${it.stroke || "white"}" stroke-width="${it.sw || 1}"/></svg>`;
@@ -627,6 +627,124 @@ function renderField(component) {
   receive(st, data, keyframe, showField);
 }
 
+// ------------------------------------------------------------------------------------ digits
+//
+// A digits frame (a Digits run's replay) carries the images the run ever shows once ("atlas":
+// side × side bytes of ink each) and per keyframe which of them are its support, in the order
+// of |α| ("sv", with their classes in "sv_y"), which are its misclassified test images ("mis"),
+// and a linear model's weights as field bytes ("w"). The view draws the sheets of the keyframe
+// reached; a set of images does not blend, so nothing moves between two keyframes.
+
+function atlasCanvas(d) {                  // one grey image per atlas entry, stacked
+  return cached("atlas:" + d.atlas, () => {
+    const ink = b64(d.atlas, Uint8Array), s = d.side, n = Math.floor(ink.length / (s * s));
+    const c = document.createElement("canvas");
+    c.width = s; c.height = Math.max(1, n * s);
+    const g = c.getContext("2d"), img = g.createImageData(s, c.height);
+    for (let i = 0; i < n * s * s; i++) {
+      const v = 255 - ink[i];
+      img.data[4 * i] = img.data[4 * i + 1] = img.data[4 * i + 2] = v;
+      img.data[4 * i + 3] = 255;
+    }
+    g.putImageData(img, 0, 0);
+    return c;
+  });
+}
+
+function weightCanvas(d) {                 // the weights through the field's colour scale
+  return cached("w:" + d.w, () => {
+    const z = b64(d.w, Uint8Array), s = d.side, lut = colourTable(d.scale);
+    const c = document.createElement("canvas");
+    c.width = c.height = s;
+    const g = c.getContext("2d"), img = g.createImageData(s, s);
+    for (let i = 0; i < s * s; i++) {
+      const v = z[i] === undefined ? 127 : z[i];
+      img.data.set([lut[3 * v], lut[3 * v + 1], lut[3 * v + 2], 255], 4 * i);
+    }
+    g.putImageData(img, 0, 0);
+    return c;
+  });
+}
+
+function wrapText(ctx, text, width) {      // words to lines of at most width px
+  const out = [];
+  let line = "";
+  for (const w of (text || "").split(" ")) {
+    const next = line ? line + " " + w : w;
+    if (line && ctx.measureText(next).width > width) { out.push(line); line = w; }
+    else line = next;
+  }
+  if (line) out.push(line);
+  return out;
+}
+
+function drawDigits(st) {
+  const A = st.shown;
+  if (!A) return;
+  const d = A.d, font = fontOf(d, st), lh = Math.round(1.3 * font);
+  const cols = d.cols || 12, [rowsSv, rowsMis] = d.rows || [1, 1];
+  const W = Math.max(200, st.root.clientWidth);
+  const probe = st.canvas.getContext("2d");
+  probe.font = `${font}px sans-serif`;
+  const texts = [d.sv_caption, d.mis_caption, d.w_caption].map(t => wrapText(probe, t, W - 4));
+  const textH = texts.reduce((h, lines) => h + lines.length * lh + (lines.length ? 4 : 0), 0);
+  const wantW = d.w ? Math.min(224, Math.max(160, 8 * d.side)) : 0;
+  // a tile's pitch: the width's share, at most 10 px per image pixel; the sheets' rows are the
+  // replay's most, so the layout does not jump between keyframes
+  let cell = Math.max(8, Math.min(Math.floor(W / cols), 10 * d.side + 8));
+  const need = c => textH + (rowsSv + rowsMis) * c + (d.w ? wantW + 8 : 0) + 12;
+  const [ctx, , H] = sizeCanvas(st, Math.max(d.height || 440, need(cell)));
+  if (need(cell) > H) cell = Math.max(6, Math.floor((H - textH - wantW - 20) / Math.max(1, rowsSv + rowsMis)));
+  ctx.clearRect(0, 0, W, H);
+  ctx.font = `${font}px sans-serif`;
+  ctx.textBaseline = "top";
+  const atlas = atlasCanvas(d), s = d.side;
+  let y = 0;
+  const caption = (lines) => {
+    ctx.fillStyle = "#262730";
+    for (const line of lines) { ctx.fillText(line, 2, y); y += lh; }
+    if (lines.length) y += 4;
+  };
+  const sheet = (ids, frameOf, rows) => {
+    const inner = Math.max(2, cell - 6);
+    ctx.imageSmoothingEnabled = false;
+    ids.forEach((id, k) => {
+      const x = (k % cols) * cell, top = y + Math.floor(k / cols) * cell;
+      ctx.fillStyle = frameOf(k);
+      ctx.fillRect(x + 1, top + 1, cell - 2, cell - 2);
+      ctx.drawImage(atlas, 0, id * s, s, s, x + 3, top + 3, inner, inner);
+    });
+    y += rows * cell + 8;
+  };
+  caption(texts[0]);
+  sheet(d.sv || [], k => (d.sv_y || "")[k] === "-" ? d.colors.neg : d.colors.pos, rowsSv);
+  caption(texts[1]);
+  sheet(d.mis || [], () => d.colors.mis, rowsMis);
+  if (d.w) {
+    caption(texts[2]);
+    const side = Math.max(s, Math.min(wantW, H - y - 4));
+    ctx.drawImage(weightCanvas(d), 2, y, side, side);
+  }
+  st.root.setAttribute("data-tiles", (d.sv || []).length + (d.mis || []).length);
+  st.root.setAttribute("data-drawn", "1");
+}
+
+function showDigits(st, k) {               // the texts of the keyframe reached
+  const d = k.d;
+  setHTML(st.title, d.title || "");
+  styleTexts(st, d);
+  st.root.setAttribute("data-t", d.t === undefined ? "" : d.t);
+  st.root.setAttribute("data-seq", d.seq === undefined ? "" : d.seq);
+  showTiles(d, !!k.exact);
+}
+
+function renderDigits(component) {
+  const {data, parentElement} = component;
+  const st = setup(parentElement, "svmc-digits");
+  st.draw = () => drawDigits(st);
+  receive(st, data, d => ({d, t: d.t}), showDigits);
+}
+
 // ------------------------------------------------------------------------------- playback
 //
 // While playing, the server sends a batch of keyframes ({keys: [...], dt}) about once a
@@ -852,7 +970,7 @@ function receive(st, data, decode, show) {
       st.queue.push({k, at,
                      same: prev && (d.kind === "field" ? prev.d.z === d.z && prev.d.size === d.size
                                     && JSON.stringify(prev.d.tiles) === JSON.stringify(d.tiles)
-                                    : !d.blend && prev.d.n === d.n)});
+                                    : d.kind === "digits" || !d.blend && prev.d.n === d.n)});
       prev = k;
     }
     st.queue.sort((p, q) => p.at - q.at);
@@ -1089,5 +1207,6 @@ export default function (component) {
   if (!data) return;
   const kind = data.kind || (data.keys && data.keys[0] && data.keys[0].kind);
   if (kind === "curves") renderCurves({...component, data});
+  else if (kind === "digits") renderDigits({...component, data});
   else renderField({...component, data});
 }

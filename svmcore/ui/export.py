@@ -29,7 +29,7 @@ def _make_file(live: Live, kind: str, bar) -> bytes:
     import os
     import tempfile
 
-    from ..replay import files as replay_files, record as replay, regression as replay_reg
+    from ..replay import files as replay_files, record as replay
     share = 0.3 if kind != "html" else 1.0        # the recording's share of the bar
 
     def recorded(done, total):
@@ -40,9 +40,7 @@ def _make_file(live: Live, kind: str, bar) -> bytes:
 
     # each tick of the recording takes one of the server's training slots, as a live tick does
     t = live.driver.t
-    rec = (replay.record_race if live.is_race else
-           replay_reg.record_regression if _is_regression(live) else replay.record)
-    rep = rec(live.cfg, TAKE_AWAY_S, until=t if t > 0 else None, progress=recorded)
+    rep = _recorder(live)(live.cfg, TAKE_AWAY_S, until=t if t > 0 else None, progress=recorded)
     if kind == "html":
         from ..viz.replay_page import page
         step = replay_files.step_data(rep)
@@ -63,11 +61,10 @@ def take_away(inst: Instance, live: Live) -> None:
                 "server), or an animation for slides (1280 × 720, 15 pictures a second), of "
                 f"this run up to its t (at most {TAKE_AWAY_S:.0f} s of play):")
     data_cfg = live.cfg.data if live.is_race else live.cfg
-    if not _is_regression(live) and (live.view is None or data_cfg.source in ("upload",
-                                                                              "digits")):
-        st.caption("Replays and animations are made of runs and races on toy or catalog "
-                   "data and of Regression runs (not of an upload, nor of the Digits page's "
-                   "image tiles: the link and the traces above take those away).")
+    if not _is_regression(live) and data_cfg.source == "upload":
+        st.caption("Replays and animations are made of runs and races on toy, catalog and "
+                   "digit data and of Regression runs, not of an upload (it is not part of a "
+                   "link): the traces above take it away.")
         return
     made_key = inst.key("take_away_file", keep=False)
     no_mp4 = mp4_available()
@@ -91,6 +88,17 @@ def take_away(inst: Instance, live: Live) -> None:
                            data, file_name=name, mime=mime, on_click="ignore",
                            key=inst.key("take_away_dl", keep=False),
                            icon=":material/download:")
+
+
+def _recorder(live: Live):
+    """The function that records the page's run: a race's, a Regression run's, a Digits
+    run's or a Playground run's."""
+    from ..replay import digits, record, regression
+    if live.is_race:
+        return record.record_race
+    if _is_regression(live):
+        return regression.record_regression
+    return digits.record_digits if live.cfg.source == "digits" else record.record
 
 
 def _is_regression(live: Live) -> bool:

@@ -1,8 +1,8 @@
 """A recorded run or race as an animation for slides: GIF (Pillow) and MP4 (imageio-ffmpeg),
 rendered in Python from the live view's own keyframes, no browser.
 
-The pictures (:mod:`svmcore.viz.renderers`: a field, a race's fields, a fitted function, each
-with the "iteration t" label and the key tiles of the keyframe reached, so the numbers are
+The pictures (:mod:`svmcore.viz.renderers`: a field, a race's fields, a fitted function;
+:mod:`svmcore.viz.digits_renderer`: a Digits run's image tiles; each with the "iteration t" label and the key tiles of the keyframe reached, so the numbers are
 always a real keyframe's) are put in order here, blended between keyframes as canvas.js tweens,
 and streamed into the writers, one picture at a time: memory does not grow with the run's
 length.
@@ -17,14 +17,29 @@ import struct
 import numpy as np
 from PIL import Image
 
-from .renderers import FitRenderer, RaceRenderer, Renderer, colour_table, renderer
+from .digits_renderer import DigitsRenderer
+from .renderers import FitRenderer, RaceRenderer, Renderer, colour_table
 
 __all__ = ["SIZES", "FPS", "parse_size", "schedule", "pictures", "frame_count", "GifWriter",
-           "Mp4Writer", "mp4_available", "Renderer", "RaceRenderer", "FitRenderer",
+           "Mp4Writer", "mp4_available", "Renderer", "RaceRenderer", "FitRenderer", "DigitsRenderer",
            "colour_table", "renderer"]
 
 SIZES = {"1280x720": (1280, 720), "1920x1080": (1920, 1080)}
 FPS = (15, 30)
+
+
+def renderer(first, size: tuple[int, int]):
+    """A run's :class:`Renderer` (``first``: a field keyframe), a regression run's
+    :class:`FitRenderer` (a fitted function's keyframe), a Digits run's
+    :class:`DigitsRenderer` (a digits keyframe) or a race's :class:`RaceRenderer` (``first``:
+    a moment, one keyframe per entrant)."""
+    if isinstance(first, dict):
+        kind = first.get("kind")
+        return (FitRenderer if kind == "curves" else DigitsRenderer if kind == "digits"
+                else Renderer)(first, size)
+    return RaceRenderer(list(first), size)
+
+
 def parse_size(text: str) -> tuple[int, int]:
     """"1280x720" -> (1280, 720); the sizes of :data:`SIZES` only (raises ValueError)."""
     key = str(text).lower().replace("×", "x").replace(" ", "")

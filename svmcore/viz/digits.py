@@ -57,3 +57,49 @@ def weights_png(w, side: int, scale: int = 8) -> bytes:
     idx = np.rint((w / top + 1.0) * 127.5).astype(np.intp).clip(0, 255)
     img = table[idx]
     return png_rgb(np.kron(img, np.ones((scale, scale, 1), dtype=np.uint8)))
+
+
+# ------------------------------------------------------------------------------ replay frames
+#
+# A Digits run's keyframe for the replay (canvas.js draws kind "digits"; the animation's
+# DigitsRenderer draws the same): the images the run ever shows travel once, as an atlas of ink
+# bytes, and each keyframe names which of them are its support and its mistakes. A set of images
+# does not tween: between two keyframes the view shows the one reached.
+
+def ink_bytes(X, side: int) -> str:
+    """Images (rows of ``X``, pixels in [0, 1], ink = 1) as base64 bytes, ``side`` × ``side``
+    each, one byte of ink per pixel (round(255 · ink)): the atlas of a digits frame."""
+    import base64
+    ink = np.clip(np.asarray(X, dtype=np.float64).reshape(-1, side * side), 0.0, 1.0)
+    return base64.b64encode(np.rint(255.0 * ink).astype(np.uint8).tobytes()).decode("ascii")
+
+
+def weight_bytes(w, side: int) -> str:
+    """A linear model's weights as field bytes (127 + round(126 · w / max |w|)): drawn through
+    the field's colour scale, as :func:`weights_png` draws them."""
+    import base64
+    w = np.asarray(w, dtype=np.float64).ravel()[:side * side]
+    top = float(np.abs(w).max()) or 1.0
+    z = np.clip(np.rint(127.0 + 126.0 * w / top), 1, 253).astype(np.uint8)
+    return base64.b64encode(z.tobytes()).decode("ascii")
+
+
+def digits_frame(t: int, title: str, side: int, atlas: str, support, support_labels,
+                 support_caption: str, mistakes, mistakes_caption: str, weights: str | None,
+                 *, cols: int, rows: tuple[int, int], height: int = 440,
+                 font: int = 12) -> dict:
+    """One keyframe of a Digits run: ``support`` and ``mistakes`` are positions in ``atlas``
+    (:func:`ink_bytes`), the support in the order of |α| with their labels (±1: the frame's
+    class colour), the mistakes framed orange; ``weights`` (:func:`weight_bytes`) or None;
+    ``rows``: the sheets' rows kept for the whole replay (the layout does not jump)."""
+    from ._base import FIELD_COLORSCALE
+    return {"kind": "digits", "t": int(t), "title": title, "side": int(side), "atlas": atlas,
+            "sv": [int(i) for i in support], "sv_y": "".join("+" if v > 0 else "-"
+                                                             for v in support_labels),
+            "sv_caption": support_caption, "mis": [int(i) for i in mistakes],
+            "mis_caption": mistakes_caption, "w": weights,
+            "w_caption": "w as an image: blue pixels push toward +1, red toward −1"
+            if weights else "", "cols": int(cols), "rows": [int(rows[0]), int(rows[1])],
+            "scale": [[float(a), c] for a, c in FIELD_COLORSCALE],
+            "colors": {"pos": CLASS_COLORS[1], "neg": CLASS_COLORS[-1], "mis": MIS_COLOR},
+            "height": int(height), "font": int(font)}

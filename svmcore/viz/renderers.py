@@ -1,8 +1,8 @@
 """The pictures of an animation, drawn in Python as ``svmcore/ui/canvas.js`` draws its views:
 a run's field keyframe (:class:`Renderer`), a race's moment, its entrants' fields side by side
-(:class:`RaceRenderer`), and a regression run's fitted function (:class:`FitRenderer`); each
-with the tiles of the keyframe reached beside it. :mod:`svmcore.viz.animation` puts them in
-order and writes them.
+(:class:`RaceRenderer`) and a regression run's fitted function (:class:`FitRenderer`), each
+with the tiles of the keyframe reached beside it (a Digits run's tiles:
+:class:`svmcore.viz.digits_renderer.DigitsRenderer`). :mod:`svmcore.viz.animation` puts them in order and writes them.
 
 Each field picture is the keyframe's field bytes (between two keyframes their blend,
 ``a + mix · (b − a)``, as canvas.js tweens), coloured through the frame's own colour scale and
@@ -50,7 +50,8 @@ def colour_table(scale) -> np.ndarray:
 
 
 @functools.lru_cache(maxsize=64)
-def _font(px: int, bold: bool = False):
+def load_font(px: int, bold: bool = False):
+    """DejaVu Sans (or Liberation Sans) at ``px``, bold or not; Pillow's own font without them."""
     names = ["DejaVuSans-Bold.ttf" if bold else "DejaVuSans.ttf",
              "LiberationSans-Bold.ttf" if bold else "LiberationSans-Regular.ttf"]
     for name in names:
@@ -61,12 +62,13 @@ def _font(px: int, bold: bool = False):
     return ImageFont.load_default(size=px)
 
 
-def _decode(s: str, dtype) -> np.ndarray:
+def decode_b64(s: str, dtype) -> np.ndarray:
+    """A frame's base64 array as numpy (``dtype``: the array's, little-endian)."""
     return np.frombuffer(base64.b64decode(s or ""), dtype=dtype)
 
 
 def _xy(s: str, xr, yr) -> np.ndarray:
-    q = _decode(s, "<i2").astype(np.float64).reshape(-1, 2)
+    q = decode_b64(s, "<i2").astype(np.float64).reshape(-1, 2)
     out = np.empty_like(q)
     for k, (lo, hi) in enumerate((xr, yr)):
         out[:, k] = lo + (q[:, k] + 32767) / 65534 * (hi - lo)
@@ -102,7 +104,7 @@ class Renderer:
         self.palette = [v for c in pal for v in c]
         self.shade = np.clip(np.rint((np.arange(256) - 1) * (FIELD_SHADES - 1) / 252), 0,
                              FIELD_SHADES - 1).astype(np.uint8)     # byte -> palette entry
-        self.fonts = {k: _font(int(round(v * u)), bold) for k, (v, bold) in
+        self.fonts = {k: load_font(int(round(v * u)), bold) for k, (v, bold) in
                       {"tick": (13, False), "title": (17, True), "lab": (15, False),
                        "val": (24, True), "t": (44, True), "small": (13, False)}.items()}
         x0, x1 = first["x"]
@@ -241,10 +243,10 @@ class Renderer:
         if self._static is None:
             self._static = self._static_layer(A)
         im = self._static.copy()
-        za = _decode(A["z"], np.uint8).astype(np.float32)
+        za = decode_b64(A["z"], np.uint8).astype(np.float32)
         Z = za
         if B is not None and mix > 0:
-            zb = _decode(B["z"], np.uint8).astype(np.float32)
+            zb = decode_b64(B["z"], np.uint8).astype(np.float32)
             if zb.size == za.size:
                 Z = za + np.float32(mix) * (zb - za)
         arr = np.asarray(im).copy()
@@ -273,16 +275,16 @@ class Renderer:
             if len(run) > 1:
                 g.line(run, fill=self.ui["#c2185b"], width=max(1, int(2 * u)))
         P = _xy(A["train"], xr, yr)
-        L = _decode(A["labels"], np.int8)
-        ring = _decode(A["ring"], np.uint8)
-        SA = _decode(A["size"], np.uint8).astype(np.float64)
+        L = decode_b64(A["labels"], np.int8)
+        ring = decode_b64(A["ring"], np.uint8)
+        SA = decode_b64(A["size"], np.uint8).astype(np.float64)
         SB = SA
         R = ring
         if B is not None and mix > 0:
-            sb = _decode(B["size"], np.uint8).astype(np.float64)
+            sb = decode_b64(B["size"], np.uint8).astype(np.float64)
             if sb.size == SA.size:
                 SB = sb
-            rb = _decode(B["ring"], np.uint8)
+            rb = decode_b64(B["ring"], np.uint8)
             if mix >= 0.5 and rb.size == ring.size:
                 R = rb
         col = {1: self.ui[A["colors"]["pos"]], -1: self.ui[A["colors"]["neg"]]}
@@ -303,7 +305,7 @@ class Renderer:
                          outline=ring_col[code], width=widths[code])
         if A.get("test") and A.get("tlabels"):
             T = _xy(A["test"], xr, yr)
-            TL = _decode(A["tlabels"], np.int8)
+            TL = decode_b64(A["tlabels"], np.int8)
             r = 3.6 * u
             white, tw = self.ui["#ffffff"], max(1, int(round(2 * u)))
             for x, y, lab in zip(self.X(T[:, 0]).tolist(), self.Y(T[:, 1]).tolist(),
@@ -333,7 +335,7 @@ class Renderer:
         m = _SQUARE.match(title)
         if m:
             colour, title = m.group(1).lower(), title[m.end():]
-        text = _TAG.sub("", title).strip()
+        text = MARKUP.sub("", title).strip()
         x, y = self.ox, max(14 * u, self.oy - 38 * u)     # just above the plot
         if colour in self.ui:
             side = 13 * u
@@ -345,17 +347,18 @@ class Renderer:
 
 
 _SQUARE = re.compile(r"\s*<span style='color:(#[0-9a-fA-F]{6})'>■</span>\s*")
-_TAG = re.compile(r"<[^>]+>")
+#: a frame title's HTML markup, dropped from a picture's text
+MARKUP = re.compile(r"<[^>]+>")
 
 
 def fit_font(g, text: str, width: float, px: float, bold: bool = False, least: float = 0.65):
     """The font of ``px`` pixels, or a smaller one (down to ``least`` of it) in which ``text``
     fits ``width``."""
     size = px
-    font = _font(int(round(size)), bold)
+    font = load_font(int(round(size)), bold)
     while g.textlength(text, font=font) > width and size > least * px:
         size *= 0.92
-        font = _font(int(round(size)), bold)
+        font = load_font(int(round(size)), bold)
     return font
 
 
@@ -365,7 +368,8 @@ def _cut(g, text: str, font, width: float) -> str:
     return text + "…"
 
 
-def _wrap(g, text: str, font, width: float, most: int = 2) -> list[str]:
+def wrap_text(g, text: str, font, width: float, most: int = 2) -> list[str]:
+    """``text`` in at most ``most`` lines of ``width`` px (the last one cut with "…")."""
     """``text`` in lines of whole words that fit ``width`` (at most ``most``, the last one cut
     with "…" if needed)."""
     lines, line = [], ""
@@ -392,7 +396,7 @@ def draw_tiles(rend, g, x: float, y: float, tiles) -> None:
         g.text((x, y), tiles[0][0], font=rend.fonts["lab"], fill=rend.ui["#555555"])
         value = tiles[0][1]
         font = fit_font(g, value, width, 44 * u, bold=True, least=0.6)
-        lines = _wrap(g, value, font, width)
+        lines = wrap_text(g, value, font, width)
         for k, text in enumerate(lines):
             g.text((x, y + 20 * u + k * 1.2 * font.size), text, font=font,
                    fill=rend.ui["#111111"])
@@ -479,13 +483,13 @@ class FitRenderer:
         pal = [_over_white(c) for c in colours]
         pal += [(0, 0, 0)] * (256 - len(pal))
         self.palette = [v for c in pal for v in c]
-        self.fonts = {k: _font(int(round(v * u)), bold) for k, (v, bold) in
+        self.fonts = {k: load_font(int(round(v * u)), bold) for k, (v, bold) in
                       {"tick": (13, False), "title": (17, True), "lab": (15, False),
                        "val": (24, True), "t": (44, True), "small": (13, False)}.items()}
         xs, ys = [], []
         for srs in first["panels"][0]["series"]:
-            xs.append(_decode(srs["x"], np.float32))
-            ys.append(_decode(srs["y"], np.float32))
+            xs.append(decode_b64(srs["x"], np.float32))
+            ys.append(decode_b64(srs["y"], np.float32))
         x, y = np.concatenate(xs), np.concatenate(ys)
         x, y = x[np.isfinite(x)], y[np.isfinite(y)]
         x0, x1 = (float(x.min()), float(x.max())) if x.size else (0.0, 1.0)
@@ -531,10 +535,10 @@ class FitRenderer:
         others = B["panels"][0]["series"] if B is not None and mix > 0 else None
         legend = []
         for k, srs in enumerate(A["panels"][0]["series"]):
-            x = _decode(srs["x"], np.float32).astype(np.float64)
-            y = _decode(srs["y"], np.float32).astype(np.float64)
+            x = decode_b64(srs["x"], np.float32).astype(np.float64)
+            y = decode_b64(srs["y"], np.float32).astype(np.float64)
             if others is not None and k < len(others):
-                yb = _decode(others[k]["y"], np.float32).astype(np.float64)
+                yb = decode_b64(others[k]["y"], np.float32).astype(np.float64)
                 if yb.size == y.size:
                     y = y + mix * (yb - y)
             pts = [(a, b) for a, b in zip(self.X(x).tolist(), self.Y(y).tolist())
@@ -567,20 +571,11 @@ class FitRenderer:
                         fill=self.ui.get(colour, self.ui["#333333"]))
             g.text((x + 17 * u, y), name, font=self.fonts["tick"], fill=self.ui["#333333"])
             x += 30 * u + g.textlength(name, font=self.fonts["tick"])
-        text = _TAG.sub("", title or A.get("title", ""))
+        text = MARKUP.sub("", title or A.get("title", ""))
         g.text((self.ox, 14 * u), text, font=fit_font(g, text, self.pw, 17 * u, bold=True),
                fill=self.ui["#262730"])
         draw_tiles(self, g, self.panel_x + 20 * u, self.oy, tiles)
         return im
-
-
-def renderer(first, size: tuple[int, int]):
-    """A run's :class:`Renderer` (``first``: a field keyframe), a regression run's
-    :class:`FitRenderer` (a fitted function's keyframe) or a race's :class:`RaceRenderer`
-    (``first``: a moment, one keyframe per entrant)."""
-    if isinstance(first, dict):
-        return FitRenderer(first, size) if first.get("kind") == "curves" else Renderer(first, size)
-    return RaceRenderer(list(first), size)
 
 
 def _ticks(lo: float, hi: float, n: int) -> list[float]:

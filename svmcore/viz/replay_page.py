@@ -33,6 +33,22 @@ def canvas_source() -> str:
     return js.replace(EXPORT_LINE, GLOBAL_LINE).replace("</script", "<\\/script")
 
 
+#: how a replay stores its keyframes, by their kind
+STORED = {
+    "field": "the field's bytes as the app sends them (one byte per grid node, 127 + round(126 "
+             "f / 2)), each keyframe minus the one before, deflated and base64; the page "
+             "inflates them losslessly (DecompressionStream), so it draws the live view's "
+             "bytes: within half a colour step of the engine's f.",
+    "curves": "each keyframe's fitted function and ε-tube as the page draws them (150 x "
+              "values, float32), deflated and base64; the page inflates them losslessly "
+              "(DecompressionStream).",
+    "digits": "the images the run shows, once (one byte of ink a pixel), and per keyframe the "
+              "places of its tiles among them and a linear model's weights (one byte a pixel, "
+              "127 + round(126 w / max |w|)), deflated and base64; the page inflates them "
+              "losslessly (DecompressionStream), so every tile is its training image.",
+}
+
+
 def about_html(meta: dict) -> str:
     """What made the replay, for the page's foot: the configuration, the version, the link back
     to the live app, how the fields are stored, the reproduce script."""
@@ -44,15 +60,13 @@ def about_html(meta: dict) -> str:
         f"{meta['seconds']:.1f} s of play at the app's default speed; the run is "
         f"<i>{e(status)}</i> there)<br>"
         f"<b>Made by</b> svmcore {e(meta['version'])}: every picture is a real keyframe of the "
-        "run, built by the app's own frame code; between two keyframes the field is their "
-        "blend, as in the app, and the tiles show the keyframe reached.<br>"
+        "run, built by the app's own frame code; between two keyframes the picture is their "
+        "blend, as in the app (a set of image tiles shows the keyframe reached), and the tiles "
+        "of numbers show the keyframe reached.<br>"
         f"<b>Live in the app</b> (needs the svmcore app running): "
         f"<a href=\"{e(meta['link'])}\">{e(meta['link'])}</a><br>"
         f"<b>Query:</b> <code>{e(meta['query'])}</code><br>"
-        "<b>Stored as:</b> the field's bytes as the app sends them (one byte per grid node, "
-        "127 + round(126 f / 2)), each keyframe minus the one before, deflated and base64; the "
-        "page inflates them losslessly (DecompressionStream), so it draws the live view's "
-        "bytes: within half a colour step of the engine's f.</p>"
+        f"<b>Stored as:</b> {STORED.get(meta.get('kind'), STORED['field'])}</p>"
         "<details><summary><b>Reproduce this run in Python</b></summary>"
         f"<pre>{e(meta['script'])}</pre></details>")
 

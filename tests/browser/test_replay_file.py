@@ -180,3 +180,53 @@ def test_a_race_replay_plays_every_entrant_from_disk(browser, tmp_path):
     fields, curves = box
     assert curves[0] >= fields[1] and curves[2] < 1080     # beside the fields, on screen
     assert errors == []
+
+
+# the Digits page's run: SMO on 3 against 8, its support growing as image tiles
+DIGITS_LINK = ("/digits?src=digits&ds=digits&seed=1&maxn=200&pos=3&neg=8&solver=smo"
+               "&p.kernel=rbf&p.gamma=0.05")
+
+_DIGITS_SAMPLE = """() => {
+  const root = document.querySelector('#field .svmc'), c = root.querySelector('canvas');
+  return [c.toDataURL('image/png').length, root.getAttribute('data-t'),
+          document.getElementById('tval').textContent, root.getAttribute('data-tiles'),
+          c.getBoundingClientRect().bottom];
+}"""
+
+
+def test_a_digits_replay_plays_its_tiles_from_disk(browser, tmp_path):
+    """The Digits run's replay: its sheets of tiles change as it plays, the tile shows the
+    picture's t, Pause freezes, the scrubber's end draws the last keyframe's tiles; in
+    projector mode at 1920 × 1080 the sheets fit the window."""
+    from svmcore.replay import digits as DG
+    rep = DG.record_digits(DIGITS_LINK, 12.0)
+    path = tmp_path / "digits.html"
+    RF.write_html(str(path), [RF.step_data(rep)], "digits")
+    page, asked, errors = _open(browser, path)
+    assert [u for u in asked if u.split("#")[0] != path.as_uri()] == []
+    page.click("#play")
+    seen, agree, n, t0 = set(), 0, 0, time.monotonic()
+    while time.monotonic() - t0 < 1.5:
+        size, t_view, t_tile, _, _ = page.evaluate(_DIGITS_SAMPLE)
+        seen.add(size)
+        n += 1
+        agree += t_tile.replace(",", "") == t_view
+    assert len(seen) >= 3 and agree == n
+    page.click("#pause")
+    page.wait_for_timeout(100)
+    a = page.evaluate(_DIGITS_SAMPLE)
+    page.wait_for_timeout(500)
+    assert page.evaluate(_DIGITS_SAMPLE) == a
+    page.evaluate("() => { const s = document.getElementById('scrub'); s.value = s.max;"
+                  " s.dispatchEvent(new Event('input')); }")
+    page.wait_for_timeout(200)
+    _, t_view, t_tile, tiles, _ = page.evaluate(_DIGITS_SAMPLE)
+    last = rep.frames[-1]
+    assert int(t_view) == rep.ts[-1] and t_tile == f"{rep.ts[-1]:,}"
+    assert int(tiles) == len(last["sv"]) + len(last["mis"]) > 0
+    assert errors == []
+    page.close()
+    page, _, errors = _open(browser, path, "#present")
+    page.set_viewport_size({"width": 1920, "height": 1080})
+    page.wait_for_timeout(300)
+    assert page.evaluate(_DIGITS_SAMPLE)[4] <= 1080 and errors == []

@@ -310,16 +310,17 @@ def test_export_every_preset_link(tmp_path):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("number", [2, 3])
+@pytest.mark.parametrize("number", [2, 3, 5])
 def test_export_a_lesson_as_one_document(tmp_path, number):
-    """`svmcore export --lesson K`: every step in one file, the Playground's runs and the races
-    replayed, the others with a line saying they play in the app."""
+    """`svmcore export --lesson K`: every step in one file, the runs of the Playground, Digits
+    and Regression pages and the races replayed, the others with a line saying they play in
+    the app."""
     from svmcore.lessons import course
     lesson, _ = course.find_step(number, 1)
     title, steps = RF.lesson_document(number, 1.0)
     assert len(steps) == len(lesson.steps) and title.startswith(f"Lesson {number}")
     for step, data in zip(lesson.steps, steps):
-        assert (data["packed"] is not None) == (step.page in ("", "race")), step.title
+        assert (data["packed"] is not None) == (step.page in RF.RECORDERS), step.title
         assert (data["packed"] or {}).get("race", False) == (step.page == "race")
         assert step.question in data["lesson"] or "&" in step.question
         if data["packed"] is None:
@@ -454,3 +455,134 @@ def test_export_writes_a_regression_links_files(tmp_path):
                      say=lambda *a, **k: said.append(a[0]))
     assert code == 0 and sorted(os.listdir(tmp_path)) == ["r.gif", "r.html"]
     assert any("recorded" in s for s in said)
+
+
+# ------------------------------------------------------------------------------ a Digits run
+
+DIGITS_LINK = ("/digits?src=digits&ds=digits&seed=1&maxn=200&pos=3&neg=8&solver=smo"
+               "&p.kernel=rbf&p.gamma=0.05")
+DIGITS_LINEAR = ("/digits?src=digits&ds=digits&maxn=200&pos=3&neg=rest&solver=pegasos"
+                 "&p.kernel=linear&p.fit_intercept=false")
+
+
+@pytest.fixture(scope="module")
+def digits_rep():
+    from svmcore.replay import digits as DG
+    return DG.record_digits(DIGITS_LINK, seconds=12.0)      # SMO converges before
+
+
+def _atlas(frame) -> np.ndarray:
+    s = frame["side"]
+    return np.frombuffer(base64.b64decode(frame["atlas"]), dtype=np.uint8).reshape(-1, s * s)
+
+
+def test_a_digits_replay_shows_the_engines_support_and_mistakes(digits_rep):
+    """Every keyframe's tiles are training images: the last keyframe's, the engine's support
+    at its t in the order of |α| and its misclassified test images, each tile the image's own
+    ink bytes; the tiles are the Playground's and the link goes back to the Digits page."""
+    from svmcore.lessons.digits import misclassified, support_in_order
+    from svmcore.runs.rundata import build_data
+    rep = digits_rep
+    ts = rep.ts
+    # (the last moment may be the run's convergence at the t it reached)
+    assert ts[0] == 0 and all(b > a for a, b in zip(ts, ts[1:-1])) and rep.run.t == ts[-1]
+    assert rep.status == "converged" and rep.tiles[-1][-1] == ["status", "converged ✓"]
+    data = build_data(rep.cfg)
+    last = rep.frames[-1]
+    assert last["kind"] == "digits" and f"t = {ts[-1]:,}" in last["title"]
+    atlas = _atlas(last)
+    want = support_in_order(rep.run.solver, data.X_train, data.y_train).index[:96]
+    ink = np.rint(255 * np.clip(data.X_train, 0, 1)).astype(np.uint8)
+    np.testing.assert_array_equal(atlas[last["sv"]], ink[want])
+    assert last["sv_y"] == "".join("+" if v > 0 else "-" for v in data.y_train[want])
+    wrong = misclassified(rep.run.solver, data.X_test, data.y_test)[:48]
+    ink_test = np.rint(255 * np.clip(data.X_test, 0, 1)).astype(np.uint8)
+    np.testing.assert_array_equal(atlas[last["mis"]], ink_test[wrong])
+    assert last["w"] is None                     # an RBF model has no weight image
+    assert f"{len(want):,} support vectors by |α|" in last["sv_caption"]
+    # the atlas travels once: every keyframe names the same one
+    assert all(f["atlas"] is last["atlas"] for f in rep.frames)
+    m = R.meta(rep)
+    assert m["link"].startswith("http://localhost:8501/digits?") and "pos=3" in m["link"]
+    assert "digit 3 (+1) against the digit 8" in m["words"]
+    ns: dict = {}
+    import contextlib
+    import io
+    with contextlib.redirect_stdout(io.StringIO()):
+        exec(compile(m["script"], "reproduce.py", "exec"), ns)
+    assert ns["run"].t == ts[-1] and ns["run"].status == "converged"
+
+
+def test_a_linear_digits_replay_carries_the_weights_as_an_image(tmp_path):
+    from svmcore.replay import digits as DG
+    rep = DG.record_digits(DIGITS_LINEAR, seconds=1.0)
+    w = rep.run.solver.linear_weights()[0]
+    z = np.frombuffer(base64.b64decode(rep.frames[-1]["w"]), dtype=np.uint8).astype(float)
+    np.testing.assert_allclose((z - 127) / 126, w / np.abs(w).max(), atol=0.5 / 126 + 1e-9)
+    assert "margin" in rep.frames[-1]["sv_caption"] and rep.frames[0]["w"] is None
+
+
+def test_bad_digits_links_are_refused_with_one_line():
+    from svmcore.replay import digits as DG
+    for link, words in (("/digits?src=digits&pos=3&neg=3", "same digit"),
+                        ("/digits?src=digits&ds=nosuch", "nosuch"),
+                        ("/digits?src=digits&solver=nosuch", "nosuch")):
+        with pytest.raises(R.ExportError) as err:
+            DG.record_digits(link, seconds=1.0)
+        assert words in str(err.value) and "\n" not in str(err.value), (link, str(err.value))
+    assert DG.is_digits_link(DIGITS_LINK) and not DG.is_digits_link(LINK)
+
+
+def test_a_digits_animation_draws_the_last_keyframes_tiles(digits_rep, tmp_path):
+    """The GIF's last picture holds the last keyframe's support tiles where the renderer puts
+    them: each tile's pixels are its training image's ink (within the 64 greys)."""
+    from dataclasses import replace
+    from PIL import Image
+    short = replace(digits_rep, frames=digits_rep.frames[-3:], tiles=digits_rep.tiles[-3:],
+                    trace_len=digits_rep.trace_len[-3:])
+    gif = tmp_path / "digits.gif"
+    RF.write_animation(short, str(gif), None, (1280, 720), 15)
+    im = Image.open(gif)
+    count = A.frame_count(3, short.key_s, 15)
+    assert im.size == (1280, 720) and im.n_frames == count
+    im.seek(count - 1)
+    grey = np.asarray(im.convert("L")).astype(float)
+    last = short.frames[-1]
+    rend = A.renderer(short.frames[0], (1280, 720))
+    rend.draw(last, tiles=short.tiles[-1])          # where the picture's tiles are
+    atlas, s = _atlas(last), last["side"]
+    boxes = [b for b in rend.tile_boxes if b[0] == "sv"]
+    assert [b[1] for b in boxes] == last["sv"]
+    errs = []
+    for _, a, x, y, inner in boxes:
+        centres = ((np.arange(s) + 0.5) * inner / s).astype(int)
+        tile = grey[y + centres][:, x + centres]
+        errs.append(np.abs(tile - (255 - atlas[a].reshape(s, s).astype(float))).max())
+    assert max(errs) <= 5, errs
+
+
+def test_export_writes_a_digits_links_files(tmp_path):
+    said = []
+    code = RF.export(DIGITS_LINK, html_path=str(tmp_path / "d.html"),
+                     gif=str(tmp_path / "d.gif"), seconds=1.0,
+                     say=lambda *a, **k: said.append(a[0]))
+    assert code == 0 and sorted(os.listdir(tmp_path)) == ["d.gif", "d.html"]
+    text = (tmp_path / "d.html").read_text()
+    assert "Digits: 3 against 8" in text and "default-src 'none'" in text
+
+
+def test_the_digits_pages_share_menu_makes_its_replay():
+    from types import SimpleNamespace
+
+    from svmcore.replay import digits as DG
+    from svmcore.ui.export import _make_file
+    live = SimpleNamespace(is_race=False, driver=SimpleNamespace(t=5),
+                           cfg=DG.decode_digits_link(DIGITS_LINK))
+    bar = SimpleNamespace(progress=lambda v, text="": None)
+    page = _make_file(live, "html", bar).decode()
+    step = __import__("json").loads(
+        page.split('id="svmc-data">')[1].split("</script>")[0])["steps"][0]
+    assert step["meta"]["t_last"] >= 5 and step["meta"]["link"].startswith(
+        "http://localhost:8501/digits?")
+    frames = R.unpack(step["packed"])
+    assert frames[-1]["kind"] == "digits" and frames[-1]["t"] == step["meta"]["t_last"]

@@ -255,6 +255,8 @@ def _exec(code: str) -> TrainingRun:
                params={"kernel": "rbf", "gamma": 1.0}), None),       # to convergence
     (RunConfig(source="real", dataset="breast_cancer", max_train=200, solver="pegasos",
                params={"kernel": "linear", "batch_size": 4}), 333),
+    (RunConfig(source="digits", dataset="digits", positive="3", negative="8", max_train=120,
+               solver="smo", params={"kernel": "rbf", "gamma": 0.05}), None),
 ])
 def test_snippet_reproduces_the_trace(cfg, iters, capsys):
     d, run = _app_run(cfg, iters=iters)
