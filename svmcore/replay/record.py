@@ -323,7 +323,8 @@ def _prepared(data_cfg: RunConfig, cfg, what: str, build):
     try:
         data = build_data(data_cfg)
         if data_cfg.source == "digits":
-            raise ExportError(f"a digits {what} has no 2-D field to replay")
+            raise ExportError(f"a digits {what} has no 2-D field: a Digits run is recorded by "
+                              "svmcore.replay.digits.record_digits (a /digits link)")
         check_memory(cfg, data)          # before anything is allocated
         view = make_view(data.X_train, data.y_train, data.X_test, data.y_test, data_cfg.view,
                          data_cfg.fx, data_cfg.fy, data.feature_names)
